@@ -1,0 +1,114 @@
+//! A blocking connection to `assentd` over a SOCK_SEQPACKET Unix socket.
+//!
+//! Blocking on purpose: the client is started once per command, and a runtime's start-up would
+//! be the user's wait. One packet is one message, so there is no framing code here.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use nix::errno::Errno;
+use nix::sys::socket::{self, AddressFamily, MsgFlags, SockFlag, SockType, UnixAddr};
+
+use crate::codec;
+use crate::error::{CodecError, Error};
+use crate::protocol::{MAX_MESSAGE_LEN, Request, Response};
+
+/// A connection to the daemon.
+#[derive(Debug)]
+pub struct Connection {
+    fd: OwnedFd,
+    buf: Vec<u8>,
+}
+
+impl Connection {
+    /// Connect to the socket at `path`.
+    pub fn connect(path: &Path) -> Result<Self, Error> {
+        let connect_error = |errno: Errno| Error::Connect {
+            path: path.to_path_buf(),
+            source: errno.into(),
+        };
+        let fd = socket::socket(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            SockFlag::SOCK_CLOEXEC,
+            None,
+        )
+        .map_err(connect_error)?;
+        let addr = UnixAddr::new(path).map_err(connect_error)?;
+        loop {
+            match socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &addr) {
+                Ok(()) => break,
+                Err(Errno::EINTR) => continue,
+                Err(errno) => return Err(connect_error(errno)),
+            }
+        }
+        Ok(Connection {
+            fd,
+            // One byte more than the limit, so an oversized packet is seen, not silently cut.
+            buf: vec![0; MAX_MESSAGE_LEN + 1],
+        })
+    }
+
+    /// Send one request.
+    pub fn send(&mut self, request: &Request) -> Result<(), Error> {
+        let packet = codec::encode_request(request)?;
+        self.send_raw(&packet)
+    }
+
+    /// Send raw bytes as one packet. For tests of the daemon's handling of bad input.
+    pub fn send_raw(&mut self, packet: &[u8]) -> Result<(), Error> {
+        loop {
+            match socket::send(
+                std::os::fd::AsRawFd::as_raw_fd(&self.fd),
+                packet,
+                MsgFlags::MSG_NOSIGNAL,
+            ) {
+                Ok(_) => return Ok(()),
+                Err(Errno::EINTR) => continue,
+                Err(errno) => return Err(Error::Io(errno.into())),
+            }
+        }
+    }
+
+    /// Receive one packet's bytes, blocking. `Ok(None)` is end of connection.
+    pub fn recv_raw(&mut self) -> Result<Option<&[u8]>, Error> {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.fd);
+        let n = loop {
+            match socket::recv(fd, &mut self.buf, MsgFlags::empty()) {
+                Ok(n) => break n,
+                Err(Errno::EINTR) => continue,
+                Err(errno) => return Err(Error::Io(errno.into())),
+            }
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        if n > MAX_MESSAGE_LEN {
+            return Err(Error::Codec(CodecError::TooLarge { len: n }));
+        }
+        Ok(Some(&self.buf[..n]))
+    }
+
+    /// Receive one response, blocking.
+    pub fn recv(&mut self) -> Result<Response, Error> {
+        match self.recv_raw()? {
+            None => Err(Error::Closed),
+            Some(packet) => Ok(codec::decode_response(packet)?),
+        }
+    }
+
+    /// Send a request and wait for its reply. An error reply becomes [`Error::Refused`].
+    pub fn request(&mut self, request: &Request) -> Result<Response, Error> {
+        self.send(request)?;
+        match self.recv()? {
+            Response::Error(error) => Err(Error::Refused(error)),
+            response => Ok(response),
+        }
+    }
+}
+
+impl AsFd for Connection {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}

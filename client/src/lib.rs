@@ -1,0 +1,18 @@
+//! assent's client library: the wire protocol shared with `assentd`, its codec, and a
+//! blocking connection.
+//!
+//! This crate sits on the hot path of every gated command, so it stays small: serde, the
+//! codec, nix and (for the binary) clap. No async runtime, no parser, no D-Bus; `cargo tree -p
+//! assent-client` is the check.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod codec;
+pub mod connection;
+pub mod error;
+pub mod paths;
+pub mod protocol;
+
+pub use connection::Connection;
+pub use error::{CodecError, Error};

@@ -1,0 +1,38 @@
+//! Where the daemon's socket is. Every binary finds it the same way:
+//! `--socket PATH`, else `$ASSENT_SOCKET`, else the system socket if it exists, else the user
+//! socket under `$XDG_RUNTIME_DIR`.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// The system daemon's socket.
+pub const SYSTEM_SOCKET: &str = "/run/assent/socket";
+
+/// The environment variable that names a socket.
+pub const SOCKET_ENV: &str = "ASSENT_SOCKET";
+
+/// The user daemon's socket: `$XDG_RUNTIME_DIR/assent/socket`.
+pub fn user_socket() -> Result<PathBuf, Error> {
+    match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(dir) if !dir.is_empty() => Ok(Path::new(&dir).join("assent").join("socket")),
+        _ => Err(Error::NoSocket(
+            "XDG_RUNTIME_DIR is not set; pass --socket PATH or set ASSENT_SOCKET".into(),
+        )),
+    }
+}
+
+/// Resolve the socket a client should connect to.
+pub fn resolve_socket(flag: Option<&Path>) -> Result<PathBuf, Error> {
+    if let Some(path) = flag {
+        return Ok(path.to_path_buf());
+    }
+    if let Some(path) = std::env::var_os(SOCKET_ENV).filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let system = Path::new(SYSTEM_SOCKET);
+    if system.exists() {
+        return Ok(system.to_path_buf());
+    }
+    user_socket()
+}

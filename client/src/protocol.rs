@@ -1,0 +1,476 @@
+//! The wire protocol between clients and `assentd`: one request enum, one response enum and
+//! the types they carry.
+//!
+//! Every packet is one message: the protocol version as a varint, then one [`Request`] (client to
+//! daemon) or one [`Response`] (daemon to client), encoded by [`crate::codec`]. Carrying the
+//! version on every packet costs one byte and lets either side name both versions when they
+//! disagree, even when the rest of the packet no longer decodes.
+//!
+//! bincode encodes enum variants by position: append new variants and fields at the end of a
+//! new protocol version, never reorder. `PROTOCOL_VERSION` is defined here and nowhere else.
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol version spoken by this build. Bumped on any change to the types below.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest packet either side sends or accepts, in bytes.
+pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
+
+/// A shell command longer than this is sent as its first `TRUNCATE_COMMAND_AT` bytes with
+/// `truncated: true`; the daemon then treats it as opaque, never as safe.
+pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
+
+/// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
+/// client) from a malformed one before decoding the body.
+pub const REQUEST_VARIANTS: u32 = 7;
+
+/// A message from a client to the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// Judge a command or tool call. Replies: [`Response::Verdict`]; when the verdict is
+    /// `Confirm` and `wait` was set, a [`Response::Decided`] follows on the same connection once
+    /// the request is answered, expires, is cancelled or the daemon stops. While waiting, the
+    /// client may send [`Request::Cancel`] or simply close the connection to cancel.
+    Check(CheckRequest),
+    /// Analyse and decide as `Check` would, but hold nothing and audit nothing.
+    /// Reply: [`Response::Explained`].
+    Explain(ExplainRequest),
+    /// Withdraw a held request. Only the requester (same uid) may cancel.
+    /// Reply: [`Response::Done`] or [`Response::Error`].
+    Cancel {
+        /// The held request's token.
+        token: String,
+    },
+    /// Answer a held request as an approver. Reply: [`Response::Done`] or [`Response::Error`]
+    /// with one of the token error kinds.
+    Answer {
+        /// The held request's token.
+        token: String,
+        /// True to allow, false to deny.
+        allow: bool,
+    },
+    /// List the held requests the caller may answer (its own uid's; all of them for root).
+    /// Reply: [`Response::Pending`].
+    ListPending,
+    /// Report the daemon's state. Reply: [`Response::Status`].
+    Status,
+    /// Return recent audit events the caller may see (its own uid's; all for root), newest
+    /// last. Reply: [`Response::Log`].
+    Log {
+        /// How many events at most.
+        limit: u32,
+    },
+}
+
+/// What is being judged, and on whose behalf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckRequest {
+    /// The command or tool call.
+    pub subject: Subject,
+    /// Who is asking: a person at a shell, or automation.
+    pub origin: Origin,
+    /// What the caller says about itself. Claims can raise a decision, never lower it.
+    pub context: Context,
+    /// Keep the connection open for the final [`Response::Decided`] of a held request. When
+    /// false the request stays held and the client gets its token to hand on.
+    pub wait: bool,
+}
+
+/// Analyse and decide without holding: the body of [`Request::Explain`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExplainRequest {
+    /// The command or tool call.
+    pub subject: Subject,
+    /// The origin to decide for.
+    pub origin: Origin,
+    /// Context as for a check.
+    pub context: Context,
+}
+
+/// The thing to judge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Subject {
+    /// A shell command line, run by bash in `cwd`.
+    Shell {
+        /// The command line as typed or passed to `sh -c`.
+        command: String,
+        /// The working directory it would run in (absolute).
+        cwd: String,
+        /// The command was cut to its first [`TRUNCATE_COMMAND_AT`] bytes.
+        truncated: bool,
+    },
+    /// An agent's tool call.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// Its arguments as a JSON document.
+        args_json: String,
+    },
+}
+
+/// Who is asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Origin {
+    /// A person typed it at an interactive shell.
+    Interactive,
+    /// An agent ran a shell command.
+    Agent,
+    /// An agent called a tool.
+    Tool,
+}
+
+/// What the caller says about the request. None of it is trusted for authority.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    /// A session label, such as an agent's conversation id.
+    pub session: Option<String>,
+    /// The caller's own view: `Some(true)` raises the decision to at least confirm.
+    pub requires_confirmation: Option<bool>,
+    /// The caller's confidence in the action, 0.0 to 1.0 (seed 001).
+    pub confidence: Option<f32>,
+}
+
+/// How risky a request is. Ordered: a request's level is the highest of its findings'.
+///
+/// `Opaque` sits below `Destructive` (DESIGN's table lists it after): a line that both deletes
+/// data and hides something must be held for a person too, which ordering it higher would not do.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub enum Level {
+    /// Reads only.
+    #[default]
+    Safe,
+    /// Changes that can be undone.
+    Moderate,
+    /// Cannot be analysed.
+    Opaque,
+    /// Data or history lost, or published.
+    Destructive,
+    /// Never from automation.
+    Forbidden,
+}
+
+/// What the gate decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Hold it for a person.
+    Confirm,
+    /// Refuse it.
+    Deny,
+}
+
+/// A byte range in the analysed input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+/// One reason for a level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable id from the catalogue, such as `fs.rm_recursive`.
+    pub id: String,
+    /// The level this finding alone gives.
+    pub level: Level,
+    /// A sentence a person understands.
+    pub message: String,
+    /// Where in the input it was found.
+    pub span: Span,
+}
+
+/// The daemon's answer to a check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Allow, confirm (held) or deny.
+    pub decision: Decision,
+    /// The highest level among the findings.
+    pub level: Level,
+    /// Why.
+    pub findings: Vec<Finding>,
+    /// Which rule decided, in words (`default policy: destructive from agent`).
+    pub reason: String,
+    /// The held request's token, when `decision` is `Confirm`.
+    pub token: Option<String>,
+    /// Milliseconds until a held request expires.
+    pub expires_in_ms: Option<u64>,
+}
+
+/// One simple command the analyser found, for `assent explain`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandInfo {
+    /// Where it sits in the line, such as `list[1] > pipeline[0]`.
+    pub path: String,
+    /// Its words as bash would resolve them; a word only known at run time is shown as written.
+    pub argv: Vec<String>,
+    /// Its place in the input.
+    pub span: Span,
+}
+
+/// The daemon's answer to an explain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// What a check would decide (never holds: `token` is always `None`).
+    pub verdict: Verdict,
+    /// The simple commands found.
+    pub commands: Vec<CommandInfo>,
+}
+
+/// Who settled a held request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DecidedBy {
+    /// The policy alone.
+    Policy,
+    /// A person answered.
+    User,
+    /// A remembered approval matched.
+    Remembered,
+    /// Nobody answered before the request expired.
+    Timeout,
+    /// No approver could be asked.
+    NoApprover,
+    /// The requester withdrew it.
+    Cancelled,
+    /// The daemon stopped while it was held.
+    Shutdown,
+}
+
+/// The final outcome of a held request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decided {
+    /// Run it or not.
+    pub allow: bool,
+    /// Who settled it.
+    pub by: DecidedBy,
+    /// In words, for the person (`denied by uid 1000`, `expired after 300 s`).
+    pub reason: String,
+}
+
+/// A held request, as listed for approvers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingItem {
+    /// Its token.
+    pub token: String,
+    /// The requester's uid (from the kernel).
+    pub uid: u32,
+    /// The requester's pid (from the kernel).
+    pub pid: i32,
+    /// Who asked.
+    pub origin: Origin,
+    /// The command or `tool NAME ARGS`.
+    pub subject: String,
+    /// The working directory of a shell command.
+    pub cwd: Option<String>,
+    /// Its level.
+    pub level: Level,
+    /// Its findings.
+    pub findings: Vec<Finding>,
+    /// The requester's session label.
+    pub session: Option<String>,
+    /// Milliseconds until it expires.
+    pub expires_in_ms: u64,
+}
+
+/// The daemon's state, for `assent status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusInfo {
+    /// The daemon's package version.
+    pub version: String,
+    /// The protocol version it speaks.
+    pub protocol: u32,
+    /// `system` or `user`.
+    pub mode: String,
+    /// The socket it listens on.
+    pub socket: String,
+    /// Seconds since it started.
+    pub uptime_secs: u64,
+    /// Checks allowed since start.
+    pub allowed: u64,
+    /// Checks denied since start (by policy or by answer).
+    pub denied: u64,
+    /// Checks that were held.
+    pub held: u64,
+    /// Requests held right now.
+    pub pending: u32,
+}
+
+/// One audit event, as `assent log` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    /// Milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    /// Requester uid.
+    pub uid: u32,
+    /// Requester pid.
+    pub pid: i32,
+    /// Who asked.
+    pub origin: Origin,
+    /// The command or tool call, shortened.
+    pub subject: String,
+    /// Its level.
+    pub level: Level,
+    /// Finding ids.
+    pub findings: Vec<String>,
+    /// `allow` or `deny` for a final outcome, `confirm` when a request was held.
+    pub decision: Decision,
+    /// Who decided.
+    pub by: DecidedBy,
+    /// In words.
+    pub reason: String,
+    /// The held request's token.
+    pub token: Option<String>,
+}
+
+/// A message from the daemon to a client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Response {
+    /// The answer to a check.
+    Verdict(Verdict),
+    /// The final outcome of a held request the client waits for.
+    Decided(Decided),
+    /// The answer to an explain.
+    Explained(Explanation),
+    /// The request succeeded and there is nothing to return.
+    Done,
+    /// Held requests.
+    Pending(Vec<PendingItem>),
+    /// Daemon status.
+    Status(StatusInfo),
+    /// Recent audit events, oldest first.
+    Log(Vec<AuditEvent>),
+    /// The request failed.
+    Error(WireError),
+}
+
+/// An error as it crosses the wire: a stable kind plus a message for a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireError {
+    /// What went wrong, for programs.
+    pub kind: ErrorKind,
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+/// Stable error kinds. Append only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ErrorKind {
+    /// The two sides speak different protocol versions; the connection closes.
+    VersionMismatch,
+    /// The packet could not be decoded; the connection closes.
+    BadMessage,
+    /// The packet was larger than [`MAX_MESSAGE_LEN`]; the connection closes.
+    TooLarge,
+    /// A request this daemon does not know (a newer client).
+    UnknownRequest,
+    /// No held request has this token (never existed, or already answered).
+    NotFound,
+    /// The held request expired before this answer.
+    Expired,
+    /// The caller's uid may not answer or cancel this request.
+    UserMismatch,
+    /// The request belongs to another session label.
+    SessionMismatch,
+    /// The requester (or a process of its login session) tried to answer its own request.
+    SelfApproval,
+    /// A per-user limit was reached (held requests).
+    LimitReached,
+    /// The caller's identity could not be established; nothing is allowed.
+    Identity,
+    /// The request was understood but is invalid (for example an empty command).
+    Invalid,
+    /// The daemon failed; the request was not allowed.
+    Internal,
+}
+
+impl ErrorKind {
+    /// A short stable name, as printed by the client (`not_found`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::VersionMismatch => "version_mismatch",
+            ErrorKind::BadMessage => "bad_message",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::UnknownRequest => "unknown_request",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Expired => "expired",
+            ErrorKind::UserMismatch => "user_mismatch",
+            ErrorKind::SessionMismatch => "session_mismatch",
+            ErrorKind::SelfApproval => "self_approval",
+            ErrorKind::LimitReached => "limit_reached",
+            ErrorKind::Identity => "identity",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind.as_str(), self.message)
+    }
+}
+
+impl Level {
+    /// Lowercase name, as in policy files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Safe => "safe",
+            Level::Moderate => "moderate",
+            Level::Opaque => "opaque",
+            Level::Destructive => "destructive",
+            Level::Forbidden => "forbidden",
+        }
+    }
+}
+
+impl Decision {
+    /// Lowercase name, as in policy files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Confirm => "confirm",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+impl Origin {
+    /// Lowercase name, as in policy files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Interactive => "interactive",
+            Origin::Agent => "agent",
+            Origin::Tool => "tool",
+        }
+    }
+}
+
+impl DecidedBy {
+    /// Lowercase name, as in audit events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecidedBy::Policy => "policy",
+            DecidedBy::User => "user",
+            DecidedBy::Remembered => "remembered",
+            DecidedBy::Timeout => "timeout",
+            DecidedBy::NoApprover => "no_approver",
+            DecidedBy::Cancelled => "cancelled",
+            DecidedBy::Shutdown => "shutdown",
+        }
+    }
+}
+
+impl Subject {
+    /// A one-line description for lists and logs.
+    pub fn summary(&self) -> String {
+        match self {
+            Subject::Shell { command, .. } => command.clone(),
+            Subject::Tool { name, args_json } => format!("tool {name} {args_json}"),
+        }
+    }
+}
