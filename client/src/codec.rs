@@ -120,6 +120,7 @@ mod tests {
             Request::Answer {
                 token: "pa_y".into(),
                 allow: true,
+                session: None,
             },
             Request::ListPending,
             Request::Status,

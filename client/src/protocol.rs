@@ -49,6 +49,9 @@ pub enum Request {
         token: String,
         /// True to allow, false to deny.
         allow: bool,
+        /// The session label the approver answers for, if it is scoped to one; a request of
+        /// another label is refused with `session_mismatch`.
+        session: Option<String>,
     },
     /// List the held requests the caller may answer (its own uid's; all of them for root).
     /// Reply: [`Response::Pending`].
@@ -111,6 +114,7 @@ pub enum Subject {
 
 /// Who is asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// A person typed it at an interactive shell.
     Interactive,
@@ -138,6 +142,7 @@ pub struct Context {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
+#[serde(rename_all = "snake_case")]
 pub enum Level {
     /// Reads only.
     #[default]
@@ -154,6 +159,7 @@ pub enum Level {
 
 /// What the gate decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Run it.
     Allow,
@@ -224,6 +230,7 @@ pub struct Explanation {
 
 /// Who settled a held request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
     /// The policy alone.
     Policy,
@@ -359,6 +366,7 @@ pub struct WireError {
 
 /// Stable error kinds. Append only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The two sides speak different protocol versions; the connection closes.
     VersionMismatch,

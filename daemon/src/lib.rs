@@ -1,1 +1,22 @@
-//! assentd
+//! assentd: the daemon that judges commands and tool calls.
+//!
+//! A request goes top to bottom through one module per stage: [`server`] accepts, [`conn`]
+//! serves one peer (identity from [`peer`]), [`judge`] runs [`analyse`] then [`policy`],
+//! [`pending`] holds what needs a person, [`audit`] records every decision. `main.rs` only
+//! parses flags, sets up logging, binds, and calls [`server::run`].
+
+pub mod analyse;
+pub mod audit;
+pub mod config;
+pub mod conn;
+pub mod error;
+pub mod judge;
+pub mod peer;
+pub mod pending;
+pub mod policy;
+pub mod server;
+pub mod stats;
+
+pub use config::{Config, Mode};
+pub use error::Error;
+pub use server::{bind, run};

@@ -1,0 +1,142 @@
+//! The daemon's configuration: where it listens, where it keeps state, and its limits.
+//!
+//! Precedence: the named defaults below, then the mode's locations (system: `/run/assent`,
+//! `/var/lib/assent`, `/etc/assent`; user: the XDG directories), then command-line flags.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::Error;
+
+/// How long a held request waits for an answer before it is denied.
+pub const DEFAULT_HOLD_TTL: Duration = Duration::from_secs(300);
+/// How many requests one uid may have held at once.
+pub const DEFAULT_MAX_PENDING_PER_UID: usize = 32;
+/// How many connections one uid may have open at once.
+pub const DEFAULT_MAX_CONNECTIONS_PER_UID: usize = 1024;
+/// How many recent audit events are kept in memory for `assent log`.
+pub const DEFAULT_LOG_MEMORY: usize = 1000;
+/// System-mode locations.
+pub const SYSTEM_SOCKET: &str = assent_client::paths::SYSTEM_SOCKET;
+/// System-mode state directory.
+pub const SYSTEM_STATE_DIR: &str = "/var/lib/assent";
+/// System-mode configuration directory.
+pub const SYSTEM_CONFIG_DIR: &str = "/etc/assent";
+
+/// System daemon for every user, or one user's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Root-owned, socket open to everyone (0666), identity from the kernel.
+    System,
+    /// One user's, socket 0600, no root.
+    User,
+}
+
+impl Mode {
+    /// Lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::System => "system",
+            Mode::User => "user",
+        }
+    }
+}
+
+/// Where audit events go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditConfig {
+    /// Send events to the journal (system mode, when the journal socket exists).
+    pub journald: bool,
+    /// Append events as JSON Lines here (user mode, or no journal).
+    pub jsonl: Option<PathBuf>,
+}
+
+/// Everything `run` needs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// System or user.
+    pub mode: Mode,
+    /// The socket path (for status; the listener is passed separately).
+    pub socket: PathBuf,
+    /// Where remembered state and the user-mode audit file live.
+    pub state_dir: PathBuf,
+    /// Where the policy file is looked for.
+    pub config_dir: PathBuf,
+    /// Held-request time to live.
+    pub hold_ttl: Duration,
+    /// Held requests per uid.
+    pub max_pending_per_uid: usize,
+    /// Open connections per uid.
+    pub max_connections_per_uid: usize,
+    /// Audit sinks.
+    pub audit: AuditConfig,
+}
+
+impl Config {
+    /// The system daemon's defaults.
+    pub fn system() -> Config {
+        let state_dir = PathBuf::from(SYSTEM_STATE_DIR);
+        let journald = Path::new("/run/systemd/journal/socket").exists();
+        Config {
+            mode: Mode::System,
+            socket: PathBuf::from(SYSTEM_SOCKET),
+            audit: AuditConfig {
+                journald,
+                // Without a journal (containers) the audit trail still has to go somewhere.
+                jsonl: (!journald).then(|| state_dir.join("audit.jsonl")),
+            },
+            state_dir,
+            config_dir: PathBuf::from(SYSTEM_CONFIG_DIR),
+            ..Config::common(Mode::System)
+        }
+    }
+
+    /// A user daemon's defaults, from the XDG environment.
+    pub fn user() -> Result<Config, Error> {
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        let xdg = |var: &'static str, fallback: &str| -> Result<PathBuf, Error> {
+            match std::env::var_os(var).filter(|v| !v.is_empty()) {
+                Some(dir) => Ok(PathBuf::from(dir)),
+                None => home
+                    .as_ref()
+                    .map(|h| Path::new(h).join(fallback))
+                    .ok_or(Error::MissingEnv("HOME")),
+            }
+        };
+        let socket = assent_client::paths::user_socket()
+            .map_err(|_| Error::MissingEnv("XDG_RUNTIME_DIR"))?;
+        let state_dir = xdg("XDG_STATE_HOME", ".local/state")?.join("assent");
+        let config_dir = xdg("XDG_CONFIG_HOME", ".config")?.join("assent");
+        Ok(Config::for_user_dirs(socket, state_dir, config_dir))
+    }
+
+    /// A user daemon with explicit locations (tests, `--socket`, `--state-dir`).
+    pub fn for_user_dirs(socket: PathBuf, state_dir: PathBuf, config_dir: PathBuf) -> Config {
+        Config {
+            socket,
+            audit: AuditConfig {
+                journald: false,
+                jsonl: Some(state_dir.join("audit.jsonl")),
+            },
+            state_dir,
+            config_dir,
+            ..Config::common(Mode::User)
+        }
+    }
+
+    fn common(mode: Mode) -> Config {
+        Config {
+            mode,
+            socket: PathBuf::new(),
+            state_dir: PathBuf::new(),
+            config_dir: PathBuf::new(),
+            hold_ttl: DEFAULT_HOLD_TTL,
+            max_pending_per_uid: DEFAULT_MAX_PENDING_PER_UID,
+            max_connections_per_uid: DEFAULT_MAX_CONNECTIONS_PER_UID,
+            audit: AuditConfig {
+                journald: false,
+                jsonl: None,
+            },
+        }
+    }
+}

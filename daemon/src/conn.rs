@@ -1,0 +1,415 @@
+//! One peer: read a packet, answer it, repeat.
+//!
+//! Errors in a connection end that connection and nothing else. A framing error (wrong
+//! version, undecodable, oversized) gets an error reply and closes the connection; a request
+//! error (unknown token, …) gets an error reply and the connection goes on. A held request with
+//! `wait` keeps the connection until it is settled; closing the connection cancels it.
+
+use std::sync::Arc;
+
+use assent_client::codec::{self, decode_request};
+use assent_client::protocol::{
+    AuditEvent, CheckRequest, DecidedBy, Decided, Decision, ErrorKind, ExplainRequest,
+    Explanation, MAX_MESSAGE_LEN, PROTOCOL_VERSION, Request, Response, StatusInfo, Subject,
+    Verdict, WireError,
+};
+use assent_client::CodecError;
+use tokio::sync::{oneshot, watch};
+use tokio::time::{Instant, sleep_until};
+use tokio_seqpacket::UnixSeqpacket;
+
+use crate::error::RequestError;
+use crate::judge::{self, Judgement, MAX_COMMANDS_ON_WIRE};
+use crate::peer::PeerIdentity;
+use crate::pending::{self, Answerer, Hold, Requester};
+use crate::server::Shared;
+
+/// Commands longer than this are analysed off the async workers.
+const ANALYSE_INLINE_MAX: usize = 4096;
+/// The most audit events one `Log` returns.
+const MAX_LOG_EVENTS: usize = 1000;
+
+/// Whether the connection goes on after a request.
+enum Flow {
+    Continue,
+    Close,
+}
+
+/// One connection's state.
+pub struct Conn {
+    socket: UnixSeqpacket,
+    peer: PeerIdentity,
+    id: u64,
+    shared: Arc<Shared>,
+    home: Option<String>,
+    buf: Vec<u8>,
+}
+
+impl Conn {
+    /// A connection whose peer is known.
+    pub fn new(
+        socket: UnixSeqpacket,
+        peer: PeerIdentity,
+        id: u64,
+        shared: Arc<Shared>,
+        home: Option<String>,
+    ) -> Conn {
+        Conn {
+            socket,
+            peer,
+            id,
+            shared,
+            home,
+            // One byte over the limit, so an oversized packet is seen, not silently cut.
+            buf: vec![0; MAX_MESSAGE_LEN + 1],
+        }
+    }
+
+    /// Serve requests until the peer leaves, breaks the protocol, or the daemon stops.
+    pub async fn serve(mut self, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            let received = tokio::select! {
+                received = self.socket.recv(&mut self.buf) => received,
+                _ = shutdown.changed() => return,
+            };
+            let len = match received {
+                // Zero bytes is end of connection (an empty packet reads the same way).
+                Ok(info) if info.bytes_read() == 0 => return,
+                Ok(info) => info.bytes_read(),
+                Err(error) => {
+                    tracing::debug!(%error, "receive failed");
+                    return;
+                }
+            };
+            let flow = match decode_request(&self.buf[..len]) {
+                Ok(request) => self.handle(request).await,
+                Err(error) => self.reject(error).await,
+            };
+            if let Flow::Close = flow {
+                return;
+            }
+        }
+    }
+
+    async fn reject(&mut self, error: CodecError) -> Flow {
+        let (kind, message, flow) = match error {
+            CodecError::Version { theirs } => (
+                ErrorKind::VersionMismatch,
+                format!(
+                    "client speaks protocol {theirs}, assentd speaks protocol {PROTOCOL_VERSION}: use the assent client from the same release as the daemon"
+                ),
+                Flow::Close,
+            ),
+            CodecError::UnknownRequest { tag } => (
+                ErrorKind::UnknownRequest,
+                format!("request variant {tag} is not known to this assentd"),
+                Flow::Continue,
+            ),
+            CodecError::TooLarge { len } => (
+                ErrorKind::TooLarge,
+                format!("packet larger than {MAX_MESSAGE_LEN} bytes (got at least {len})"),
+                Flow::Close,
+            ),
+            other => (ErrorKind::BadMessage, other.to_string(), Flow::Close),
+        };
+        tracing::debug!(uid = self.peer.uid, kind = kind.as_str(), "rejected packet");
+        self.send(&Response::Error(WireError { kind, message })).await;
+        flow
+    }
+
+    async fn handle(&mut self, request: Request) -> Flow {
+        match request {
+            Request::Check(check) => return self.check(check).await,
+            Request::Explain(explain) => {
+                let response = self.explain(explain).await;
+                self.send(&response).await;
+            }
+            Request::Cancel { token } => {
+                let result = self
+                    .shared
+                    .pending
+                    .cancel(&token, self.peer.uid, "withdrawn by the requester");
+                self.send(&done_or_error(result)).await;
+            }
+            Request::Answer {
+                token,
+                allow,
+                session,
+            } => {
+                let answerer = Answerer {
+                    uid: self.peer.uid,
+                    pid: self.peer.pid,
+                    sid: self.peer.sid,
+                    conn_id: self.id,
+                    session,
+                };
+                let result = self.shared.pending.answer(&token, &answerer, allow);
+                self.send(&done_or_error(result)).await;
+            }
+            Request::ListPending => {
+                let mut items = self.shared.pending.list(self.peer.uid);
+                // Keep the reply within one packet.
+                while !items.is_empty()
+                    && codec::encode_response(&Response::Pending(items.clone())).is_err()
+                {
+                    items.truncate(items.len() / 2);
+                }
+                self.send(&Response::Pending(items)).await;
+            }
+            Request::Status => {
+                let status = self.status();
+                self.send(&Response::Status(status)).await;
+            }
+            Request::Log { limit } => {
+                let uid = (self.peer.uid != 0).then_some(self.peer.uid);
+                let limit = usize::try_from(limit).unwrap_or(usize::MAX).min(MAX_LOG_EVENTS);
+                let mut events = self.shared.audit.recent(uid, limit);
+                while !events.is_empty()
+                    && codec::encode_response(&Response::Log(events.clone())).is_err()
+                {
+                    events.drain(..events.len() / 2);
+                }
+                self.send(&Response::Log(events)).await;
+            }
+        }
+        Flow::Continue
+    }
+
+    fn status(&self) -> StatusInfo {
+        let (allowed, denied, held) = self.shared.stats.snapshot();
+        StatusInfo {
+            version: env!("CARGO_PKG_VERSION").into(),
+            protocol: PROTOCOL_VERSION,
+            mode: self.shared.config.mode.as_str().into(),
+            socket: self.shared.config.socket.display().to_string(),
+            uptime_secs: self.shared.started.elapsed().as_secs(),
+            allowed,
+            denied,
+            held,
+            pending: u32::try_from(self.shared.pending.len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Run the pipe for a subject, off the async workers when the input is large.
+    async fn judge(
+        &self,
+        subject: Subject,
+        origin: assent_client::protocol::Origin,
+        context: assent_client::protocol::Context,
+    ) -> Result<(Judgement, Subject, assent_client::protocol::Context), RequestError> {
+        if let Subject::Shell { cwd, .. } = &subject
+            && !cwd.starts_with('/')
+        {
+            return Err(RequestError::Invalid(format!(
+                "the working directory must be an absolute path, not {cwd:?}"
+            )));
+        }
+        let large = match &subject {
+            Subject::Shell { command, .. } => command.len() > ANALYSE_INLINE_MAX,
+            Subject::Tool { args_json, .. } => args_json.len() > ANALYSE_INLINE_MAX,
+        };
+        let shared = Arc::clone(&self.shared);
+        let home = self.home.clone();
+        let run = move || {
+            let judgement = judge::judge(&shared.policy, &subject, origin, &context, home.as_deref());
+            (judgement, subject, context)
+        };
+        if large {
+            tokio::task::spawn_blocking(run)
+                .await
+                .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))
+        } else {
+            Ok(run())
+        }
+    }
+
+    async fn explain(&self, explain: ExplainRequest) -> Response {
+        match self.judge(explain.subject, explain.origin, explain.context).await {
+            Err(error) => Response::Error(error.to_wire()),
+            Ok((judgement, _, _)) => Response::Explained(Explanation {
+                verdict: verdict(&judgement, None, None),
+                commands: judgement
+                    .analysis
+                    .commands
+                    .iter()
+                    .take(MAX_COMMANDS_ON_WIRE)
+                    .map(|c| c.to_wire())
+                    .collect(),
+            }),
+        }
+    }
+
+    async fn check(&mut self, check: CheckRequest) -> Flow {
+        let CheckRequest {
+            subject,
+            origin,
+            context,
+            wait,
+        } = check;
+        let (judgement, subject, context) = match self.judge(subject, origin, context).await {
+            Ok(judged) => judged,
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                return Flow::Continue;
+            }
+        };
+        let decision = judgement.ruling.decision;
+        if decision != Decision::Confirm {
+            self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                .await;
+            self.shared.stats.record(decision);
+            self.audit(&judgement, &subject, decision, None);
+            return Flow::Continue;
+        }
+        let hold = Hold {
+            requester: Requester {
+                uid: self.peer.uid,
+                pid: self.peer.pid,
+                sid: self.peer.sid,
+                conn_id: self.id,
+            },
+            session: context.session.clone(),
+            origin: judgement.origin,
+            subject: subject.summary(),
+            cwd: match &subject {
+                Subject::Shell { cwd, .. } => Some(cwd.clone()),
+                Subject::Tool { .. } => None,
+            },
+            level: judgement.analysis.level,
+            findings: judge::wire_findings(&judgement.analysis.findings),
+            reason: judgement.ruling.reason.clone(),
+            wait,
+        };
+        let held = match self.shared.pending.hold(hold) {
+            Ok(held) => held,
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                self.shared.stats.record(Decision::Deny);
+                self.audit(&judgement, &subject, Decision::Deny, None);
+                return Flow::Continue;
+            }
+        };
+        let expires_in = pending::millis(held.expires_at.saturating_duration_since(Instant::now()));
+        let reply = verdict(&judgement, Some(held.token.clone()), Some(expires_in));
+        self.send(&Response::Verdict(reply)).await;
+        self.shared.stats.record(Decision::Confirm);
+        self.audit(&judgement, &subject, Decision::Confirm, Some(&held.token));
+        match held.outcome {
+            Some(outcome) => self.wait(&held.token, held.expires_at, outcome).await,
+            None => Flow::Continue,
+        }
+    }
+
+    /// Wait for a held request to be settled, while watching the connection: a `Cancel` or the
+    /// peer leaving withdraws it.
+    async fn wait(
+        &mut self,
+        token: &str,
+        expires_at: Instant,
+        mut outcome: oneshot::Receiver<Decided>,
+    ) -> Flow {
+        let mut timed_out = false;
+        loop {
+            tokio::select! {
+                decided = &mut outcome => {
+                    let decided = decided.unwrap_or_else(|_| Decided {
+                        allow: false,
+                        by: DecidedBy::Shutdown,
+                        reason: "the gate lost the request".into(),
+                    });
+                    self.send(&Response::Decided(decided)).await;
+                    return Flow::Continue;
+                }
+                _ = sleep_until(expires_at), if !timed_out => {
+                    // Whoever ended it (us, or an answer in the same instant) sends the outcome.
+                    self.shared.pending.expire(token);
+                    timed_out = true;
+                }
+                received = self.socket.recv(&mut self.buf) => {
+                    let request = match received {
+                        Ok(info) if info.bytes_read() > 0 => decode_request(&self.buf[..info.bytes_read()]),
+                        _ => {
+                            let _ = self.shared.pending.cancel(token, self.peer.uid, "the requester disconnected");
+                            return Flow::Close;
+                        }
+                    };
+                    match request {
+                        Ok(Request::Cancel { token: t }) if t == token => {
+                            let _ = self.shared.pending.cancel(token, self.peer.uid, "withdrawn by the requester");
+                        }
+                        Ok(_) => {
+                            let error = RequestError::Invalid(
+                                "this connection waits for its held request; only Cancel is accepted".into(),
+                            );
+                            self.send(&Response::Error(error.to_wire())).await;
+                        }
+                        Err(error) => {
+                            let _ = self.shared.pending.cancel(token, self.peer.uid, "the requester broke the protocol");
+                            return self.reject(error).await;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn audit(&self, judgement: &Judgement, subject: &Subject, decision: Decision, token: Option<&str>) {
+        self.shared.audit.record(AuditEvent {
+            time_ms: pending::now_ms(),
+            uid: self.peer.uid,
+            pid: self.peer.pid,
+            origin: judgement.origin,
+            subject: subject.summary(),
+            level: judgement.analysis.level,
+            findings: judgement
+                .analysis
+                .findings
+                .iter()
+                .map(|f| f.id.to_string())
+                .collect(),
+            decision,
+            by: DecidedBy::Policy,
+            reason: judgement.ruling.reason.clone(),
+            token: token.map(str::to_string),
+        });
+    }
+
+    /// Send one response. A failure means the peer is gone; the next receive ends the loop.
+    async fn send(&self, response: &Response) {
+        let packet = match codec::encode_response(response) {
+            Ok(packet) => packet,
+            Err(error) => {
+                tracing::error!(%error, "could not encode a response");
+                let fallback = Response::Error(WireError {
+                    kind: ErrorKind::Internal,
+                    message: format!("could not encode the reply: {error}"),
+                });
+                match codec::encode_response(&fallback) {
+                    Ok(packet) => packet,
+                    Err(_) => return,
+                }
+            }
+        };
+        if let Err(error) = self.socket.send(&packet).await {
+            tracing::debug!(%error, conn = self.id, "send failed");
+        }
+    }
+}
+
+fn verdict(judgement: &Judgement, token: Option<String>, expires_in_ms: Option<u64>) -> Verdict {
+    Verdict {
+        decision: judgement.ruling.decision,
+        level: judgement.analysis.level,
+        findings: judge::wire_findings(&judgement.analysis.findings),
+        reason: judgement.ruling.reason.clone(),
+        token,
+        expires_in_ms,
+    }
+}
+
+fn done_or_error(result: Result<(), RequestError>) -> Response {
+    match result {
+        Ok(()) => Response::Done,
+        Err(error) => Response::Error(error.to_wire()),
+    }
+}

@@ -1,0 +1,108 @@
+//! The daemon's errors, and the one function that turns them into what crosses the wire.
+
+use std::path::PathBuf;
+
+use assent_client::protocol::{ErrorKind, WireError};
+
+/// Everything that can go wrong in the daemon outside of analysis (which never fails).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The socket could not be bound.
+    #[error("could not bind {path}: {source}")]
+    Bind {
+        /// The socket path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another daemon answers on the socket.
+    #[error("could not start: another assentd is already listening on {path}; stop it first")]
+    LiveSocket {
+        /// The socket path.
+        path: PathBuf,
+    },
+    /// Something that is not a socket is in the way.
+    #[error("could not start: {path} exists and is not a socket; remove it or pass --socket")]
+    NotASocket {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A directory the daemon needs could not be made or secured.
+    #[error("could not prepare {path}: {source}")]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The environment does not say where user-mode files go.
+    #[error("could not find {0}: set it, or pass --socket and --state-dir")]
+    MissingEnv(&'static str),
+    /// The peer's identity could not be established.
+    #[error("could not establish the caller's identity: {0}")]
+    Identity(String),
+}
+
+/// Errors a request can end in; each maps to one stable wire kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// No such held request.
+    #[error("no held request with this token (unknown, or already answered)")]
+    NotFound,
+    /// It expired first.
+    #[error("the held request expired before this answer")]
+    Expired,
+    /// Wrong uid.
+    #[error("uid {caller} may not answer a request of uid {owner}")]
+    UserMismatch {
+        /// The caller's uid.
+        caller: u32,
+        /// The owner's uid.
+        owner: u32,
+    },
+    /// Wrong session label.
+    #[error("the request belongs to session {owner:?}, not {caller:?}")]
+    SessionMismatch {
+        /// The session the caller answers for.
+        caller: Option<String>,
+        /// The request's session.
+        owner: Option<String>,
+    },
+    /// The requester answered itself.
+    #[error("a request cannot be approved from the process or login session that made it; approve it from another terminal or the desktop")]
+    SelfApproval,
+    /// Too many held requests.
+    #[error("uid {uid} already has {limit} held requests; answer or cancel some first")]
+    LimitReached {
+        /// The uid.
+        uid: u32,
+        /// The limit.
+        limit: usize,
+    },
+    /// Identity lookup failed.
+    #[error("could not establish the caller's identity: {0}")]
+    Identity(String),
+    /// Invalid request.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl RequestError {
+    /// The wire form. The only place daemon errors become protocol errors.
+    pub fn to_wire(&self) -> WireError {
+        let kind = match self {
+            RequestError::NotFound => ErrorKind::NotFound,
+            RequestError::Expired => ErrorKind::Expired,
+            RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
+            RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,
+            RequestError::SelfApproval => ErrorKind::SelfApproval,
+            RequestError::LimitReached { .. } => ErrorKind::LimitReached,
+            RequestError::Identity(_) => ErrorKind::Identity,
+            RequestError::Invalid(_) => ErrorKind::Invalid,
+        };
+        WireError {
+            kind,
+            message: self.to_string(),
+        }
+    }
+}

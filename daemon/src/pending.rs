@@ -1,0 +1,448 @@
+//! Held requests: the store, the token, and every way a held request ends.
+//!
+//! A held request ends exactly once. Whoever removes it from the map under the lock (an
+//! answer, a cancel, its expiry, the daemon stopping) settles it: the outcome goes to the
+//! waiting connection, the audit trail and the counters. Two answers racing: one removes the
+//! entry and wins, the other finds nothing and gets `not_found`.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use assent_client::protocol::{
+    AuditEvent, DecidedBy, Decided, Decision, Finding, Level, Origin, PendingItem,
+};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::audit::Audit;
+use crate::error::RequestError;
+use crate::stats::Stats;
+
+/// How many expired tokens are remembered so a late answer hears `expired`, not `not_found`.
+const EXPIRED_MEMORY: usize = 1024;
+
+/// The process that made a request, as the kernel reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requester {
+    /// Its uid; the request's owner.
+    pub uid: u32,
+    /// Its pid.
+    pub pid: i32,
+    /// Its login session id, if known.
+    pub sid: Option<i32>,
+    /// The connection it asked on.
+    pub conn_id: u64,
+}
+
+/// Who is answering.
+#[derive(Debug, Clone)]
+pub struct Answerer {
+    /// Its uid.
+    pub uid: u32,
+    /// Its pid.
+    pub pid: i32,
+    /// Its login session id, if known.
+    pub sid: Option<i32>,
+    /// Its connection.
+    pub conn_id: u64,
+    /// The session label it answers for, if scoped.
+    pub session: Option<String>,
+}
+
+/// A request to hold.
+#[derive(Debug)]
+pub struct Hold {
+    /// Who asked.
+    pub requester: Requester,
+    /// Its session label.
+    pub session: Option<String>,
+    /// Its origin.
+    pub origin: Origin,
+    /// The command or tool call, in one line.
+    pub subject: String,
+    /// Shell cwd.
+    pub cwd: Option<String>,
+    /// Level.
+    pub level: Level,
+    /// Findings.
+    pub findings: Vec<Finding>,
+    /// The policy's reason for holding it.
+    pub reason: String,
+    /// Whether the requester waits on its connection for the outcome.
+    pub wait: bool,
+}
+
+/// A held request as admitted: its token, its deadline, and where its outcome arrives.
+#[derive(Debug)]
+pub struct Held {
+    /// The token.
+    pub token: String,
+    /// When it expires.
+    pub expires_at: Instant,
+    /// The outcome, for a waiting requester.
+    pub outcome: Option<oneshot::Receiver<Decided>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    hold: Hold,
+    expires_at: Instant,
+    waiter: Option<oneshot::Sender<Decided>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: HashMap<String, Entry>,
+    per_uid: HashMap<u32, usize>,
+    expired: VecDeque<String>,
+}
+
+/// The store of held requests.
+#[derive(Debug)]
+pub struct Pending {
+    inner: Mutex<Inner>,
+    ttl: Duration,
+    max_per_uid: usize,
+    audit: Arc<Audit>,
+    stats: Arc<Stats>,
+}
+
+/// A fresh token: `pa_` and 32 lowercase hex digits from the OS RNG. A lookup key only.
+pub fn new_token() -> Result<String, RequestError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| RequestError::Invalid(format!("could not draw a token: {e}")))?;
+    let mut token = String::with_capacity(35);
+    token.push_str("pa_");
+    for byte in bytes {
+        token.push_str(&format!("{byte:02x}"));
+    }
+    Ok(token)
+}
+
+impl Pending {
+    /// An empty store.
+    pub fn new(ttl: Duration, max_per_uid: usize, audit: Arc<Audit>, stats: Arc<Stats>) -> Self {
+        Pending {
+            inner: Mutex::new(Inner::default()),
+            ttl,
+            max_per_uid,
+            audit,
+            stats,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock means a panic while holding it, which is a bug; the map itself is
+        // still consistent (every mutation is a single insert or remove), so keep serving.
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The hold time.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// Admit a request, or refuse it when its uid is at the limit.
+    pub fn hold(&self, hold: Hold) -> Result<Held, RequestError> {
+        let token = new_token()?;
+        let expires_at = Instant::now() + self.ttl;
+        let (tx, rx) = if hold.wait {
+            let (tx, rx) = oneshot::channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        let uid = hold.requester.uid;
+        let mut inner = self.lock();
+        let count = inner.per_uid.entry(uid).or_default();
+        if *count >= self.max_per_uid {
+            return Err(RequestError::LimitReached {
+                uid,
+                limit: self.max_per_uid,
+            });
+        }
+        *count += 1;
+        inner.entries.insert(
+            token.clone(),
+            Entry {
+                hold,
+                expires_at,
+                waiter: tx,
+            },
+        );
+        Ok(Held {
+            token,
+            expires_at,
+            outcome: rx,
+        })
+    }
+
+    /// Remove an entry under the lock; the caller settles it after releasing the lock.
+    fn take(inner: &mut Inner, token: &str) -> Option<Entry> {
+        let entry = inner.entries.remove(token)?;
+        if let Some(count) = inner.per_uid.get_mut(&entry.hold.requester.uid) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                inner.per_uid.remove(&entry.hold.requester.uid);
+            }
+        }
+        Some(entry)
+    }
+
+    fn remember_expired(inner: &mut Inner, token: &str) {
+        if inner.expired.len() >= EXPIRED_MEMORY {
+            inner.expired.pop_front();
+        }
+        inner.expired.push_back(token.to_string());
+    }
+
+    /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
+    /// uid is the owner's or root, the answerer's session label (if scoped) matches, and the
+    /// answerer is neither the requesting connection nor a process of its login session.
+    pub fn answer(&self, token: &str, by: &Answerer, allow: bool) -> Result<(), RequestError> {
+        let entry = {
+            let mut inner = self.lock();
+            let Some(entry) = inner.entries.get(token) else {
+                return Err(if inner.expired.iter().any(|t| t == token) {
+                    RequestError::Expired
+                } else {
+                    RequestError::NotFound
+                });
+            };
+            if entry.expires_at <= Instant::now() {
+                let entry = Self::take(&mut inner, token);
+                Self::remember_expired(&mut inner, token);
+                drop(inner);
+                if let Some(entry) = entry {
+                    self.settle(token, entry, expired(self.ttl));
+                }
+                return Err(RequestError::Expired);
+            }
+            let owner = &entry.hold.requester;
+            if by.uid != owner.uid && by.uid != 0 {
+                return Err(RequestError::UserMismatch {
+                    caller: by.uid,
+                    owner: owner.uid,
+                });
+            }
+            if by.session.is_some() && by.session != entry.hold.session {
+                return Err(RequestError::SessionMismatch {
+                    caller: by.session.clone(),
+                    owner: entry.hold.session.clone(),
+                });
+            }
+            check_not_self(owner, by)?;
+            Self::take(&mut inner, token)
+        };
+        if let Some(entry) = entry {
+            let who = if by.uid == 0 {
+                "root".to_string()
+            } else {
+                format!("uid {}", by.uid)
+            };
+            let verb = if allow { "allowed" } else { "denied" };
+            let outcome = Decided {
+                allow,
+                by: DecidedBy::User,
+                reason: format!("{verb} by {who} (pid {})", by.pid),
+            };
+            self.settle(token, entry, outcome);
+        }
+        Ok(())
+    }
+
+    /// Withdraw a request on its owner's behalf.
+    pub fn cancel(&self, token: &str, uid: u32, why: &str) -> Result<(), RequestError> {
+        let entry = {
+            let mut inner = self.lock();
+            let Some(entry) = inner.entries.get(token) else {
+                return Err(RequestError::NotFound);
+            };
+            let owner = entry.hold.requester.uid;
+            if uid != owner && uid != 0 {
+                return Err(RequestError::UserMismatch { caller: uid, owner });
+            }
+            Self::take(&mut inner, token)
+        };
+        if let Some(entry) = entry {
+            let outcome = Decided {
+                allow: false,
+                by: DecidedBy::Cancelled,
+                reason: format!("cancelled: {why}"),
+            };
+            self.settle(token, entry, outcome);
+        }
+        Ok(())
+    }
+
+    /// End a request whose deadline passed. Returns false if something else ended it first
+    /// (its outcome is then on the waiter's channel).
+    pub fn expire(&self, token: &str) -> bool {
+        let entry = {
+            let mut inner = self.lock();
+            let entry = Self::take(&mut inner, token);
+            if entry.is_some() {
+                Self::remember_expired(&mut inner, token);
+            }
+            entry
+        };
+        match entry {
+            Some(entry) => {
+                self.settle(token, entry, expired(self.ttl));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// End every request whose deadline has passed (those nobody waits on; waiting connections
+    /// expire their own on time). Returns how many ended.
+    pub fn sweep(&self) -> usize {
+        let now = Instant::now();
+        let ended: Vec<(String, Entry)> = {
+            let mut inner = self.lock();
+            let due: Vec<String> = inner
+                .entries
+                .iter()
+                .filter(|(_, e)| e.expires_at <= now)
+                .map(|(t, _)| t.clone())
+                .collect();
+            due.into_iter()
+                .filter_map(|token| {
+                    let entry = Self::take(&mut inner, &token)?;
+                    Self::remember_expired(&mut inner, &token);
+                    Some((token, entry))
+                })
+                .collect()
+        };
+        let count = ended.len();
+        for (token, entry) in ended {
+            self.settle(&token, entry, expired(self.ttl));
+        }
+        count
+    }
+
+    /// End every held request with `outcome` (the daemon is stopping).
+    pub fn drain(&self, outcome: &Decided) {
+        let all: Vec<(String, Entry)> = {
+            let mut inner = self.lock();
+            inner.per_uid.clear();
+            inner.entries.drain().collect()
+        };
+        for (token, entry) in all {
+            self.settle(&token, entry, outcome.clone());
+        }
+    }
+
+    /// Held requests visible to `uid` (all of them for root), oldest first.
+    pub fn list(&self, uid: u32) -> Vec<PendingItem> {
+        let now = Instant::now();
+        let inner = self.lock();
+        let mut items: Vec<(Instant, PendingItem)> = inner
+            .entries
+            .iter()
+            .filter(|(_, e)| uid == 0 || e.hold.requester.uid == uid)
+            .map(|(token, e)| {
+                let item = PendingItem {
+                    token: token.clone(),
+                    uid: e.hold.requester.uid,
+                    pid: e.hold.requester.pid,
+                    origin: e.hold.origin,
+                    subject: e.hold.subject.clone(),
+                    cwd: e.hold.cwd.clone(),
+                    level: e.hold.level,
+                    findings: e.hold.findings.clone(),
+                    session: e.hold.session.clone(),
+                    expires_in_ms: millis(e.expires_at.saturating_duration_since(now)),
+                };
+                (e.expires_at, item)
+            })
+            .collect();
+        items.sort_by_key(|(at, _)| *at);
+        items.into_iter().map(|(_, item)| item).collect()
+    }
+
+    /// How many requests are held.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// Whether none are held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The one place a held request ends: tell the waiter, count it, audit it.
+    fn settle(&self, token: &str, entry: Entry, outcome: Decided) {
+        self.stats.record(if outcome.allow {
+            Decision::Allow
+        } else {
+            Decision::Deny
+        });
+        let hold = entry.hold;
+        let event = AuditEvent {
+            time_ms: now_ms(),
+            uid: hold.requester.uid,
+            pid: hold.requester.pid,
+            origin: hold.origin,
+            subject: hold.subject,
+            level: hold.level,
+            findings: hold.findings.into_iter().map(|f| f.id).collect(),
+            decision: if outcome.allow {
+                Decision::Allow
+            } else {
+                Decision::Deny
+            },
+            by: outcome.by,
+            reason: outcome.reason.clone(),
+            token: Some(token.to_string()),
+        };
+        if let Some(waiter) = entry.waiter {
+            // The requester may have gone; its outcome is still audited below.
+            let _ = waiter.send(outcome);
+        }
+        self.audit.record(event);
+    }
+}
+
+/// The requester may not answer itself: not on its own connection, not from its own process,
+/// not from any process of its login session (an agent could run `assent approve` itself). An
+/// answerer whose session cannot be established is refused rather than assumed different.
+fn check_not_self(owner: &Requester, by: &Answerer) -> Result<(), RequestError> {
+    if by.conn_id == owner.conn_id || (by.pid > 0 && by.pid == owner.pid) {
+        return Err(RequestError::SelfApproval);
+    }
+    match (owner.sid, by.sid) {
+        (_, None) => Err(RequestError::Identity(
+            "the answering process's login session could not be established".into(),
+        )),
+        (Some(a), Some(b)) if a == b => Err(RequestError::SelfApproval),
+        _ => Ok(()),
+    }
+}
+
+fn expired(ttl: Duration) -> Decided {
+    Decided {
+        allow: false,
+        by: DecidedBy::Timeout,
+        reason: format!("no answer within {} s", ttl.as_secs()),
+    }
+}
+
+/// Milliseconds, saturating.
+pub fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Wall-clock milliseconds since the epoch, for audit events.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(millis)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,266 @@
+//! The accept loop and the state every connection shares.
+//!
+//! `run` owns the daemon's life: it accepts until `shutdown` resolves, then stops accepting,
+//! denies every held request with "gate stopping", gives connections a moment to deliver that,
+//! and drains the audit queue. An error on one connection never reaches this loop.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use assent_client::protocol::{DecidedBy, Decided, Response, WireError, ErrorKind};
+use tokio::sync::watch;
+use tracing::Instrument;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_seqpacket::{UnixSeqpacket, UnixSeqpacketListener};
+
+use crate::audit::Audit;
+use crate::config::Config;
+use crate::conn::Conn;
+use crate::error::Error;
+use crate::peer;
+use crate::pending::Pending;
+use crate::policy::Policy;
+use crate::stats::Stats;
+
+/// How long connections get to deliver "gate stopping" before they are dropped.
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// How often held requests nobody waits on are checked for expiry.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+/// What every connection shares.
+#[derive(Debug)]
+pub struct Shared {
+    /// The configuration the daemon started with.
+    pub config: Config,
+    /// The policy in force.
+    pub policy: Policy,
+    /// Held requests.
+    pub pending: Pending,
+    /// The audit trail.
+    pub audit: Arc<Audit>,
+    /// Counters.
+    pub stats: Arc<Stats>,
+    /// When the daemon started.
+    pub started: Instant,
+    next_conn: AtomicU64,
+    connections: Mutex<HashMap<u32, usize>>,
+    homes: Mutex<HashMap<u32, Option<String>>>,
+}
+
+/// Serve on `listener` until `shutdown` resolves. The listener is bound (or inherited) by the
+/// caller, so tests bind before they spawn and never sleep.
+pub async fn run(
+    mut listener: UnixSeqpacketListener,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (audit, writer) = Audit::start(&config.audit, crate::config::DEFAULT_LOG_MEMORY);
+    let audit = Arc::new(audit);
+    let stats = Arc::new(Stats::default());
+    let shared = Arc::new(Shared {
+        pending: Pending::new(
+            config.hold_ttl,
+            config.max_pending_per_uid,
+            Arc::clone(&audit),
+            Arc::clone(&stats),
+        ),
+        policy: Policy::embedded(),
+        config,
+        audit,
+        stats,
+        started: Instant::now(),
+        next_conn: AtomicU64::new(1),
+        connections: Mutex::new(HashMap::new()),
+        homes: Mutex::new(HashMap::new()),
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut tasks = JoinSet::new();
+    let sweeper = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(SWEEP_EVERY);
+            loop {
+                tick.tick().await;
+                shared.pending.sweep();
+            }
+        })
+    };
+    tokio::pin!(shutdown);
+    tracing::info!(socket = %shared.config.socket.display(), mode = shared.config.mode.as_str(), "assentd serving");
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(socket) => {
+                    let shared = Arc::clone(&shared);
+                    let stop = stop_rx.clone();
+                    tasks.spawn(connection(socket, shared, stop));
+                }
+                Err(error) => {
+                    // Out of descriptors or memory: back off instead of spinning.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
+    }
+    tracing::info!(pending = shared.pending.len(), "assentd stopping");
+    drop(listener);
+    sweeper.abort();
+    let _ = stop_tx.send(true);
+    shared.pending.drain(&Decided {
+        allow: false,
+        by: DecidedBy::Shutdown,
+        reason: "gate stopping".into(),
+    });
+    let drained = tokio::time::timeout(DRAIN_GRACE, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tasks.abort_all();
+    }
+    shared.audit.close();
+    // The writer finishes its queue on its own thread; wait for it off the runtime.
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+}
+
+/// Bind the daemon's socket at `path` with `mode` (0666 for the system daemon, whose callers
+/// are told apart by their kernel credentials; 0600 for a user daemon). Refuses to start over a
+/// live daemon; replaces a stale socket left by one that died.
+pub fn bind(path: &Path, mode: u32) -> Result<UnixSeqpacketListener, Error> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| Error::Dir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => {
+            if UnixSeqpacket::connect_blocking(path).is_ok() {
+                return Err(Error::LiveSocket {
+                    path: path.to_path_buf(),
+                });
+            }
+            tracing::info!(socket = %path.display(), "replacing a stale socket");
+            std::fs::remove_file(path).map_err(|source| Error::Bind {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(_) => {
+            return Err(Error::NotASocket {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(_) => {}
+    }
+    let listener = UnixSeqpacketListener::bind(path).map_err(|source| Error::Bind {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|source| {
+        Error::Bind {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
+    Ok(listener)
+}
+
+/// One accepted connection: establish who it is, then serve it.
+async fn connection(socket: UnixSeqpacket, shared: Arc<Shared>, stop: watch::Receiver<bool>) {
+    let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let peer = match peer::identify(&socket) {
+        Ok(peer) => peer,
+        Err(error) => {
+            tracing::warn!(%error, "refusing a connection without identity");
+            refuse(&socket, ErrorKind::Identity, error.to_string()).await;
+            return;
+        }
+    };
+    let span = tracing::debug_span!("conn", id, uid = peer.uid, pid = peer.pid);
+    let Some(_slot) = ConnSlot::take(&shared, peer.uid) else {
+        let limit = shared.config.max_connections_per_uid;
+        refuse(
+            &socket,
+            ErrorKind::LimitReached,
+            format!("uid {} already has {limit} connections open", peer.uid),
+        )
+        .await;
+        return;
+    };
+    let home = home_of(&shared, peer.uid).await;
+    Conn::new(socket, peer, id, Arc::clone(&shared), home)
+        .serve(stop)
+        .instrument(span)
+        .await;
+}
+
+async fn refuse(socket: &UnixSeqpacket, kind: ErrorKind, message: String) {
+    let response = Response::Error(WireError { kind, message });
+    if let Ok(packet) = assent_client::codec::encode_response(&response) {
+        let _ = socket.send(&packet).await;
+    }
+}
+
+/// The requester's home directory, for `~` in commands. Looked up once per uid: a user
+/// database lookup may block, so it runs off the async workers.
+async fn home_of(shared: &Arc<Shared>, uid: u32) -> Option<String> {
+    if let Ok(homes) = shared.homes.lock()
+        && let Some(home) = homes.get(&uid)
+    {
+        return home.clone();
+    }
+    let home = tokio::task::spawn_blocking(move || {
+        nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+            .ok()
+            .flatten()
+            .and_then(|user| user.dir.to_str().map(str::to_string))
+    })
+    .await
+    .ok()
+    .flatten();
+    if let Ok(mut homes) = shared.homes.lock() {
+        homes.insert(uid, home.clone());
+    }
+    home
+}
+
+/// One of a uid's connection slots, returned on drop.
+struct ConnSlot<'a> {
+    shared: &'a Shared,
+    uid: u32,
+}
+
+impl<'a> ConnSlot<'a> {
+    fn take(shared: &'a Shared, uid: u32) -> Option<ConnSlot<'a>> {
+        let mut connections = shared.connections.lock().ok()?;
+        let count = connections.entry(uid).or_default();
+        if *count >= shared.config.max_connections_per_uid {
+            return None;
+        }
+        *count += 1;
+        Some(ConnSlot { shared, uid })
+    }
+}
+
+impl Drop for ConnSlot<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut connections) = self.shared.connections.lock()
+            && let Some(count) = connections.get_mut(&self.uid)
+        {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                connections.remove(&self.uid);
+            }
+        }
+    }
+}
