@@ -164,6 +164,7 @@ fn init_logging(config: &Config) {
             Some(
                 tracing_subscriber::fmt::layer()
                     .with_writer(std::io::stderr)
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                     .with_filter(filter()),
             ),
         ),

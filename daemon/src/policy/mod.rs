@@ -81,11 +81,18 @@ impl Policy {
             );
         }
         if context.requires_confirmation == Some(true) {
-            ruling.raise(Decision::Confirm, "the caller asked for confirmation".into());
+            ruling.raise(
+                Decision::Confirm,
+                "the caller asked for confirmation".into(),
+            );
         }
         if let Some(confidence) = context.confidence
             && level >= Level::Moderate
-            && !(confidence >= self.confidence_threshold)
+            // NaN compares as nothing: it counts as below any threshold.
+            && !matches!(
+                confidence.partial_cmp(&self.confidence_threshold),
+                Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+            )
         {
             ruling.raise(
                 Decision::Confirm,
@@ -154,7 +161,12 @@ mod tests {
         let agent = policy.decide(Level::Moderate, &push, Origin::Agent, &Context::default());
         assert_eq!(agent.decision, Decision::Confirm);
         assert!(agent.reason.contains("git.push"));
-        let person = policy.decide(Level::Moderate, &push, Origin::Interactive, &Context::default());
+        let person = policy.decide(
+            Level::Moderate,
+            &push,
+            Origin::Interactive,
+            &Context::default(),
+        );
         assert_eq!(person.decision, Decision::Allow);
     }
 
@@ -165,23 +177,48 @@ mod tests {
             requires_confirmation: Some(true),
             ..Context::default()
         };
-        assert_eq!(policy.decide(Level::Safe, &[], Origin::Agent, &asks).decision, Decision::Confirm);
+        assert_eq!(
+            policy
+                .decide(Level::Safe, &[], Origin::Agent, &asks)
+                .decision,
+            Decision::Confirm
+        );
         let waves = Context {
             requires_confirmation: Some(false),
             confidence: Some(1.0),
             ..Context::default()
         };
-        assert_eq!(policy.decide(Level::Forbidden, &[], Origin::Agent, &waves).decision, Decision::Deny);
+        assert_eq!(
+            policy
+                .decide(Level::Forbidden, &[], Origin::Agent, &waves)
+                .decision,
+            Decision::Deny
+        );
         let unsure = Context {
             confidence: Some(0.5),
             ..Context::default()
         };
-        assert_eq!(policy.decide(Level::Moderate, &[], Origin::Agent, &unsure).decision, Decision::Confirm);
-        assert_eq!(policy.decide(Level::Safe, &[], Origin::Agent, &unsure).decision, Decision::Allow);
+        assert_eq!(
+            policy
+                .decide(Level::Moderate, &[], Origin::Agent, &unsure)
+                .decision,
+            Decision::Confirm
+        );
+        assert_eq!(
+            policy
+                .decide(Level::Safe, &[], Origin::Agent, &unsure)
+                .decision,
+            Decision::Allow
+        );
         let nan = Context {
             confidence: Some(f32::NAN),
             ..Context::default()
         };
-        assert_eq!(policy.decide(Level::Moderate, &[], Origin::Agent, &nan).decision, Decision::Confirm);
+        assert_eq!(
+            policy
+                .decide(Level::Moderate, &[], Origin::Agent, &nan)
+                .decision,
+            Decision::Confirm
+        );
     }
 }

@@ -1,0 +1,163 @@
+//! `assent pending`, `approve`, `deny`, `status`, `log`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
+
+use assent_client::protocol::{Request, Response};
+use clap::Args;
+
+use super::{exit, messages};
+
+/// `assent approve` / `assent deny`.
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    /// The held request's token (`pa_…`, from `assent pending` or the notification).
+    token: String,
+    /// Answer only if the request belongs to this session label.
+    #[arg(long, value_name = "LABEL")]
+    session: Option<String>,
+}
+
+/// Send one request and return its reply, or the exit code after printing why not.
+fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
+    let mut conn = super::connect(socket)?;
+    conn.request(request).map_err(|error| {
+        messages::error(&error);
+        match error {
+            assent_client::Error::Refused(_) => exit::DENY,
+            _ => exit::UNAVAILABLE,
+        }
+    })
+}
+
+fn print_json<T: serde::Serialize>(value: &T) {
+    match serde_json::to_string(value) {
+        Ok(text) => println!("{text}"),
+        Err(error) => messages::say(&format!("could not print JSON: {error}")),
+    }
+}
+
+/// `assent approve|deny TOKEN`.
+pub fn answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool) -> u8 {
+    let request = Request::Answer {
+        token: args.token,
+        allow,
+        session: args.session,
+    };
+    match ask(socket, &request) {
+        Ok(Response::Done) => exit::ALLOW,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            exit::UNAVAILABLE
+        }
+        Err(code) => code,
+    }
+}
+
+/// `assent pending`.
+pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
+    let items = match ask(socket, &Request::ListPending) {
+        Ok(Response::Pending(items)) => items,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return exit::UNAVAILABLE;
+        }
+        Err(code) => return code,
+    };
+    if json {
+        print_json(&items);
+        return exit::ALLOW;
+    }
+    let mut out = std::io::stdout().lock();
+    if items.is_empty() {
+        let _ = writeln!(out, "no held requests");
+    }
+    for item in items {
+        let _ = writeln!(
+            out,
+            "{}  {}  uid {} pid {}  {}  {} s left{}",
+            item.token,
+            item.level.as_str(),
+            item.uid,
+            item.pid,
+            item.origin.as_str(),
+            item.expires_in_ms / 1000,
+            item.session
+                .map(|s| format!("  session {s}"))
+                .unwrap_or_default(),
+        );
+        let _ = writeln!(out, "    {}", item.subject);
+        if let Some(cwd) = item.cwd {
+            let _ = writeln!(out, "    in {cwd}");
+        }
+        for finding in item.findings {
+            let _ = writeln!(out, "    - [{}] {}", finding.id, finding.message);
+        }
+    }
+    exit::ALLOW
+}
+
+/// `assent status`.
+pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
+    let status = match ask(socket, &Request::Status) {
+        Ok(Response::Status(status)) => status,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return exit::UNAVAILABLE;
+        }
+        Err(code) => return code,
+    };
+    if json {
+        print_json(&status);
+        return exit::ALLOW;
+    }
+    let uptime = humantime::format_duration(Duration::from_secs(status.uptime_secs));
+    println!(
+        "assentd {} (protocol {}), {} mode\nsocket:   {}\nuptime:   {uptime}\nallowed:  {}\ndenied:   {}\nheld:     {}\npending:  {}",
+        status.version,
+        status.protocol,
+        status.mode,
+        status.socket,
+        status.allowed,
+        status.denied,
+        status.held,
+        status.pending,
+    );
+    exit::ALLOW
+}
+
+/// `assent log`.
+pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
+    let events = match ask(socket, &Request::Log { limit: count }) {
+        Ok(Response::Log(events)) => events,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return exit::UNAVAILABLE;
+        }
+        Err(code) => return code,
+    };
+    let mut out = std::io::stdout().lock();
+    for event in events {
+        if json {
+            if let Ok(text) = serde_json::to_string(&event) {
+                let _ = writeln!(out, "{text}");
+            }
+            continue;
+        }
+        let time =
+            humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(event.time_ms));
+        let _ = writeln!(
+            out,
+            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}  {}",
+            event.decision.as_str(),
+            event.level.as_str(),
+            event.origin.as_str(),
+            event.by.as_str(),
+            event.uid,
+            event.pid,
+            event.subject,
+        );
+    }
+    exit::ALLOW
+}

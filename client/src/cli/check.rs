@@ -1,0 +1,223 @@
+//! `assent check`, and the gate every executing subcommand goes through.
+
+use std::path::{Path, PathBuf};
+
+use assent_client::protocol::{
+    CheckRequest, Context, Decided, Decision, Request, Response, Subject, TRUNCATE_COMMAND_AT,
+    Verdict,
+};
+use clap::Args;
+use serde::Serialize;
+
+use super::{OriginArg, exit, messages, wait};
+
+/// Flags shared by everything that checks a command.
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    /// Who is asking: a person at a shell, or automation.
+    #[arg(long, value_enum, default_value = "agent")]
+    pub origin: OriginArg,
+    /// A session label (an agent's conversation id), shown to the approver.
+    #[arg(long, value_name = "LABEL")]
+    pub session: Option<String>,
+    /// The directory the command runs in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+}
+
+/// `assent check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    request: RequestArgs,
+    /// Do not wait for a held request: print its token and exit 2.
+    #[arg(long)]
+    no_wait: bool,
+    /// Print the outcome as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// The command line.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    command: Vec<String>,
+}
+
+/// How a check ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Run it.
+    Allowed,
+    /// Don't.
+    Denied,
+    /// Held, not waited for.
+    Held(String),
+    /// Withdrawn with Ctrl-C.
+    Cancelled,
+    /// No answer could be had; exit with this code.
+    Failed(u8),
+}
+
+/// What `--json` prints.
+#[derive(Debug, Serialize)]
+struct JsonOutcome<'a> {
+    command: &'a str,
+    decision: Decision,
+    verdict: &'a Verdict,
+    decided: Option<&'a Decided>,
+}
+
+/// The working directory to send: `--cwd` made absolute, else the current directory.
+pub fn working_dir(flag: Option<&Path>) -> Result<String, u8> {
+    let current = std::env::current_dir();
+    let dir = match (flag, current) {
+        (Some(dir), _) if dir.is_absolute() => dir.to_path_buf(),
+        (Some(dir), Ok(current)) => current.join(dir),
+        (None, Ok(current)) => current,
+        (_, Err(error)) => {
+            messages::say(&format!(
+                "could not determine the working directory ({error}); pass --cwd DIR"
+            ));
+            return Err(exit::USAGE);
+        }
+    };
+    dir.into_os_string().into_string().map_err(|_| {
+        messages::say("the working directory is not valid UTF-8; pass --cwd DIR");
+        exit::USAGE
+    })
+}
+
+/// A shell subject, cut to the protocol's limit at a character boundary if it is longer.
+pub fn shell_subject(command: &str, cwd: String) -> Subject {
+    let truncated = command.len() > TRUNCATE_COMMAND_AT;
+    let command = if truncated {
+        let mut end = TRUNCATE_COMMAND_AT;
+        while !command.is_char_boundary(end) {
+            end -= 1;
+        }
+        &command[..end]
+    } else {
+        command
+    };
+    Subject::Shell {
+        command: command.to_string(),
+        cwd,
+        truncated,
+    }
+}
+
+/// `assent check`.
+pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
+    let command = args.command.join(" ");
+    let cwd = match working_dir(args.request.cwd.as_deref()) {
+        Ok(cwd) => cwd,
+        Err(code) => return code,
+    };
+    let request = CheckRequest {
+        subject: shell_subject(&command, cwd),
+        origin: args.request.origin.into(),
+        context: Context {
+            session: args.request.session,
+            ..Context::default()
+        },
+        wait: !args.no_wait,
+    };
+    match gate(socket, request, args.json.then_some(command.as_str())) {
+        Outcome::Allowed => exit::ALLOW,
+        Outcome::Denied => exit::DENY,
+        Outcome::Held(token) => {
+            println!("{token}");
+            exit::HELD
+        }
+        Outcome::Cancelled => exit::CANCELLED,
+        Outcome::Failed(code) => code,
+    }
+}
+
+/// Put one request through the gate and, if it is held and `wait` is set, wait for its
+/// outcome. With `json` (the command text), the outcome is printed as JSON on stdout instead of
+/// words on stderr.
+pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) -> Outcome {
+    let mut conn = match super::connect(socket) {
+        Ok(conn) => conn,
+        Err(code) => return Outcome::Failed(code),
+    };
+    let wait = request.wait;
+    let verdict = match conn.request(&Request::Check(request)) {
+        Ok(Response::Verdict(verdict)) => verdict,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return Outcome::Failed(exit::UNAVAILABLE);
+        }
+        Err(assent_client::Error::Refused(error)) => {
+            // The daemon refused to judge (bad input, a limit): nothing is allowed.
+            messages::say(&format!("refused: {error}"));
+            return Outcome::Denied;
+        }
+        Err(error) => {
+            messages::error(&error);
+            return Outcome::Failed(exit::UNAVAILABLE);
+        }
+    };
+    let outcome = match verdict.decision {
+        Decision::Allow => (Outcome::Allowed, None),
+        Decision::Deny => {
+            if json.is_none() {
+                messages::denied(&verdict);
+            }
+            (Outcome::Denied, None)
+        }
+        Decision::Confirm => {
+            let token = verdict.token.clone().unwrap_or_default();
+            if !wait {
+                if json.is_none() {
+                    messages::held(&verdict);
+                }
+                (Outcome::Held(token), None)
+            } else {
+                if json.is_none() {
+                    messages::held(&verdict);
+                }
+                match wait::wait(&mut conn, &token, verdict.expires_in_ms, json.is_none()) {
+                    wait::Waited::Decided(decided) => {
+                        if json.is_none() {
+                            messages::decided(&decided);
+                        }
+                        let outcome = if decided.allow {
+                            Outcome::Allowed
+                        } else {
+                            Outcome::Denied
+                        };
+                        (outcome, Some(decided))
+                    }
+                    wait::Waited::Cancelled => (Outcome::Cancelled, None),
+                    wait::Waited::Lost(error) => {
+                        messages::error(&error);
+                        messages::say("the gate went away while the request was held: not allowed");
+                        (Outcome::Failed(exit::UNAVAILABLE), None)
+                    }
+                }
+            }
+        }
+    };
+    if let Some(command) = json {
+        let decision = match &outcome.0 {
+            Outcome::Allowed => Decision::Allow,
+            Outcome::Held(_) => Decision::Confirm,
+            _ => Decision::Deny,
+        };
+        let printed = JsonOutcome {
+            command,
+            decision,
+            verdict: &verdict,
+            decided: outcome.1.as_ref(),
+        };
+        if let Ok(text) = serde_json::to_string(&printed) {
+            println!("{text}");
+        }
+    }
+    outcome.0
+}

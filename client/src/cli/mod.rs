@@ -1,0 +1,179 @@
+//! The `assent` command line: flags, dispatch, exit codes.
+
+pub mod admin;
+pub mod check;
+pub mod explain;
+pub mod messages;
+pub mod shell;
+pub mod wait;
+
+use std::path::PathBuf;
+
+use assent_client::Connection;
+use assent_client::paths::resolve_socket;
+use assent_client::protocol::Origin;
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit codes, shared by every subcommand.
+pub mod exit {
+    /// Allowed (check), or the request succeeded.
+    pub const ALLOW: u8 = 0;
+    /// Denied (by policy, by a person, by expiry), or an answer was refused.
+    pub const DENY: u8 = 1;
+    /// Held, with `--no-wait`: the token is on stdout.
+    pub const HELD: u8 = 2;
+    /// A usage error.
+    pub const USAGE: u8 = 64;
+    /// The gate is unavailable (no daemon, wrong protocol): nothing was allowed.
+    pub const UNAVAILABLE: u8 = 126;
+    /// `run`/`sh`: the program was not found.
+    pub const NOT_FOUND: u8 = 127;
+    /// The person pressed Ctrl-C while the request was held; it was withdrawn.
+    pub const CANCELLED: u8 = 130;
+}
+
+const AFTER_HELP: &str = "\
+EXIT CODES (check, and approve/deny/pending/status/log where they apply):
+    0    allowed (or the request succeeded)
+    1    denied: by policy, by a person, by expiry; or an answer was refused
+    2    held, with --no-wait (the token is printed on stdout)
+    64   usage error
+    126  the gate is unavailable (no daemon, wrong protocol version): nothing is allowed
+    130  cancelled with Ctrl-C while held
+  run and sh exit with the program's own status when allowed, 126 when denied or the gate is
+  unavailable, 127 when the program is not found.
+
+SOCKET: --socket PATH, else $ASSENT_SOCKET, else /run/assent/socket if it exists, else
+$XDG_RUNTIME_DIR/assent/socket (a user daemon: `assentd --user`).";
+
+/// Put commands through the assent gate: safe ones run at once, risky ones wait for a person's
+/// approval, catastrophic ones are refused.
+#[derive(Debug, Parser)]
+#[command(name = "assent", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// The daemon's socket.
+    #[arg(long, global = true, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Ask whether a shell command may run (exit 0 allow, 1 deny, 2 held with --no-wait).
+    ///
+    /// The words after `--` are joined with spaces into one command line, as `sh -c "$*"`
+    /// would see it. A held request waits for an answer (the desktop, or `assent approve` from
+    /// another terminal) and shows the time left on stderr; Ctrl-C withdraws it.
+    Check(check::CheckArgs),
+    /// Check a program and its arguments, then run it in place of this process if allowed.
+    Run {
+        #[command(flatten)]
+        request: check::RequestArgs,
+        /// The program and its arguments (shell-quoted into the line that is checked).
+        #[arg(
+            required = true,
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "PROG"
+        )]
+        argv: Vec<std::ffi::OsString>,
+    },
+    /// A shell for agents: `assent sh -c STRING` checks STRING, then runs `/bin/bash -c STRING`.
+    ///
+    /// Set an agent's $SHELL to the `assent-sh` link to gate everything it runs through its
+    /// shell. Without -c, commands read from a non-terminal stdin are checked as one script.
+    Sh {
+        /// Arguments as a shell would take them (`-c STRING [NAME [ARGS...]]`).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
+    /// Show how a command is analysed and what would be decided; holds nothing.
+    Explain(explain::ExplainArgs),
+    /// List held requests you may answer.
+    Pending {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Allow a held request (from another terminal than the one that asked).
+    Approve(admin::AnswerArgs),
+    /// Deny a held request.
+    Deny(admin::AnswerArgs),
+    /// Show the daemon's version, mode, uptime and counters.
+    Status {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show recent decisions (your own; all of them for root).
+    Log {
+        /// How many events.
+        #[arg(short = 'n', long = "lines", default_value_t = 20, value_name = "N")]
+        count: u32,
+        /// Print JSON Lines.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Who is asking, on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OriginArg {
+    /// A person at an interactive shell.
+    Interactive,
+    /// An agent or other automation.
+    Agent,
+}
+
+impl From<OriginArg> for Origin {
+    fn from(origin: OriginArg) -> Origin {
+        match origin {
+            OriginArg::Interactive => Origin::Interactive,
+            OriginArg::Agent => Origin::Agent,
+        }
+    }
+}
+
+/// Parse flags and run the subcommand; returns the exit code.
+pub fn main() -> u8 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::ALLOW
+            };
+        }
+    };
+    let socket = cli.socket;
+    match cli.command {
+        Command::Check(args) => check::check(socket, args),
+        Command::Run { request, argv } => shell::run(socket, request, argv),
+        Command::Sh { args } => shell::sh(socket, args),
+        Command::Explain(args) => explain::explain(socket, args),
+        Command::Pending { json } => admin::pending(socket, json),
+        Command::Approve(args) => admin::answer(socket, args, true),
+        Command::Deny(args) => admin::answer(socket, args, false),
+        Command::Status { json } => admin::status(socket, json),
+        Command::Log { count, json } => admin::log(socket, count, json),
+    }
+}
+
+/// Connect to the daemon, or print why not.
+pub fn connect(socket: Option<PathBuf>) -> Result<Connection, u8> {
+    let path = resolve_socket(socket.as_deref()).map_err(|error| {
+        messages::error(&error);
+        exit::UNAVAILABLE
+    })?;
+    Connection::connect(&path).map_err(|error| {
+        messages::error(&error);
+        exit::UNAVAILABLE
+    })
+}

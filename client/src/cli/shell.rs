@@ -1,0 +1,206 @@
+//! `assent run` and `assent sh`: check, then become the command.
+//!
+//! The client executes after an allow (`exec`), so the daemon never holds anyone's process.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+
+use assent_client::protocol::{CheckRequest, Context, Origin};
+
+use super::check::{Outcome, RequestArgs, gate, shell_subject, working_dir};
+use super::{exit, messages};
+
+/// The shell `assent sh` runs an allowed command with.
+const SHELL: &str = "/bin/bash";
+/// The most of a script read from stdin; more is checked as truncated (opaque) and refused.
+const MAX_STDIN_SCRIPT: u64 = 1024 * 1024;
+
+/// `assent run -- PROG ARGS...`.
+pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -> u8 {
+    let words: Option<Vec<String>> = argv.iter().map(|a| a.clone().into_string().ok()).collect();
+    let Some(words) = words else {
+        messages::say("arguments that are not valid UTF-8 cannot be checked; not running");
+        return exit::UNAVAILABLE;
+    };
+    let line = shell_words::join(&words);
+    let cwd = match working_dir(request.cwd.as_deref()) {
+        Ok(cwd) => cwd,
+        Err(code) => return code,
+    };
+    let check = CheckRequest {
+        subject: shell_subject(&line, cwd),
+        origin: request.origin.into(),
+        context: Context {
+            session: request.session,
+            ..Context::default()
+        },
+        wait: true,
+    };
+    if let Some(code) = refused(gate(socket, check, None)) {
+        return code;
+    }
+    let (program, args) = argv.split_first().expect("clap requires at least one word");
+    exec(std::process::Command::new(program).args(args), program)
+}
+
+/// `assent sh ARGS...` (also `assent-sh ARGS...`).
+pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
+    let Some(split) = ShellArgs::parse(&args) else {
+        // A script file is judged by its name, like any command.
+        if args.iter().any(|a| !a.to_string_lossy().starts_with('-')) {
+            let words: Vec<String> = std::iter::once("bash".to_string())
+                .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
+                .collect();
+            if let Some(code) = check_agent_line(socket, &shell_words::join(&words)) {
+                return code;
+            }
+            return exec(
+                std::process::Command::new(SHELL).args(&args),
+                SHELL.as_ref(),
+            );
+        }
+        // No -c and no script: an interactive shell for a person, or a script on stdin.
+        if std::io::stdin().is_terminal() {
+            return exec(
+                std::process::Command::new(SHELL).args(&args),
+                SHELL.as_ref(),
+            );
+        }
+        return stdin_script(socket, args);
+    };
+    let Ok(command) = split.command.clone().into_string() else {
+        messages::say("a command that is not valid UTF-8 cannot be checked; not running");
+        return exit::UNAVAILABLE;
+    };
+    if let Some(code) = check_agent_line(socket, &command) {
+        return code;
+    }
+    exec(
+        std::process::Command::new(SHELL).args(&args),
+        SHELL.as_ref(),
+    )
+}
+
+/// Entry point for the `assent-sh` link.
+pub fn as_shell(args: Vec<OsString>) -> u8 {
+    let socket = std::env::var_os(assent_client::paths::SOCKET_ENV).map(PathBuf::from);
+    sh(socket, args)
+}
+
+/// A script piped to the shell: read it, check it whole, run it with `-c`.
+fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
+    let mut script = Vec::new();
+    if let Err(error) = std::io::stdin()
+        .take(MAX_STDIN_SCRIPT)
+        .read_to_end(&mut script)
+    {
+        messages::say(&format!("could not read the script on stdin: {error}"));
+        return exit::UNAVAILABLE;
+    }
+    let Ok(script) = String::from_utf8(script) else {
+        messages::say("a script that is not valid UTF-8 cannot be checked; not running");
+        return exit::UNAVAILABLE;
+    };
+    if let Some(code) = check_agent_line(socket, &script) {
+        return code;
+    }
+    let mut command = std::process::Command::new(SHELL);
+    command.args(&args).arg("-c").arg(&script);
+    exec(&mut command, SHELL.as_ref())
+}
+
+/// Check a line on an agent's behalf (a shell spawned by a program is automation).
+fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Option<u8> {
+    let cwd = match working_dir(None) {
+        Ok(cwd) => cwd,
+        Err(code) => return Some(code),
+    };
+    let check = CheckRequest {
+        subject: shell_subject(line, cwd),
+        origin: Origin::Agent,
+        context: Context {
+            session: std::env::var("ASSENT_SESSION").ok(),
+            ..Context::default()
+        },
+        wait: true,
+    };
+    refused(gate(socket, check, None))
+}
+
+/// `None` to go ahead; otherwise the exit code for a command that will not run.
+fn refused(outcome: Outcome) -> Option<u8> {
+    match outcome {
+        Outcome::Allowed => None,
+        Outcome::Cancelled => Some(exit::CANCELLED),
+        Outcome::Denied | Outcome::Held(_) | Outcome::Failed(_) => Some(exit::UNAVAILABLE),
+    }
+}
+
+fn exec(command: &mut std::process::Command, program: &std::ffi::OsStr) -> u8 {
+    let error = command.exec();
+    messages::say(&format!(
+        "could not run {}: {error}",
+        program.to_string_lossy()
+    ));
+    if error.kind() == std::io::ErrorKind::NotFound {
+        exit::NOT_FOUND
+    } else {
+        exit::UNAVAILABLE
+    }
+}
+
+/// The `-c STRING` of a shell invocation: options before it may be clustered (`-lc`, `-ec`).
+struct ShellArgs {
+    command: OsString,
+}
+
+impl ShellArgs {
+    fn parse(args: &[OsString]) -> Option<ShellArgs> {
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let text = arg.to_str()?;
+            if text == "--" || !text.starts_with('-') || text == "-" {
+                return None;
+            }
+            if text.starts_with("--") {
+                // Long options such as --norc, --login take no argument.
+                continue;
+            }
+            if text[1..].contains('c') {
+                return iter.next().map(|command| ShellArgs {
+                    command: command.clone(),
+                });
+            }
+            if text == "-o" || text == "-O" {
+                iter.next();
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Option<String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        ShellArgs::parse(&args).map(|s| s.command.to_string_lossy().into_owned())
+    }
+
+    #[test]
+    fn finds_the_command_string() {
+        assert_eq!(parse(&["-c", "ls"]).as_deref(), Some("ls"));
+        assert_eq!(parse(&["-lc", "ls -la"]).as_deref(), Some("ls -la"));
+        assert_eq!(
+            parse(&["--login", "-e", "-c", "x", "name"]).as_deref(),
+            Some("x")
+        );
+        assert_eq!(parse(&["-o", "pipefail", "-c", "y"]).as_deref(), Some("y"));
+        assert_eq!(parse(&["script.sh"]), None);
+        assert_eq!(parse(&[]), None);
+        assert_eq!(parse(&["-c"]), None);
+    }
+}

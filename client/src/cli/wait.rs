@@ -1,0 +1,124 @@
+//! Waiting for a held request: the time left on stderr, and Ctrl-C to withdraw it.
+//!
+//! SIGINT, SIGTERM and SIGHUP are blocked only while waiting and read through a signalfd, so
+//! the wait is one `poll` on two descriptors and no signal handler (no unsafe). The previous
+//! mask is restored before returning, because `run` and `sh` exec the command next and a mask
+//! is inherited across exec.
+
+use std::io::{IsTerminal, Write};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+use assent_client::protocol::{Decided, Request, Response};
+use assent_client::{Connection, Error};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+
+/// How long to wait for the daemon to confirm a cancel before giving up on it.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// How a wait ended.
+pub enum Waited {
+    /// Settled (allowed, denied, expired, stopped).
+    Decided(Decided),
+    /// Withdrawn with Ctrl-C (or SIGTERM/SIGHUP).
+    Cancelled,
+    /// The connection broke.
+    Lost(Error),
+}
+
+/// Restores the signal mask when the wait ends, however it ends.
+struct MaskGuard(Option<SigSet>);
+
+impl Drop for MaskGuard {
+    fn drop(&mut self) {
+        if let Some(old) = self.0.take() {
+            let _ = old.thread_set_mask();
+        }
+    }
+}
+
+/// Wait for the outcome of `token` on `conn`.
+pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show: bool) -> Waited {
+    let mut stop = SigSet::empty();
+    stop.add(Signal::SIGINT);
+    stop.add(Signal::SIGTERM);
+    stop.add(Signal::SIGHUP);
+    let guard = MaskGuard(stop.thread_swap_mask(SigmaskHow::SIG_BLOCK).ok());
+    let signals = SignalFd::with_flags(&stop, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK).ok();
+    let deadline = expires_in_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+    let live = show && std::io::stderr().is_terminal();
+    if show {
+        progress(token, deadline, live);
+    }
+    let outcome = loop {
+        let (socket_ready, signalled) = {
+            let mut fds = vec![PollFd::new(conn.as_fd(), PollFlags::POLLIN)];
+            if let Some(signals) = &signals {
+                fds.push(PollFd::new(signals.as_fd(), PollFlags::POLLIN));
+            }
+            match poll(&mut fds, PollTimeout::from(1000u16)) {
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(errno) => break Waited::Lost(Error::Io(errno.into())),
+            }
+            let ready = |fd: &PollFd| fd.revents().is_some_and(|r| !r.is_empty());
+            (ready(&fds[0]), fds.get(1).is_some_and(ready))
+        };
+        if signalled {
+            break cancel(conn, token);
+        }
+        if socket_ready {
+            break match conn.recv() {
+                Ok(Response::Decided(decided)) => Waited::Decided(decided),
+                Ok(other) => Waited::Lost(Error::Unexpected(format!("{other:?}"))),
+                Err(error) => Waited::Lost(error),
+            };
+        }
+        if live {
+            progress(token, deadline, true);
+        }
+    };
+    if live {
+        // End the updating line.
+        eprintln!();
+    }
+    drop(guard);
+    outcome
+}
+
+/// Withdraw the request and wait briefly for the daemon to confirm.
+fn cancel(conn: &mut Connection, token: &str) -> Waited {
+    if conn
+        .send(&Request::Cancel {
+            token: token.to_string(),
+        })
+        .is_ok()
+    {
+        let mut fds = [PollFd::new(conn.as_fd(), PollFlags::POLLIN)];
+        let grace = PollTimeout::try_from(CANCEL_GRACE).unwrap_or(PollTimeout::NONE);
+        if matches!(poll(&mut fds, grace), Ok(n) if n > 0) {
+            let _ = conn.recv();
+        }
+    }
+    // Whether or not the daemon confirmed, closing the connection withdraws the request.
+    eprintln!("assent: cancelled: the request was withdrawn and the command did not run");
+    Waited::Cancelled
+}
+
+fn progress(token: &str, deadline: Option<Instant>, live: bool) {
+    let left = deadline
+        .map(|d| d.saturating_duration_since(Instant::now()).as_secs())
+        .map(|s| format!("{}:{:02} left", s / 60, s % 60))
+        .unwrap_or_else(|| "no deadline".into());
+    let text = format!(
+        "assent: waiting for approval ({left}); approve from the desktop or another terminal with `assent approve {token}`; Ctrl-C withdraws it"
+    );
+    let mut err = std::io::stderr().lock();
+    if live {
+        let _ = write!(err, "\r\x1b[2K{text}");
+    } else {
+        let _ = writeln!(err, "{text}");
+    }
+    let _ = err.flush();
+}

@@ -1,0 +1,177 @@
+//! Unit tests of the store: every way a held request ends, and every answer error.
+
+use super::*;
+use crate::config::AuditConfig;
+
+fn store(ttl: Duration, max: usize) -> Pending {
+    let (audit, _writer) = Audit::start(
+        &AuditConfig {
+            journald: false,
+            jsonl: None,
+        },
+        100,
+    );
+    Pending::new(ttl, max, Arc::new(audit), Arc::new(Stats::default()))
+}
+
+fn requester(uid: u32, conn_id: u64) -> Requester {
+    Requester {
+        uid,
+        pid: 100,
+        sid: Some(100),
+        conn_id,
+    }
+}
+
+fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
+    Hold {
+        requester: requester(uid, conn_id),
+        session: session.map(str::to_string),
+        origin: Origin::Agent,
+        subject: "rm -rf build".into(),
+        cwd: Some("/home/u".into()),
+        level: Level::Destructive,
+        findings: vec![],
+        reason: "test".into(),
+        wait: true,
+    }
+}
+
+fn approver(uid: u32) -> Answerer {
+    Answerer {
+        uid,
+        pid: 200,
+        sid: Some(200),
+        conn_id: 99,
+        session: None,
+    }
+}
+
+#[tokio::test]
+async fn an_answer_reaches_the_waiter_and_the_second_answer_finds_nothing() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold(hold(1000, 1, None)).expect("held");
+    assert!(held.token.starts_with("pa_") && held.token.len() == 35);
+    assert_eq!(pending.answer(&held.token, &approver(1000), true), Ok(()));
+    assert_eq!(
+        pending.answer(&held.token, &approver(1000), false),
+        Err(RequestError::NotFound)
+    );
+    let decided = held.outcome.expect("waits").await.expect("settled");
+    assert!(decided.allow);
+    assert_eq!(decided.by, DecidedBy::User);
+    assert!(pending.is_empty());
+}
+
+#[tokio::test]
+async fn answer_errors_leave_the_request_held() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold(hold(1000, 1, Some("s1"))).expect("held");
+    let token = &held.token;
+    assert!(matches!(
+        pending.answer(token, &approver(1001), true),
+        Err(RequestError::UserMismatch { .. })
+    ));
+    let scoped = Answerer {
+        session: Some("s2".into()),
+        ..approver(1000)
+    };
+    assert!(matches!(
+        pending.answer(token, &scoped, true),
+        Err(RequestError::SessionMismatch { .. })
+    ));
+    let same_conn = Answerer {
+        conn_id: 1,
+        ..approver(1000)
+    };
+    assert_eq!(
+        pending.answer(token, &same_conn, true),
+        Err(RequestError::SelfApproval)
+    );
+    let same_session = Answerer {
+        sid: Some(100),
+        ..approver(1000)
+    };
+    assert_eq!(
+        pending.answer(token, &same_session, true),
+        Err(RequestError::SelfApproval)
+    );
+    let unknown_session = Answerer {
+        sid: None,
+        ..approver(1000)
+    };
+    assert!(matches!(
+        pending.answer(token, &unknown_session, true),
+        Err(RequestError::Identity(_))
+    ));
+    assert_eq!(pending.len(), 1);
+    // Root may answer for anyone, from another session.
+    assert_eq!(pending.answer(token, &approver(0), false), Ok(()));
+    assert!(!held.outcome.expect("waits").await.expect("settled").allow);
+}
+
+#[tokio::test]
+async fn the_limit_is_per_uid_and_frees_up() {
+    let pending = store(Duration::from_secs(60), 2);
+    let a = pending.hold(hold(1000, 1, None)).expect("first");
+    let _b = pending.hold(hold(1000, 2, None)).expect("second");
+    assert!(matches!(
+        pending.hold(hold(1000, 3, None)),
+        Err(RequestError::LimitReached { limit: 2, .. })
+    ));
+    pending
+        .hold(hold(1001, 4, None))
+        .expect("another uid has its own limit");
+    pending
+        .cancel(&a.token, 1000, "test")
+        .expect("owner cancels");
+    pending.hold(hold(1000, 5, None)).expect("a slot freed up");
+}
+
+#[tokio::test(start_paused = true)]
+async fn expiry_denies_once_and_a_late_answer_hears_expired() {
+    let pending = store(Duration::from_secs(5), 4);
+    let held = pending.hold(hold(1000, 1, None)).expect("held");
+    let unwaited = pending
+        .hold(Hold {
+            wait: false,
+            ..hold(1000, 2, None)
+        })
+        .expect("held");
+    tokio::time::advance(Duration::from_secs(6)).await;
+    assert!(pending.expire(&held.token));
+    assert!(!pending.expire(&held.token), "it ends once");
+    let decided = held.outcome.expect("waits").await.expect("settled");
+    assert_eq!(decided.by, DecidedBy::Timeout);
+    assert!(!decided.allow);
+    assert_eq!(
+        pending.sweep(),
+        1,
+        "the sweeper ends the request nobody waits on"
+    );
+    assert_eq!(
+        pending.answer(&unwaited.token, &approver(1000), true),
+        Err(RequestError::Expired)
+    );
+}
+
+#[tokio::test]
+async fn cancel_needs_the_owner_and_drain_ends_everything() {
+    let pending = store(Duration::from_secs(60), 4);
+    let a = pending.hold(hold(1000, 1, None)).expect("held");
+    let b = pending.hold(hold(1000, 2, None)).expect("held");
+    assert!(matches!(
+        pending.cancel(&a.token, 1001, "test"),
+        Err(RequestError::UserMismatch { .. })
+    ));
+    pending.drain(&Decided {
+        allow: false,
+        by: DecidedBy::Shutdown,
+        reason: "gate stopping".into(),
+    });
+    for held in [a, b] {
+        let decided = held.outcome.expect("waits").await.expect("settled");
+        assert_eq!(decided.by, DecidedBy::Shutdown);
+    }
+    assert!(pending.is_empty());
+}
