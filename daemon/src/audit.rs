@@ -184,7 +184,10 @@ impl Sink {
         }
         let mut line = serde_json::to_vec(event).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let file = self.file.as_mut().ok_or_else(|| std::io::Error::other("no file"))?;
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("no file"))?;
         file.write_all(&line)?;
         if file.metadata()?.len() > ROTATE_AT {
             self.file = None;
@@ -264,7 +267,11 @@ mod tests {
         let mut file = open_append(&dir.path().join("audit.jsonl")).expect("reopen");
         file.write_all(b"{\"time_ms\":").expect("write");
         let (again, writer) = Audit::start(&config, 4);
-        let subjects: Vec<String> = again.recent(None, 100).into_iter().map(|e| e.subject).collect();
+        let subjects: Vec<String> = again
+            .recent(None, 100)
+            .into_iter()
+            .map(|e| e.subject)
+            .collect();
         assert_eq!(subjects, ["cmd 11", "cmd 12", "cmd 13", "cmd 14"]);
         again.close();
         writer.join();

@@ -7,13 +7,12 @@
 
 use std::sync::Arc;
 
+use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    AuditEvent, CheckRequest, DecidedBy, Decided, Decision, ErrorKind, ExplainRequest,
-    Explanation, MAX_MESSAGE_LEN, PROTOCOL_VERSION, Request, Response, StatusInfo, Subject,
-    Verdict, WireError,
+    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ErrorKind, ExplainRequest, Explanation,
+    MAX_MESSAGE_LEN, PROTOCOL_VERSION, Request, Response, StatusInfo, Subject, Verdict, WireError,
 };
-use assent_client::CodecError;
 use tokio::sync::{oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tokio_seqpacket::UnixSeqpacket;
@@ -113,7 +112,8 @@ impl Conn {
             other => (ErrorKind::BadMessage, other.to_string(), Flow::Close),
         };
         tracing::debug!(uid = self.peer.uid, kind = kind.as_str(), "rejected packet");
-        self.send(&Response::Error(WireError { kind, message })).await;
+        self.send(&Response::Error(WireError { kind, message }))
+            .await;
         flow
     }
 
@@ -125,10 +125,10 @@ impl Conn {
                 self.send(&response).await;
             }
             Request::Cancel { token } => {
-                let result = self
-                    .shared
-                    .pending
-                    .cancel(&token, self.peer.uid, "withdrawn by the requester");
+                let result =
+                    self.shared
+                        .pending
+                        .cancel(&token, self.peer.uid, "withdrawn by the requester");
                 self.send(&done_or_error(result)).await;
             }
             Request::Answer {
@@ -162,7 +162,9 @@ impl Conn {
             }
             Request::Log { limit } => {
                 let uid = (self.peer.uid != 0).then_some(self.peer.uid);
-                let limit = usize::try_from(limit).unwrap_or(usize::MAX).min(MAX_LOG_EVENTS);
+                let limit = usize::try_from(limit)
+                    .unwrap_or(usize::MAX)
+                    .min(MAX_LOG_EVENTS);
                 let mut events = self.shared.audit.recent(uid, limit);
                 while !events.is_empty()
                     && codec::encode_response(&Response::Log(events.clone())).is_err()
@@ -211,7 +213,8 @@ impl Conn {
         let shared = Arc::clone(&self.shared);
         let home = self.home.clone();
         let run = move || {
-            let judgement = judge::judge(&shared.policy, &subject, origin, &context, home.as_deref());
+            let judgement =
+                judge::judge(&shared.policy, &subject, origin, &context, home.as_deref());
             (judgement, subject, context)
         };
         if large {
@@ -224,7 +227,10 @@ impl Conn {
     }
 
     async fn explain(&self, explain: ExplainRequest) -> Response {
-        match self.judge(explain.subject, explain.origin, explain.context).await {
+        match self
+            .judge(explain.subject, explain.origin, explain.context)
+            .await
+        {
             Err(error) => Response::Error(error.to_wire()),
             Ok((judgement, _, _)) => Response::Explained(Explanation {
                 verdict: verdict(&judgement, None, None),
@@ -353,7 +359,13 @@ impl Conn {
         }
     }
 
-    fn audit(&self, judgement: &Judgement, subject: &Subject, decision: Decision, token: Option<&str>) {
+    fn audit(
+        &self,
+        judgement: &Judgement,
+        subject: &Subject,
+        decision: Decision,
+        token: Option<&str>,
+    ) {
         self.shared.audit.record(AuditEvent {
             time_ms: pending::now_ms(),
             uid: self.peer.uid,

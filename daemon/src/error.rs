@@ -69,7 +69,9 @@ pub enum RequestError {
         owner: Option<String>,
     },
     /// The requester answered itself.
-    #[error("a request cannot be approved from the process or login session that made it; approve it from another terminal or the desktop")]
+    #[error(
+        "a request cannot be approved from the process or login session that made it; approve it from another terminal or the desktop"
+    )]
     SelfApproval,
     /// Too many held requests.
     #[error("uid {uid} already has {limit} held requests; answer or cancel some first")]

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use assent_client::protocol::{
-    AuditEvent, DecidedBy, Decided, Decision, Finding, Level, Origin, PendingItem,
+    AuditEvent, Decided, DecidedBy, Decision, Finding, Level, Origin, PendingItem,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -136,7 +136,9 @@ impl Pending {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A poisoned lock means a panic while holding it, which is a bug; the map itself is
         // still consistent (every mutation is a single insert or remove), so keep serving.
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The hold time.

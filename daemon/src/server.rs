@@ -12,12 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assent_client::protocol::{DecidedBy, Decided, Response, WireError, ErrorKind};
+use assent_client::protocol::{Decided, DecidedBy, ErrorKind, Response, WireError};
 use tokio::sync::watch;
-use tracing::Instrument;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_seqpacket::{UnixSeqpacket, UnixSeqpacketListener};
+use tracing::Instrument;
 
 use crate::audit::Audit;
 use crate::config::Config;
