@@ -1,0 +1,253 @@
+//! Shell analysis: from a command line to the simple commands it could run and the findings
+//! that give it a level (DESIGN.md, "Analysis: from a command line to findings").
+//!
+//! This module owns the public types and the loop over texts to parse: the input itself and
+//! the inner command strings found in it (`bash -c STR`, `eval …`). It does no I/O and never
+//! fails: whatever cannot be read becomes an opaque finding. It does not decide allow or
+//! deny; that is policy's job.
+//!
+//! Layout: `source` (line continuations, span maps), `walk` (the explicit-stack tree walk),
+//! `words` (quote removal, places), `command` (wrappers, inner shells), `rules` (per-command
+//! rules), `catalogue` (every finding id, level and sentence).
+
+mod catalogue;
+mod command;
+mod rules;
+mod source;
+mod walk;
+mod words;
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+
+use assent_client::protocol::{self, Level};
+
+use source::SpanMap;
+
+/// What the analyser knows about where the command runs.
+pub struct Context<'a> {
+    /// The caller's working directory, for relative paths.
+    pub cwd: &'a str,
+    /// The caller's home directory, if known.
+    pub home: Option<&'a str>,
+    /// The client sent only the start of a longer command.
+    pub truncated: bool,
+}
+
+/// One reason for a level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Stable id from the catalogue, such as `fs.rm_recursive`.
+    pub id: &'static str,
+    pub level: Level,
+    /// A sentence a person understands.
+    pub message: String,
+    /// Byte range in the original input.
+    pub span: Range<usize>,
+}
+
+/// A command that could run, wherever it is nested.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimpleCommand {
+    /// Where it sits, such as `list[1] > pipeline[0]`; empty for a lone command.
+    pub path: String,
+    /// Its words as bash would resolve them; a dynamic word is shown as written.
+    pub argv: Vec<String>,
+    /// Byte range in the original input.
+    pub span: Range<usize>,
+}
+
+/// The result of analysing one command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The highest level among the findings; `Safe` when there are none.
+    pub level: Level,
+    pub findings: Vec<Finding>,
+    pub commands: Vec<SimpleCommand>,
+}
+
+/// How deep subshells, substitutions, compound commands and inner shells may nest before the
+/// rest is reported as opaque instead of walked.
+pub const MAX_DEPTH: u32 = 256;
+
+/// Findings kept per analysis; a reply must fit in one message, and past this many a person
+/// learns nothing more. The most severe are kept.
+const MAX_FINDINGS: usize = 64;
+
+/// Bytes of inner command strings (`bash -c`, `eval`) parsed per analysis, beyond the input:
+/// `eval eval eval …` would otherwise reparse the line once per word.
+const INNER_BUDGET: usize = 256 * 1024;
+
+/// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
+pub fn shell(command: &str, ctx: &Context) -> Analysis {
+    let mut st = State::new(ctx);
+    if ctx.truncated {
+        st.add(catalogue::OPAQUE_TRUNCATED.at(0..command.len(), ""));
+    }
+    let (text, removed) = source::join_continuations(command);
+    st.queue.push(Source {
+        text,
+        map: Rc::new(SpanMap::root(removed)),
+        path: Rc::from(""),
+        depth: 0,
+    });
+    // Inner strings are queued rather than analysed where they are found, so nesting costs
+    // heap, not stack.
+    while let Some(src) = st.queue.pop() {
+        walk::walk(&src, &mut st);
+    }
+    st.finish()
+}
+
+/// A text to parse: the input, or an inner command string found in it.
+pub(crate) struct Source {
+    pub text: String,
+    pub map: Rc<SpanMap>,
+    /// Path of the command that runs this text.
+    pub path: Rc<str>,
+    pub depth: u32,
+}
+
+/// What the walk collects.
+pub(crate) struct State<'c, 'a> {
+    pub ctx: &'c Context<'a>,
+    findings: Vec<Finding>,
+    commands: Vec<SimpleCommand>,
+    queue: Vec<Source>,
+    too_deep: bool,
+    inner_bytes: usize,
+}
+
+impl<'c, 'a> State<'c, 'a> {
+    fn new(ctx: &'c Context<'a>) -> Self {
+        State {
+            ctx,
+            findings: Vec::new(),
+            commands: Vec::new(),
+            queue: Vec::new(),
+            too_deep: false,
+            inner_bytes: 0,
+        }
+    }
+
+    pub fn add(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
+    pub fn command(&mut self, command: SimpleCommand) {
+        self.commands.push(command);
+    }
+
+    /// Reports nesting past [`MAX_DEPTH`] once per analysis.
+    pub fn too_deep(&mut self, span: Range<usize>) {
+        if !self.too_deep {
+            self.too_deep = true;
+            self.add(catalogue::OPAQUE_TOO_DEEP.at(span, &MAX_DEPTH.to_string()));
+        }
+    }
+
+    /// Queues an inner command string, unless nesting or the byte budget says no.
+    pub fn inner(&mut self, src: Source, span: Range<usize>) {
+        if src.depth > MAX_DEPTH {
+            self.too_deep(span);
+            return;
+        }
+        self.inner_bytes = self.inner_bytes.saturating_add(src.text.len());
+        if self.inner_bytes > INNER_BUDGET {
+            let detail = format!("over {} KiB", INNER_BUDGET / 1024);
+            if !self
+                .findings
+                .iter()
+                .any(|f| f.id == catalogue::OPAQUE_TOO_LARGE.id)
+            {
+                self.add(catalogue::OPAQUE_TOO_LARGE.at(span, &detail));
+            }
+            return;
+        }
+        self.queue.push(src);
+    }
+
+    fn finish(mut self) -> Analysis {
+        let mut findings = self.findings;
+        findings.sort_by_key(|f| (f.span.start, f.span.end));
+        findings.dedup_by(|a, b| a.id == b.id && a.span == b.span);
+        if findings.len() > MAX_FINDINGS {
+            findings.sort_by_key(|f| std::cmp::Reverse(f.level));
+            findings.truncate(MAX_FINDINGS);
+            findings.sort_by_key(|f| (f.span.start, f.span.end));
+        }
+        self.commands.sort_by_key(|c| c.span.start);
+        Analysis {
+            level: findings
+                .iter()
+                .map(|f| f.level)
+                .max()
+                .unwrap_or(Level::Safe),
+            findings,
+            commands: self.commands,
+        }
+    }
+}
+
+thread_local! {
+    /// One parser per thread: building one costs more than parsing a short line.
+    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` with this thread's parser; `None` if the grammar cannot be loaded or the
+/// parser gives up.
+pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(text, None)
+    })
+}
+
+fn wire_span(span: &Range<usize>) -> protocol::Span {
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    protocol::Span {
+        start: clamp(span.start),
+        end: clamp(span.end),
+    }
+}
+
+impl Finding {
+    pub fn to_wire(&self) -> protocol::Finding {
+        protocol::Finding {
+            id: self.id.to_owned(),
+            level: self.level,
+            message: self.message.clone(),
+            span: wire_span(&self.span),
+        }
+    }
+}
+
+impl SimpleCommand {
+    pub fn to_wire(&self) -> protocol::CommandInfo {
+        protocol::CommandInfo {
+            path: self.path.clone(),
+            argv: self.argv.clone(),
+            span: wire_span(&self.span),
+        }
+    }
+}
+
+/// `a > b`, or `b` when `a` is empty.
+pub(crate) fn join_path(path: &str, segment: &str) -> Rc<str> {
+    if path.is_empty() {
+        Rc::from(segment)
+    } else {
+        Rc::from(format!("{path} > {segment}"))
+    }
+}

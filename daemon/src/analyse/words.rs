@@ -1,0 +1,445 @@
+//! Words as bash would see them after quote removal, and where a word points on disk.
+//!
+//! A word is resolved without running anything: quotes and escapes are removed, and any part
+//! only known at run time (parameter, command or arithmetic expansion, an unquoted glob or
+//! brace expansion) makes the whole word *dynamic*, shown as written. This module must stay
+//! pure string work: no file system, no environment.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::Context;
+
+/// One shell word.
+#[derive(Debug, Clone)]
+pub struct Word<'s> {
+    /// The value bash would pass, or the text as written when `dynamic`.
+    pub text: String,
+    /// The text as written.
+    pub raw: &'s str,
+    /// Part of the value is only known at run time.
+    pub dynamic: bool,
+    /// Where it is in the parsed text (not yet mapped to the original input).
+    pub span: Range<usize>,
+}
+
+impl Word<'_> {
+    /// The literal value, or `None` when it is only known at run time.
+    pub fn literal(&self) -> Option<&str> {
+        (!self.dynamic).then_some(self.text.as_str())
+    }
+}
+
+/// The text of a node; empty if the range is somehow not on a character boundary.
+pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Resolves a word-like node (`word`, `string`, `concatenation`, …).
+pub fn resolve<'s>(node: Node, src: &'s str) -> Word<'s> {
+    let raw = text(node, src);
+    let mut r = Resolver::default();
+    if node.kind() == "concatenation" {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            r.part(child, src);
+        }
+    } else {
+        r.part(node, src);
+    }
+    Word {
+        text: if r.dynamic { raw.to_owned() } else { r.out },
+        raw,
+        dynamic: r.dynamic,
+        span: node.byte_range(),
+    }
+}
+
+#[derive(Default)]
+struct Resolver {
+    out: String,
+    dynamic: bool,
+    /// An unquoted `[` was seen: a later unquoted `]` makes a glob.
+    bracket: bool,
+    /// An unquoted `{` was seen, and then an unquoted `,`: a later `}` makes a brace expansion.
+    brace: bool,
+    brace_comma: bool,
+}
+
+impl Resolver {
+    fn part(&mut self, node: Node, src: &str) {
+        let t = text(node, src);
+        match node.kind() {
+            "word" => self.unquoted(t),
+            "number" => self.out.push_str(t),
+            "raw_string" => self.out.push_str(strip(t, 1, 1)),
+            "ansi_c_string" => self.out.push_str(&ansi_c(strip(t, 2, 1))),
+            "string" | "translated_string" => self.double_quoted(node, src),
+            _ => self.dynamic = true,
+        }
+    }
+
+    fn unquoted(&mut self, t: &str) {
+        let mut chars = t.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some(next) => self.out.push(next),
+                    None => self.out.push('\\'),
+                },
+                '*' | '?' => self.dynamic = true,
+                '[' => self.bracket = true,
+                ']' if self.bracket => self.dynamic = true,
+                '{' => self.brace = true,
+                ',' if self.brace => self.brace_comma = true,
+                '}' if self.brace_comma => self.dynamic = true,
+                _ => {}
+            }
+            if c != '\\' {
+                self.out.push(c);
+            }
+        }
+    }
+
+    fn double_quoted(&mut self, node: Node, src: &str) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "\"" | "$\"" => {}
+                "string_content" => dq_unescape(text(child, src), &mut self.out),
+                "$" => self.out.push('$'),
+                _ => self.dynamic = true,
+            }
+        }
+    }
+}
+
+/// `t` without `front` leading and `back` trailing bytes, or empty if too short.
+fn strip(t: &str, front: usize, back: usize) -> &str {
+    t.get(front..t.len().saturating_sub(back)).unwrap_or("")
+}
+
+/// Backslash inside double quotes escapes only `$`, `` ` ``, `"`, `\` and newline.
+fn dq_unescape(t: &str, out: &mut String) {
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(&n @ ('$' | '`' | '"' | '\\')) => {
+                    out.push(n);
+                    chars.next();
+                    continue;
+                }
+                Some('\n') => {
+                    chars.next();
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(c);
+    }
+}
+
+/// Decodes the body of `$'…'` as bash does.
+fn ansi_c(body: &str) -> String {
+    let b = body.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let e = b[i + 1];
+        i += 2;
+        let simple = match e {
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'e' | b'E' => Some(27),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(11),
+            b'\\' | b'\'' | b'"' | b'?' => Some(e),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        match e {
+            b'0'..=b'7' => {
+                let (v, n) = digits(&b[i - 1..], 8, 3);
+                out.push((v & 0xff) as u8);
+                i += n - 1;
+            }
+            b'x' | b'u' | b'U' => {
+                let max = match e {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let (v, n) = digits(&b[i..], 16, max);
+                if n == 0 {
+                    out.extend_from_slice(&[b'\\', e]);
+                } else if e == b'x' {
+                    out.push((v & 0xff) as u8);
+                } else {
+                    let c = char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER);
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+                i += n;
+            }
+            b'c' if i < b.len() => {
+                out.push(b[i].to_ascii_uppercase() ^ 0x40);
+                i += 1;
+            }
+            _ => out.extend_from_slice(&[b'\\', e]),
+        }
+    }
+    // Bash stops a $'…' string at a NUL byte.
+    if let Some(nul) = out.iter().position(|&c| c == 0) {
+        out.truncate(nul);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads up to `max` digits in `radix`; returns the value and how many were read.
+fn digits(b: &[u8], radix: u32, max: usize) -> (u32, usize) {
+    let mut v: u32 = 0;
+    let mut n = 0;
+    while n < max {
+        match b.get(n).and_then(|&c| (c as char).to_digit(radix)) {
+            Some(d) => v = v.wrapping_mul(radix).wrapping_add(d),
+            None => break,
+        }
+        n += 1;
+    }
+    (v, n)
+}
+
+/// `/bin/rm` → `rm`: the program is judged by its name wherever it lives.
+pub fn basename(name: &str) -> &str {
+    match name.rsplit_once('/') {
+        Some((_, base)) if !base.is_empty() => base,
+        _ => name,
+    }
+}
+
+/// A path made absolute against `cwd` (if needed) and cleaned of `.`, `..` and doubled slashes.
+fn normalise(path: &str, cwd: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let joined = if path.starts_with('/') {
+        [path, ""]
+    } else {
+        [cwd, path]
+    };
+    for piece in joined {
+        for part in piece.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                p => parts.push(p),
+            }
+        }
+    }
+    let mut out = String::with_capacity(path.len() + 1);
+    for p in &parts {
+        out.push('/');
+        out.push_str(p);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Where a word points, as far as can be known before the line runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Place {
+    /// A cleaned absolute path; a trailing `*` component stays literal.
+    Path(String),
+    /// Inside the home directory, which the context does not name: the cleaned path below
+    /// it, `/` for home itself.
+    Home(String),
+    Unknown,
+}
+
+/// Resolves a word to a place: literal paths against `ctx.cwd`, and the forms of home that
+/// bash expands (`~`, `~/…`, `$HOME`, `${HOME}`, quoted `"$HOME"/…`).
+pub fn place(word: &Word, ctx: &Context) -> Place {
+    let home_rest = home_rest(word);
+    let Some(rest) = home_rest.as_deref() else {
+        if word.dynamic && !is_glob_of_literal(word.raw) {
+            return Place::Unknown;
+        }
+        let t = if word.dynamic {
+            word.raw
+        } else {
+            word.text.as_str()
+        };
+        if !t.starts_with('/') && !ctx.cwd.starts_with('/') {
+            return Place::Unknown;
+        }
+        return Place::Path(normalise(t, ctx.cwd));
+    };
+    match ctx.home.filter(|h| h.starts_with('/')) {
+        Some(home) => Place::Path(normalise(&format!("{home}/{rest}"), "/")),
+        None => Place::Home(normalise(rest, "/")),
+    }
+}
+
+/// The part of a home-relative word after the home prefix, or `None` if it is not one.
+fn home_rest(word: &Word) -> Option<String> {
+    if !word.dynamic {
+        // Only an unquoted tilde expands; `"~"` is a file named `~`.
+        let t = word.text.as_str();
+        let rest = t.strip_prefix('~').filter(|_| word.raw.starts_with('~'))?;
+        return (rest.is_empty() || rest.starts_with('/')).then(|| rest.to_owned());
+    }
+    let raw = word.raw;
+    let after = ["\"$HOME\"", "\"${HOME}\"", "$HOME", "${HOME}", "~"]
+        .iter()
+        .find_map(|p| raw.strip_prefix(p))?;
+    let rest: String = after.chars().filter(|&c| c != '"' && c != '\'').collect();
+    let literal_rest = !rest.contains(['$', '`', '\\']);
+    (literal_rest && (rest.is_empty() || rest.starts_with('/'))).then_some(rest)
+}
+
+/// A word that is dynamic only through `*`/`?` globs, such as `/*`: its shape is still known.
+fn is_glob_of_literal(raw: &str) -> bool {
+    !raw.contains(['$', '`', '"', '\'', '\\', '[', '{'])
+}
+
+impl Place {
+    /// The path below the home directory (`/` for home itself), if the place is in it.
+    pub fn in_home(&self, ctx: &Context) -> Option<String> {
+        match self {
+            Place::Home(rest) => Some(rest.clone()),
+            Place::Path(p) => {
+                let home = normalise(ctx.home.filter(|h| h.starts_with('/'))?, "/");
+                if home == "/" {
+                    return Some(p.clone());
+                }
+                let rest = p.strip_prefix(&home)?;
+                if rest.is_empty() {
+                    Some("/".to_owned())
+                } else {
+                    rest.starts_with('/').then(|| rest.to_owned())
+                }
+            }
+            Place::Unknown => None,
+        }
+    }
+
+    /// `/`, `/*`, home or everything in home.
+    pub fn is_root_or_home(&self, ctx: &Context) -> bool {
+        let everything = |p: &str| p == "/" || p == "/*";
+        if let Place::Path(p) = self
+            && everything(p)
+        {
+            return true;
+        }
+        self.in_home(ctx).is_some_and(|rest| everything(&rest))
+    }
+
+    pub fn as_path(&self) -> Option<&str> {
+        match self {
+            Place::Path(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_word(src: &str) -> Word<'_> {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_bash::LANGUAGE.into())
+            .expect("the bundled grammar matches the tree-sitter version");
+        let line = format!("echo {src}");
+        let tree = parser.parse(&line, None).expect("no timeout is set");
+        let cmd = tree.root_node().named_child(0).expect("one command");
+        let mut cursor = cmd.walk();
+        let arg = cmd
+            .children_by_field_name("argument", &mut cursor)
+            .next()
+            .expect("echo has an argument");
+        let w = resolve(arg, &line);
+        Word {
+            text: w.text,
+            raw: src,
+            dynamic: w.dynamic,
+            span: w.span,
+        }
+    }
+
+    #[test]
+    fn words_resolve_like_bash() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("r''m", "rm", false),
+            ("\"r\"m", "rm", false),
+            ("\\rm", "rm", false),
+            ("'a b'\"c\\\"d\"", "a bc\"d", false),
+            ("$'a\\tb\\x41\\101\\u00e9'", "a\tbAAé", false),
+            ("\"a\\$b\\e\"", "a$b\\e", false),
+            ("foo\\ bar", "foo bar", false),
+            ("$HOME", "$HOME", true),
+            ("\"$x\"", "\"$x\"", true),
+            ("*.c", "*.c", true),
+            ("a[1]", "a[1]", true),
+            ("{a,b}", "{a,b}", true),
+            ("\\*", "*", false),
+            ("[", "[", false),
+            ("~/x", "~/x", false),
+        ];
+        for (input, text, dynamic) in cases {
+            let w = parse_word(input);
+            assert_eq!(
+                (w.text.as_str(), w.dynamic),
+                (*text, *dynamic),
+                "word {input}"
+            );
+        }
+    }
+
+    #[test]
+    fn places() {
+        let ctx = Context {
+            cwd: "/home/u/repo",
+            home: Some("/home/u"),
+            truncated: false,
+        };
+        let cases: &[(&str, Place)] = &[
+            ("/", Place::Path("/".into())),
+            ("/*", Place::Path("/*".into())),
+            ("~", Place::Path("/home/u".into())),
+            ("\"$HOME\"/.ssh", Place::Path("/home/u/.ssh".into())),
+            ("..", Place::Path("/home/u".into())),
+            ("x/../../.bashrc", Place::Path("/home/u/.bashrc".into())),
+            ("$x", Place::Unknown),
+        ];
+        for (input, want) in cases {
+            assert_eq!(&place(&parse_word(input), &ctx), want, "word {input}");
+        }
+        let no_home = Context {
+            cwd: "/",
+            home: None,
+            truncated: false,
+        };
+        assert_eq!(
+            place(&parse_word("${HOME}/"), &no_home),
+            Place::Home("/".into())
+        );
+        assert!(place(&parse_word("~/*"), &no_home).is_root_or_home(&no_home));
+    }
+}
