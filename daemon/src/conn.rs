@@ -227,22 +227,32 @@ impl Conn {
     }
 
     async fn explain(&self, explain: ExplainRequest) -> Response {
-        match self
+        let judgement = match self
             .judge(explain.subject, explain.origin, explain.context)
             .await
         {
-            Err(error) => Response::Error(error.to_wire()),
-            Ok((judgement, _, _)) => Response::Explained(Explanation {
-                verdict: verdict(&judgement, None, None),
-                commands: judgement
-                    .analysis
-                    .commands
-                    .iter()
-                    .take(MAX_COMMANDS_ON_WIRE)
-                    .map(|c| c.to_wire())
-                    .collect(),
-            }),
+            Ok((judgement, _, _)) => judgement,
+            Err(error) => return Response::Error(error.to_wire()),
+        };
+        let mut explanation = Explanation {
+            verdict: verdict(&judgement, None, None),
+            commands: judgement
+                .analysis
+                .commands
+                .iter()
+                .take(MAX_COMMANDS_ON_WIRE)
+                .map(|c| c.to_wire())
+                .collect(),
+        };
+        // The list of commands is the part that can be left short to fit one packet.
+        while !explanation.commands.is_empty()
+            && codec::encode_response(&Response::Explained(explanation.clone())).is_err()
+        {
+            explanation
+                .commands
+                .truncate(explanation.commands.len() / 2);
         }
+        Response::Explained(explanation)
     }
 
     async fn check(&mut self, check: CheckRequest) -> Flow {

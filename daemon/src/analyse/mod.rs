@@ -227,7 +227,7 @@ impl Finding {
         protocol::Finding {
             id: self.id.to_owned(),
             level: self.level,
-            message: self.message.clone(),
+            message: shorten(&self.message),
             span: wire_span(&self.span),
         }
     }
@@ -237,10 +237,26 @@ impl SimpleCommand {
     pub fn to_wire(&self) -> protocol::CommandInfo {
         protocol::CommandInfo {
             path: self.path.clone(),
-            argv: self.argv.clone(),
+            argv: self.argv.iter().map(|word| shorten(word)).collect(),
             span: wire_span(&self.span),
         }
     }
+}
+
+/// Text on the wire is cut to this many bytes, so that a reply quoting a huge word still fits
+/// one packet; the span still points at the whole of it in the input.
+pub const MAX_WIRE_TEXT: usize = 1024;
+
+/// `text`, cut at a character boundary to [`MAX_WIRE_TEXT`] bytes with an ellipsis.
+fn shorten(text: &str) -> String {
+    if text.len() <= MAX_WIRE_TEXT {
+        return text.to_owned();
+    }
+    let mut end = MAX_WIRE_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// `a > b`, or `b` when `a` is empty.
