@@ -284,6 +284,15 @@ pub struct PendingItem {
     pub expires_in_ms: u64,
 }
 
+/// The held requests a caller may see, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PendingList {
+    /// As many as fit in one packet (long commands are shortened).
+    pub items: Vec<PendingItem>,
+    /// How many more are held but did not fit: say so, never drop them silently.
+    pub omitted: u32,
+}
+
 /// The daemon's state, for `assent status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusInfo {
@@ -346,7 +355,7 @@ pub enum Response {
     /// The request succeeded and there is nothing to return.
     Done,
     /// Held requests.
-    Pending(Vec<PendingItem>),
+    Pending(PendingList),
     /// Daemon status.
     Status(StatusInfo),
     /// Recent audit events, oldest first.

@@ -11,7 +11,8 @@ use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
     AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ErrorKind, ExplainRequest, Explanation,
-    MAX_MESSAGE_LEN, PROTOCOL_VERSION, Request, Response, StatusInfo, Subject, Verdict, WireError,
+    MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingItem, PendingList, Request, Response, StatusInfo,
+    Subject, Verdict, WireError,
 };
 use tokio::sync::{oneshot, watch};
 use tokio::time::{Instant, sleep_until};
@@ -147,14 +148,8 @@ impl Conn {
                 self.send(&done_or_error(result)).await;
             }
             Request::ListPending => {
-                let mut items = self.shared.pending.list(self.peer.uid);
-                // Keep the reply within one packet.
-                while !items.is_empty()
-                    && codec::encode_response(&Response::Pending(items.clone())).is_err()
-                {
-                    items.truncate(items.len() / 2);
-                }
-                self.send(&Response::Pending(items)).await;
+                let list = pending_list(self.shared.pending.list(self.peer.uid));
+                self.send(&Response::Pending(list)).await;
             }
             Request::Status => {
                 let status = self.status();
@@ -426,6 +421,47 @@ fn verdict(judgement: &Judgement, token: Option<String>, expires_in_ms: Option<u
         reason: judgement.ruling.reason.clone(),
         token,
         expires_in_ms,
+    }
+}
+
+/// Commands in a pending list are shortened to this many bytes.
+const PENDING_SUBJECT_MAX: usize = 4096;
+
+/// As many held requests as fit in one packet, with long commands shortened, and a count of the
+/// rest: a list is never cut silently.
+fn pending_list(mut items: Vec<PendingItem>) -> PendingList {
+    for item in &mut items {
+        if item.subject.len() > PENDING_SUBJECT_MAX {
+            let mut end = PENDING_SUBJECT_MAX;
+            while !item.subject.is_char_boundary(end) {
+                end -= 1;
+            }
+            item.subject.truncate(end);
+            item.subject.push('…');
+        }
+    }
+    let total = items.len();
+    let fits = |n: usize| {
+        let list = PendingList {
+            items: items[..n].to_vec(),
+            omitted: u32::try_from(total - n).unwrap_or(u32::MAX),
+        };
+        codec::encode_response(&Response::Pending(list)).is_ok()
+    };
+    // The largest prefix that fits: a binary search, since encoding is the cost.
+    let (mut lo, mut hi) = (0, total);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    items.truncate(lo);
+    PendingList {
+        items,
+        omitted: u32::try_from(total - lo).unwrap_or(u32::MAX),
     }
 }
 

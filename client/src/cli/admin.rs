@@ -57,8 +57,8 @@ pub fn answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool) -> u8 {
 
 /// `assent pending`.
 pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
-    let items = match ask(socket, &Request::ListPending) {
-        Ok(Response::Pending(items)) => items,
+    let list = match ask(socket, &Request::ListPending) {
+        Ok(Response::Pending(list)) => list,
         Ok(other) => {
             messages::say(&format!("unexpected reply: {other:?}"));
             return exit::UNAVAILABLE;
@@ -66,14 +66,14 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         Err(code) => return code,
     };
     if json {
-        print_json(&items);
+        print_json(&list);
         return exit::ALLOW;
     }
     let mut out = std::io::stdout().lock();
-    if items.is_empty() {
+    if list.items.is_empty() && list.omitted == 0 {
         let _ = writeln!(out, "no held requests");
     }
-    for item in items {
+    for item in list.items {
         let _ = writeln!(
             out,
             "{}  {}  uid {} pid {}  {}  {} s left{}",
@@ -94,6 +94,13 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         for finding in item.findings {
             let _ = writeln!(out, "    - [{}] {}", finding.id, finding.message);
         }
+    }
+    if list.omitted > 0 {
+        let _ = writeln!(
+            out,
+            "and {} more held requests that did not fit in one reply",
+            list.omitted
+        );
     }
     exit::ALLOW
 }

@@ -66,6 +66,11 @@ pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show
             (ready(&fds[0]), fds.get(1).is_some_and(ready))
         };
         if signalled {
+            // Consume it: a signal left pending would be delivered, and kill us, the moment the
+            // old mask is restored.
+            if let Some(signals) = &signals {
+                while let Ok(Some(_)) = signals.read_signal() {}
+            }
             break cancel(conn, token);
         }
         if socket_ready {
