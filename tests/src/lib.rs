@@ -1,1 +1,453 @@
-//! shared test helpers
+//! Shared helpers for assent's end-to-end tests.
+//!
+//! [`TestDaemon`] runs the real daemon in-process on a socket in a temporary directory; its
+//! `Drop` stops it. [`binary`] finds the built `assent` and `assentd` next to the test
+//! executable. [`in_new_session`] starts a process in a login session of its own, which is what
+//! an approver must be: the daemon refuses an answer from the requester's process or session.
+//!
+//! Every blocking wait here is bounded, so a wedged daemon fails a test in seconds instead of
+//! hanging it.
+
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use assent_client::Connection;
+use assent_client::protocol::{
+    CheckRequest, Context, Decided, ErrorKind, Origin, Request, Response, Subject, Verdict,
+};
+use nix::sys::socket::{setsockopt, sockopt};
+use nix::sys::time::{TimeVal, TimeValLike};
+
+/// How long any single blocking receive in a test may take before the test fails.
+pub const RECV_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a spawned process may run before it is killed and the test fails.
+pub const PROCESS_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The environment variables our binaries read; cleared so the caller's shell cannot redirect
+/// a test to a real daemon.
+pub const OUR_ENV: [&str; 2] = ["ASSENT_SOCKET", "ASSENT_LOG"];
+
+/// How a [`TestDaemon`] is configured.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How long a held request waits for an answer.
+    pub hold_ttl: Duration,
+    /// How many requests one uid may have held at once.
+    pub max_pending_per_uid: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hold_ttl: Duration::from_secs(60),
+            max_pending_per_uid: 32,
+        }
+    }
+}
+
+/// The real daemon, in-process, on a socket in its own temporary directory.
+///
+/// `assentd::run` runs on a multi-thread runtime of its own in a background thread, so the test
+/// can use the blocking client. Dropping the guard stops the daemon.
+pub struct TestDaemon {
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+    state_dir: PathBuf,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    done: mpsc::Receiver<()>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TestDaemon {
+    /// A daemon with the default options.
+    pub fn start() -> TestDaemon {
+        TestDaemon::with(Options::default())
+    }
+
+    /// A daemon with `options`.
+    pub fn with(options: Options) -> TestDaemon {
+        let dir = tempfile::tempdir().expect("a temporary directory can be made");
+        // Other uids (the `nobody` approver) must reach the socket inside.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("the temporary directory is ours to chmod");
+        let socket = dir.path().join("assent.sock");
+        let state_dir = dir.path().join("state");
+        let config_dir = dir.path().join("config");
+        std::fs::create_dir_all(&state_dir).expect("the state directory can be made");
+        std::fs::create_dir_all(&config_dir).expect("the config directory can be made");
+        let mut config =
+            assentd::Config::for_user_dirs(socket.clone(), state_dir.clone(), config_dir);
+        config.hold_ttl = options.hold_ttl;
+        config.max_pending_per_uid = options.max_pending_per_uid;
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("test-assentd")
+            .build()
+            .expect("a tokio runtime can be built");
+        // Bind before spawning: once this returns, connects succeed, so no test sleeps.
+        let listener = {
+            let _entered = runtime.enter();
+            assentd::bind(&socket, 0o666).expect("the test socket binds")
+        };
+        let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+        let (done_tx, done) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("test-assentd".into())
+            .spawn(move || {
+                runtime.block_on(assentd::run(listener, config, async move {
+                    let _ = shutdown_rx.await;
+                }));
+                let _ = done_tx.send(());
+                runtime.shutdown_timeout(Duration::from_secs(2));
+            })
+            .expect("the daemon thread starts");
+        TestDaemon {
+            dir,
+            socket,
+            state_dir,
+            shutdown: Some(shutdown_tx),
+            done,
+            thread: Some(thread),
+        }
+    }
+
+    /// The daemon's socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The daemon's state directory (the audit file `audit.jsonl` is there).
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// The temporary directory everything lives in.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A new connection with bounded receives and sends.
+    pub fn connect(&self) -> Connection {
+        connect(&self.socket)
+    }
+
+    /// Trigger shutdown and wait (at most 5 s) for `run` to return. Returns how long `run` took
+    /// to return after the trigger, or `None` if it did not return in time or was already
+    /// stopped.
+    pub fn stop(&mut self) -> Option<Duration> {
+        let trigger = self.shutdown.take()?;
+        let started = Instant::now();
+        let _ = trigger.send(());
+        match self.done.recv_timeout(Duration::from_secs(5)) {
+            Ok(()) => {
+                let took = started.elapsed();
+                if let Some(thread) = self.thread.take() {
+                    let _ = thread.join();
+                }
+                Some(took)
+            }
+            Err(_) => {
+                // Leave the thread behind rather than hang the test run.
+                eprintln!("assentd::run did not return within 5 s of shutdown");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for TestDaemon {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Connect to `socket`, with receive and send timeouts of [`RECV_TIMEOUT`] so a test that
+/// waits for a reply that never comes fails instead of hanging.
+pub fn connect(socket: &Path) -> Connection {
+    let conn = Connection::connect(socket).expect("the daemon accepts connections");
+    set_timeouts(&conn, RECV_TIMEOUT);
+    conn
+}
+
+/// Set the receive and send timeouts of a connection.
+pub fn set_timeouts(conn: &Connection, timeout: Duration) {
+    let millis = i64::try_from(timeout.as_millis()).expect("a test timeout fits in i64");
+    let tv = TimeVal::milliseconds(millis);
+    setsockopt(conn, sockopt::ReceiveTimeout, &tv).expect("SO_RCVTIMEO can be set");
+    setsockopt(conn, sockopt::SendTimeout, &tv).expect("SO_SNDTIMEO can be set");
+}
+
+/// A shell check.
+pub fn check(command: &str, origin: Origin) -> Request {
+    Request::Check(CheckRequest {
+        subject: shell(command),
+        origin,
+        context: Context::default(),
+        wait: false,
+    })
+}
+
+/// A shell subject run in `/tmp`.
+pub fn shell(command: &str) -> Subject {
+    Subject::Shell {
+        command: command.into(),
+        cwd: "/tmp".into(),
+        truncated: false,
+    }
+}
+
+/// A check that is held whatever the analyser says: the caller's own `requires_confirmation`
+/// raises the decision to Confirm. Used wherever a test is about holding, not analysis.
+pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
+    Request::Check(CheckRequest {
+        subject: shell(command),
+        origin: Origin::Agent,
+        context: Context {
+            session: session.map(str::to_string),
+            requires_confirmation: Some(true),
+            confidence: None,
+        },
+        wait,
+    })
+}
+
+/// Send a check and expect a verdict.
+pub fn verdict_of(conn: &mut Connection, request: &Request) -> Verdict {
+    match conn.request(request) {
+        Ok(Response::Verdict(verdict)) => verdict,
+        other => panic!("expected a verdict for {request:?}, got {other:?}"),
+    }
+}
+
+/// Send a check that must be held; return its token.
+pub fn hold(conn: &mut Connection, request: &Request) -> String {
+    let verdict = verdict_of(conn, request);
+    assert_eq!(
+        verdict.decision,
+        assent_client::protocol::Decision::Confirm,
+        "expected {request:?} to be held, got {verdict:?}"
+    );
+    let token = verdict.token.expect("a held verdict carries its token");
+    assert!(is_token(&token), "token {token:?} is not pa_ + 32 hex");
+    token
+}
+
+/// Whether `text` has the token form: `pa_` and 32 lowercase hex digits.
+pub fn is_token(text: &str) -> bool {
+    text.strip_prefix("pa_").is_some_and(|hex| {
+        hex.len() == 32
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// Receive the final outcome of a held request this connection waits for.
+pub fn decided(conn: &mut Connection) -> Decided {
+    match conn.recv() {
+        Ok(Response::Decided(decided)) => decided,
+        other => panic!("expected Decided, got {other:?}"),
+    }
+}
+
+/// Expect a request to be refused with an error; return its kind.
+pub fn refused(result: Result<Response, assent_client::Error>) -> ErrorKind {
+    match result {
+        Err(assent_client::Error::Refused(error)) => error.kind,
+        other => panic!("expected an error reply, got {other:?}"),
+    }
+}
+
+/// The tokens held right now, as `conn`'s uid sees them.
+pub fn pending_tokens(conn: &mut Connection) -> Vec<String> {
+    match conn.request(&Request::ListPending) {
+        Ok(Response::Pending(list)) => list.items.into_iter().map(|item| item.token).collect(),
+        other => panic!("expected the pending list, got {other:?}"),
+    }
+}
+
+/// Poll `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if condition() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The target directory the test executable was built into (`target/debug`).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable knows its path");
+    let deps = exe
+        .parent()
+        .expect("the test executable sits in a directory");
+    let dir = if deps.ends_with("deps") {
+        deps.parent().expect("deps has a parent")
+    } else {
+        deps
+    };
+    dir.to_path_buf()
+}
+
+/// The path of a workspace binary (`assent`, `assentd`, `assent-test-approver`), built for this
+/// test run.
+///
+/// `cargo test -p assent-tests` builds this package's binaries but not the other packages',
+/// and a binary left from an earlier build may predate the code under test, so the first call
+/// in each test process runs `cargo build --workspace --bins` (`$CARGO`, else `cargo`); when it
+/// is already up to date that is a fraction of a second. If the build fails, binaries that
+/// exist are used as they are and a note is printed.
+pub fn binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the tests crate sits in the workspace")
+            .join("Cargo.toml");
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "--workspace",
+                "--bins",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .stdin(Stdio::null())
+            .status();
+        match status {
+            Ok(status) if status.success() => {}
+            other => {
+                eprintln!("note: `cargo build --bins` failed ({other:?}); using what is built")
+            }
+        }
+    });
+    let path = target_dir().join(name);
+    assert!(
+        path.is_file(),
+        "{} is not built (looked in {})",
+        name,
+        target_dir().display()
+    );
+    path
+}
+
+/// A command for one of our binaries: our environment variables cleared, stdin closed, output
+/// captured.
+pub fn our_command(name: &str) -> Command {
+    let mut command = Command::new(binary(name));
+    for var in OUR_ENV {
+        command.env_remove(var);
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// `assent --socket SOCKET`, ready for a subcommand.
+pub fn assent(socket: &Path) -> Command {
+    let mut command = our_command("assent");
+    command.arg("--socket").arg(socket);
+    command
+}
+
+/// The test approver (`src/bin/approver.rs`) for `socket`.
+pub fn approver(socket: &Path) -> Command {
+    let mut command = our_command("assent-test-approver");
+    command.arg("--socket").arg(socket);
+    command
+}
+
+/// Make `command` start in a new login session (`setsid`), as an approver at another terminal
+/// would be. The daemon compares login sessions to refuse self-approval.
+pub fn in_new_session(command: &mut Command) -> &mut Command {
+    // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which
+    // is async-signal-safe; it touches no memory shared with the parent and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            nix::unistd::setsid().map_err(std::io::Error::from)?;
+            Ok(())
+        });
+    }
+    command
+}
+
+/// Run `command` to completion, killing it and failing the test after [`PROCESS_TIMEOUT`].
+pub fn run_bounded(command: &mut Command) -> Output {
+    let child = command.spawn().expect("the command starts");
+    wait_bounded(child, PROCESS_TIMEOUT)
+}
+
+/// Wait for `child` and collect its output, killing it (by its pid) and failing the test after
+/// `timeout`.
+pub fn wait_bounded(child: Child, timeout: Duration) -> Output {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid fits in i32"));
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(timeout) {
+        Ok(output) => output.expect("waiting for the child works"),
+        Err(_) => {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            panic!("a child process (pid {pid}) did not finish within {timeout:?}");
+        }
+    }
+}
+
+/// A spawned process that is killed (by its pid) and reaped when dropped.
+pub struct KillOnDrop(pub Option<Child>);
+
+impl KillOnDrop {
+    /// The child's pid.
+    pub fn pid(&self) -> nix::unistd::Pid {
+        let child = self.0.as_ref().expect("the child is still owned");
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid fits in i32"))
+    }
+
+    /// Take the child out, so it is no longer killed on drop.
+    pub fn take(&mut self) -> Child {
+        self.0.take().expect("the child is still owned")
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Read what is left on a child's stderr pipe, for failure messages.
+pub fn drain_stderr(child: &mut Child) -> String {
+    let mut text = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut text);
+    }
+    text
+}
+
+/// Poll-connect to `socket` until the daemon accepts, for at most `timeout`.
+pub fn wait_for_socket(socket: &Path, timeout: Duration) -> bool {
+    wait_until(timeout, || Connection::connect(socket).is_ok())
+}

@@ -1,0 +1,158 @@
+//! `assent-test-approver`: a second process for the end-to-end tests.
+//!
+//! The daemon refuses an answer from the requester's own process or login session, so an
+//! approval has to come from outside the test process; the tests start this one in a new
+//! session (or, on purpose, in theirs). It speaks the protocol through the client library only,
+//! so it does not depend on the `assent` CLI.
+//!
+//! ```text
+//! assent-test-approver --socket PATH [--uid N] COMMAND
+//!   answer TOKEN allow|deny [LABEL]  one answer (scoped to session LABEL if given)
+//!   race TOKEN                       two connections answer allow at the same moment
+//!   answer-all COUNT TIMEOUT_MS      answer COUNT held requests as they appear: allow when the
+//!                                    subject contains "allow", deny otherwise
+//!   cancel TOKEN                     withdraw a request as this uid
+//! ```
+//! Each answer prints one line: `done`, or the error kind (`not_found`, `self_approval`, …).
+//! `answer-all` prints how many it answered. Exit 0 when the daemon replied, 2 otherwise.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use assent_client::Connection;
+use assent_client::protocol::{Request, Response};
+use nix::sys::socket::{setsockopt, sockopt};
+use nix::sys::time::{TimeVal, TimeValLike};
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("assent-test-approver: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Vec<String>) -> Result<(), String> {
+    let mut args = args.into_iter().peekable();
+    let mut socket = None;
+    while let Some(flag) = args.next_if(|a| a.starts_with("--")) {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--socket" => socket = Some(PathBuf::from(value)),
+            "--uid" => become_uid(&value)?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    let socket = socket.ok_or("--socket is required")?;
+    let command = args.next().ok_or("no command")?;
+    let rest: Vec<String> = args.collect();
+    let arg = |i: usize| {
+        rest.get(i)
+            .cloned()
+            .ok_or(format!("{command}: missing argument"))
+    };
+    match command.as_str() {
+        "answer" => {
+            let allow = match arg(1)?.as_str() {
+                "allow" => true,
+                "deny" => false,
+                other => return Err(format!("allow or deny, not {other}")),
+            };
+            let mut conn = connect(&socket)?;
+            let request = Request::Answer {
+                token: arg(0)?,
+                allow,
+                session: rest.get(2).cloned(),
+            };
+            println!("{}", outcome(conn.request(&request))?);
+        }
+        "race" => {
+            let request = Request::Answer {
+                token: arg(0)?,
+                allow: true,
+                session: None,
+            };
+            let mut first = connect(&socket)?;
+            let mut second = connect(&socket)?;
+            // Both packets are in the daemon's queues before either reply is read, so its
+            // worker threads handle the two answers at the same time.
+            first.send(&request).map_err(|e| e.to_string())?;
+            second.send(&request).map_err(|e| e.to_string())?;
+            println!("{}", outcome(reply(&mut first))?);
+            println!("{}", outcome(reply(&mut second))?);
+        }
+        "answer-all" => {
+            let count: usize = arg(0)?.parse().map_err(|e| format!("COUNT: {e}"))?;
+            let timeout: u64 = arg(1)?.parse().map_err(|e| format!("TIMEOUT_MS: {e}"))?;
+            let deadline = Instant::now() + Duration::from_millis(timeout);
+            let mut conn = connect(&socket)?;
+            let mut answered = 0;
+            while answered < count && Instant::now() < deadline {
+                let items = match conn.request(&Request::ListPending) {
+                    Ok(Response::Pending(list)) => list.items,
+                    other => return Err(format!("listing pending: {other:?}")),
+                };
+                if items.is_empty() {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                for item in items {
+                    let request = Request::Answer {
+                        token: item.token,
+                        allow: item.subject.contains("allow"),
+                        session: None,
+                    };
+                    let result = outcome(conn.request(&request))?;
+                    if result == "done" {
+                        answered += 1;
+                    } else {
+                        eprintln!("answer refused: {result}");
+                    }
+                }
+            }
+            println!("{answered}");
+        }
+        "cancel" => {
+            let mut conn = connect(&socket)?;
+            let request = Request::Cancel { token: arg(0)? };
+            println!("{}", outcome(conn.request(&request))?);
+        }
+        other => return Err(format!("unknown command {other}")),
+    }
+    Ok(())
+}
+
+fn connect(socket: &std::path::Path) -> Result<Connection, String> {
+    let conn = Connection::connect(socket).map_err(|e| e.to_string())?;
+    let tv = TimeVal::milliseconds(10_000);
+    setsockopt(&conn, sockopt::ReceiveTimeout, &tv).map_err(|e| e.to_string())?;
+    setsockopt(&conn, sockopt::SendTimeout, &tv).map_err(|e| e.to_string())?;
+    Ok(conn)
+}
+
+fn reply(conn: &mut Connection) -> Result<Response, assent_client::Error> {
+    match conn.recv()? {
+        Response::Error(error) => Err(assent_client::Error::Refused(error)),
+        response => Ok(response),
+    }
+}
+
+/// `done`, an error kind's name, or an error for anything else.
+fn outcome(result: Result<Response, assent_client::Error>) -> Result<String, String> {
+    match result {
+        Ok(Response::Done) => Ok("done".into()),
+        Err(assent_client::Error::Refused(error)) => Ok(error.kind.as_str().into()),
+        other => Err(format!("unexpected reply: {other:?}")),
+    }
+}
+
+/// Drop every group and become `uid` (with the same gid), as root can.
+fn become_uid(uid: &str) -> Result<(), String> {
+    let raw: u32 = uid.parse().map_err(|e| format!("--uid: {e}"))?;
+    nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups: {e}"))?;
+    nix::unistd::setgid(nix::unistd::Gid::from_raw(raw)).map_err(|e| format!("setgid: {e}"))?;
+    nix::unistd::setuid(nix::unistd::Uid::from_raw(raw)).map_err(|e| format!("setuid: {e}"))?;
+    Ok(())
+}
