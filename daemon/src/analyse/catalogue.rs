@@ -38,7 +38,9 @@ macro_rules! catalogue {
     };
 }
 
+// One table, grouped by family. Add entries inside your family's group, never elsewhere.
 catalogue! {
+    // ---- fs: deleting, moving onto, permissions ----
     FS_RM = "fs.rm", Destructive,
         "`rm` deletes {}; deleted files do not go to a trash and cannot be recovered";
     FS_RM_FORCE = "fs.rm_force", Destructive,
@@ -47,22 +49,42 @@ catalogue! {
         "`rm -r` deletes {} and everything beneath it";
     FS_RM_ROOT_OR_HOME = "fs.rm_root_or_home", Forbidden,
         "`rm` would delete {}: the whole system or a home directory";
+    // ---- fs end ----
+    // ---- redirect ----
     REDIRECT_OVERWRITE = "redirect.overwrite", Moderate,
         "the redirection overwrites {}; its previous contents are lost";
     REDIRECT_OVERWRITE_SENSITIVE = "redirect.overwrite_sensitive", Destructive,
         "the redirection overwrites {}, a system or login configuration file";
     REDIRECT_BLOCK_DEVICE = "redirect.block_device", Forbidden,
         "the redirection writes straight onto the disk device {}, destroying its file systems";
+    // ---- redirect end ----
+    // ---- git ----
     GIT_PUSH = "git.push", Moderate,
         "`git push` publishes commits to a remote repository ({})";
     GIT_PUSH_FORCE = "git.push_force", Destructive,
         "`git push` with {} rewrites or deletes published history that others may have pulled";
+    // ---- git end ----
+    // ---- disk ----
     DISK_MKFS = "disk.mkfs", Destructive,
         "`{}` creates a new file system, erasing everything the device held";
     DISK_DD_WRITE = "disk.dd_write", Destructive,
         "`dd` writes raw bytes over {}";
     DISK_ROOT_DEVICE = "disk.root_device", Forbidden,
         "writes over the disk device {}: every file system on it is lost";
+    // ---- disk end ----
+    // ---- system: power, services, processes, users, firewall ----
+    // ---- system end ----
+    // ---- data: databases and stores ----
+    // ---- data end ----
+    // ---- cloud: containers, orchestration, cloud and service CLIs ----
+    // ---- cloud end ----
+    // ---- packages ----
+    // ---- packages end ----
+    // ---- sensitive: reading secrets ----
+    // ---- sensitive end ----
+    // ---- general: what unknown programs are judged by ----
+    // ---- general end ----
+    // ---- opaque ----
     OPAQUE_PARSE_ERROR = "opaque.parse_error", Opaque,
         "the command line could not be parsed ({}), so it cannot be checked";
     OPAQUE_TRUNCATED = "opaque.truncated", Opaque,
@@ -79,6 +101,7 @@ catalogue! {
         "`eval` runs text that is only known when the line runs ({})";
     OPAQUE_PIPE_TO_SHELL = "opaque.pipe_to_shell", Opaque,
         "data piped into `{}` runs as commands that cannot be checked";
+    // ---- opaque end ----
 }
 
 #[cfg(test)]
