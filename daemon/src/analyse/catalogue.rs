@@ -73,6 +73,8 @@ catalogue! {
         "writes over the disk device {}: every file system on it is lost";
     // ---- disk end ----
     // ---- system: power, services, processes, users, firewall ----
+    SYSTEM_FORK_BOMB = "system.fork_bomb", Forbidden,
+        "{} is a fork bomb: it copies itself until the machine stops responding";
     // ---- system end ----
     // ---- data: databases and stores ----
     // ---- data end ----

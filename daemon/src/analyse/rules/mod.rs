@@ -6,11 +6,17 @@
 //! gets no finding yet. Rules see resolved words and the context only; they never touch the
 //! file system.
 
+mod cloud;
+mod data;
 mod disk;
 mod fs;
+mod general;
 mod git;
+mod packages;
 mod readonly;
 mod redirect;
+mod sensitive;
+mod system;
 
 use std::ops::Range;
 
@@ -53,6 +59,10 @@ const FAMILIES: &[&[(&str, Class)]] = &[
     fs::COMMANDS,
     git::COMMANDS,
     disk::COMMANDS,
+    system::COMMANDS,
+    data::COMMANDS,
+    cloud::COMMANDS,
+    packages::COMMANDS,
     readonly::COMMANDS,
 ];
 
@@ -70,10 +80,20 @@ pub fn class(name: &str) -> Option<&'static Class> {
         .map(|(_, c)| c)
 }
 
-/// Applies the rule for `name`, if any.
+/// Judges one simple command: secrets it reads (any program), then its family's rule; a
+/// program in no family is judged by the service-CLI verbs it uses (`… delete …`), else by
+/// what it is (`general`).
 pub fn command(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
-    if let Some(Class::Rule(rule)) = class(name) {
-        rule(args, &mut Site { name, span, st });
+    let site = &mut Site { name, span, st };
+    sensitive::scan(args, site);
+    match class(name) {
+        Some(Class::Rule(rule)) => rule(args, site),
+        Some(Class::ReadOnly) => {}
+        None => {
+            if !cloud::service(args, site) {
+                general::unknown(args, site);
+            }
+        }
     }
 }
 
