@@ -55,6 +55,7 @@ impl Audit {
             journald: config.journald,
             jsonl: config.jsonl.clone(),
             file: None,
+            written: 0,
         };
         let writer = std::thread::Builder::new()
             .name("assent-audit".into())
@@ -158,6 +159,8 @@ struct Sink {
     journald: bool,
     jsonl: Option<PathBuf>,
     file: Option<File>,
+    /// Bytes in the open file, counted so rotation needs no `fstat` per event.
+    written: u64,
 }
 
 impl Sink {
@@ -176,22 +179,25 @@ impl Sink {
     }
 
     fn append(&mut self, event: &AuditEvent) -> std::io::Result<()> {
-        let Some(path) = self.jsonl.clone() else {
+        let Some(path) = self.jsonl.as_deref() else {
             return Ok(());
         };
-        if self.file.is_none() {
-            self.file = Some(open_append(&path)?);
-        }
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => {
+                let file = open_append(path)?;
+                self.written = file.metadata()?.len();
+                self.file.insert(file)
+            }
+        };
         let mut line = serde_json::to_vec(event).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let file = self
-            .file
-            .as_mut()
-            .ok_or_else(|| std::io::Error::other("no file"))?;
+        // One write per event: a crash loses at most the event being written.
         file.write_all(&line)?;
-        if file.metadata()?.len() > ROTATE_AT {
+        self.written += line.len() as u64;
+        if self.written > ROTATE_AT {
             self.file = None;
-            std::fs::rename(&path, path.with_extension("jsonl.1"))?;
+            std::fs::rename(path, path.with_extension("jsonl.1"))?;
         }
         Ok(())
     }

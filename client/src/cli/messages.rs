@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use assent_client::Error;
-use assent_client::protocol::{Decided, ErrorKind, Finding, Verdict};
+use assent_client::protocol::{Decided, ErrorKind, Verdict};
 
 /// Print an error with the client's name.
 pub fn error(error: &Error) {
@@ -27,26 +27,12 @@ pub fn say(text: &str) {
 
 /// Explain a denial.
 pub fn denied(verdict: &Verdict) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "assent: denied ({}): {}",
-        verdict.level.as_str(),
-        verdict.reason
-    );
-    findings(&mut err, &verdict.findings);
+    verdict_text("denied", verdict);
 }
 
 /// Explain a hold.
 pub fn held(verdict: &Verdict) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "assent: held for approval ({}): {}",
-        verdict.level.as_str(),
-        verdict.reason
-    );
-    findings(&mut err, &verdict.findings);
+    verdict_text("held for approval", verdict);
 }
 
 /// The final word on a held request.
@@ -55,14 +41,20 @@ pub fn decided(decided: &Decided) {
     say(&format!("{verb}: {}", decided.reason));
 }
 
-fn findings(out: &mut impl Write, findings: &[Finding]) {
-    for finding in findings {
-        let _ = writeln!(
-            out,
-            "  - {} [{}]: {}",
+/// One write for the whole message: stderr is unbuffered.
+fn verdict_text(what: &str, verdict: &Verdict) {
+    let mut text = format!(
+        "assent: {what} ({}): {}\n",
+        verdict.level.as_str(),
+        verdict.reason
+    );
+    for finding in &verdict.findings {
+        text.push_str(&format!(
+            "  - {} [{}]: {}\n",
             finding.level.as_str(),
             finding.id,
             finding.message
-        );
+        ));
     }
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
