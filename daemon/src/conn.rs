@@ -26,6 +26,8 @@ use crate::server::Shared;
 
 /// Commands longer than this are analysed off the async workers.
 const ANALYSE_INLINE_MAX: usize = 4096;
+/// The largest packet a connection waiting for its held request accepts (a `Cancel`).
+const WAITING_PACKET_MAX: usize = 512;
 /// The most audit events one `Log` returns.
 const MAX_LOG_EVENTS: usize = 1000;
 
@@ -306,7 +308,14 @@ impl Conn {
         self.shared.stats.record(Decision::Confirm);
         self.audit(&judgement, &subject, Decision::Confirm, Some(&held.token));
         match held.outcome {
-            Some(outcome) => self.wait(&held.token, held.expires_at, outcome).await,
+            Some(outcome) => {
+                // A waiting connection only ever receives a Cancel: give the packet buffer back
+                // while it waits, so a thousand waiting requesters cost little memory.
+                self.buf = Vec::new();
+                let flow = self.wait(&held.token, held.expires_at, outcome).await;
+                self.buf = vec![0; MAX_MESSAGE_LEN + 1];
+                flow
+            }
             None => Flow::Continue,
         }
     }
@@ -320,6 +329,8 @@ impl Conn {
         mut outcome: oneshot::Receiver<Decided>,
     ) -> Flow {
         let mut timed_out = false;
+        // Enough for a Cancel; anything larger arrives truncated and is refused.
+        let mut small = [0u8; WAITING_PACKET_MAX];
         loop {
             tokio::select! {
                 decided = &mut outcome => {
@@ -336,9 +347,10 @@ impl Conn {
                     self.shared.pending.expire(token);
                     timed_out = true;
                 }
-                received = self.socket.recv(&mut self.buf) => {
+                received = self.socket.recv(&mut small) => {
                     let request = match received {
-                        Ok(info) if info.bytes_read() > 0 => decode_request(&self.buf[..info.bytes_read()]),
+                        Ok(info) if info.truncated() => Err(CodecError::TooLarge { len: info.bytes_read() }),
+                        Ok(info) if info.bytes_read() > 0 => decode_request(&small[..info.bytes_read()]),
                         _ => {
                             let _ = self.shared.pending.cancel(token, self.peer.uid, "the requester disconnected");
                             return Flow::Close;
