@@ -584,3 +584,48 @@ fn assent_check_origin_decides_git_push() {
         run_bounded(assent(daemon.socket()).args(["check", "--no-wait", "--", "git", "push"]));
     assert_exit(&agent, 2, "assent check --no-wait -- git push");
 }
+
+/// System mode (as root): the socket is open to every user (0666) because callers are told
+/// apart by their kernel credentials, and the audit trail records the uid the kernel reported,
+/// not anything the client said. Without a journal the audit goes to the state directory.
+#[test]
+fn system_mode_serves_other_users_and_audits_their_kernel_uid() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: system mode needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory can be made");
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("the temporary directory is ours to chmod");
+    let socket = dir.path().join("run").join("assent.sock");
+    let state = dir.path().join("state");
+    let child = our_command("assentd")
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--state-dir")
+        .arg(&state)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("assentd starts");
+    let _daemon = KillOnDrop(Some(child));
+    assert!(wait_for_socket(&socket, Duration::from_secs(10)), "assentd accepts");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&socket).expect("the socket exists").permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o666, "the system socket is open to every user");
+
+    let mut as_nobody = assent(&socket);
+    as_nobody.args(["check", "--", "ls -la"]);
+    std::os::unix::process::CommandExt::uid(&mut as_nobody, 65534);
+    std::os::unix::process::CommandExt::gid(&mut as_nobody, 65534);
+    as_nobody.current_dir("/");
+    assert_exit(&run_bounded(&mut as_nobody), 0, "nobody's safe check");
+
+    let audit = state.join("audit.jsonl");
+    assert!(
+        wait_until(Duration::from_secs(5), || std::fs::read_to_string(&audit)
+            .is_ok_and(|text| text.contains("\"uid\":65534"))),
+        "the audit file records nobody's uid 65534"
+    );
+}

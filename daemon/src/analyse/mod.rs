@@ -85,6 +85,7 @@ const INNER_BUDGET: usize = 256 * 1024;
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
 pub fn shell(command: &str, ctx: &Context) -> Analysis {
     let mut st = State::new(ctx);
+    st.tmpdir_named = rules::names_tmpdir(command);
     if ctx.truncated {
         st.add(catalogue::OPAQUE_TRUNCATED.at(0..command.len(), ""));
     }
@@ -120,6 +121,7 @@ pub(crate) struct State<'c, 'a> {
     queue: Vec<Source>,
     too_deep: bool,
     inner_bytes: usize,
+    pub tmpdir_named: bool,
 }
 
 impl<'c, 'a> State<'c, 'a> {
@@ -131,6 +133,7 @@ impl<'c, 'a> State<'c, 'a> {
             queue: Vec::new(),
             too_deep: false,
             inner_bytes: 0,
+            tmpdir_named: false,
         }
     }
 

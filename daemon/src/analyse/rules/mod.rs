@@ -24,6 +24,7 @@ use super::catalogue::Kind;
 use super::words::Word;
 use super::{Context, State};
 
+pub use fs::names_tmpdir;
 pub use redirect::redirect;
 
 /// What a rule is given besides the arguments.
