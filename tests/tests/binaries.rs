@@ -595,8 +595,11 @@ fn system_mode_serves_other_users_and_audits_their_kernel_uid() {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory can be made");
-    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("the temporary directory is ours to chmod");
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("the temporary directory is ours to chmod");
     let socket = dir.path().join("run").join("assent.sock");
     let state = dir.path().join("state");
     let child = our_command("assentd")
@@ -609,11 +612,20 @@ fn system_mode_serves_other_users_and_audits_their_kernel_uid() {
         .spawn()
         .expect("assentd starts");
     let _daemon = KillOnDrop(Some(child));
-    assert!(wait_for_socket(&socket, Duration::from_secs(10)), "assentd accepts");
-    let mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(&socket).expect("the socket exists").permissions(),
+    assert!(
+        wait_for_socket(&socket, Duration::from_secs(10)),
+        "assentd accepts"
     );
-    assert_eq!(mode & 0o777, 0o666, "the system socket is open to every user");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&socket)
+            .expect("the socket exists")
+            .permissions(),
+    );
+    assert_eq!(
+        mode & 0o777,
+        0o666,
+        "the system socket is open to every user"
+    );
 
     let mut as_nobody = assent(&socket);
     as_nobody.args(["check", "--", "ls -la"]);

@@ -15,8 +15,8 @@ mod perms;
 #[cfg(test)]
 mod tests;
 
-use super::super::catalogue::{self, Kind};
 use super::super::Context;
+use super::super::catalogue::{self, Kind};
 use super::super::words::{Place, Word};
 use super::disk::block_device;
 use super::{Class, Site, describe};
@@ -85,7 +85,11 @@ fn only_help(long: &[String]) -> bool {
 
 /// Reports a delete of targets all in scratch space or build output; false if any is not.
 fn scratch(sorted: &[(Area, &Word)], site: &mut Site) -> bool {
-    if sorted.is_empty() || sorted.iter().any(|(a, _)| !matches!(a, Area::Temp | Area::Build)) {
+    if sorted.is_empty()
+        || sorted
+            .iter()
+            .any(|(a, _)| !matches!(a, Area::Temp | Area::Build))
+    {
         return false;
     }
     let pick = |want: Area| -> Vec<&Word> {
@@ -224,11 +228,46 @@ fn truncate(args: &[Word], site: &mut Site) {
 
 /// Tests of `find` that take one value, so that `-name -delete` is not an action.
 const FIND_VALUE_TESTS: &[&str] = &[
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-lname", "-ilname", "-type", "-xtype", "-perm", "-user", "-group", "-uid", "-gid", "-size",
-    "-newer", "-anewer", "-cnewer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
-    "-used", "-links", "-inum", "-samefile", "-fstype", "-maxdepth", "-mindepth", "-printf",
-    "-fprint", "-fls", "-context", "-regextype", "-files0-from",
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-type",
+    "-xtype",
+    "-perm",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-size",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-used",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-fstype",
+    "-maxdepth",
+    "-mindepth",
+    "-printf",
+    "-fprint",
+    "-fls",
+    "-context",
+    "-regextype",
+    "-files0-from",
 ];
 
 /// `find … -delete`, judged by where the search starts. Commands run by `-exec` are
@@ -246,9 +285,9 @@ fn find(args: &[Word], site: &mut Site) {
     }
     let mut starts: Vec<&Word> = Vec::new();
     while let Some(w) = args.get(i) {
-        if w.literal().is_some_and(|t| {
-            t.starts_with('-') || matches!(t, "(" | "!" | ")" | ",")
-        }) {
+        if w.literal()
+            .is_some_and(|t| t.starts_with('-') || matches!(t, "(" | "!" | ")" | ","))
+        {
             break;
         }
         starts.push(w);

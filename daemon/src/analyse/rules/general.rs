@@ -12,26 +12,70 @@ const WRITERS: &[&str] = &[
     "cargo", "rustc", "rustup", "rustfmt", "npm", "npx", "pnpm", "yarn", "bun", "deno", "node",
     "python", "python3", "pip", "pip3", "pipx", "uv", "poetry", "pytest", "tox", "nox", "go",
     "gofmt", "make", "cmake", "ninja", "meson", "gradle", "mvn", "javac", "java", "gcc", "g++",
-    "cc", "c++", "clang", "clang++", "ld", "tsc", "eslint", "prettier", "black", "ruff",
-    "jest", "vitest", "mkdir", "touch", "patch", "tar", "zip", "unzip", "gzip", "gunzip",
-    "wget", "apt", "apt-get", "dnf", "yum", "brew", "gem", "bundle", "composer",
-    "dotnet", "swift", "zig",
+    "cc", "c++", "clang", "clang++", "ld", "tsc", "eslint", "prettier", "black", "ruff", "jest",
+    "vitest", "mkdir", "touch", "patch", "tar", "zip", "unzip", "gzip", "gunzip", "wget", "apt",
+    "apt-get", "dnf", "yum", "brew", "gem", "bundle", "composer", "dotnet", "swift", "zig",
 ];
 
 /// Subcommands (first operand) of writers that only read or print.
 const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
-    ("cargo", &["metadata", "tree", "search", "version", "help", "locate-project", "pkgid", "verify-project", "read-manifest"]),
-    ("npm", &["ls", "list", "view", "info", "show", "outdated", "search", "help", "explain", "why", "root", "prefix", "bin"]),
+    (
+        "cargo",
+        &[
+            "metadata",
+            "tree",
+            "search",
+            "version",
+            "help",
+            "locate-project",
+            "pkgid",
+            "verify-project",
+            "read-manifest",
+        ],
+    ),
+    (
+        "npm",
+        &[
+            "ls", "list", "view", "info", "show", "outdated", "search", "help", "explain", "why",
+            "root", "prefix", "bin",
+        ],
+    ),
     ("pnpm", &["ls", "list", "outdated", "why", "root"]),
     ("yarn", &["list", "info", "why", "outdated"]),
-    ("pip", &["list", "show", "freeze", "search", "check", "help", "index", "inspect", "debug", "hash"]),
-    ("pip3", &["list", "show", "freeze", "search", "check", "help", "index", "inspect", "debug", "hash"]),
+    (
+        "pip",
+        &[
+            "list", "show", "freeze", "search", "check", "help", "index", "inspect", "debug",
+            "hash",
+        ],
+    ),
+    (
+        "pip3",
+        &[
+            "list", "show", "freeze", "search", "check", "help", "index", "inspect", "debug",
+            "hash",
+        ],
+    ),
     ("go", &["version", "env", "list", "doc", "help"]),
-    ("apt", &["list", "show", "search", "policy", "depends", "rdepends", "showsrc"]),
+    (
+        "apt",
+        &[
+            "list", "show", "search", "policy", "depends", "rdepends", "showsrc",
+        ],
+    ),
     ("dnf", &["list", "info", "search", "repolist", "provides"]),
     ("yum", &["list", "info", "search", "repolist", "provides"]),
-    ("brew", &["list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor", "--prefix"]),
-    ("gem", &["list", "search", "info", "contents", "env", "specification"]),
+    (
+        "brew",
+        &[
+            "list", "ls", "info", "search", "deps", "uses", "outdated", "config", "doctor",
+            "--prefix",
+        ],
+    ),
+    (
+        "gem",
+        &["list", "search", "info", "contents", "env", "specification"],
+    ),
     ("rustup", &["show", "which"]),
 ];
 
@@ -39,15 +83,24 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
 const SELF_DESCRIBING: &[&str] = &["--version", "-V", "--help", "-h", "version", "help"];
 
 /// Options of otherwise read-only programs that make them write a file.
-const WRITING_OPTIONS: &[(&str, &[&str])] = &[
-    ("sort", &["-o", "--output"]),
-    ("date", &["-s", "--set"]),
-];
+const WRITING_OPTIONS: &[(&str, &[&str])] =
+    &[("sort", &["-o", "--output"]), ("date", &["-s", "--set"])];
 
 /// curl options (and their prefixes: `-ofile`, `--data-binary`) that write or send.
 const CURL_WRITES: &[&str] = &[
-    "-o", "-O", "-T", "-d", "-F", "-X", "--output", "--remote-name", "--upload-file", "--data",
-    "--form", "--request", "--json",
+    "-o",
+    "-O",
+    "-T",
+    "-d",
+    "-F",
+    "-X",
+    "--output",
+    "--remote-name",
+    "--upload-file",
+    "--data",
+    "--form",
+    "--request",
+    "--json",
 ];
 
 /// Judges a program that no family knows, or a family's program beyond what the family checks.
@@ -93,16 +146,18 @@ pub fn reader(args: &[Word], site: &mut Site) {
         // `-i`, `-i.bak`, `-ni`, `--in-place`; a value like `-e` never holds an `i` flag
         // after its letter in practice, so any short cluster with `i` counts.
         "sed" => args.iter().filter_map(Word::literal).any(|t| {
-            t.starts_with("--in-place") || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
+            t.starts_with("--in-place")
+                || (t.starts_with('-') && !t.starts_with("--") && t.contains('i'))
         }),
         // gawk's in-place extension, and print redirections inside the program.
         "awk" | "gawk" => args.iter().any(|w| {
             w.literal() == Some("inplace") || (w.text.contains("print") && w.text.contains('>'))
         }),
         // curl only prints unless it saves, uploads or sends data or a method.
-        "curl" => args.iter().filter_map(Word::literal).any(|t| {
-            CURL_WRITES.iter().any(|o| t.starts_with(o))
-        }),
+        "curl" => args
+            .iter()
+            .filter_map(Word::literal)
+            .any(|t| CURL_WRITES.iter().any(|o| t.starts_with(o))),
         // `hostname NAME` renames the machine.
         "hostname" => args.iter().any(|w| !w.text.starts_with('-')),
         // `xxd IN OUT` and `xxd -r IN OUT` write OUT.
@@ -111,9 +166,10 @@ pub fn reader(args: &[Word], site: &mut Site) {
             .iter()
             .find(|(n, _)| *n == name)
             .is_some_and(|(_, opts)| {
-                args.iter()
-                    .filter_map(Word::literal)
-                    .any(|t| opts.iter().any(|o| t == *o || t.starts_with(&format!("{o}="))))
+                args.iter().filter_map(Word::literal).any(|t| {
+                    opts.iter()
+                        .any(|o| t == *o || t.starts_with(&format!("{o}=")))
+                })
             }),
     };
     if writes {

@@ -201,20 +201,17 @@ pub(super) fn scan<'a, 'w>(args: &'a [Word<'w>], spec: &Spec) -> Opts<'a, 'w> {
                 None => (long, None),
             };
             let next = args.get(i).and_then(Word::literal);
-            let value = if inline.is_some() {
-                inline
-            } else if spec.long_args.contains(&name) {
-                i += 1;
-                next
-            } else if spec
-                .optional
-                .iter()
-                .any(|(n, vals)| *n == name && next.is_some_and(|v| vals.contains(&v)))
-            {
+            let takes_next = inline.is_none()
+                && (spec.long_args.contains(&name)
+                    || spec
+                        .optional
+                        .iter()
+                        .any(|(n, vals)| *n == name && next.is_some_and(|v| vals.contains(&v))));
+            let value = if takes_next {
                 i += 1;
                 next
             } else {
-                None
+                inline
             };
             o.long.push((name, value));
         } else if t.len() > 1 && t.starts_with('-') {

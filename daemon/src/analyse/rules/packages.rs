@@ -10,12 +10,36 @@ use super::{Class, Site};
 const RULE: Class = Class::Rule(packages);
 
 pub const COMMANDS: &[(&str, Class)] = &[
-    ("apt", RULE), ("apt-get", RULE), ("aptitude", RULE), ("dnf", RULE), ("yum", RULE),
-    ("microdnf", RULE), ("zypper", RULE), ("apk", RULE), ("snap", RULE), ("flatpak", RULE),
-    ("brew", RULE), ("port", RULE), ("pip", RULE), ("pip3", RULE), ("pipx", RULE),
-    ("uv", RULE), ("npm", RULE), ("pnpm", RULE), ("bun", RULE), ("yarn", RULE),
-    ("cargo", RULE), ("gem", RULE), ("conda", RULE), ("mamba", RULE), ("micromamba", RULE),
-    ("pacman", RULE), ("yay", RULE), ("paru", RULE), ("dpkg", RULE), ("rpm", RULE),
+    ("apt", RULE),
+    ("apt-get", RULE),
+    ("aptitude", RULE),
+    ("dnf", RULE),
+    ("yum", RULE),
+    ("microdnf", RULE),
+    ("zypper", RULE),
+    ("apk", RULE),
+    ("snap", RULE),
+    ("flatpak", RULE),
+    ("brew", RULE),
+    ("port", RULE),
+    ("pip", RULE),
+    ("pip3", RULE),
+    ("pipx", RULE),
+    ("uv", RULE),
+    ("npm", RULE),
+    ("pnpm", RULE),
+    ("bun", RULE),
+    ("yarn", RULE),
+    ("cargo", RULE),
+    ("gem", RULE),
+    ("conda", RULE),
+    ("mamba", RULE),
+    ("micromamba", RULE),
+    ("pacman", RULE),
+    ("yay", RULE),
+    ("paru", RULE),
+    ("dpkg", RULE),
+    ("rpm", RULE),
     ("nix-env", RULE),
 ];
 
@@ -28,7 +52,11 @@ struct Removes {
 }
 
 const fn removes(name: &'static str, verbs: &'static [&'static str], global: bool) -> Removes {
-    Removes { name, verbs, global }
+    Removes {
+        name,
+        verbs,
+        global,
+    }
 }
 
 const APT: &[&str] = &["remove", "purge", "autoremove", "autopurge"];
@@ -88,9 +116,10 @@ fn packages(args: &[Word], site: &mut Site) {
         .collect();
     let one = ops.first().copied().unwrap_or("");
     let two = ops.join(" ");
-    let global = args.iter().filter_map(Word::literal).any(|t| {
-        matches!(t, "-g" | "--global" | "--location=global")
-    });
+    let global = args
+        .iter()
+        .filter_map(Word::literal)
+        .any(|t| matches!(t, "-g" | "--global" | "--location=global"));
     let by_verb = VERBS.iter().any(|r| {
         r.name == site.name
             && (r.verbs.contains(&one) || r.verbs.contains(&two.as_str()))
@@ -98,7 +127,10 @@ fn packages(args: &[Word], site: &mut Site) {
     });
     if by_verb || removes_by_option(site.name, args) {
         let detail = format!("`{} {}`", site.name, if by_verb { one } else { "" });
-        site.report(catalogue::PACKAGES_REMOVE, detail.replace(" `", "`").as_str());
+        site.report(
+            catalogue::PACKAGES_REMOVE,
+            detail.replace(" `", "`").as_str(),
+        );
     } else {
         general::unknown(args, site);
     }

@@ -9,8 +9,8 @@
 
 use std::ops::Range;
 
-use super::super::catalogue;
 use super::super::State;
+use super::super::catalogue;
 use super::super::words::Word;
 use super::disk::{block_device, harmless};
 use super::fs::protected_place;

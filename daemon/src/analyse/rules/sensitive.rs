@@ -15,11 +15,53 @@ use std::ops::Range;
 
 /// Programs that take paths without revealing what the files hold.
 const NOT_READERS: &[&str] = &[
-    "ls", "exa", "eza", "lsd", "tree", "stat", "file", "du", "test", "[", "[[", "realpath",
-    "readlink", "basename", "dirname", "echo", "printf", "touch", "mkdir", "chmod", "chown",
-    "chgrp", "rm", "unlink", "shred", "rmdir", "mv", "ln", "cd", "pushd", "ssh", "ssh-add",
-    "ssh-keygen", "ssh-copy-id", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
-    "sha512sum", "b2sum", "cksum", "wc", "which", "type", "source", ".",
+    "ls",
+    "exa",
+    "eza",
+    "lsd",
+    "tree",
+    "stat",
+    "file",
+    "du",
+    "test",
+    "[",
+    "[[",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "echo",
+    "printf",
+    "touch",
+    "mkdir",
+    "chmod",
+    "chown",
+    "chgrp",
+    "rm",
+    "unlink",
+    "shred",
+    "rmdir",
+    "mv",
+    "ln",
+    "cd",
+    "pushd",
+    "ssh",
+    "ssh-add",
+    "ssh-keygen",
+    "ssh-copy-id",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "wc",
+    "which",
+    "type",
+    "source",
+    ".",
 ];
 
 /// Programs whose `-i FILE` is an identity key that is used, not shown.
@@ -55,7 +97,14 @@ const SSH_PUBLIC: &[&str] = &[
 ];
 
 /// Files named like private keys, wherever they are.
-const KEY_NAMES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"];
+const KEY_NAMES: &[&str] = &[
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+];
 const KEY_EXTENSIONS: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"];
 const ENV_TEMPLATES: &[&str] = &[".example", ".sample", ".template", ".default"];
 
@@ -88,8 +137,7 @@ pub(super) fn secret(at: &Place, ctx: &Context) -> bool {
         return true;
     }
     let name = path.rsplit('/').next().unwrap_or("");
-    if path.starts_with("/etc/ssh/") && name.starts_with("ssh_host_") && name.ends_with("_key")
-    {
+    if path.starts_with("/etc/ssh/") && name.starts_with("ssh_host_") && name.ends_with("_key") {
         return true;
     }
     secret_name(name)
@@ -119,7 +167,9 @@ fn secret_name(name: &str) -> bool {
         return !ENV_TEMPLATES.contains(&rest);
     }
     KEY_NAMES.contains(&name)
-        || KEY_EXTENSIONS.iter().any(|e| name.len() > e.len() && name.ends_with(e))
+        || KEY_EXTENSIONS
+            .iter()
+            .any(|e| name.len() > e.len() && name.ends_with(e))
 }
 
 /// The paths a word may name: itself, the value after `=` (`--file=.env`, `if=key`), and

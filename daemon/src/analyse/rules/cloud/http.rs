@@ -26,10 +26,8 @@ fn method(args: &[Word], name: &str) -> Option<String> {
                 continue;
             }
             args.get(i + 1).and_then(Word::literal)
-        } else if let Some(v) = t.strip_prefix("-X").filter(|v| !v.is_empty()) {
-            Some(v)
         } else {
-            None
+            t.strip_prefix("-X").filter(|v| !v.is_empty())
         };
         if let Some(v) = value {
             return Some(v.to_ascii_uppercase());

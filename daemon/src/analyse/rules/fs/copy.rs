@@ -4,10 +4,10 @@
 
 use super::opts::{Args, Spec, parse};
 use super::paths::{Area, area, into_dir, locate, protected};
-use crate::analyse::catalogue;
-use crate::analyse::rules::disk::harmless;
-use crate::analyse::rules::Site;
 use crate::analyse::Context;
+use crate::analyse::catalogue;
+use crate::analyse::rules::Site;
+use crate::analyse::rules::disk::harmless;
 use crate::analyse::words::{Place, Word, place};
 
 const CP: Spec = Spec {
@@ -53,16 +53,15 @@ const INSTALL: Spec = Spec {
 fn destinations(a: &Args, site: &Site) -> (Vec<Place>, Vec<Place>) {
     let ctx = site.ctx();
     let named = site.st.tmpdir_named;
-    let (dest, sources): (Option<&Word>, Vec<&Word>) =
-        match a.value("t", "target-directory") {
-            Some(dir) => (Some(dir), a.operands.clone()),
-            None => match a.operands.split_last() {
-                Some((last, rest)) if !rest.is_empty() => (Some(*last), rest.to_vec()),
-                // `ln -s TARGET` links into the working directory.
-                Some((only, _)) => (None, vec![*only]),
-                None => (None, Vec::new()),
-            },
-        };
+    let (dest, sources): (Option<&Word>, Vec<&Word>) = match a.value("t", "target-directory") {
+        Some(dir) => (Some(dir), a.operands.clone()),
+        None => match a.operands.split_last() {
+            Some((last, rest)) if !rest.is_empty() => (Some(*last), rest.to_vec()),
+            // `ln -s TARGET` links into the working directory.
+            Some((only, _)) => (None, vec![*only]),
+            None => (None, Vec::new()),
+        },
+    };
     let mut out = Vec::new();
     let dir = match dest {
         Some(d) => locate(d, ctx, named),
@@ -136,9 +135,9 @@ pub fn mv(args: &[Word], site: &mut Site) {
     }
     let (mut dests, from) = destinations(&a, site);
     let ctx = site.ctx();
-    let taken = from.into_iter().filter(|p| {
-        protected(p, ctx) || matches!(area(p, ctx), Area::Everything | Area::System)
-    });
+    let taken = from
+        .into_iter()
+        .filter(|p| protected(p, ctx) || matches!(area(p, ctx), Area::Everything | Area::System));
     dests.extend(taken);
     judge(&dests, a.operands.first().map_or("", |w| w.raw), site);
 }
@@ -187,7 +186,14 @@ pub fn rsync(args: &[Word], site: &mut Site) {
     const RSYNC: Spec = Spec {
         short_values: "efBTM",
         long: &[],
-        long_values: &["rsh", "filter", "exclude", "include", "rsync-path", "out-format"],
+        long_values: &[
+            "rsh",
+            "filter",
+            "exclude",
+            "include",
+            "rsync-path",
+            "out-format",
+        ],
     };
     let a = parse(args, &RSYNC);
     if a.short.contains('n')

@@ -126,10 +126,18 @@ fn table() {
         let a = shell(line, &CTX);
         let got: Vec<&str> = a.findings.iter().map(|f| f.id).collect();
         if (a.level, got.as_slice()) != (*level, *ids) {
-            failed.push(format!("{line:?}: got {:?} {got:?}, want {level:?} {ids:?}", a.level));
+            failed.push(format!(
+                "{line:?}: got {:?} {got:?}, want {level:?} {ids:?}",
+                a.level
+            ));
         }
     }
-    assert!(failed.is_empty(), "{} cases failed:\n{}", failed.len(), failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "{} cases failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
 }
 
 #[test]
