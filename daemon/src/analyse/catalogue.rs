@@ -179,6 +179,8 @@ catalogue! {
         "`{}` removes containers, images, volumes or networks; data kept in them is lost";
     CLOUD_STOP = "cloud.stop", Destructive,
         "`{}` stops running containers or workloads and interrupts what they serve";
+    CLOUD_REMOTE_CHANGE = "cloud.remote_change", Moderate,
+        "`{}` changes what a remote service does for everyone (it can be undone, but it is published)";
     // ---- cloud end ----
     // ---- packages ----
     PACKAGES_REMOVE = "packages.remove", Destructive,

@@ -2,7 +2,7 @@
 //!
 //! This is the embedded default policy of DESIGN's "Policy" section: a table of level × origin,
 //! plus findings that are held for automation whatever their level (a plain `git push`
-//! publishes). Policy files, rules and observe mode extend this module; the table stays the
+//! publishes; so does disabling, archiving or rolling back something on a remote service). Policy files, rules and observe mode extend this module; the table stays the
 //! fallback, so `assentd` always runs with no file at all.
 //!
 //! Decisions only ever move up from the table: a caller's `requires_confirmation` or low
@@ -48,7 +48,7 @@ impl Policy {
                 [Confirm, Confirm], // destructive
                 [Confirm, Deny],    // forbidden
             ],
-            held_for_automation: vec!["git.push"],
+            held_for_automation: vec!["git.push", "cloud.remote_change"],
             confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
         }
     }

@@ -1,6 +1,6 @@
 //! The cloud table: command in, level and finding ids out.
 
-use assent_client::protocol::Level::{self, Destructive};
+use assent_client::protocol::Level::{self, Destructive, Moderate};
 
 use super::super::git::tests::check;
 
@@ -9,6 +9,7 @@ const HTTP: &[&str] = &["cloud.http_delete"];
 const SYNC: &[&str] = &["cloud.sync_delete"];
 const REMOVE: &[&str] = &["cloud.container_remove"];
 const STOP: &[&str] = &["cloud.stop"];
+const CHANGE: &[&str] = &["cloud.remote_change"];
 
 #[rustfmt::skip]
 const HELD: &[(&str, Level, &[&str])] = &[
@@ -85,6 +86,12 @@ const HELD: &[(&str, Level, &[&str])] = &[
     ("glab api --method DELETE /projects/1", Destructive, HTTP),
     ("http DELETE :9200/my-index", Destructive, HTTP),
     ("http POST :9200/my-index/_delete_by_query", Destructive, HTTP),
+    // Undoable changes to a remote service: moderate, held for automation by policy.
+    ("gh workflow disable deploy.yml", Moderate, CHANGE),
+    ("gh repo archive owner/repo", Moderate, CHANGE),
+    ("wrangler deployments rollback", Moderate, CHANGE),
+    ("mc admin policy unset myminio policyname", Moderate, CHANGE),
+    ("unleash features disable t", Moderate, CHANGE),
 ];
 
 /// Near misses: what these CLIs do that loses nothing is left to `general`.
@@ -122,7 +129,6 @@ const LEFT: &[&str] = &[
     "vault kv get secret/x",
     "vault kv put secret/x k=v",
     "azcopy sync a b --delete-destination=false",
-    "unleash features disable t",
     "kafka-topics --bootstrap-server b --list",
     "nginx -s reload",
     "deck diff",

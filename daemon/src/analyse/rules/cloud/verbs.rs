@@ -41,6 +41,19 @@ const VERBS: &[&str] = &[
     "obliterate",
 ];
 
+/// Verbs that change what a service does for everyone, in a way that can be undone: held for
+/// automation by policy, like a `git push`, but not destructive.
+const REMOTE_CHANGE: &[&str] = &[
+    "archive",
+    "disable",
+    "cancel",
+    "rollback",
+    "activate",
+    "deactivate",
+    "suspend",
+    "unset",
+];
+
 /// Verbs that lose data only in one program's vocabulary (`rabbitmqctl reset`).
 const PROGRAM_VERBS: &[(&str, &[&str])] = &[
     ("rabbitmqctl", &["reset"]),
@@ -116,6 +129,7 @@ pub(super) fn destructive(args: &[Word], site: &mut Site) -> bool {
     let named = parts(name).is_some_and(|ps| ps.len() > 1 && ps.iter().any(is_verb));
     let mut path = Vec::new();
     let mut verb = false;
+    let mut change = false;
     for w in operands(args).take(PATH_LEN) {
         let Some(ps) = w.literal().and_then(parts) else {
             continue;
@@ -128,6 +142,7 @@ pub(super) fn destructive(args: &[Word], site: &mut Site) -> bool {
             verb = true;
             break;
         }
+        change |= ps.iter().any(|p| REMOTE_CHANGE.contains(&p.as_str()));
     }
     if verb || named {
         site.report(catalogue::CLOUD_DELETE, &shown(name, args));
@@ -137,6 +152,10 @@ pub(super) fn destructive(args: &[Word], site: &mut Site) -> bool {
         matches!(t, "--dry-run" | "--dryrun" | "-n")
             || (name == "rsync" && t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
     });
+    if change {
+        site.report(catalogue::CLOUD_REMOTE_CHANGE, &shown(name, args));
+        return true;
+    }
     if name != "wget" && !dry_run && action_option(args, name == "rsync") {
         let sync = name == "rsync" || path.iter().any(|p| SYNCS.contains(&p.as_str()));
         let kind = if sync {
