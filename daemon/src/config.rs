@@ -93,6 +93,12 @@ impl Config {
 
     /// A user daemon's defaults, from the XDG environment.
     pub fn user() -> Result<Config, Error> {
+        Config::user_with(None, None)
+    }
+
+    /// A user daemon, with the socket and state directory given where the caller has them
+    /// (`--socket`, `--state-dir`), and the XDG environment consulted only for the rest.
+    pub fn user_with(socket: Option<PathBuf>, state_dir: Option<PathBuf>) -> Result<Config, Error> {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
         let xdg = |var: &'static str, fallback: &str| -> Result<PathBuf, Error> {
             match std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -103,10 +109,20 @@ impl Config {
                     .ok_or(Error::MissingEnv("HOME")),
             }
         };
-        let socket = assent_client::paths::user_socket()
-            .map_err(|_| Error::MissingEnv("XDG_RUNTIME_DIR"))?;
-        let state_dir = xdg("XDG_STATE_HOME", ".local/state")?.join("assent");
-        let config_dir = xdg("XDG_CONFIG_HOME", ".config")?.join("assent");
+        let socket = match socket {
+            Some(socket) => socket,
+            None => assent_client::paths::user_socket()
+                .map_err(|_| Error::MissingEnv("XDG_RUNTIME_DIR"))?,
+        };
+        let state_dir = match state_dir {
+            Some(dir) => dir,
+            None => xdg("XDG_STATE_HOME", ".local/state")?.join("assent"),
+        };
+        // Without a home, a user daemon given its state directory keeps its configuration
+        // beside it rather than refusing to start.
+        let config_dir = xdg("XDG_CONFIG_HOME", ".config")
+            .map(|dir| dir.join("assent"))
+            .unwrap_or_else(|_| state_dir.join("config"));
         Ok(Config::for_user_dirs(socket, state_dir, config_dir))
     }
 

@@ -67,19 +67,20 @@ fn main() -> std::process::ExitCode {
 
 fn start(args: Args) -> anyhow::Result<()> {
     let mut config = if args.user {
-        Config::user()?
+        Config::user_with(args.socket, args.state_dir)?
     } else {
-        Config::system()
-    };
-    if let Some(socket) = args.socket {
-        config.socket = socket;
-    }
-    if let Some(state_dir) = args.state_dir {
-        if config.audit.jsonl.is_some() || config.mode == Mode::User {
-            config.audit.jsonl = Some(state_dir.join("audit.jsonl"));
+        let mut config = Config::system();
+        if let Some(socket) = args.socket {
+            config.socket = socket;
         }
-        config.state_dir = state_dir;
-    }
+        if let Some(state_dir) = args.state_dir {
+            if config.audit.jsonl.is_some() {
+                config.audit.jsonl = Some(state_dir.join("audit.jsonl"));
+            }
+            config.state_dir = state_dir;
+        }
+        config
+    };
     config.hold_ttl = args.hold_ttl;
     config.max_pending_per_uid = args.max_pending;
     init_logging(&config);
