@@ -641,3 +641,30 @@ fn system_mode_serves_other_users_and_audits_their_kernel_uid() {
         "the audit file records nobody's uid 65534"
     );
 }
+
+/// `--socket` and `--state-dir` are enough for a user daemon: it must not insist on
+/// `XDG_RUNTIME_DIR` or `HOME` for locations it was given (a service manager may set neither).
+#[test]
+fn a_user_daemon_needs_no_environment_when_given_its_locations() {
+    let dir = tempfile::tempdir().expect("a temporary directory can be made");
+    let socket = dir.path().join("assent.sock");
+    let child = our_command("assentd")
+        .arg("--user")
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--state-dir")
+        .arg(dir.path().join("state"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("HOME")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("assentd starts");
+    let _daemon = KillOnDrop(Some(child));
+    assert!(
+        wait_for_socket(&socket, Duration::from_secs(10)),
+        "assentd accepts without XDG_RUNTIME_DIR or HOME"
+    );
+}
