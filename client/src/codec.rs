@@ -195,6 +195,8 @@ mod tests {
                 denied: 2,
                 held: 3,
                 pending: 0,
+                policy: "embedded default".into(),
+                policy_error: Some("x".into()),
             }),
             Response::Log(vec![AuditEvent {
                 time_ms: 1,
@@ -233,19 +235,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                1, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                2, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
                 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [1, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [1, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [2, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [2, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [1, 7, 5, 1, b'e']
+            [2, 7, 5, 1, b'e']
         );
     }
 
@@ -262,7 +264,7 @@ mod tests {
     #[test]
     fn unknown_request_is_not_garbage() {
         assert_eq!(
-            decode_request(&[1, 99]),
+            decode_request(&[2, 99]),
             Err(CodecError::UnknownRequest { tag: 99 })
         );
     }
@@ -271,11 +273,11 @@ mod tests {
     fn garbage_empty_trailing_and_oversized_are_errors() {
         assert_eq!(decode_request(&[]), Err(CodecError::Empty));
         assert!(matches!(
-            decode_request(&[1, 0, 0xff]),
+            decode_request(&[2, 0, 0xff]),
             Err(CodecError::Malformed(_))
         ));
         assert!(matches!(
-            decode_request(&[1, 5, 0]),
+            decode_request(&[2, 5, 0]),
             Err(CodecError::Malformed(_))
         ));
         let big = vec![1u8; MAX_MESSAGE_LEN + 1];
@@ -288,7 +290,7 @@ mod tests {
     #[test]
     fn a_claimed_huge_length_does_not_allocate_it() {
         // Check(Shell{command: <length 2^60>...}): the decode limit refuses before allocating.
-        let packet = [1u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        let packet = [2u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
         assert!(matches!(
             decode_request(&packet),
             Err(CodecError::Malformed(_))

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -314,6 +314,10 @@ pub struct StatusInfo {
     pub held: u64,
     /// Requests held right now.
     pub pending: u32,
+    /// Where the policy in force came from (a file, or the embedded default).
+    pub policy: String,
+    /// Why the last policy reload failed (the running policy was kept); none after a good one.
+    pub policy_error: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.

@@ -1,6 +1,7 @@
 //! The daemon's configuration: where it listens, where it keeps state, and its limits.
 //!
-//! Precedence: the named defaults below, then the mode's locations (system: `/run/assent`,
+//! Precedence: the named defaults below, then the policy file (hold TTL, pending limit), then
+//! the mode's locations (system: `/run/assent`,
 //! `/var/lib/assent`, `/etc/assent`; user: the XDG directories), then command-line flags.
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,10 @@ pub const DEFAULT_MAX_PENDING_PER_UID: usize = 32;
 pub const DEFAULT_MAX_CONNECTIONS_PER_UID: usize = 1024;
 /// How many recent audit events are kept in memory for `assent log`.
 pub const DEFAULT_LOG_MEMORY: usize = 1000;
+/// How often the policy file is looked at for changes.
+pub const DEFAULT_POLICY_POLL: Duration = Duration::from_secs(2);
+/// The policy file's name in the configuration directory.
+pub const POLICY_FILE_NAME: &str = "policy.toml";
 /// System-mode locations.
 pub const SYSTEM_SOCKET: &str = assent_client::paths::SYSTEM_SOCKET;
 /// System-mode state directory.
@@ -70,6 +75,18 @@ pub struct Config {
     pub max_connections_per_uid: usize,
     /// Audit sinks.
     pub audit: AuditConfig,
+    /// The policy file: `--policy`, else `policy.toml` in `config_dir`.
+    pub policy_file: PathBuf,
+    /// The policy file was named explicitly: a missing file is an error, not the default.
+    pub policy_required: bool,
+    /// How often the policy file is looked at for changes.
+    pub policy_poll: Duration,
+    /// Reload the policy on SIGHUP (the real daemon; not in-process tests).
+    pub reload_on_sighup: bool,
+    /// `hold_ttl` came from a flag and overrides the policy's.
+    pub hold_ttl_fixed: bool,
+    /// `max_pending_per_uid` came from a flag and overrides the policy's.
+    pub max_pending_fixed: bool,
 }
 
 impl Config {
@@ -87,6 +104,7 @@ impl Config {
             },
             state_dir,
             config_dir: PathBuf::from(SYSTEM_CONFIG_DIR),
+            policy_file: Path::new(SYSTEM_CONFIG_DIR).join(POLICY_FILE_NAME),
             ..Config::common(Mode::System)
         }
     }
@@ -135,6 +153,7 @@ impl Config {
                 jsonl: Some(state_dir.join("audit.jsonl")),
             },
             state_dir,
+            policy_file: config_dir.join(POLICY_FILE_NAME),
             config_dir,
             ..Config::common(Mode::User)
         }
@@ -149,6 +168,12 @@ impl Config {
             hold_ttl: DEFAULT_HOLD_TTL,
             max_pending_per_uid: DEFAULT_MAX_PENDING_PER_UID,
             max_connections_per_uid: DEFAULT_MAX_CONNECTIONS_PER_UID,
+            policy_file: PathBuf::new(),
+            policy_required: false,
+            policy_poll: DEFAULT_POLICY_POLL,
+            reload_on_sighup: false,
+            hold_ttl_fixed: false,
+            max_pending_fixed: false,
             audit: AuditConfig {
                 journald: false,
                 jsonl: None,

@@ -19,9 +19,10 @@ use tokio::time::{Instant, sleep_until};
 use tokio_seqpacket::UnixSeqpacket;
 
 use crate::error::RequestError;
-use crate::judge::{self, Judgement, MAX_COMMANDS_ON_WIRE};
+use crate::judge::{self, Caller, Judgement, MAX_COMMANDS_ON_WIRE};
 use crate::peer::PeerIdentity;
 use crate::pending::{self, Answerer, Hold, Requester};
+use crate::policy::Policy;
 use crate::server::Shared;
 
 /// Commands longer than this are analysed off the async workers.
@@ -44,6 +45,7 @@ pub struct Conn {
     id: u64,
     shared: Arc<Shared>,
     home: Option<String>,
+    user: Option<String>,
     buf: Vec<u8>,
 }
 
@@ -55,6 +57,7 @@ impl Conn {
         id: u64,
         shared: Arc<Shared>,
         home: Option<String>,
+        user: Option<String>,
     ) -> Conn {
         Conn {
             socket,
@@ -62,6 +65,7 @@ impl Conn {
             id,
             shared,
             home,
+            user,
             // One byte over the limit, so an oversized packet is seen, not silently cut.
             buf: vec![0; MAX_MESSAGE_LEN + 1],
         }
@@ -186,12 +190,15 @@ impl Conn {
             denied,
             held,
             pending: u32::try_from(self.shared.pending.len()).unwrap_or(u32::MAX),
+            policy: self.shared.policy.source(),
+            policy_error: self.shared.policy.last_error(),
         }
     }
 
     /// Run the pipe for a subject, off the async workers when the input is large.
     async fn judge(
         &self,
+        policy: Arc<Policy>,
         subject: Subject,
         origin: assent_client::protocol::Origin,
         context: assent_client::protocol::Context,
@@ -207,11 +214,22 @@ impl Conn {
             Subject::Shell { command, .. } => command.len() > ANALYSE_INLINE_MAX,
             Subject::Tool { args_json, .. } => args_json.len() > ANALYSE_INLINE_MAX,
         };
-        let shared = Arc::clone(&self.shared);
+
         let home = self.home.clone();
+        let user = self.user.clone();
+        let uid = self.peer.uid;
         let run = move || {
-            let judgement =
-                judge::judge(&shared.policy, &subject, origin, &context, home.as_deref());
+            let judgement = judge::judge_for(
+                &policy,
+                &subject,
+                origin,
+                &context,
+                &Caller {
+                    uid: Some(uid),
+                    user: user.as_deref(),
+                    home: home.as_deref(),
+                },
+            );
             (judgement, subject, context)
         };
         if large {
@@ -225,7 +243,12 @@ impl Conn {
 
     async fn explain(&self, explain: ExplainRequest) -> Response {
         let judgement = match self
-            .judge(explain.subject, explain.origin, explain.context)
+            .judge(
+                self.shared.policy.current(),
+                explain.subject,
+                explain.origin,
+                explain.context,
+            )
             .await
         {
             Ok((judgement, _, _)) => judgement,
@@ -259,7 +282,19 @@ impl Conn {
             context,
             wait,
         } = check;
-        let (judgement, subject, context) = match self.judge(subject, origin, context).await {
+        // One policy for the whole decision, even if a reload lands meanwhile.
+        let policy = self.shared.policy.current();
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.send(&Response::Error(error.to_wire())).await;
+            self.shared.stats.record(Decision::Deny);
+            return Flow::Continue;
+        }
+        let owner = policy.owner_of(self.peer.uid);
+        let judged = self.judge(policy, subject, origin, context).await;
+        let (judgement, subject, context) = match judged {
             Ok(judged) => judged,
             Err(error) => {
                 self.send(&Response::Error(error.to_wire())).await;
@@ -275,6 +310,7 @@ impl Conn {
             return Flow::Continue;
         }
         let hold = Hold {
+            owner,
             requester: Requester {
                 uid: self.peer.uid,
                 pid: self.peer.pid,

@@ -81,6 +81,16 @@ pub enum RequestError {
         /// The limit.
         limit: usize,
     },
+    /// Too many checks per second.
+    #[error(
+        "uid {uid} sent more than {limit} checks in one second (the policy's rate_limit); slow down and retry"
+    )]
+    RateLimited {
+        /// The uid.
+        uid: u32,
+        /// Checks per second.
+        limit: u32,
+    },
     /// Identity lookup failed.
     #[error("could not establish the caller's identity: {0}")]
     Identity(String),
@@ -98,7 +108,9 @@ impl RequestError {
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
             RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,
             RequestError::SelfApproval => ErrorKind::SelfApproval,
-            RequestError::LimitReached { .. } => ErrorKind::LimitReached,
+            RequestError::LimitReached { .. } | RequestError::RateLimited { .. } => {
+                ErrorKind::LimitReached
+            }
             RequestError::Identity(_) => ErrorKind::Identity,
             RequestError::Invalid(_) => ErrorKind::Invalid,
         };

@@ -1,15 +1,17 @@
 //! One subject through the pipe: analyse it, then let the policy decide. Pure, no I/O, so a
 //! check and an explain reach the same answer by construction.
 
-use assent_client::protocol::{Context, Level, Origin, Subject};
+use assent_client::protocol::{Context, Origin, Subject};
 
 use crate::analyse::{self, Analysis, Finding};
-use crate::policy::{Policy, Ruling};
+use crate::policy::{Facts, Policy, Ruling, tools};
 
 /// Findings past this many are summarised, so a reply always fits one packet.
 pub const MAX_FINDINGS_ON_WIRE: usize = 64;
 /// Simple commands past this many are left out of an explanation.
 pub const MAX_COMMANDS_ON_WIRE: usize = 256;
+/// Words of a shell line offered to rules' path globs, at most.
+const MAX_PATH_WORDS: usize = 1024;
 
 /// An analysis and the policy's ruling on it.
 #[derive(Debug, Clone)]
@@ -22,6 +24,17 @@ pub struct Judgement {
     pub ruling: Ruling,
 }
 
+/// Who is asking, as the kernel and the user database say.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Caller<'a> {
+    /// The caller's uid.
+    pub uid: Option<u32>,
+    /// The caller's user name.
+    pub user: Option<&'a str>,
+    /// The caller's home directory, for `~`.
+    pub home: Option<&'a str>,
+}
+
 /// Analyse and decide. `home` is the requester's home directory, for `~`.
 pub fn judge(
     policy: &Policy,
@@ -30,7 +43,22 @@ pub fn judge(
     context: &Context,
     home: Option<&str>,
 ) -> Judgement {
-    let (analysis, origin) = match subject {
+    let caller = Caller {
+        home,
+        ..Caller::default()
+    };
+    judge_for(policy, subject, origin, context, &caller)
+}
+
+/// Analyse and decide for a known caller (uid and user name, for rules that name them).
+pub fn judge_for(
+    policy: &Policy,
+    subject: &Subject,
+    origin: Origin,
+    context: &Context,
+    caller: &Caller<'_>,
+) -> Judgement {
+    match subject {
         Subject::Shell {
             command,
             cwd,
@@ -38,44 +66,61 @@ pub fn judge(
         } => {
             let ctx = analyse::Context {
                 cwd,
-                home,
+                home: caller.home,
                 truncated: *truncated,
             };
-            (analyse::shell(command, &ctx), origin)
+            let analysis = analyse::shell(command, &ctx);
+            let paths: Vec<String> = analysis
+                .commands
+                .iter()
+                .flat_map(|c| c.argv.iter().skip(1))
+                .take(MAX_PATH_WORDS)
+                .cloned()
+                .collect();
+            let ruling = policy.rule_on(&Facts {
+                level: analysis.level,
+                findings: &analysis.findings,
+                commands: &analysis.commands,
+                paths: &paths,
+                origin,
+                context,
+                uid: caller.uid,
+                user: caller.user,
+                cwd: Some(cwd),
+                tool: None,
+                args: None,
+                home: caller.home,
+            });
+            Judgement {
+                analysis,
+                origin,
+                ruling,
+            }
         }
-        // A tool call is automation whatever the caller claims.
-        Subject::Tool { name, args_json } => (tool(name, args_json), Origin::Tool),
-    };
-    let ruling = policy.decide(analysis.level, &analysis.findings, origin, context);
-    Judgement {
-        analysis,
-        origin,
-        ruling,
-    }
-}
-
-/// Tool calls before the risk registry exists: every tool is unknown, so every call is held
-/// (fail closed), and arguments that are not JSON say so.
-fn tool(name: &str, args_json: &str) -> Analysis {
-    let end = args_json.len();
-    let mut findings = vec![Finding {
-        id: "tool.unknown",
-        level: Level::Opaque,
-        message: format!("`{name}` is not in the risk registry; unknown tools are held"),
-        span: 0..end,
-    }];
-    if serde_json::from_str::<serde::de::IgnoredAny>(args_json).is_err() {
-        findings.push(Finding {
-            id: "tool.bad_args",
-            level: Level::Opaque,
-            message: "the tool's arguments are not valid JSON".into(),
-            span: 0..end,
-        });
-    }
-    Analysis {
-        level: Level::Opaque,
-        findings,
-        commands: Vec::new(),
+        Subject::Tool { name, args_json } => {
+            // A tool call is automation whatever the caller claims.
+            let origin = Origin::Tool;
+            let tool = tools::classify(policy, name, args_json, caller.home);
+            let ruling = policy.rule_on(&Facts {
+                level: tool.analysis.level,
+                findings: &tool.analysis.findings,
+                commands: &tool.analysis.commands,
+                paths: &tool.paths,
+                origin,
+                context,
+                uid: caller.uid,
+                user: caller.user,
+                cwd: None,
+                tool: Some(name),
+                args: tool.args.as_ref(),
+                home: caller.home,
+            });
+            Judgement {
+                analysis: tool.analysis,
+                origin,
+                ruling,
+            }
+        }
     }
 }
 

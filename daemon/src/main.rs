@@ -39,11 +39,52 @@ struct Args {
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
     /// How long a held request waits for an answer before it is denied (e.g. 300s, 5m, 500ms).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "300s")]
-    hold_ttl: Duration,
-    /// How many requests one user may have held at once.
-    #[arg(long, value_name = "N", default_value_t = assentd::config::DEFAULT_MAX_PENDING_PER_UID)]
-    max_pending: usize,
+    /// Overrides the policy's hold_ttl; default 300s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    hold_ttl: Option<Duration>,
+    /// How many requests one user may have held at once. Overrides the policy's pending_limit;
+    /// default 32.
+    #[arg(long, value_name = "N")]
+    max_pending: Option<usize>,
+    /// The policy file (default: policy.toml in the mode's configuration directory; the
+    /// embedded default when there is none).
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// Validate a policy file (FILE, else the one the daemon would use), print the effective
+    /// policy and its warnings, and exit: 0 when it is valid, 1 when not.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    check_policy: Option<PathBuf>,
+}
+
+/// `assentd --check-policy [FILE]`.
+fn check_policy(file: PathBuf, config_file: PathBuf, required: bool) -> std::process::ExitCode {
+    let (file, required) = if file.as_os_str().is_empty() {
+        (config_file, required)
+    } else {
+        (file, true)
+    };
+    let loaded = if !required && !file.exists() {
+        println!(
+            "# no {}: the embedded default policy applies",
+            file.display()
+        );
+        assentd::policy::parse(assentd::policy::DEFAULT_POLICY, "embedded default")
+    } else {
+        assentd::policy::load(&file)
+    };
+    match loaded {
+        Ok(loaded) => {
+            for warning in &loaded.warnings {
+                eprintln!("assentd: warning: {warning}");
+            }
+            print!("{}", loaded.policy.text);
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("assentd: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -57,7 +98,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
     match start(args) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             eprintln!("assentd: {error:#}");
             std::process::ExitCode::FAILURE
@@ -65,7 +106,7 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn start(args: Args) -> anyhow::Result<()> {
+fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let mut config = if args.user {
         Config::user_with(args.socket, args.state_dir)?
     } else {
@@ -81,9 +122,30 @@ fn start(args: Args) -> anyhow::Result<()> {
         }
         config
     };
-    config.hold_ttl = args.hold_ttl;
-    config.max_pending_per_uid = args.max_pending;
+    if let Some(ttl) = args.hold_ttl {
+        config.hold_ttl = ttl;
+        config.hold_ttl_fixed = true;
+    }
+    if let Some(max) = args.max_pending {
+        config.max_pending_per_uid = max;
+        config.max_pending_fixed = true;
+    }
+    if let Some(file) = args.policy {
+        config.policy_file = file;
+        config.policy_required = true;
+    }
+    if let Some(file) = args.check_policy {
+        return Ok(check_policy(
+            file,
+            config.policy_file,
+            config.policy_required,
+        ));
+    }
     init_logging(&config);
+    // A policy that does not load stops the start: better no gate than a silently different one.
+    assentd::policy::live::initial(&config.policy_file, config.policy_required)
+        .map_err(|error| anyhow::anyhow!("could not load the policy: {error}"))?;
+    config.reload_on_sighup = true;
     prepare_state_dir(&config)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -101,7 +163,7 @@ fn start(args: Args) -> anyhow::Result<()> {
         assentd::run(listener, config, stop_signal()).await;
         // Leave no socket behind for the next start to probe.
         let _ = std::fs::remove_file(&socket);
-        Ok(())
+        Ok(std::process::ExitCode::SUCCESS)
     })
 }
 

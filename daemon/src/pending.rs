@@ -6,6 +6,7 @@
 //! entry and wins, the other finds nothing and gets `not_found`.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -55,6 +56,9 @@ pub struct Answerer {
 pub struct Hold {
     /// Who asked.
     pub requester: Requester,
+    /// The uid who may answer it: the requester's, or the human the policy maps an agent
+    /// uid to (`[approvers]`).
+    pub owner: u32,
     /// Its session label.
     pub session: Option<String>,
     /// Its origin.
@@ -102,8 +106,9 @@ struct Inner {
 #[derive(Debug)]
 pub struct Pending {
     inner: Mutex<Inner>,
-    ttl: Duration,
-    max_per_uid: usize,
+    /// Milliseconds a request stays held (the policy may change it on reload).
+    ttl_ms: AtomicU64,
+    max_per_uid: AtomicUsize,
     audit: Arc<Audit>,
     stats: Arc<Stats>,
 }
@@ -126,8 +131,8 @@ impl Pending {
     pub fn new(ttl: Duration, max_per_uid: usize, audit: Arc<Audit>, stats: Arc<Stats>) -> Self {
         Pending {
             inner: Mutex::new(Inner::default()),
-            ttl,
-            max_per_uid,
+            ttl_ms: AtomicU64::new(millis(ttl)),
+            max_per_uid: AtomicUsize::new(max_per_uid),
             audit,
             stats,
         }
@@ -143,13 +148,19 @@ impl Pending {
 
     /// The hold time.
     pub fn ttl(&self) -> Duration {
-        self.ttl
+        Duration::from_millis(self.ttl_ms.load(Ordering::Relaxed))
+    }
+
+    /// Change the hold time and the per-uid limit (a policy reload); held requests keep theirs.
+    pub fn set_limits(&self, ttl: Duration, max_per_uid: usize) {
+        self.ttl_ms.store(millis(ttl), Ordering::Relaxed);
+        self.max_per_uid.store(max_per_uid, Ordering::Relaxed);
     }
 
     /// Admit a request, or refuse it when its uid is at the limit.
     pub fn hold(&self, hold: Hold) -> Result<Held, RequestError> {
         let token = new_token()?;
-        let expires_at = Instant::now() + self.ttl;
+        let expires_at = Instant::now() + self.ttl();
         let (tx, rx) = if hold.wait {
             let (tx, rx) = oneshot::channel();
             (Some(tx), Some(rx))
@@ -159,10 +170,11 @@ impl Pending {
         let uid = hold.requester.uid;
         let mut inner = self.lock();
         let count = inner.per_uid.entry(uid).or_default();
-        if *count >= self.max_per_uid {
+        let max_per_uid = self.max_per_uid.load(Ordering::Relaxed);
+        if *count >= max_per_uid {
             return Err(RequestError::LimitReached {
                 uid,
-                limit: self.max_per_uid,
+                limit: max_per_uid,
             });
         }
         *count += 1;
@@ -218,15 +230,15 @@ impl Pending {
                 Self::remember_expired(&mut inner, token);
                 drop(inner);
                 if let Some(entry) = entry {
-                    self.settle(token, entry, expired(self.ttl));
+                    self.settle(token, entry, expired(self.ttl()));
                 }
                 return Err(RequestError::Expired);
             }
             let owner = &entry.hold.requester;
-            if by.uid != owner.uid && by.uid != 0 {
+            if by.uid != entry.hold.owner && by.uid != 0 {
                 return Err(RequestError::UserMismatch {
                     caller: by.uid,
-                    owner: owner.uid,
+                    owner: entry.hold.owner,
                 });
             }
             if by.session.is_some() && by.session != entry.hold.session {
@@ -263,7 +275,7 @@ impl Pending {
                 return Err(RequestError::NotFound);
             };
             let owner = entry.hold.requester.uid;
-            if uid != owner && uid != 0 {
+            if uid != owner && uid != entry.hold.owner && uid != 0 {
                 return Err(RequestError::UserMismatch { caller: uid, owner });
             }
             Self::take(&mut inner, token)
@@ -292,7 +304,7 @@ impl Pending {
         };
         match entry {
             Some(entry) => {
-                self.settle(token, entry, expired(self.ttl));
+                self.settle(token, entry, expired(self.ttl()));
                 true
             }
             None => false,
@@ -321,7 +333,7 @@ impl Pending {
         };
         let count = ended.len();
         for (token, entry) in ended {
-            self.settle(&token, entry, expired(self.ttl));
+            self.settle(&token, entry, expired(self.ttl()));
         }
         count
     }
@@ -345,7 +357,7 @@ impl Pending {
         let mut items: Vec<(Instant, PendingItem)> = inner
             .entries
             .iter()
-            .filter(|(_, e)| uid == 0 || e.hold.requester.uid == uid)
+            .filter(|(_, e)| uid == 0 || e.hold.requester.uid == uid || e.hold.owner == uid)
             .map(|(token, e)| {
                 let item = PendingItem {
                     token: token.clone(),

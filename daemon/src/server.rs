@@ -23,10 +23,14 @@ use crate::audit::Audit;
 use crate::config::Config;
 use crate::conn::Conn;
 use crate::error::Error;
+use crate::error::RequestError;
 use crate::peer;
 use crate::pending::Pending;
-use crate::policy::Policy;
+use crate::policy::Live;
 use crate::stats::Stats;
+
+/// A uid's home directory and user name, as the user database says.
+type HomeAndName = (Option<String>, Option<String>);
 
 /// How long connections get to deliver "gate stopping" before they are dropped.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
@@ -39,7 +43,9 @@ pub struct Shared {
     /// The configuration the daemon started with.
     pub config: Config,
     /// The policy in force.
-    pub policy: Policy,
+    pub policy: Live,
+    /// Checks per uid in the current second, for the policy's `rate_limit`.
+    rates: Mutex<HashMap<u32, (Instant, u32)>>,
     /// Held requests.
     pub pending: Pending,
     /// The audit trail.
@@ -50,7 +56,7 @@ pub struct Shared {
     pub started: Instant,
     next_conn: AtomicU64,
     connections: Mutex<HashMap<u32, usize>>,
-    homes: Mutex<HashMap<u32, Option<String>>>,
+    homes: Mutex<HashMap<u32, HomeAndName>>,
 }
 
 /// Serve on `listener` until `shutdown` resolves. The listener is bound (or inherited) by the
@@ -70,7 +76,8 @@ pub async fn run(
             Arc::clone(&audit),
             Arc::clone(&stats),
         ),
-        policy: Policy::embedded(),
+        policy: Live::watching(config.policy_file.clone(), config.policy_required),
+        rates: Mutex::new(HashMap::new()),
         config,
         audit,
         stats,
@@ -79,6 +86,8 @@ pub async fn run(
         connections: Mutex::new(HashMap::new()),
         homes: Mutex::new(HashMap::new()),
     });
+    shared.apply_policy_limits();
+    let watcher = tokio::spawn(watch_policy(Arc::clone(&shared)));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut tasks = JoinSet::new();
     let sweeper = {
@@ -114,6 +123,7 @@ pub async fn run(
     tracing::info!(pending = shared.pending.len(), "assentd stopping");
     drop(listener);
     sweeper.abort();
+    watcher.abort();
     let _ = stop_tx.send(true);
     shared.pending.drain(&Decided {
         allow: false,
@@ -197,8 +207,8 @@ async fn connection(socket: UnixSeqpacket, shared: Arc<Shared>, stop: watch::Rec
         .await;
         return;
     };
-    let home = home_of(&shared, peer.uid).await;
-    Conn::new(socket, peer, id, Arc::clone(&shared), home)
+    let (home, user) = home_of(&shared, peer.uid).await;
+    Conn::new(socket, peer, id, Arc::clone(&shared), home, user)
         .serve(stop)
         .instrument(span)
         .await;
@@ -211,27 +221,103 @@ async fn refuse(socket: &UnixSeqpacket, kind: ErrorKind, message: String) {
     }
 }
 
-/// The requester's home directory, for `~` in commands. Looked up once per uid: a user
-/// database lookup may block, so it runs off the async workers.
-async fn home_of(shared: &Arc<Shared>, uid: u32) -> Option<String> {
+/// The requester's home directory (for `~` in commands) and user name (for policy rules).
+/// Looked up once per uid: a user database lookup may block, so it runs off the async workers.
+async fn home_of(shared: &Arc<Shared>, uid: u32) -> HomeAndName {
     if let Ok(homes) = shared.homes.lock()
-        && let Some(home) = homes.get(&uid)
+        && let Some(found) = homes.get(&uid)
     {
-        return home.clone();
+        return found.clone();
     }
-    let home = tokio::task::spawn_blocking(move || {
-        nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
-            .ok()
-            .flatten()
-            .and_then(|user| user.dir.to_str().map(str::to_string))
+    let found = tokio::task::spawn_blocking(move || {
+        match nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)) {
+            Ok(Some(user)) => (user.dir.to_str().map(str::to_string), Some(user.name)),
+            _ => (None, None),
+        }
     })
     .await
-    .ok()
-    .flatten();
+    .unwrap_or((None, None));
     if let Ok(mut homes) = shared.homes.lock() {
-        homes.insert(uid, home.clone());
+        homes.insert(uid, found.clone());
     }
-    home
+    found
+}
+
+impl Shared {
+    /// Count one check against `uid`'s rate limit (the policy's `rate_limit`, checks per
+    /// second), refusing it when the limit is reached.
+    pub fn take_rate(&self, uid: u32, limit: Option<u32>) -> Result<(), RequestError> {
+        let Some(limit) = limit else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        let Ok(mut rates) = self.rates.lock() else {
+            return Ok(());
+        };
+        // Forget the uids that went quiet, so the map stays as small as the busy uids.
+        if rates.len() > 4096 {
+            rates.retain(|_, (start, _)| now.duration_since(*start) < Duration::from_secs(1));
+        }
+        let (start, count) = rates.entry(uid).or_insert((now, 0));
+        if now.duration_since(*start) >= Duration::from_secs(1) {
+            *start = now;
+            *count = 0;
+        }
+        if *count >= limit {
+            return Err(RequestError::RateLimited { uid, limit });
+        }
+        *count += 1;
+        Ok(())
+    }
+
+    /// Apply the policy's hold TTL and pending limit, unless flags fixed them.
+    pub fn apply_policy_limits(&self) {
+        let policy = self.policy.current();
+        let ttl = match (self.config.hold_ttl_fixed, policy.settings.hold_ttl) {
+            (false, Some(ttl)) => ttl,
+            _ => self.config.hold_ttl,
+        };
+        let max = match (self.config.max_pending_fixed, policy.settings.pending_limit) {
+            (false, Some(max)) => max,
+            _ => self.config.max_pending_per_uid,
+        };
+        self.pending.set_limits(ttl, max);
+    }
+}
+
+/// Reload the policy when its file changes (polled) or on SIGHUP.
+async fn watch_policy(shared: Arc<Shared>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hup = if shared.config.reload_on_sighup {
+        signal(SignalKind::hangup())
+            .map_err(
+                |error| tracing::warn!(%error, "could not watch SIGHUP; the file is still polled"),
+            )
+            .ok()
+    } else {
+        None
+    };
+    let mut tick = tokio::time::interval(shared.config.policy_poll);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let changed = tokio::select! {
+            _ = tick.tick() => {
+                let shared = Arc::clone(&shared);
+                tokio::task::spawn_blocking(move || shared.policy.reload_if_changed())
+                    .await
+                    .unwrap_or(false)
+            }
+            Some(()) = async { match hup.as_mut() { Some(h) => h.recv().await, None => std::future::pending().await } } => {
+                let shared = Arc::clone(&shared);
+                tokio::task::spawn_blocking(move || shared.policy.reload("SIGHUP"))
+                    .await
+                    .unwrap_or(false)
+            }
+        };
+        if changed {
+            shared.apply_policy_limits();
+        }
+    }
 }
 
 /// One of a uid's connection slots, returned on drop.

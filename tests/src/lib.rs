@@ -8,6 +8,8 @@
 //! Every blocking wait here is bounded, so a wedged daemon fails a test in seconds instead of
 //! hanging it.
 
+pub mod tmux;
+
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -42,6 +44,8 @@ pub struct Options {
     pub hold_ttl: Duration,
     /// How many requests one uid may have held at once.
     pub max_pending_per_uid: usize,
+    /// A policy file to write into the daemon's configuration directory before it starts.
+    pub policy: Option<String>,
 }
 
 impl Default for Options {
@@ -49,6 +53,7 @@ impl Default for Options {
         Options {
             hold_ttl: Duration::from_secs(60),
             max_pending_per_uid: 32,
+            policy: None,
         }
     }
 }
@@ -83,10 +88,16 @@ impl TestDaemon {
         let config_dir = dir.path().join("config");
         std::fs::create_dir_all(&state_dir).expect("the state directory can be made");
         std::fs::create_dir_all(&config_dir).expect("the config directory can be made");
+        if let Some(policy) = &options.policy {
+            std::fs::write(config_dir.join("policy.toml"), policy)
+                .expect("the policy file is written");
+        }
         let mut config =
             assentd::Config::for_user_dirs(socket.clone(), state_dir.clone(), config_dir);
         config.hold_ttl = options.hold_ttl;
         config.max_pending_per_uid = options.max_pending_per_uid;
+        // Reloads are seen within a tenth of a second, so reload tests wait little.
+        config.policy_poll = Duration::from_millis(50);
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -134,6 +145,11 @@ impl TestDaemon {
     /// The temporary directory everything lives in.
     pub fn dir(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The policy file the daemon watches (it may not exist: then the embedded default).
+    pub fn policy_file(&self) -> PathBuf {
+        self.dir.path().join("config").join("policy.toml")
     }
 
     /// A new connection with bounded receives and sends.

@@ -432,7 +432,7 @@ fn garbage_on_a_waiting_connection_withdraws_the_request() {
     let mut requester = daemon.connect();
     let token = hold(&mut requester, &held_check("rm -rf build", true, None));
     requester
-        .send_raw(&[1, 0, 0xff])
+        .send_raw(&[2, 0, 0xff])
         .expect("the packet is sent");
     match requester.recv() {
         Ok(Response::Error(error)) => assert_eq!(error.kind, ErrorKind::BadMessage),

@@ -38,13 +38,13 @@ fn a_safe_command_from_an_agent_is_allowed() {
     assert_eq!(verdict.token, None, "an allowed check holds nothing");
 }
 
-/// Deleting a project directory is what the gate exists for: an agent's `rm -rf build` waits
+/// Deleting a project directory is what the gate exists for: an agent's `rm -rf src` waits
 /// for a person.
 #[test]
 fn a_destructive_command_from_an_agent_is_held() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    let verdict = verdict_of(&mut conn, &check("rm -rf build", Origin::Agent));
+    let verdict = verdict_of(&mut conn, &check("rm -rf src", Origin::Agent));
     assert_eq!(verdict.decision, Decision::Confirm, "{verdict:?}");
     assert_eq!(verdict.level, Level::Destructive, "{verdict:?}");
     assert!(
@@ -200,7 +200,7 @@ fn a_wrong_protocol_version_is_named_and_closes_the_connection() {
 fn a_garbage_packet_is_a_bad_message_and_closes_the_connection() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    conn.send_raw(&[1, 0, 0xff, 0xfe, 0x00, 0x13])
+    conn.send_raw(&[2, 0, 0xff, 0xfe, 0x00, 0x13])
         .expect("the packet is sent");
     assert_eq!(
         refused(conn.recv().and_then(error_reply)),
@@ -244,7 +244,7 @@ fn an_empty_packet_ends_the_connection() {
 fn an_unknown_request_is_refused_and_the_connection_goes_on() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    conn.send_raw(&[1, 99]).expect("the packet is sent");
+    conn.send_raw(&[2, 99]).expect("the packet is sent");
     assert_eq!(
         refused(conn.recv().and_then(error_reply)),
         ErrorKind::UnknownRequest

@@ -131,6 +131,10 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         status.held,
         status.pending,
     );
+    println!("policy:   {}", status.policy);
+    if let Some(error) = &status.policy_error {
+        println!("policy reload failed (the running policy is kept): {error}");
+    }
     exit::ALLOW
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use assent_client::Connection;
 use assent_client::protocol::{
-    Context, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span,
+    Context, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span, Subject,
 };
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -25,7 +25,8 @@ pub struct ExplainArgs {
     /// The directory the command would run in (default: the current directory).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
-    /// Read JSON Lines `{"command": …, "origin": …, "cwd": …}` on stdin and write one JSON
+    /// Read JSON Lines `{"command": …, "origin": …, "cwd": …}` or tool calls `{"tool": NAME,
+    /// "args": {…}}` on stdin and write one JSON
     /// line per input line, over one connection: for auditing a history file or a corpus.
     #[arg(long, conflicts_with = "command")]
     batch: bool,
@@ -42,7 +43,14 @@ pub struct ExplainArgs {
 /// One input line of `--batch`.
 #[derive(Debug, Deserialize)]
 struct BatchInput {
-    command: String,
+    /// A shell command line…
+    #[serde(default)]
+    command: Option<String>,
+    /// …or a tool call: its name and arguments.
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    args: Option<serde_json::Value>,
     #[serde(default)]
     origin: Option<Origin>,
     #[serde(default)]
@@ -76,7 +84,7 @@ pub fn explain(socket: Option<PathBuf>, args: ExplainArgs) -> u8 {
     }
     let command = args.command.join(" ");
     let origin: Origin = args.origin.into();
-    let explanation = match ask(&mut conn, &command, cwd, origin) {
+    let explanation = match ask(&mut conn, shell_subject(&command, cwd), origin) {
         Ok(explanation) => explanation,
         Err(error) => {
             messages::error(&error);
@@ -93,12 +101,11 @@ pub fn explain(socket: Option<PathBuf>, args: ExplainArgs) -> u8 {
 
 fn ask(
     conn: &mut Connection,
-    command: &str,
-    cwd: String,
+    subject: Subject,
     origin: Origin,
 ) -> Result<Explanation, assent_client::Error> {
     let request = Request::Explain(ExplainRequest {
-        subject: shell_subject(command, cwd),
+        subject,
         origin,
         context: Context::default(),
     });
@@ -132,14 +139,33 @@ fn batch(conn: &mut Connection, default_cwd: &str, default_origin: Origin) -> u8
                 continue;
             }
         };
-        let origin = input.origin.unwrap_or(default_origin);
-        let cwd = input.cwd.unwrap_or_else(|| default_cwd.to_string());
-        match ask(conn, &input.command, cwd, origin) {
+        let (label, subject, origin) = match (input.command, input.tool) {
+            (Some(command), None) => {
+                let cwd = input.cwd.unwrap_or_else(|| default_cwd.to_string());
+                let origin = input.origin.unwrap_or(default_origin);
+                (command.clone(), shell_subject(&command, cwd), origin)
+            }
+            (None, Some(name)) => {
+                let args_json = input
+                    .args
+                    .unwrap_or_else(|| serde_json::json!({}))
+                    .to_string();
+                let label = format!("tool {name} {args_json}");
+                (label, Subject::Tool { name, args_json }, Origin::Tool)
+            }
+            _ => {
+                let report = serde_json::json!({"line": number + 1, "error": "a line needs either \"command\" or \"tool\""});
+                let _ = writeln!(out, "{report}");
+                code = exit::DENY;
+                continue;
+            }
+        };
+        match ask(conn, subject, origin) {
             Ok(explanation) => {
-                let _ = writeln!(out, "{}", json_line(&input.command, origin, &explanation));
+                let _ = writeln!(out, "{}", json_line(&label, origin, &explanation));
             }
             Err(assent_client::Error::Refused(error)) => {
-                let report = serde_json::json!({"line": number + 1, "command": input.command, "error": error.to_string()});
+                let report = serde_json::json!({"line": number + 1, "command": label, "error": error.to_string()});
                 let _ = writeln!(out, "{report}");
                 code = exit::DENY;
             }

@@ -25,6 +25,7 @@ fn requester(uid: u32, conn_id: u64) -> Requester {
 
 fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
     Hold {
+        owner: uid,
         requester: requester(uid, conn_id),
         session: session.map(str::to_string),
         origin: Origin::Agent,

@@ -1,19 +1,39 @@
-//! From findings to a decision.
+//! From findings to a decision: the policy, its rules and its settings.
 //!
-//! This is the embedded default policy of DESIGN's "Policy" section: a table of level × origin,
-//! plus findings that are held for automation whatever their level (a plain `git push`
-//! publishes; so does disabling, archiving or rolling back something on a remote service). Policy files, rules and observe mode extend this module; the table stays the
-//! fallback, so `assentd` always runs with no file at all.
+//! A policy is the level × origin table, rules that match on what a request is and who sent
+//! it, and settings (thresholds, limits, observe mode). The embedded default
+//! (`default.toml`, compiled in) is written in the same format as `/etc/assent/policy.toml`,
+//! so `assentd` always runs with no file at all and `assentd --check-policy` shows it.
 //!
-//! Decisions only ever move up from the table: a caller's `requires_confirmation` or low
-//! confidence can raise one, nothing a caller sends can lower one.
+//! Evaluation is deterministic and named: among the rules that match, a deny rule wins, then
+//! the highest `priority`, then the most specific (most conditions), then the strictest
+//! decision, then the name — never the order of the file. A rule may lower the table's
+//! decision, except `forbidden` for automation, which needs `override_forbidden = true`.
+//! After the rules, the caller's claims (`requires_confirmation`, low confidence) can raise a
+//! decision and never lower it. Observe mode turns whatever was decided into an allow and says
+//! so in the reason. This module does no I/O except in [`file::load`].
+
+pub mod file;
+pub mod live;
+pub mod paths;
+pub mod tools;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 use assent_client::protocol::{Context, Decision, Level, Origin};
+use globset::GlobSet;
 
-use crate::analyse::Finding;
+use crate::analyse::{Finding, SimpleCommand};
+
+pub use file::{PolicyError, load, parse};
+pub use live::Live;
 
 /// Below this confidence (seed 001), a change is confirmed even if its level would allow it.
 pub const DEFAULT_CONFIDENCE_THRESHOLD: f32 = 0.85;
+
+/// The embedded default policy, in the policy file format.
+pub const DEFAULT_POLICY: &str = include_str!("default.toml");
 
 /// The decision and the words that say why.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,38 +42,212 @@ pub struct Ruling {
     pub decision: Decision,
     /// Which part of the policy decided, for the person and the audit trail.
     pub reason: String,
+    /// The rule that decided, if a rule did.
+    pub rule: Option<String>,
+    /// In observe mode: what would have been decided (the decision itself is then `Allow`).
+    pub observed: Option<Decision>,
 }
 
-/// A policy: the level × origin table and the findings held for automation.
+/// What to do with a held request when no approver can be asked (stored for the approval
+/// agents of issue 5; the daemon itself always holds and lets the request expire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoApprover {
+    /// Deny at once.
+    Deny,
+    /// Let the agent's own prompt take over (hooks answer `ask`).
+    Ask,
+    /// Keep it held until its TTL.
+    Hold,
+}
+
+impl NoApprover {
+    /// Lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoApprover::Deny => "deny",
+            NoApprover::Ask => "ask",
+            NoApprover::Hold => "hold",
+        }
+    }
+}
+
+/// A condition on one tool argument.
+#[derive(Debug, Clone)]
+pub enum ArgTest {
+    /// The argument equals this JSON value (strings compare as strings, numbers as numbers).
+    Equals(serde_json::Value),
+    /// The argument is a string containing this text.
+    Contains(String),
+}
+
+/// A set of globs, with the patterns kept for display and specificity.
+#[derive(Debug, Clone)]
+pub struct Globs {
+    /// The patterns as written.
+    pub patterns: Vec<String>,
+    set: GlobSet,
+}
+
+impl Globs {
+    /// Whether any pattern matches `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.set.is_match(text)
+    }
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Its name, unique in the policy.
+    pub name: String,
+    /// `file:line` where it is written.
+    pub source: String,
+    /// What it decides.
+    pub decision: Decision,
+    /// Shown to the person.
+    pub message: Option<String>,
+    /// Higher wins among rules that match (after deny).
+    pub priority: i32,
+    /// May lower a `forbidden` request from automation.
+    pub override_forbidden: bool,
+    /// Tool-name globs.
+    pub tool: Option<Globs>,
+    /// Argv prefixes (`git push`): a simple command whose words start with one.
+    pub command: Vec<Vec<String>>,
+    /// Finding-id globs.
+    pub finding: Option<Globs>,
+    /// Path globs on the words of the command or the path arguments of a tool.
+    pub path: Option<Globs>,
+    /// Working-directory globs.
+    pub cwd: Option<Globs>,
+    /// Caller uids.
+    pub uid: Vec<u32>,
+    /// Caller user names.
+    pub user: Vec<String>,
+    /// Origins.
+    pub origin: Vec<Origin>,
+    /// Session-label globs.
+    pub session: Option<Globs>,
+    /// Conditions on tool arguments (top-level keys).
+    pub args: Vec<(String, ArgTest)>,
+}
+
+impl Rule {
+    /// How many conditions the rule has: more is more specific.
+    pub fn specificity(&self) -> u32 {
+        let mut n = 0;
+        n += u32::from(self.tool.is_some());
+        n += u32::from(!self.command.is_empty());
+        n += u32::from(self.finding.is_some());
+        n += u32::from(self.path.is_some());
+        n += u32::from(self.cwd.is_some());
+        n += u32::from(!self.uid.is_empty() || !self.user.is_empty());
+        n += u32::from(!self.origin.is_empty());
+        n += u32::from(self.session.is_some());
+        n + u32::try_from(self.args.len()).unwrap_or(u32::MAX)
+    }
+}
+
+/// Settings that are not rules.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Observe mode for everything.
+    pub observe: bool,
+    /// Observe mode for these uids.
+    pub observe_uids: Vec<u32>,
+    /// Observe mode for these origins.
+    pub observe_origins: Vec<Origin>,
+    /// Held-request TTL (`assentd --hold-ttl` overrides).
+    pub hold_ttl: Option<Duration>,
+    /// What to do with no approver.
+    pub no_approver: NoApprover,
+    /// Confirm moderate changes from agents and tools.
+    pub confirm_agent_moderate: bool,
+    /// Seed 001's global threshold.
+    pub confidence_threshold: f32,
+    /// Per-tool thresholds.
+    pub tool_confidence: BTreeMap<String, f32>,
+    /// Held requests per uid (`assentd --max-pending` overrides).
+    pub pending_limit: Option<usize>,
+    /// Checks per second per uid; `None` for no limit.
+    pub rate_limit: Option<u32>,
+    /// Agent uid → the human uid who approves for it.
+    pub approvers: BTreeMap<u32, u32>,
+    /// Extra protected path globs (writes are destructive).
+    pub protected_paths: Option<Globs>,
+    /// Extra sensitive path globs (reading or writing is destructive).
+    pub sensitive_paths: Option<Globs>,
+    /// Risk registry entries, over the built-in ones.
+    pub tools: BTreeMap<String, Level>,
+}
+
+/// A policy: the table, the rules and the settings.
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// Indexed by `[level][origin is automation]`.
-    table: [[Decision; 2]; 5],
-    /// Finding ids that are confirmed for agents and tools even below `Opaque`.
-    held_for_automation: Vec<&'static str>,
-    /// Seed 001's threshold.
-    confidence_threshold: f32,
+    pub(crate) table: [[Decision; 2]; 5],
+    /// Rules, in no meaningful order.
+    pub rules: Vec<Rule>,
+    /// Settings.
+    pub settings: Settings,
+    /// Where it came from, for status and reasons (`embedded default`, a path).
+    pub source: String,
+    /// The effective policy as text, for `assentd --check-policy`.
+    pub text: String,
+}
+
+/// What a request is and who sent it: what rules match on.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The highest level.
+    pub level: Level,
+    /// The findings.
+    pub findings: &'a [Finding],
+    /// The simple commands (of a shell line, or of a tool's command argument).
+    pub commands: &'a [SimpleCommand],
+    /// Path candidates: the command's words, or the tool's path arguments.
+    pub paths: &'a [String],
+    /// Who asked.
+    pub origin: Origin,
+    /// The caller's claims.
+    pub context: &'a Context,
+    /// The caller's uid, when known (from the kernel).
+    pub uid: Option<u32>,
+    /// The caller's user name, when known.
+    pub user: Option<&'a str>,
+    /// The working directory of a shell command.
+    pub cwd: Option<&'a str>,
+    /// The tool's name, for a tool call.
+    pub tool: Option<&'a str>,
+    /// The tool's arguments, when they parsed.
+    pub args: Option<&'a serde_json::Value>,
+    /// The caller's home, so `~/…` globs match.
+    pub home: Option<&'a str>,
 }
 
 impl Policy {
     /// The policy compiled into the daemon.
     pub fn embedded() -> Policy {
-        use Decision::{Allow, Confirm, Deny};
-        Policy {
-            //       interactive  agent/tool
-            table: [
-                [Allow, Allow],     // safe
-                [Allow, Allow],     // moderate
-                [Allow, Confirm],   // opaque
-                [Confirm, Confirm], // destructive
-                [Confirm, Deny],    // forbidden
-            ],
-            held_for_automation: vec!["git.push", "cloud.remote_change"],
-            confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
-        }
+        parse(DEFAULT_POLICY, "embedded default")
+            .expect("the embedded default policy parses (tested)")
+            .policy
     }
 
-    /// Decide a request.
+    /// The confidence threshold for `tool` (or the global one).
+    pub fn threshold(&self, tool: Option<&str>) -> f32 {
+        tool.and_then(|t| self.settings.tool_confidence.get(t))
+            .copied()
+            .unwrap_or(self.settings.confidence_threshold)
+    }
+
+    /// The human who approves for `uid`.
+    pub fn owner_of(&self, uid: u32) -> u32 {
+        self.settings.approvers.get(&uid).copied().unwrap_or(uid)
+    }
+
+    /// Decide a request from its level, findings and origin alone (no caller, no rules that
+    /// need more than that).
     pub fn decide(
         &self,
         level: Level,
@@ -61,49 +255,203 @@ impl Policy {
         origin: Origin,
         context: &Context,
     ) -> Ruling {
-        let automation = origin != Origin::Interactive;
+        self.rule_on(&Facts {
+            level,
+            findings,
+            commands: &[],
+            paths: &[],
+            origin,
+            context,
+            uid: None,
+            user: None,
+            cwd: None,
+            tool: None,
+            args: None,
+            home: None,
+        })
+    }
+
+    /// Decide a request.
+    pub fn rule_on(&self, facts: &Facts<'_>) -> Ruling {
+        let automation = facts.origin != Origin::Interactive;
+        let table = self.table[facts.level as usize][usize::from(automation)];
         let mut ruling = Ruling {
-            decision: self.table[level as usize][usize::from(automation)],
+            decision: table,
             reason: format!(
-                "default policy: {} from {}",
-                level.as_str(),
-                origin.as_str()
+                "{}: {} from {}",
+                self.table_name(),
+                facts.level.as_str(),
+                facts.origin.as_str()
             ),
+            rule: None,
+            observed: None,
         };
-        if automation
-            && let Some(held) = findings
-                .iter()
-                .find(|f| self.held_for_automation.contains(&f.id))
-        {
-            ruling.raise(
-                Decision::Confirm,
-                format!("default policy: {} is held for automation", held.id),
-            );
+        if let Some(rule) = self.winner(facts) {
+            let locked = automation && facts.level == Level::Forbidden && table == Decision::Deny;
+            if locked && rule.decision < Decision::Deny && !rule.override_forbidden {
+                ruling.reason = format!(
+                    "{}: forbidden from {} (rule \"{}\" may not lower it without override_forbidden = true)",
+                    self.table_name(),
+                    facts.origin.as_str(),
+                    rule.name
+                );
+            } else {
+                ruling.decision = rule.decision;
+                ruling.rule = Some(rule.name.clone());
+                ruling.reason = match &rule.message {
+                    Some(message) => format!("rule \"{}\" ({}): {message}", rule.name, rule.source),
+                    None => format!(
+                        "rule \"{}\" ({}): {}",
+                        rule.name,
+                        rule.source,
+                        rule.decision.as_str()
+                    ),
+                };
+            }
         }
-        if context.requires_confirmation == Some(true) {
+        self.raise_for_claims(&mut ruling, facts);
+        if self.observes(facts) && ruling.decision != Decision::Allow {
+            ruling.observed = Some(ruling.decision);
+            ruling.reason = format!(
+                "observe mode: would have decided {} ({})",
+                ruling.decision.as_str(),
+                ruling.reason
+            );
+            ruling.decision = Decision::Allow;
+        }
+        ruling
+    }
+
+    fn table_name(&self) -> &'static str {
+        "default policy"
+    }
+
+    fn observes(&self, facts: &Facts<'_>) -> bool {
+        let s = &self.settings;
+        s.observe
+            || facts.uid.is_some_and(|uid| s.observe_uids.contains(&uid))
+            || s.observe_origins.contains(&facts.origin)
+    }
+
+    fn raise_for_claims(&self, ruling: &mut Ruling, facts: &Facts<'_>) {
+        if facts.context.requires_confirmation == Some(true) {
             ruling.raise(
                 Decision::Confirm,
                 "the caller asked for confirmation".into(),
             );
         }
-        if let Some(confidence) = context.confidence
-            && level >= Level::Moderate
+        let threshold = self.threshold(facts.tool);
+        if let Some(confidence) = facts.context.confidence
+            && facts.level >= Level::Moderate
             // NaN compares as nothing: it counts as below any threshold.
             && !matches!(
-                confidence.partial_cmp(&self.confidence_threshold),
+                confidence.partial_cmp(&threshold),
                 Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
             )
         {
             ruling.raise(
                 Decision::Confirm,
                 format!(
-                    "confidence {confidence:.2} is below the threshold {:.2} for a change",
-                    self.confidence_threshold
+                    "confidence {confidence:.2} is below the threshold {threshold:.2} for a change"
                 ),
             );
         }
-        ruling
     }
+
+    /// The rule that decides, if any matches: deny first, then priority, then specificity,
+    /// then the strictest decision, then the name (alphabetically first).
+    fn winner(&self, facts: &Facts<'_>) -> Option<&Rule> {
+        self.rules
+            .iter()
+            .filter(|rule| matches(rule, facts))
+            .max_by(|a, b| {
+                let key = |r: &Rule| {
+                    (
+                        r.decision == Decision::Deny,
+                        r.priority,
+                        r.specificity(),
+                        r.decision,
+                    )
+                };
+                key(a).cmp(&key(b)).then_with(|| b.name.cmp(&a.name))
+            })
+    }
+}
+
+/// Whether every condition of `rule` holds for `facts`.
+fn matches(rule: &Rule, facts: &Facts<'_>) -> bool {
+    if !rule.origin.is_empty() && !rule.origin.contains(&facts.origin) {
+        return false;
+    }
+    if (!rule.uid.is_empty() || !rule.user.is_empty())
+        && !facts.uid.is_some_and(|uid| rule.uid.contains(&uid))
+        && !facts
+            .user
+            .is_some_and(|user| rule.user.iter().any(|u| u == user))
+    {
+        return false;
+    }
+    if let Some(tool) = &rule.tool
+        && !facts.tool.is_some_and(|name| tool.is_match(name))
+    {
+        return false;
+    }
+    if let Some(session) = &rule.session
+        && !facts
+            .context
+            .session
+            .as_deref()
+            .is_some_and(|s| session.is_match(s))
+    {
+        return false;
+    }
+    if let Some(cwd) = &rule.cwd
+        && !facts.cwd.is_some_and(|c| cwd.is_match(c))
+    {
+        return false;
+    }
+    if let Some(finding) = &rule.finding
+        && !facts.findings.iter().any(|f| finding.is_match(f.id))
+    {
+        return false;
+    }
+    if !rule.command.is_empty()
+        && !facts.commands.iter().any(|c| {
+            rule.command
+                .iter()
+                .any(|prefix| starts_with(&c.argv, prefix))
+        })
+    {
+        return false;
+    }
+    if let Some(path) = &rule.path
+        && !facts.paths.iter().any(|p| {
+            paths::forms(p, facts.cwd, facts.home)
+                .iter()
+                .any(|f| path.is_match(f))
+        })
+    {
+        return false;
+    }
+    rule.args.iter().all(|(key, test)| {
+        let Some(value) = facts.args.and_then(|a| a.get(key)) else {
+            return false;
+        };
+        match test {
+            ArgTest::Equals(want) => value == want,
+            ArgTest::Contains(text) => value.as_str().is_some_and(|v| v.contains(text.as_str())),
+        }
+    })
+}
+
+/// Whether `argv` starts with `prefix`, comparing the program by its file name
+/// (`/usr/bin/git push` starts with `git push`).
+fn starts_with(argv: &[String], prefix: &[String]) -> bool {
+    if argv.len() < prefix.len() || prefix.is_empty() {
+        return false;
+    }
+    let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]);
+    program == prefix[0] && argv[1..prefix.len()] == prefix[1..]
 }
 
 impl Ruling {
@@ -117,108 +465,4 @@ impl Ruling {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn finding(id: &'static str, level: Level) -> Finding {
-        Finding {
-            id,
-            level,
-            message: String::new(),
-            span: 0..0,
-        }
-    }
-
-    #[test]
-    fn the_default_table() {
-        use Decision::*;
-        use Level::*;
-        use Origin::*;
-        let policy = Policy::embedded();
-        let cases = [
-            (Safe, Interactive, Allow),
-            (Safe, Agent, Allow),
-            (Moderate, Interactive, Allow),
-            (Moderate, Tool, Allow),
-            (Opaque, Interactive, Allow),
-            (Opaque, Agent, Confirm),
-            (Destructive, Interactive, Confirm),
-            (Destructive, Agent, Confirm),
-            (Forbidden, Interactive, Confirm),
-            (Forbidden, Agent, Deny),
-            (Forbidden, Tool, Deny),
-        ];
-        for (level, origin, want) in cases {
-            let got = policy.decide(level, &[], origin, &Context::default());
-            assert_eq!(got.decision, want, "{level:?} from {origin:?}");
-        }
-    }
-
-    #[test]
-    fn git_push_is_held_for_agents_only() {
-        let policy = Policy::embedded();
-        let push = [finding("git.push", Level::Moderate)];
-        let agent = policy.decide(Level::Moderate, &push, Origin::Agent, &Context::default());
-        assert_eq!(agent.decision, Decision::Confirm);
-        assert!(agent.reason.contains("git.push"));
-        let person = policy.decide(
-            Level::Moderate,
-            &push,
-            Origin::Interactive,
-            &Context::default(),
-        );
-        assert_eq!(person.decision, Decision::Allow);
-    }
-
-    #[test]
-    fn claims_raise_and_never_lower() {
-        let policy = Policy::embedded();
-        let asks = Context {
-            requires_confirmation: Some(true),
-            ..Context::default()
-        };
-        assert_eq!(
-            policy
-                .decide(Level::Safe, &[], Origin::Agent, &asks)
-                .decision,
-            Decision::Confirm
-        );
-        let waves = Context {
-            requires_confirmation: Some(false),
-            confidence: Some(1.0),
-            ..Context::default()
-        };
-        assert_eq!(
-            policy
-                .decide(Level::Forbidden, &[], Origin::Agent, &waves)
-                .decision,
-            Decision::Deny
-        );
-        let unsure = Context {
-            confidence: Some(0.5),
-            ..Context::default()
-        };
-        assert_eq!(
-            policy
-                .decide(Level::Moderate, &[], Origin::Agent, &unsure)
-                .decision,
-            Decision::Confirm
-        );
-        assert_eq!(
-            policy
-                .decide(Level::Safe, &[], Origin::Agent, &unsure)
-                .decision,
-            Decision::Allow
-        );
-        let nan = Context {
-            confidence: Some(f32::NAN),
-            ..Context::default()
-        };
-        assert_eq!(
-            policy
-                .decide(Level::Moderate, &[], Origin::Agent, &nan)
-                .decision,
-            Decision::Confirm
-        );
-    }
-}
+mod tests;

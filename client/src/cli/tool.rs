@@ -1,0 +1,113 @@
+//! `assent tool NAME`: put an agent's tool call through the gate. Exit codes as `assent check`.
+//!
+//! The caller's `--confidence` and `--requires-confirmation` are claims: the daemon lets them
+//! raise a decision, never lower one. There is deliberately no flag that allows more.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use assent_client::protocol::{CheckRequest, Context, MAX_MESSAGE_LEN, Origin, Subject};
+use clap::Args;
+
+use super::check::{Outcome, gate};
+use super::{exit, messages};
+
+/// Arguments past this size cannot travel in one packet with the rest of the request.
+const MAX_ARGS_LEN: usize = MAX_MESSAGE_LEN - 4096;
+
+/// `assent tool`.
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// The tool's name (`file.delete`, `mcp__github__create_issue`).
+    name: String,
+    /// The tool's arguments as a JSON document (default `{}`).
+    #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
+    args: Option<String>,
+    /// Read the arguments from FILE (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    args_file: Option<PathBuf>,
+    /// The caller's confidence in the action, 0 to 1: below the policy's threshold a change is
+    /// held.
+    #[arg(long, value_name = "X")]
+    confidence: Option<f32>,
+    /// The caller's own view: true holds the call; false changes nothing.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    requires_confirmation: Option<bool>,
+    /// A session label (an agent's conversation id), shown to the approver.
+    #[arg(long, value_name = "LABEL")]
+    session: Option<String>,
+    /// Do not wait for a held request: print its token and exit 2.
+    #[arg(long)]
+    no_wait: bool,
+    /// Print the outcome as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn read_args(args: &ToolArgs) -> Result<String, u8> {
+    let text = match (&args.args, &args.args_file) {
+        (Some(json), _) => json.clone(),
+        (None, Some(file)) => {
+            let mut text = String::new();
+            let read = if file.as_os_str() == "-" {
+                std::io::stdin()
+                    .take(MAX_MESSAGE_LEN as u64 + 1)
+                    .read_to_string(&mut text)
+            } else {
+                std::fs::File::open(file)
+                    .and_then(|f| f.take(MAX_MESSAGE_LEN as u64 + 1).read_to_string(&mut text))
+            };
+            if let Err(error) = read {
+                messages::say(&format!("could not read {}: {error}", file.display()));
+                return Err(exit::USAGE);
+            }
+            text
+        }
+        (None, None) => "{}".to_string(),
+    };
+    if text.len() > MAX_ARGS_LEN {
+        messages::say(&format!(
+            "the tool's arguments are larger than {MAX_ARGS_LEN} bytes: not sent, not allowed"
+        ));
+        return Err(exit::DENY);
+    }
+    Ok(text)
+}
+
+/// `assent tool`.
+pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
+    if let Some(x) = args.confidence
+        && !(0.0..=1.0).contains(&x)
+    {
+        messages::say("--confidence must be between 0 and 1");
+        return exit::USAGE;
+    }
+    let args_json = match read_args(&args) {
+        Ok(text) => text,
+        Err(code) => return code,
+    };
+    let summary = format!("tool {} {args_json}", args.name);
+    let request = CheckRequest {
+        subject: Subject::Tool {
+            name: args.name,
+            args_json,
+        },
+        origin: Origin::Tool,
+        context: Context {
+            session: args.session,
+            requires_confirmation: args.requires_confirmation,
+            confidence: args.confidence,
+        },
+        wait: !args.no_wait,
+    };
+    match gate(socket, request, args.json.then_some(summary.as_str())) {
+        Outcome::Allowed => exit::ALLOW,
+        Outcome::Denied => exit::DENY,
+        Outcome::Held(token) => {
+            println!("{token}");
+            exit::HELD
+        }
+        Outcome::Cancelled => exit::CANCELLED,
+        Outcome::Failed(code) => code,
+    }
+}

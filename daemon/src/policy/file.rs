@@ -1,0 +1,520 @@
+//! The policy file: TOML in, a [`Policy`] and warnings out.
+//!
+//! `parse` is pure and unit-tested with inline strings; `load` reads a file. Errors name the
+//! file, line, column and reason. Warnings name rules that can never match. The embedded
+//! default's rules apply under every file unless it says `default_rules = false`; keys a file
+//! leaves out take the embedded values.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use assent_client::protocol::{Decision, Level, Origin};
+use globset::{GlobBuilder, GlobSetBuilder};
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{
+    ArgTest, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover, Policy, Rule,
+    Settings, tools,
+};
+
+/// The catalogue's source, read at build time so a finding-id pattern can be checked against
+/// every id the analyser reports (the analyser does not export its catalogue).
+const CATALOGUE_SOURCE: &str = include_str!("../analyse/catalogue.rs");
+
+/// A policy file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct PolicyError {
+    /// The file (or `embedded default`).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// Why.
+    pub message: String,
+}
+
+/// A parsed policy and its warnings.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The policy.
+    pub policy: Policy,
+    /// Rules that can never match, and similar.
+    pub warnings: Vec<String>,
+}
+
+/// One or several values.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    fn into_vec(self) -> Vec<T> {
+        match self {
+            OneOrMany::One(one) => vec![one],
+            OneOrMany::Many(many) => many,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    interactive: Option<Decision>,
+    automation: Option<Decision>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Levels {
+    safe: Option<Row>,
+    moderate: Option<Row>,
+    opaque: Option<Row>,
+    destructive: Option<Row>,
+    forbidden: Option<Row>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    default_rules: Option<bool>,
+    observe: Option<bool>,
+    observe_uids: Option<Vec<u32>>,
+    observe_origins: Option<Vec<Origin>>,
+    hold_ttl: Option<String>,
+    no_approver: Option<NoApprover>,
+    confirm_agent_moderate: Option<bool>,
+    confidence_threshold: Option<f32>,
+    pending_limit: Option<usize>,
+    rate_limit: Option<u32>,
+    protected_paths: Option<Vec<String>>,
+    sensitive_paths: Option<Vec<String>>,
+    approvers: Option<BTreeMap<String, u32>>,
+    tool_confidence: Option<BTreeMap<String, f32>>,
+    tools: Option<BTreeMap<String, Level>>,
+    levels: Option<Levels>,
+    #[serde(default)]
+    rule: Vec<Spanned<RuleSpec>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleSpec {
+    name: String,
+    decision: Decision,
+    message: Option<String>,
+    priority: Option<i32>,
+    override_forbidden: Option<bool>,
+    tool: Option<OneOrMany<String>>,
+    command: Option<OneOrMany<String>>,
+    finding: Option<OneOrMany<String>>,
+    path: Option<OneOrMany<String>>,
+    cwd: Option<OneOrMany<String>>,
+    uid: Option<OneOrMany<u32>>,
+    user: Option<OneOrMany<String>>,
+    origin: Option<OneOrMany<Origin>>,
+    session: Option<OneOrMany<String>>,
+    args: Option<BTreeMap<String, toml::Value>>,
+    args_contain: Option<BTreeMap<String, String>>,
+}
+
+/// Read and parse the policy at `path`.
+pub fn load(path: &Path) -> Result<Loaded, PolicyError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| PolicyError {
+        file: name.clone(),
+        line: 0,
+        column: 0,
+        message: format!("could not read the policy: {error}"),
+    })?;
+    parse(&text, &name)
+}
+
+/// Parse a policy file's text; `name` is used in errors and reasons.
+pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
+    let error_at = |offset: usize, message: String| {
+        let (line, column) = line_col(text, offset);
+        PolicyError {
+            file: name.to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let spec: FileSpec = toml::from_str(text).map_err(|error| {
+        let offset = error.span().map_or(0, |s| s.start);
+        error_at(offset, error.message().trim().to_string())
+    })?;
+    let defaults: FileSpec = if name == "embedded default" {
+        FileSpec::default()
+    } else {
+        toml::from_str(DEFAULT_POLICY).map_err(|e| error_at(0, format!("embedded default: {e}")))?
+    };
+    let mut warnings = Vec::new();
+    let mut rules = Vec::new();
+    let mut sources: Vec<(&str, &str, &Vec<Spanned<RuleSpec>>)> = Vec::new();
+    if spec.default_rules.unwrap_or(true) && name != "embedded default" {
+        sources.push(("embedded default", DEFAULT_POLICY, &defaults.rule));
+    }
+    sources.push((name, text, &spec.rule));
+    for (file, file_text, specs) in sources {
+        for spanned in specs {
+            let offset = spanned.span().start;
+            let (line, column) = line_col(file_text, offset);
+            let at = |message: String| PolicyError {
+                file: file.to_string(),
+                line,
+                column,
+                message,
+            };
+            let rule =
+                compile_rule(spanned.get_ref().clone(), format!("{file}:{line}")).map_err(at)?;
+            if rules.iter().any(|r: &Rule| r.name == rule.name) {
+                return Err(at(format!("a second rule is named \"{}\"", rule.name)));
+            }
+            warnings.extend(never_matches(&rule));
+            rules.push(rule);
+        }
+    }
+    let table = table(&spec, &defaults).map_err(|m| error_at(0, m))?;
+    let settings = settings(&spec).map_err(|m| error_at(0, m))?;
+    let mut policy = Policy {
+        table,
+        rules,
+        settings,
+        source: name.to_string(),
+        text: String::new(),
+    };
+    policy.text = describe(&policy);
+    Ok(Loaded { policy, warnings })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn globs(patterns: Vec<String>, what: &str) -> Result<Globs, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in &patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(what == "path" || what == "cwd")
+            .build()
+            .map_err(|e| format!("bad {what} glob {pattern:?}: {e}"))?;
+        builder.add(glob);
+    }
+    let set = builder
+        .build()
+        .map_err(|e| format!("bad {what} globs: {e}"))?;
+    Ok(Globs { patterns, set })
+}
+
+fn compile_rule(spec: RuleSpec, source: String) -> Result<Rule, String> {
+    if spec.name.trim().is_empty() {
+        return Err("a rule needs a non-empty name".into());
+    }
+    let named = |what: &str| format!("rule \"{}\": ", spec.name) + what;
+    let opt = |v: Option<OneOrMany<String>>, what: &str| -> Result<Option<Globs>, String> {
+        v.map(|v| globs(v.into_vec(), what))
+            .transpose()
+            .map_err(|e| named(&e))
+    };
+    let mut args = Vec::new();
+    for (key, value) in spec.args.unwrap_or_default() {
+        let json = serde_json::to_value(&value).map_err(|e| named(&format!("args.{key}: {e}")))?;
+        args.push((key, ArgTest::Equals(json)));
+    }
+    for (key, text) in spec.args_contain.unwrap_or_default() {
+        args.push((key, ArgTest::Contains(text)));
+    }
+    let command: Vec<Vec<String>> = spec
+        .command
+        .map(OneOrMany::into_vec)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    if command.iter().any(Vec::is_empty) {
+        return Err(named("an empty command prefix"));
+    }
+    Ok(Rule {
+        tool: opt(spec.tool, "tool")?,
+        finding: opt(spec.finding, "finding")?,
+        path: opt(spec.path, "path")?,
+        cwd: opt(spec.cwd, "cwd")?,
+        session: opt(spec.session, "session")?,
+        command,
+        uid: spec.uid.map(OneOrMany::into_vec).unwrap_or_default(),
+        user: spec.user.map(OneOrMany::into_vec).unwrap_or_default(),
+        origin: spec.origin.map(OneOrMany::into_vec).unwrap_or_default(),
+        args,
+        name: spec.name,
+        source,
+        decision: spec.decision,
+        message: spec.message,
+        priority: spec.priority.unwrap_or(0),
+        override_forbidden: spec.override_forbidden.unwrap_or(false),
+    })
+}
+
+/// Every finding id the daemon can report: the analyser's catalogue and the tool findings.
+pub fn known_finding_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = CATALOGUE_SOURCE
+        .split("= \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|id| id.contains('.') && !id.contains(' '))
+        .collect();
+    ids.extend_from_slice(tools::FINDING_IDS);
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+fn never_matches(rule: &Rule) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(finding) = &rule.finding {
+        let ids = known_finding_ids();
+        for pattern in &finding.patterns {
+            let one = globs(vec![pattern.clone()], "finding");
+            if one.is_ok_and(|g| !ids.iter().any(|id| g.is_match(id))) {
+                out.push(format!(
+                    "rule \"{}\" ({}): finding pattern {pattern:?} matches no finding assentd reports; the rule never matches through it",
+                    rule.name, rule.source
+                ));
+            }
+        }
+    }
+    let tool_only = rule.tool.is_some() || !rule.args.is_empty();
+    if tool_only && !rule.origin.is_empty() && !rule.origin.contains(&Origin::Tool) {
+        out.push(format!(
+            "rule \"{}\" ({}): it matches tool calls only, but not origin \"tool\"; it never matches",
+            rule.name, rule.source
+        ));
+    }
+    out
+}
+
+fn table(spec: &FileSpec, defaults: &FileSpec) -> Result<[[Decision; 2]; 5], String> {
+    use Decision::{Allow, Confirm, Deny};
+    // The fallback when even the embedded default leaves a cell out.
+    let mut table = [
+        [Allow, Allow],
+        [Allow, Allow],
+        [Allow, Confirm],
+        [Confirm, Confirm],
+        [Confirm, Deny],
+    ];
+    for levels in [&defaults.levels, &spec.levels].into_iter().flatten() {
+        let rows = [
+            levels.safe,
+            levels.moderate,
+            levels.opaque,
+            levels.destructive,
+            levels.forbidden,
+        ];
+        for (i, row) in rows.iter().enumerate() {
+            if let Some(row) = row {
+                if let Some(d) = row.interactive {
+                    table[i][0] = d;
+                }
+                if let Some(d) = row.automation {
+                    table[i][1] = d;
+                }
+            }
+        }
+    }
+    if table[Level::Forbidden as usize][1] != Deny {
+        return Err(
+            "levels.forbidden.automation must stay \"deny\"; lower it for some requests with a rule that says override_forbidden = true".into(),
+        );
+    }
+    let moderate = spec
+        .confirm_agent_moderate
+        .or(defaults.confirm_agent_moderate)
+        .unwrap_or(false);
+    if moderate {
+        table[Level::Moderate as usize][1] = table[Level::Moderate as usize][1].max(Confirm);
+    }
+    Ok(table)
+}
+
+fn threshold(value: f32, what: &str) -> Result<f32, String> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{what} must be between 0 and 1, not {value}"))
+    }
+}
+
+fn settings(spec: &FileSpec) -> Result<Settings, String> {
+    let hold_ttl = match &spec.hold_ttl {
+        Some(text) => {
+            let d: Duration =
+                humantime::parse_duration(text).map_err(|e| format!("hold_ttl {text:?}: {e}"))?;
+            if d.is_zero() {
+                return Err("hold_ttl must be longer than zero".into());
+            }
+            Some(d)
+        }
+        None => None,
+    };
+    let mut tool_confidence = BTreeMap::new();
+    for (tool, value) in spec.tool_confidence.clone().unwrap_or_default() {
+        tool_confidence.insert(
+            tool.clone(),
+            threshold(value, &format!("tool_confidence.{tool}"))?,
+        );
+    }
+    let mut approvers = BTreeMap::new();
+    for (agent, human) in spec.approvers.clone().unwrap_or_default() {
+        let agent: u32 = agent
+            .parse()
+            .map_err(|_| format!("approvers: {agent:?} is not a uid"))?;
+        approvers.insert(agent, human);
+    }
+    let paths = |v: &Option<Vec<String>>, what: &str| {
+        v.clone()
+            .filter(|v| !v.is_empty())
+            .map(|v| globs(v, what))
+            .transpose()
+    };
+    Ok(Settings {
+        observe: spec.observe.unwrap_or(false),
+        observe_uids: spec.observe_uids.clone().unwrap_or_default(),
+        observe_origins: spec.observe_origins.clone().unwrap_or_default(),
+        hold_ttl,
+        no_approver: spec.no_approver.unwrap_or(NoApprover::Deny),
+        confirm_agent_moderate: spec.confirm_agent_moderate.unwrap_or(false),
+        confidence_threshold: threshold(
+            spec.confidence_threshold
+                .unwrap_or(DEFAULT_CONFIDENCE_THRESHOLD),
+            "confidence_threshold",
+        )?,
+        tool_confidence,
+        pending_limit: spec.pending_limit.filter(|n| *n > 0),
+        rate_limit: spec.rate_limit.filter(|n| *n > 0),
+        approvers,
+        protected_paths: paths(&spec.protected_paths, "path")?,
+        sensitive_paths: paths(&spec.sensitive_paths, "path")?,
+        tools: spec.tools.clone().unwrap_or_default(),
+    })
+}
+
+fn list<T: std::fmt::Debug>(items: &[T]) -> String {
+    format!("{items:?}")
+}
+
+/// The effective policy as TOML-like text, for `assentd --check-policy`.
+fn describe(policy: &Policy) -> String {
+    let s = &policy.settings;
+    let mut out = String::new();
+    let _ = writeln!(out, "# effective policy from {}", policy.source);
+    let _ = writeln!(out, "observe = {}", s.observe);
+    let _ = writeln!(out, "observe_uids = {}", list(&s.observe_uids));
+    let origins: Vec<&str> = s.observe_origins.iter().map(|o| o.as_str()).collect();
+    let _ = writeln!(out, "observe_origins = {}", list(&origins));
+    match s.hold_ttl {
+        Some(ttl) => _ = writeln!(out, "hold_ttl = \"{}\"", humantime::format_duration(ttl)),
+        None => _ = writeln!(out, "# hold_ttl: assentd's --hold-ttl (default 5m)"),
+    }
+    let _ = writeln!(out, "no_approver = \"{}\"", s.no_approver.as_str());
+    let _ = writeln!(out, "confirm_agent_moderate = {}", s.confirm_agent_moderate);
+    let _ = writeln!(out, "confidence_threshold = {}", s.confidence_threshold);
+    match s.pending_limit {
+        Some(n) => _ = writeln!(out, "pending_limit = {n}"),
+        None => _ = writeln!(out, "# pending_limit: assentd's --max-pending (default 32)"),
+    }
+    match s.rate_limit {
+        Some(n) => _ = writeln!(out, "rate_limit = {n}"),
+        None => _ = writeln!(out, "# rate_limit: none"),
+    }
+    let globs = |g: &Option<Globs>| g.as_ref().map(|g| list(&g.patterns)).unwrap_or("[]".into());
+    let _ = writeln!(out, "protected_paths = {}", globs(&s.protected_paths));
+    let _ = writeln!(out, "sensitive_paths = {}", globs(&s.sensitive_paths));
+    let _ = writeln!(out, "\n[approvers]");
+    for (agent, human) in &s.approvers {
+        let _ = writeln!(out, "\"{agent}\" = {human}");
+    }
+    let _ = writeln!(out, "\n[tool_confidence]");
+    for (tool, value) in &s.tool_confidence {
+        let _ = writeln!(out, "{tool:?} = {value}");
+    }
+    let _ = writeln!(out, "\n[tools]");
+    for (tool, level) in &s.tools {
+        let _ = writeln!(out, "{tool:?} = \"{}\"", level.as_str());
+    }
+    let _ = writeln!(out, "\n[levels]");
+    for level in [
+        Level::Safe,
+        Level::Moderate,
+        Level::Opaque,
+        Level::Destructive,
+        Level::Forbidden,
+    ] {
+        let row = policy.table[level as usize];
+        let _ = writeln!(
+            out,
+            "{} = {{ interactive = \"{}\", automation = \"{}\" }}",
+            level.as_str(),
+            row[0].as_str(),
+            row[1].as_str()
+        );
+    }
+    let mut rules: Vec<&Rule> = policy.rules.iter().collect();
+    rules.sort_by(|a, b| a.name.cmp(&b.name));
+    for rule in rules {
+        let _ = writeln!(out, "\n[[rule]] # {}", rule.source);
+        let _ = writeln!(out, "name = {:?}", rule.name);
+        let _ = writeln!(out, "decision = \"{}\"", rule.decision.as_str());
+        if let Some(message) = &rule.message {
+            let _ = writeln!(out, "message = {message:?}");
+        }
+        let _ = writeln!(out, "priority = {}", rule.priority);
+        if rule.override_forbidden {
+            let _ = writeln!(out, "override_forbidden = true");
+        }
+        for (key, g) in [
+            ("tool", &rule.tool),
+            ("finding", &rule.finding),
+            ("path", &rule.path),
+            ("cwd", &rule.cwd),
+            ("session", &rule.session),
+        ] {
+            if let Some(g) = g {
+                let _ = writeln!(out, "{key} = {}", list(&g.patterns));
+            }
+        }
+        if !rule.command.is_empty() {
+            let c: Vec<String> = rule.command.iter().map(|c| c.join(" ")).collect();
+            let _ = writeln!(out, "command = {}", list(&c));
+        }
+        if !rule.uid.is_empty() {
+            let _ = writeln!(out, "uid = {}", list(&rule.uid));
+        }
+        if !rule.user.is_empty() {
+            let _ = writeln!(out, "user = {}", list(&rule.user));
+        }
+        if !rule.origin.is_empty() {
+            let o: Vec<&str> = rule.origin.iter().map(|o| o.as_str()).collect();
+            let _ = writeln!(out, "origin = {}", list(&o));
+        }
+        for (key, test) in &rule.args {
+            match test {
+                ArgTest::Equals(v) => _ = writeln!(out, "args.{key} = {v}"),
+                ArgTest::Contains(t) => _ = writeln!(out, "args_contain.{key} = {t:?}"),
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,638 @@
+//! The policy: the embedded default, the file format, evaluation order, observe mode, and the
+//! tool classification of every seed example.
+
+use assent_client::protocol::{Context, Decision, Level, Origin, Subject};
+
+use super::*;
+use crate::judge::{Caller, judge_for};
+
+fn finding(id: &'static str, level: Level) -> Finding {
+    Finding {
+        id,
+        level,
+        message: String::new(),
+        span: 0..0,
+    }
+}
+
+fn policy(text: &str) -> Policy {
+    match parse(text, "test.toml") {
+        Ok(loaded) => loaded.policy,
+        Err(error) => panic!("the test policy parses: {error}"),
+    }
+}
+
+fn shell(policy: &Policy, command: &str, origin: Origin, context: &Context) -> Ruling {
+    let subject = Subject::Shell {
+        command: command.into(),
+        cwd: "/home/u/project".into(),
+        truncated: false,
+    };
+    let caller = Caller {
+        uid: Some(1000),
+        user: Some("u"),
+        home: Some("/home/u"),
+    };
+    judge_for(policy, &subject, origin, context, &caller).ruling
+}
+
+fn tool(policy: &Policy, name: &str, args: &str, context: &Context) -> (Level, Ruling) {
+    let subject = Subject::Tool {
+        name: name.into(),
+        args_json: args.into(),
+    };
+    let caller = Caller {
+        uid: Some(1000),
+        user: Some("u"),
+        home: Some("/home/u"),
+    };
+    let j = judge_for(policy, &subject, Origin::Tool, context, &caller);
+    (j.analysis.level, j.ruling)
+}
+
+#[test]
+fn the_default_table() {
+    use Decision::*;
+    use Level::*;
+    use Origin::*;
+    let policy = Policy::embedded();
+    let cases = [
+        (Safe, Interactive, Allow),
+        (Safe, Agent, Allow),
+        (Moderate, Interactive, Allow),
+        (Moderate, Tool, Allow),
+        (Opaque, Interactive, Allow),
+        (Opaque, Agent, Confirm),
+        (Destructive, Interactive, Confirm),
+        (Destructive, Agent, Confirm),
+        (Forbidden, Interactive, Confirm),
+        (Forbidden, Agent, Deny),
+        (Forbidden, Tool, Deny),
+    ];
+    for (level, origin, want) in cases {
+        let got = policy.decide(level, &[], origin, &Context::default());
+        assert_eq!(got.decision, want, "{level:?} from {origin:?}");
+    }
+}
+
+#[test]
+fn git_push_is_held_for_agents_only_and_the_rule_is_named() {
+    let policy = Policy::embedded();
+    let push = [finding("git.push", Level::Moderate)];
+    let agent = policy.decide(Level::Moderate, &push, Origin::Agent, &Context::default());
+    assert_eq!(agent.decision, Decision::Confirm);
+    assert!(
+        agent.reason.contains("publishing is held"),
+        "{}",
+        agent.reason
+    );
+    assert!(agent.rule.is_some());
+    let person = policy.decide(
+        Level::Moderate,
+        &push,
+        Origin::Interactive,
+        &Context::default(),
+    );
+    assert_eq!(person.decision, Decision::Allow);
+    // And through the analyser, as DESIGN says.
+    let held = shell(
+        &policy,
+        "git push origin main",
+        Origin::Agent,
+        &Context::default(),
+    );
+    assert_eq!(held.decision, Decision::Confirm, "{}", held.reason);
+}
+
+#[test]
+fn claims_raise_and_never_lower() {
+    let policy = Policy::embedded();
+    let asks = Context {
+        requires_confirmation: Some(true),
+        ..Context::default()
+    };
+    let d = |level, ctx: &Context| policy.decide(level, &[], Origin::Agent, ctx).decision;
+    assert_eq!(d(Level::Safe, &asks), Decision::Confirm);
+    let waves = Context {
+        requires_confirmation: Some(false),
+        confidence: Some(1.0),
+        ..Context::default()
+    };
+    assert_eq!(d(Level::Forbidden, &waves), Decision::Deny);
+    assert_eq!(d(Level::Destructive, &waves), Decision::Confirm);
+    let unsure = Context {
+        confidence: Some(0.5),
+        ..Context::default()
+    };
+    assert_eq!(d(Level::Moderate, &unsure), Decision::Confirm);
+    assert_eq!(d(Level::Safe, &unsure), Decision::Allow);
+    let nan = Context {
+        confidence: Some(f32::NAN),
+        ..Context::default()
+    };
+    assert_eq!(d(Level::Moderate, &nan), Decision::Confirm);
+}
+
+#[test]
+fn a_good_file_parses_with_every_key() {
+    let loaded = parse(
+        include_str!("../../../packaging/policy.example.toml"),
+        "example",
+    )
+    .expect("the example policy parses");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    let p = loaded.policy;
+    assert!(p.rules.len() > 3);
+    assert_eq!(p.settings.confidence_threshold, 0.85);
+    assert!(!p.text.is_empty());
+}
+
+#[test]
+fn the_embedded_default_has_no_warnings() {
+    let loaded = parse(DEFAULT_POLICY, "embedded default").expect("parses");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert!(known_ids_include("fs.rm_recursive") && known_ids_include("tool.unknown"));
+}
+
+fn known_ids_include(id: &str) -> bool {
+    file::known_finding_ids().contains(&id)
+}
+
+#[test]
+fn errors_name_the_line_and_column() {
+    let cases: &[(&str, usize, usize, &str)] = &[
+        ("observe = tru\n", 1, 11, "invalid"),
+        (
+            "\n\n[[rule]]\nname = \"x\"\ndecision = \"maybe\"\n",
+            5,
+            12,
+            "maybe",
+        ),
+        ("nonsense_key = 1\n", 1, 1, "nonsense_key"),
+        (
+            "[[rule]]\nname = \"a\"\ndecision = \"deny\"\npath = \"[\"\n",
+            1,
+            1,
+            "glob",
+        ),
+        (
+            "[[rule]]\nname = \"a\"\ndecision = \"deny\"\n[[rule]]\nname = \"a\"\ndecision = \"allow\"\n",
+            4,
+            1,
+            "second rule",
+        ),
+        ("confidence_threshold = 1.5\n", 1, 1, "between 0 and 1"),
+        (
+            "[levels]\nforbidden = { automation = \"allow\" }\n",
+            1,
+            1,
+            "override_forbidden",
+        ),
+        ("hold_ttl = \"soon\"\n", 1, 1, "hold_ttl"),
+    ];
+    for (text, line, column, reason) in cases {
+        let error = parse(text, "p.toml").expect_err(text);
+        assert_eq!(
+            (error.file.as_str(), error.line, error.column),
+            ("p.toml", *line, *column),
+            "{text}: {error}"
+        );
+        assert!(error.to_string().contains(reason), "{text}: {error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("p.toml:{line}:{column}: ")),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn a_rule_that_can_never_match_is_warned_about() {
+    let text = "[[rule]]\nname = \"typo\"\nfinding = \"gti.push\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"tool for people\"\ntool = \"x\"\norigin = \"interactive\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"fine\"\nfinding = \"git.*\"\ndecision = \"deny\"\n";
+    let loaded = parse(text, "w.toml").expect("parses");
+    assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
+    assert!(loaded.warnings[0].contains("gti.push") && loaded.warnings[0].contains("w.toml:1"));
+    assert!(loaded.warnings[1].contains("tool for people"));
+}
+
+#[test]
+fn evaluation_order_is_deny_then_priority_then_specificity_then_strictest() {
+    let p = policy(
+        r#"
+[[rule]]
+name = "z allow push"
+command = "git push"
+decision = "allow"
+
+[[rule]]
+name = "a confirm push"
+command = "git push"
+decision = "confirm"
+
+[[rule]]
+name = "specific allow"
+command = "git push"
+cwd = "/home/u/**"
+origin = "agent"
+decision = "allow"
+
+[[rule]]
+name = "priority confirm"
+command = "git push"
+session = "ci-*"
+decision = "confirm"
+priority = 10
+
+[[rule]]
+name = "deny force"
+command = "git push"
+finding = "git.push_force"
+decision = "deny"
+priority = -5
+"#,
+    );
+    let ctx = Context::default();
+    // Most specific wins over the tie below it.
+    let r = shell(&p, "git push origin main", Origin::Agent, &ctx);
+    assert_eq!(
+        (r.decision, r.rule.as_deref()),
+        (Decision::Allow, Some("specific allow")),
+        "{}",
+        r.reason
+    );
+    // Priority beats specificity.
+    let ci = Context {
+        session: Some("ci-7".into()),
+        ..Context::default()
+    };
+    let r = shell(&p, "git push origin main", Origin::Agent, &ci);
+    assert_eq!(r.rule.as_deref(), Some("priority confirm"));
+    // A deny rule wins whatever its priority.
+    let r = shell(&p, "git push --force origin main", Origin::Agent, &ci);
+    assert_eq!(
+        (r.decision, r.rule.as_deref()),
+        (Decision::Deny, Some("deny force"))
+    );
+    // Equal priority and specificity: the strictest, never the file's order or the name.
+    let r = shell(&p, "git push origin main", Origin::Interactive, &ctx);
+    assert_eq!(
+        (r.decision, r.rule.as_deref()),
+        (Decision::Confirm, Some("a confirm push"))
+    );
+    assert!(r.reason.contains("test.toml:"), "{}", r.reason);
+}
+
+#[test]
+fn forbidden_for_agents_is_lowered_only_with_override_forbidden() {
+    let text = |override_forbidden: bool| {
+        format!(
+            "[[rule]]\nname = \"lab\"\ncwd = \"/home/u/**\"\ndecision = \"confirm\"\noverride_forbidden = {override_forbidden}\n"
+        )
+    };
+    let ctx = Context::default();
+    let line = "rm -rf /";
+    let r = shell(&policy(&text(false)), line, Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Deny, "{}", r.reason);
+    assert!(r.reason.contains("override_forbidden"), "{}", r.reason);
+    let r = shell(&policy(&text(true)), line, Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Confirm, "{}", r.reason);
+}
+
+#[test]
+fn allow_all_is_a_policy_setting_scoped_to_a_session_never_a_flag() {
+    let p = policy(
+        "[[rule]]\nname = \"ci runs everything\"\nsession = \"ci-*\"\norigin = \"agent\"\ndecision = \"allow\"\n",
+    );
+    let ci = Context {
+        session: Some("ci-1".into()),
+        ..Context::default()
+    };
+    assert_eq!(
+        shell(&p, "rm -rf data", Origin::Agent, &ci).decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        shell(&p, "rm -rf data", Origin::Agent, &Context::default()).decision,
+        Decision::Confirm
+    );
+    // Still no way past forbidden, and the caller's own claim still raises.
+    assert_eq!(
+        shell(&p, "rm -rf ~", Origin::Agent, &ci).decision,
+        Decision::Deny
+    );
+    let asks = Context {
+        requires_confirmation: Some(true),
+        ..ci
+    };
+    assert_eq!(
+        shell(&p, "rm -rf data", Origin::Agent, &asks).decision,
+        Decision::Confirm
+    );
+}
+
+#[test]
+fn observe_mode_allows_and_says_what_it_would_have_done() {
+    for text in [
+        "observe = true\n",
+        "observe_uids = [1000]\n",
+        "observe_origins = [\"agent\"]\n",
+    ] {
+        let p = policy(text);
+        let r = shell(&p, "rm -rf ~", Origin::Agent, &Context::default());
+        assert_eq!(r.decision, Decision::Allow, "{text}");
+        assert_eq!(r.observed, Some(Decision::Deny));
+        assert!(
+            r.reason
+                .starts_with("observe mode: would have decided deny"),
+            "{}",
+            r.reason
+        );
+    }
+    let p = policy("observe_uids = [4242]\n");
+    assert_eq!(
+        shell(&p, "rm -rf ~", Origin::Agent, &Context::default()).decision,
+        Decision::Deny
+    );
+}
+
+#[test]
+fn path_globs_and_user_rules() {
+    let p = policy(
+        "[[rule]]\nname = \"secrets dir\"\npath = \"~/secrets/**\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"alice may\"\nuser = \"u\"\ncommand = \"make\"\ndecision = \"confirm\"\n",
+    );
+    let ctx = Context::default();
+    assert_eq!(
+        shell(&p, "cat ../secrets/a.txt", Origin::Interactive, &ctx).decision,
+        Decision::Deny
+    );
+    assert_eq!(
+        shell(&p, "cat ~/secrets/a.txt", Origin::Interactive, &ctx).decision,
+        Decision::Deny
+    );
+    assert_eq!(
+        shell(&p, "cat notes.txt", Origin::Interactive, &ctx).decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        shell(&p, "make all", Origin::Interactive, &ctx)
+            .rule
+            .as_deref(),
+        Some("alice may")
+    );
+}
+
+/// Every tool example of the seeds: tool, arguments → level and decision (origin tool).
+#[test]
+fn seed_tool_examples() {
+    let p = policy(include_str!("../../../packaging/policy.example.toml"));
+    let none = Context::default();
+    use Decision::*;
+    use Level::*;
+    let cases: &[(&str, &str, Level, Decision)] = &[
+        // Seed 002: safe, moderate, destructive.
+        (
+            "web.search",
+            r#"{"query": "python tutorials"}"#,
+            Safe,
+            Allow,
+        ),
+        ("web.open", r#"{"url": "https://example.org"}"#, Safe, Allow),
+        ("calendar.list_events", "{}", Safe, Allow),
+        ("calendar.find_event", r#"{"q": "standup"}"#, Safe, Allow),
+        ("file.read", r#"{"path": "src/main.rs"}"#, Safe, Allow),
+        ("vision.screenshot", "{}", Safe, Allow),
+        ("vision.analyze", r#"{"image": "a.png"}"#, Safe, Allow),
+        (
+            "calendar.create_event",
+            r#"{"title": "x"}"#,
+            Moderate,
+            Allow,
+        ),
+        (
+            "calendar.update_event",
+            r#"{"event_id": "e"}"#,
+            Moderate,
+            Allow,
+        ),
+        ("notification.send", r#"{"text": "hi"}"#, Moderate, Allow),
+        ("clipboard.set", r#"{"text": "hi"}"#, Moderate, Allow),
+        ("file.write", r#"{"path": "notes.txt"}"#, Moderate, Allow),
+        (
+            "browser.open",
+            r#"{"url": "https://example.org"}"#,
+            Moderate,
+            Allow,
+        ),
+        ("email.send", r#"{"to": "a@b"}"#, Moderate, Allow),
+        (
+            "calendar.delete_event",
+            r#"{"event_id": "evt123"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "file.delete",
+            r#"{"path": "notes.txt"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "file.move",
+            r#"{"src": "a", "dest": "b"}"#,
+            Destructive,
+            Confirm,
+        ),
+        ("browser.submit_form", "{}", Destructive, Confirm),
+        ("payment.submit", r#"{"amount": 10}"#, Destructive, Confirm),
+        ("system.shutdown", "{}", Destructive, Confirm),
+        (
+            "system.execute_command",
+            r#"{"command": "ls"}"#,
+            Destructive,
+            Confirm,
+        ),
+        ("app.close", r#"{"app": "firefox"}"#, Destructive, Confirm),
+        // Seed 001: reads never held, writes and deletes.
+        ("tasks.list", "{}", Safe, Allow),
+        ("tasks.create", r#"{"title": "Buy milk"}"#, Moderate, Allow),
+        ("tasks.delete", r#"{"id": "1"}"#, Destructive, Confirm),
+        // Seed 000: source edits run; .env and disabling an automation are guarded.
+        ("writeFile", r#"{"path": "src/app.js"}"#, Moderate, Allow),
+        (
+            "writeFile",
+            r#"{"path": "config/.env"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "homeassistant",
+            r#"{"domain": "light", "service": "turn_off"}"#,
+            Moderate,
+            Allow,
+        ),
+        (
+            "homeassistant",
+            r#"{"domain": "automation", "service": "turn_off", "entity_id": "automation.security"}"#,
+            Moderate,
+            Confirm,
+        ),
+        ("commitAndPush", r#"{"message": "x"}"#, Moderate, Allow),
+        // Seed 003: sensitive reads prompt, regular reads do not; bash is analysed.
+        ("read_file", r#"{"path": ".env"}"#, Destructive, Confirm),
+        ("read_file", r#"{"path": ".env.example"}"#, Safe, Allow),
+        (
+            "read_file",
+            r#"{"path": "~/.ssh/id_ed25519"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "read_file",
+            r#"{"path": "~/.aws/credentials"}"#,
+            Destructive,
+            Confirm,
+        ),
+        ("read_file", r#"{"path": "README.md"}"#, Safe, Allow),
+        ("list_directory", r#"{"path": "."}"#, Safe, Allow),
+        ("grep", r#"{"pattern": "x"}"#, Safe, Allow),
+        ("glob", r#"{"pattern": "*.rs"}"#, Safe, Allow),
+        ("web_search", r#"{"query": "x"}"#, Safe, Allow),
+        ("write_file", r#"{"path": "src/a.ts"}"#, Moderate, Allow),
+        (
+            "edit_file",
+            r#"{"path": "/etc/hosts"}"#,
+            Destructive,
+            Confirm,
+        ),
+        ("bash", r#"{"command": "git status"}"#, Safe, Allow),
+        ("bash", r#"{"command": "rm -rf ~"}"#, Forbidden, Deny),
+        (
+            "bash",
+            r#"{"command": ["rm", "-rf", "/"]}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "Bash",
+            r#"{"command": "git push origin main"}"#,
+            Moderate,
+            Confirm,
+        ),
+        (
+            "Write",
+            r#"{"file_path": "/home/u/.bashrc"}"#,
+            Destructive,
+            Confirm,
+        ),
+        // Unknown tools and bad arguments are held (fail closed).
+        (
+            "mcp__github__delete_repo",
+            r#"{"repo": "x"}"#,
+            Opaque,
+            Confirm,
+        ),
+        ("web.search", "{not json", Opaque, Confirm),
+        // Policy additions: the registry entry and the per-uid session scope.
+        ("database.drop_table", "{}", Destructive, Confirm),
+    ];
+    for (name, args, level, decision) in cases {
+        let (got_level, ruling) = tool(&p, name, args, &none);
+        assert_eq!(
+            (got_level, ruling.decision),
+            (*level, *decision),
+            "{name} {args}: {}",
+            ruling.reason
+        );
+    }
+}
+
+#[test]
+fn seed_caller_claims_on_tools() {
+    let p = Policy::embedded();
+    // Seed 002: the LLM says no confirmation is needed; the firewall confirms anyway.
+    let waves = Context {
+        requires_confirmation: Some(false),
+        ..Context::default()
+    };
+    let (_, r) = tool(
+        &p,
+        "calendar.delete_event",
+        r#"{"event_id": "evt123"}"#,
+        &waves,
+    );
+    assert_eq!(r.decision, Decision::Confirm);
+    // Seed 001: "I gotta call mom" at 0.65 is held; 0.95 runs; a read at 0.1 runs.
+    let low = Context {
+        confidence: Some(0.65),
+        ..Context::default()
+    };
+    let high = Context {
+        confidence: Some(0.95),
+        ..Context::default()
+    };
+    assert_eq!(
+        tool(&p, "tasks.create", r#"{"title": "call mom"}"#, &low)
+            .1
+            .decision,
+        Decision::Confirm
+    );
+    assert_eq!(
+        tool(&p, "tasks.create", r#"{"title": "call mom"}"#, &high)
+            .1
+            .decision,
+        Decision::Allow
+    );
+    let unsure_read = Context {
+        confidence: Some(0.1),
+        ..Context::default()
+    };
+    assert_eq!(
+        tool(&p, "tasks.list", "{}", &unsure_read).1.decision,
+        Decision::Allow
+    );
+    // A per-tool threshold.
+    let strict = policy("[tool_confidence]\n\"tasks.create\" = 0.99\n");
+    assert_eq!(
+        tool(&strict, "tasks.create", "{}", &high).1.decision,
+        Decision::Confirm
+    );
+    // The caller's claim raises a safe tool.
+    let asks = Context {
+        requires_confirmation: Some(true),
+        ..Context::default()
+    };
+    assert_eq!(
+        tool(&p, "web.search", "{}", &asks).1.decision,
+        Decision::Confirm
+    );
+}
+
+#[test]
+fn hostile_json_is_bounded() {
+    let p = Policy::embedded();
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (level, r) = tool(&p, "web.search", &deep, &Context::default());
+    assert_eq!((level, r.decision), (Level::Opaque, Decision::Confirm));
+}
+
+#[test]
+fn extra_sensitive_and_protected_paths_and_approvers() {
+    let p = policy(
+        "sensitive_paths = [\"**/*.kdbx\"]\nprotected_paths = [\"/srv/**\"]\n\n[approvers]\n\"1001\" = 1000\n",
+    );
+    let ctx = Context::default();
+    assert_eq!(
+        tool(&p, "read_file", r#"{"path": "db/pw.kdbx"}"#, &ctx).0,
+        Level::Destructive
+    );
+    assert_eq!(
+        tool(&p, "write_file", r#"{"path": "/srv/www/index.html"}"#, &ctx).0,
+        Level::Destructive
+    );
+    assert_eq!(
+        tool(&p, "read_file", r#"{"path": "/srv/www/index.html"}"#, &ctx).0,
+        Level::Safe
+    );
+    assert_eq!((p.owner_of(1001), p.owner_of(1002)), (1000, 1002));
+}
