@@ -3,8 +3,11 @@
 pub mod admin;
 pub mod check;
 pub mod explain;
+pub mod hook;
+pub mod init;
 pub mod messages;
 pub mod shell;
+pub mod tool;
 pub mod wait;
 
 use std::path::PathBuf;
@@ -94,6 +97,17 @@ enum Command {
     },
     /// Show how a command is analysed and what would be decided; holds nothing.
     Explain(explain::ExplainArgs),
+    /// Print the interactive shell hook: `eval "$(assent init bash)"` in ~/.bashrc (or zsh).
+    Init {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: init::Shell,
+    },
+    /// Ask whether an agent's tool call may run (exit codes as `check`).
+    ///
+    /// The arguments travel as JSON; `--confidence` and `--requires-confirmation` are the
+    /// caller's claims, which can hold a call but never allow more.
+    Tool(tool::ToolArgs),
     /// List held requests you may answer.
     Pending {
         /// Print JSON.
@@ -118,6 +132,19 @@ enum Command {
         /// Print JSON Lines.
         #[arg(long)]
         json: bool,
+    },
+    /// An agent's pre-tool hook: `assent hook claude-code|codex|gemini` (exit 0 allow, 2 deny).
+    ///
+    /// Reads the agent's hook JSON on stdin and answers in its format; see `assent hook --help`.
+    #[command(disable_help_flag = true)]
+    Hook {
+        /// The agent and the hook's flags (parsed by the hook, so a usage error blocks too).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "AGENT"
+        )]
+        args: Vec<std::ffi::OsString>,
     },
 }
 
@@ -158,11 +185,14 @@ pub fn main() -> u8 {
         Command::Run { request, argv } => shell::run(socket, request, argv),
         Command::Sh { args } => shell::sh(socket, args),
         Command::Explain(args) => explain::explain(socket, args),
+        Command::Init { shell } => init::init(shell),
+        Command::Tool(args) => tool::tool(socket, args),
         Command::Pending { json } => admin::pending(socket, json),
         Command::Approve(args) => admin::answer(socket, args, true),
         Command::Deny(args) => admin::answer(socket, args, false),
         Command::Status { json } => admin::status(socket, json),
         Command::Log { count, json } => admin::log(socket, count, json),
+        Command::Hook { args } => hook::hook(socket, args),
     }
 }
 

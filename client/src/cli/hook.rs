@@ -1,0 +1,538 @@
+//! `assent hook AGENT`: the gate behind an agent's own pre-tool hook (Claude Code, Codex,
+//! Gemini CLI).
+//!
+//! The agent runs this once per tool call with a JSON document on stdin; we turn it into a
+//! check, wait for a held request inside the hook, and answer in the agent's format. Agents
+//! treat a crashed, slow or odd hook as "allow", so everything here fails closed by the agent's
+//! own means: a deny is the agent's explicit deny JSON on stdout *and* a one-line reason on
+//! stderr with exit 2 (which blocks in all three agents, whatever they make of stdout); we never
+//! exit 1, never panic on input, never print anything but the one JSON document on stdout, and
+//! our own wait ends before the agent's hook timeout. The per-agent input and output formats
+//! live in `hook/{claude,codex,gemini}.rs`; this module owns reading, waiting and exit codes.
+//!
+//! It must not run anything: the agent runs the tool after an allow.
+
+mod claude;
+mod codex;
+mod gemini;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use assent_client::Connection;
+use assent_client::paths::resolve_socket;
+use assent_client::protocol::{
+    CheckRequest, Context, Decision, Origin, Request, Response, Subject, Verdict,
+};
+use clap::{Parser, ValueEnum};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use serde_json::Value;
+
+use super::check::shell_subject;
+
+/// The exit code of a deny: blocks the call in Claude Code, Codex and Gemini CLI alike (with the
+/// reason on stderr). Any other non-zero code lets the call run, so none is ever used.
+const BLOCK: u8 = 2;
+/// The most we read from stdin; a larger input is denied.
+const MAX_INPUT: usize = 1024 * 1024;
+/// Tool arguments above this are shortened (long strings cut) and the call held for a person,
+/// so the request fits one packet ([`assent_client::protocol::MAX_MESSAGE_LEN`]).
+const MAX_TOOL_ARGS: usize = 64 * 1024;
+/// Strings in shortened tool arguments keep this many bytes.
+const SHORTENED_STRING: usize = 2 * 1024;
+
+const AFTER_HELP: &str = "\
+Reads the agent's pre-tool hook JSON on stdin and answers on stdout in the agent's format.
+Exit 0 with the allow (or ask) JSON; exit 2 with the deny JSON on stdout and the reason on
+stderr. Held requests wait inside the hook until a person answers (desktop notification, or
+`assent approve TOKEN` from another terminal), the request expires, or --timeout passes; then
+the call is denied. No daemon, bad input, or any other trouble: denied (fail closed).
+
+Defaults for --timeout stay under each agent's default hook timeout: claude-code 590 s (600),
+codex 590 s (600), gemini 55 s (60000 ms). Set the agent's timeout above assent's hold TTL
+(300 s) and --timeout between the two; see the README's \"Agents\" section for each snippet.";
+
+// `assent hook`'s own flags, parsed here rather than by the main parser so that even a usage
+// error blocks (exit 2): a usage error's 64 would let the agent run the call.
+#[derive(Debug, Parser)]
+#[command(
+    name = "assent hook",
+    about = "An agent's pre-tool hook: check the tool call on stdin, answer in the agent's format.",
+    long_about = None,
+    after_help = AFTER_HELP,
+    max_term_width = 100
+)]
+struct HookCli {
+    /// Whose hook protocol to speak.
+    #[arg(value_enum)]
+    agent: Agent,
+    /// Stop waiting for a held request after SECS and deny it; keep it under the agent's own
+    /// hook timeout.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// Claude Code only: answer "ask" for a held request, so Claude's own prompt decides
+    /// instead of the desktop or `assent approve` (the held request is withdrawn).
+    #[arg(long)]
+    ask_when_held: bool,
+    /// The daemon's socket.
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+}
+
+/// The agents whose hook protocol we speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Agent {
+    /// Claude Code's PreToolUse hook.
+    ClaudeCode,
+    /// Codex CLI's PreToolUse hook.
+    Codex,
+    /// Gemini CLI's BeforeTool hook.
+    Gemini,
+}
+
+impl Agent {
+    /// Our wait, kept under the agent's default hook timeout.
+    fn default_timeout(self) -> Duration {
+        match self {
+            Agent::ClaudeCode | Agent::Codex => Duration::from_secs(590),
+            Agent::Gemini => Duration::from_secs(55),
+        }
+    }
+
+    fn parse(self, input: &Value) -> Result<Call, String> {
+        match self {
+            Agent::ClaudeCode => claude::parse(input),
+            Agent::Codex => codex::parse(input),
+            Agent::Gemini => gemini::parse(input),
+        }
+    }
+
+    fn render(self, answer: &Answer) -> String {
+        match self {
+            Agent::ClaudeCode => claude::render(answer),
+            Agent::Codex => codex::render(answer),
+            Agent::Gemini => gemini::render(answer),
+        }
+    }
+}
+
+/// One tool call, ready to check.
+#[derive(Debug, Clone, PartialEq)]
+struct Call {
+    subject: Subject,
+    origin: Origin,
+    context: Context,
+}
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq)]
+enum Answer {
+    /// Let the call run.
+    Allow(String),
+    /// Block it, with a reason for the agent (never empty).
+    Deny(String),
+    /// Let the agent's own permission prompt decide (Claude Code only).
+    Ask(String),
+}
+
+/// `assent hook ARGS...`; returns the exit code (0 or 2, never anything else after parsing).
+pub fn hook(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
+    let started = Instant::now();
+    let argv = std::iter::once(OsString::from("assent hook")).chain(args);
+    let cli = match HookCli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            // --help: for a person, not an agent.
+            let _ = error.print();
+            return 0;
+        }
+        Err(error) => {
+            let _ = error.print();
+            say("the hook is misconfigured (see above); not allowed");
+            return BLOCK;
+        }
+    };
+    let agent = cli.agent;
+    // A panic would exit 101, which every agent treats as "go ahead": turn it into a deny.
+    let answer = std::panic::catch_unwind(|| {
+        let deadline = started
+            + cli
+                .timeout
+                .map_or(agent.default_timeout(), Duration::from_secs);
+        decide(&cli, socket, deadline)
+    })
+    .unwrap_or_else(|_| Answer::Deny("assent: internal error in the hook; not allowed".into()));
+    emit(agent, &answer)
+}
+
+/// Read, parse, check.
+fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
+    if cli.ask_when_held && cli.agent != Agent::ClaudeCode {
+        return Answer::Deny(
+            "assent: --ask-when-held is for claude-code only (this agent cannot ask); the hook is misconfigured, not allowed".into(),
+        );
+    }
+    let input = match read_input(deadline) {
+        Ok(input) => input,
+        Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
+    };
+    let call = match cli.agent.parse(&input) {
+        Ok(call) => call,
+        Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
+    };
+    gate(
+        cli.socket.clone().or(socket),
+        call,
+        deadline,
+        cli.ask_when_held,
+    )
+}
+
+/// Print the answer in the agent's format; mirror a deny on stderr. Returns the exit code.
+fn emit(agent: Agent, answer: &Answer) -> u8 {
+    let json = agent.render(answer);
+    // Never println!: it panics on a closed stdout.
+    let _ = writeln!(std::io::stdout().lock(), "{json}");
+    match answer {
+        Answer::Allow(_) | Answer::Ask(_) => 0,
+        Answer::Deny(reason) => {
+            let _ = writeln!(std::io::stderr().lock(), "{}", one_line(reason));
+            BLOCK
+        }
+    }
+}
+
+/// Text for a person on stderr, without eprintln!'s panic on a closed stream.
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "assent: {text}");
+}
+
+/// Read stdin as one JSON document: bounded in size and in time.
+fn read_input(deadline: Instant) -> Result<Value, String> {
+    let stdin = std::io::stdin();
+    let mut input = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        if !wait_readable(stdin.as_fd(), deadline) {
+            return Err("no complete hook input on stdin before the timeout".into());
+        }
+        let n = match stdin.lock().read(&mut chunk) {
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(format!("could not read the hook input: {error}")),
+        };
+        if n == 0 {
+            break;
+        }
+        input.extend_from_slice(&chunk[..n]);
+        if input.len() > MAX_INPUT {
+            return Err(format!("the hook input is larger than {MAX_INPUT} bytes"));
+        }
+    }
+    if input.iter().all(u8::is_ascii_whitespace) {
+        return Err("no hook input on stdin".into());
+    }
+    serde_json::from_slice(&input).map_err(|error| format!("the hook input is not JSON: {error}"))
+}
+
+/// Wait until `fd` is readable (or closed), at most until `deadline`.
+fn wait_readable(fd: std::os::fd::BorrowedFd<'_>, deadline: Instant) -> bool {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let timeout =
+            PollTimeout::try_from(left.min(Duration::from_secs(30))).unwrap_or(PollTimeout::MAX);
+        let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+            // Readable, hung up or in error: the next read tells which.
+            Ok(_) => return true,
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Put the call through the gate and wait, until `deadline` at most, for a held one.
+fn gate(socket: Option<PathBuf>, call: Call, deadline: Instant, ask_when_held: bool) -> Answer {
+    let mut conn = match resolve_socket(socket.as_deref()).and_then(|p| Connection::connect(&p)) {
+        Ok(conn) => conn,
+        Err(error) => return Answer::Deny(unavailable(&error.to_string())),
+    };
+    let request = Request::Check(CheckRequest {
+        subject: call.subject,
+        origin: call.origin,
+        context: call.context,
+        wait: true,
+    });
+    if let Err(error) = conn.send(&request) {
+        return Answer::Deny(unavailable(&error.to_string()));
+    }
+    let verdict = match recv_by(&mut conn, deadline) {
+        Some(Ok(Response::Verdict(verdict))) => verdict,
+        Some(Ok(Response::Error(error))) => {
+            return Answer::Deny(format!(
+                "assent: assentd refused to judge this call ({error}); not allowed"
+            ));
+        }
+        Some(Ok(other)) => {
+            return Answer::Deny(unavailable(&format!("unexpected reply {other:?}")));
+        }
+        Some(Err(error)) => return Answer::Deny(unavailable(&error.to_string())),
+        None => {
+            return Answer::Deny(
+                "assent: assentd did not answer before the hook's timeout; not allowed".into(),
+            );
+        }
+    };
+    match verdict.decision {
+        Decision::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
+        Decision::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
+        Decision::Confirm if ask_when_held => {
+            withdraw(&mut conn, &verdict);
+            Answer::Ask(format!(
+                "assent would hold this for approval {}",
+                verdict_text(&verdict)
+            ))
+        }
+        Decision::Confirm => wait_held(&mut conn, &verdict, deadline),
+    }
+}
+
+/// Wait for the final word on a held request; withdraw it if `deadline` comes first.
+fn wait_held(conn: &mut Connection, verdict: &Verdict, deadline: Instant) -> Answer {
+    let token = verdict.token.as_deref().unwrap_or("?");
+    say(&format!(
+        "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
+        verdict_text(verdict)
+    ));
+    match recv_by(conn, deadline) {
+        Some(Ok(Response::Decided(decided))) if decided.allow => {
+            Answer::Allow(format!("assent: held, then allowed: {}", decided.reason))
+        }
+        Some(Ok(Response::Decided(decided))) => Answer::Deny(format!(
+            "assent: held for approval {}, then denied: {}. Do not retry it unchanged; ask the user",
+            verdict_text(verdict),
+            decided.reason
+        )),
+        Some(Ok(other)) => Answer::Deny(format!(
+            "assent: unexpected reply while held ({other:?}); not allowed"
+        )),
+        Some(Err(error)) => Answer::Deny(format!(
+            "assent: the gate went away while the call was held ({error}); not allowed"
+        )),
+        None => {
+            withdraw(conn, verdict);
+            Answer::Deny(format!(
+                "assent: held for approval {}, but nobody answered before the hook's own timeout; the request was withdrawn and the call did not run. Ask the user to approve it, then retry",
+                verdict_text(verdict)
+            ))
+        }
+    }
+}
+
+/// Withdraw a held request (closing the connection would too; this says so at once).
+fn withdraw(conn: &mut Connection, verdict: &Verdict) {
+    if let Some(token) = &verdict.token {
+        let _ = conn.send(&Request::Cancel {
+            token: token.clone(),
+        });
+        // The daemon's reply is not needed: dropping the connection withdraws it as well.
+    }
+}
+
+/// Receive one response, giving up at `deadline` (`None`).
+fn recv_by(
+    conn: &mut Connection,
+    deadline: Instant,
+) -> Option<Result<Response, assent_client::Error>> {
+    if !wait_readable(conn.as_fd(), deadline) {
+        return None;
+    }
+    // An error reply stays a `Response::Error` here (`recv`, unlike `request`, keeps it).
+    Some(conn.recv())
+}
+
+/// The reason for a call that could not be checked, with how to start the daemon.
+fn unavailable(why: &str) -> String {
+    // A connect error already names the fix.
+    let fix = if why.contains("assentd --user") {
+        ""
+    } else {
+        " Start assentd (`assentd --user`, or the system service) and retry."
+    };
+    format!("assent: the gate is unavailable: {why}. Nothing is allowed without it.{fix}")
+}
+
+/// `(level): reason [finding-id: message; ...]`, on one line.
+fn verdict_text(verdict: &Verdict) -> String {
+    let mut text = format!("({}): {}", verdict.level.as_str(), verdict.reason);
+    let findings: Vec<String> = verdict
+        .findings
+        .iter()
+        .map(|f| format!("{}: {}", f.id, f.message))
+        .collect();
+    if !findings.is_empty() {
+        text.push_str(&format!(" [{}]", findings.join("; ")));
+    }
+    text
+}
+
+/// Collapse a reason to one line (agents show stderr as one message).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+// ---- helpers for the per-agent parsers ----
+
+/// A required string field.
+fn string_field<'a>(value: &'a Value, key: &str) -> Result<&'a str, String> {
+    match value.get(key) {
+        Some(Value::String(text)) if !text.is_empty() => Ok(text),
+        Some(_) => Err(format!(
+            "the hook input's `{key}` is not a non-empty string"
+        )),
+        None => Err(format!("the hook input has no `{key}`")),
+    }
+}
+
+/// The input must be an object; if it names its event, it must be `expected`.
+fn check_event(input: &Value, expected: &str) -> Result<(), String> {
+    if !input.is_object() {
+        return Err("the hook input is not a JSON object".into());
+    }
+    match input.get("hook_event_name") {
+        None => Ok(()),
+        Some(Value::String(event)) if event == expected => Ok(()),
+        Some(other) => Err(format!(
+            "the hook is installed for event {other}, but `assent hook` answers {expected} only"
+        )),
+    }
+}
+
+/// The agent's session id, as the session label.
+fn session(input: &Value) -> Option<String> {
+    input
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// A shell command run by the agent in `cwd` (which must be absolute).
+fn shell_call(command: &str, cwd: &str, input: &Value) -> Result<Call, String> {
+    if command.trim().is_empty() {
+        return Err("the shell command is empty".into());
+    }
+    if !cwd.starts_with('/') {
+        return Err(format!("the working directory {cwd:?} is not absolute"));
+    }
+    Ok(Call {
+        subject: shell_subject(command, cwd.to_string()),
+        origin: Origin::Agent,
+        context: Context {
+            session: session(input),
+            ..Context::default()
+        },
+    })
+}
+
+/// A tool call: the tool's input is its arguments. Arguments too large for one packet are
+/// shortened and the call held for a person, never passed on unchecked.
+fn tool_call(name: &str, args: &Value, input: &Value) -> Call {
+    let mut args_json = args.to_string();
+    let mut requires_confirmation = None;
+    if args_json.len() > MAX_TOOL_ARGS {
+        args_json = shorten(args).to_string();
+        requires_confirmation = Some(true);
+        if args_json.len() > MAX_TOOL_ARGS {
+            args_json = Value::String("(arguments too large to show)".into()).to_string();
+        }
+    }
+    Call {
+        subject: Subject::Tool {
+            name: name.to_string(),
+            args_json,
+        },
+        origin: Origin::Tool,
+        context: Context {
+            session: session(input),
+            requires_confirmation,
+            ..Context::default()
+        },
+    }
+}
+
+/// `value` with every long string cut to [`SHORTENED_STRING`] bytes and marked.
+fn shorten(value: &Value) -> Value {
+    match value {
+        Value::String(text) if text.len() > SHORTENED_STRING => {
+            let mut end = SHORTENED_STRING;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            Value::String(format!(
+                "{}… [{} more bytes]",
+                &text[..end],
+                text.len() - end
+            ))
+        }
+        Value::Array(items) => Value::Array(items.iter().map(shorten).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), shorten(value)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The hook-specific output shared by Claude Code and Codex.
+fn pre_tool_use_output(decision: &str, reason: &str) -> String {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": one_line(reason),
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_tool_arguments_are_shortened_and_held() {
+        let content = "x".repeat(MAX_TOOL_ARGS * 2);
+        let args = serde_json::json!({"file_path": "/p/.env", "content": content});
+        let call = tool_call("Write", &args, &serde_json::json!({}));
+        let Subject::Tool { args_json, .. } = &call.subject else {
+            panic!("a tool subject");
+        };
+        assert!(args_json.len() < MAX_TOOL_ARGS, "{}", args_json.len());
+        assert!(args_json.contains("/p/.env"));
+        assert_eq!(call.context.requires_confirmation, Some(true));
+    }
+
+    #[test]
+    fn the_wrong_event_is_refused() {
+        let input = serde_json::json!({"hook_event_name": "PostToolUse"});
+        assert!(check_event(&input, "PreToolUse").is_err());
+        assert!(check_event(&serde_json::json!([1]), "PreToolUse").is_err());
+        assert!(check_event(&serde_json::json!({}), "PreToolUse").is_ok());
+    }
+
+    #[test]
+    fn a_relative_cwd_is_refused() {
+        let input = serde_json::json!({});
+        assert!(shell_call("ls", "project", &input).is_err());
+        assert!(shell_call("  ", "/p", &input).is_err());
+        assert!(shell_call("ls", "/p", &input).is_ok());
+    }
+}

@@ -1,0 +1,89 @@
+//! Gemini CLI's BeforeTool hook.
+//!
+//! Input (stdin): `session_id`, `transcript_path`, `cwd`, `hook_event_name: "BeforeTool"`,
+//! `timestamp`, `tool_name`, `tool_input`, `mcp_context`, `original_request_name`.
+//! `run_shell_command` carries `tool_input.command` and, optionally, `tool_input.dir_path`
+//! (older releases: `directory`), relative to `cwd`; every other tool (`write_file`, `replace`,
+//! `read_file`, `mcp_<server>_<tool>`, …) is a tool call with `tool_input` as its arguments.
+//!
+//! Output: exactly one JSON document, `{"decision": "allow"|"deny", "reason": "…"}`: Gemini
+//! *allows* when stdout is not JSON, so nothing else may reach stdout. A deny also exits 2
+//! with the reason on stderr. Gemini's hook `timeout` is in milliseconds.
+
+use serde_json::Value;
+
+use super::{Answer, Call, check_event, one_line, shell_call, string_field, tool_call};
+
+/// Turn Gemini CLI's hook input into a check.
+pub(super) fn parse(input: &Value) -> Result<Call, String> {
+    check_event(input, "BeforeTool")?;
+    let tool = string_field(input, "tool_name")?;
+    let Some(tool_input) = input.get("tool_input").filter(|v| v.is_object()) else {
+        return Err("the hook input has no `tool_input` object".into());
+    };
+    if tool == "run_shell_command" {
+        let command = string_field(tool_input, "command")?;
+        let cwd = string_field(input, "cwd")?;
+        let dir = ["dir_path", "directory"]
+            .iter()
+            .find_map(|key| tool_input.get(*key).and_then(Value::as_str))
+            .filter(|d| !d.is_empty());
+        let cwd = match dir {
+            Some(dir) if dir.starts_with('/') => dir.to_string(),
+            Some(dir) => format!("{}/{dir}", cwd.trim_end_matches('/')),
+            None => cwd.to_string(),
+        };
+        return shell_call(command, &cwd, input);
+    }
+    Ok(tool_call(tool, tool_input, input))
+}
+
+/// The answer in Gemini CLI's format.
+pub(super) fn render(answer: &Answer) -> String {
+    let (decision, reason) = match answer {
+        Answer::Allow(reason) => ("allow", reason),
+        // Gemini has no "ask"; never produced for it (the flag is refused), a deny if it were.
+        Answer::Deny(reason) | Answer::Ask(reason) => ("deny", reason),
+    };
+    serde_json::json!({"decision": decision, "reason": one_line(reason)}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use assent_client::protocol::Subject;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_shell_runs_in_its_dir_path() {
+        let call = parse(&json!({
+            "session_id": "g", "cwd": "/home/u/p", "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls", "dir_path": "sub"}
+        }))
+        .expect("a valid shell call");
+        let Subject::Shell { cwd, .. } = call.subject else {
+            panic!("a shell subject");
+        };
+        assert_eq!(cwd, "/home/u/p/sub");
+    }
+
+    #[test]
+    fn the_wrong_event_is_an_error() {
+        assert!(
+            parse(&json!({
+                "cwd": "/p", "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
+                "tool_input": {"command": "ls"}
+            }))
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn answers_are_gemini_json() {
+        let out: Value =
+            serde_json::from_str(&render(&Answer::Deny("no\nway".into()))).expect("JSON");
+        assert_eq!(out, json!({"decision": "deny", "reason": "no way"}));
+    }
+}

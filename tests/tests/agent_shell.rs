@@ -1,0 +1,127 @@
+//! `assent-sh` as an agent's `$SHELL`: an agent-like parent (this test) that shells out through
+//! `$SHELL -c STRING`, as aider and home-made agents do, is gated line by line.
+//!
+//! Safety: `rm` on the agent's PATH is a fake that only leaves a marker, and HOME is inside a
+//! temporary directory, so even a wrongly allowed line could not delete anything.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use assent_tests::{
+    KillOnDrop, OUR_ENV, PROCESS_TIMEOUT, TestDaemon, approver, binary, in_new_session,
+    pending_tokens, run_bounded, wait_bounded, wait_until,
+};
+
+/// A directory with a fake `rm` that only touches a marker.
+fn fake_rm(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("the bin directory can be made");
+    let marker = dir.join("rm-ran");
+    let script = bin.join("rm");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    )
+    .expect("the fake rm is written");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+        .expect("the fake rm is made executable");
+    (bin, marker)
+}
+
+/// The agent's environment: `SHELL` is the `assent-sh` link, the socket is the test daemon's.
+struct AgentEnv {
+    vars: Vec<(String, OsString)>,
+    home: PathBuf,
+}
+
+impl AgentEnv {
+    /// Do what an agent does with a command string: run `$SHELL -c STRING`.
+    fn shell_out(&self, line: &str) -> Child {
+        let shell = self
+            .vars
+            .iter()
+            .find(|(k, _)| k == "SHELL")
+            .map(|(_, v)| v.clone())
+            .expect("the agent has a SHELL");
+        let mut command = Command::new(shell);
+        for var in OUR_ENV {
+            command.env_remove(var);
+        }
+        command
+            .arg("-c")
+            .arg(line)
+            .envs(self.vars.iter().map(|(k, v)| (k, v)))
+            .current_dir(&self.home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.spawn().expect("the agent's shell starts")
+    }
+}
+
+fn agent_env(daemon: &TestDaemon, dir: &Path) -> (AgentEnv, PathBuf) {
+    let (bin, marker) = fake_rm(dir);
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join("x")).expect("the home directory can be made");
+    std::fs::write(home.join("x").join("keep"), "precious\n").expect("a file in ~/x");
+    // The README recipe: a link named assent-sh to the assent binary, set as $SHELL.
+    let shell = dir.join("assent-sh");
+    std::os::unix::fs::symlink(binary("assent"), &shell).expect("the assent-sh link is made");
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let vars = vec![
+        ("SHELL".to_string(), shell.into_os_string()),
+        ("HOME".to_string(), home.clone().into_os_string()),
+        ("PATH".to_string(), path.into()),
+        (
+            "ASSENT_SOCKET".to_string(),
+            daemon.socket().as_os_str().to_owned(),
+        ),
+    ];
+    (AgentEnv { vars, home }, marker)
+}
+
+#[test]
+fn an_agents_shell_runs_ls_and_holds_rm_rf_under_home() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (agent, marker) = agent_env(&daemon, dir.path());
+
+    // A safe line runs at once, through bash, with the agent's cwd.
+    let output = wait_bounded(agent.shell_out("ls"), PROCESS_TIMEOUT);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "$SHELL -c ls: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "x\n");
+
+    // A destructive line is held: it waits for a person and has not run.
+    let mut child = KillOnDrop(Some(agent.shell_out("rm -rf ~/x")));
+    let mut watcher = daemon.connect();
+    let mut tokens = Vec::new();
+    let held = wait_until(Duration::from_secs(10), || {
+        tokens = pending_tokens(&mut watcher);
+        !tokens.is_empty()
+    });
+    assert!(held, "$SHELL -c 'rm -rf ~/x' was not held");
+    assert!(!marker.exists(), "the held line ran before any answer");
+
+    // The person denies it from another terminal: the agent sees 126 and nothing ran.
+    let answer = run_bounded(in_new_session(
+        approver(daemon.socket()).args(["answer", &tokens[0], "deny"]),
+    ));
+    assert_eq!(String::from_utf8_lossy(&answer.stdout).trim(), "done");
+    let output = wait_bounded(child.take(), PROCESS_TIMEOUT);
+    assert_eq!(
+        output.status.code(),
+        Some(126),
+        "$SHELL -c 'rm -rf ~/x', denied: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!marker.exists(), "the denied line ran");
+    assert!(agent.home.join("x").join("keep").exists());
+}

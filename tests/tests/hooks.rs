@@ -1,0 +1,424 @@
+//! `assent hook AGENT` end to end: each agent's documented hook JSON (the fixtures in
+//! `tests/fixtures/hooks/`) on stdin, the real daemon behind it, and the answer checked in the
+//! agent's own format and exit code.
+//!
+//! The contract these tests hold the adapter to: allow is exit 0 with the agent's allow JSON;
+//! every deny is the agent's explicit deny JSON, a non-empty reason on stderr and exit 2 (agents
+//! treat any other failure as "go ahead"); stdout is always exactly one JSON document. Nothing
+//! here executes a fixture's command: the hook only asks.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assent_tests::{
+    KillOnDrop, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session, pending_tokens,
+    run_bounded, wait_bounded, wait_until,
+};
+use serde_json::Value;
+
+/// One agent's name on the command line and its fixtures.
+struct Agent {
+    name: &'static str,
+    /// An allowed shell call (`ls -la`).
+    ls: &'static str,
+    /// A forbidden one (`rm -rf /`).
+    rm_root: &'static str,
+    /// A destructive one that is held (`rm -rf src` in a project directory).
+    rm_src: &'static str,
+    /// A moderate one the default policy lets agents run (`rm -rf build`: `fs.delete_build`).
+    rm_build: &'static str,
+    /// A write of `.env`.
+    write_env: &'static str,
+}
+
+const AGENTS: [Agent; 3] = [
+    Agent {
+        name: "claude-code",
+        ls: "claude-code/bash-ls.json",
+        rm_root: "claude-code/bash-rm-root.json",
+        rm_src: "claude-code/bash-rm-src.json",
+        rm_build: "claude-code/bash-rm-build.json",
+        write_env: "claude-code/write-env.json",
+    },
+    Agent {
+        name: "codex",
+        ls: "codex/bash-ls.json",
+        rm_root: "codex/bash-rm-root.json",
+        rm_src: "codex/bash-rm-src.json",
+        rm_build: "codex/bash-rm-build.json",
+        write_env: "codex/apply-patch-env.json",
+    },
+    Agent {
+        name: "gemini",
+        ls: "gemini/shell-ls.json",
+        rm_root: "gemini/shell-rm-root.json",
+        rm_src: "gemini/shell-rm-src.json",
+        rm_build: "gemini/shell-rm-build.json",
+        write_env: "gemini/write-env.json",
+    },
+];
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/hooks")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
+/// Start `assent hook AGENT EXTRA...` with `input` on its stdin (written from a thread, so an
+/// input larger than the pipe cannot block the test).
+fn spawn_hook(socket: &Path, agent: &str, input: Vec<u8>, extra: &[&str]) -> KillOnDrop {
+    let mut child = assent(socket)
+        .arg("hook")
+        .arg(agent)
+        .args(extra)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("assent hook starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    std::thread::spawn(move || {
+        // The hook may stop reading (an oversized input): a broken pipe is expected then.
+        let _ = stdin.write_all(&input);
+    });
+    KillOnDrop(Some(child))
+}
+
+fn run_hook(socket: &Path, agent: &str, input: Vec<u8>, extra: &[&str]) -> Output {
+    let mut hook = spawn_hook(socket, agent, input, extra);
+    wait_bounded(hook.take(), PROCESS_TIMEOUT)
+}
+
+/// What the agent would read from the hook: the decision word and the reason.
+struct Answer {
+    code: Option<i32>,
+    decision: String,
+    reason: String,
+    stderr: String,
+}
+
+/// Parse the hook's output the way `agent` does. Stdout must be exactly one JSON document.
+fn answer(agent: &str, output: &Output) -> Answer {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let json: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("{agent}: stdout is not one JSON document ({e}):\n{stdout}\nstderr: {stderr}")
+    });
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let (decision, reason) = match agent {
+        "gemini" => (text(&json["decision"]), text(&json["reason"])),
+        _ => {
+            let specific = &json["hookSpecificOutput"];
+            if agent == "codex" && json == serde_json::json!({}) {
+                // Codex: no objection is its allow (it rejects "allow" without updatedInput).
+                ("allow".into(), String::new())
+            } else {
+                assert_eq!(specific["hookEventName"], "PreToolUse", "{agent}: {stdout}");
+                (
+                    text(&specific["permissionDecision"]),
+                    text(&specific["permissionDecisionReason"]),
+                )
+            }
+        }
+    };
+    Answer {
+        code: output.status.code(),
+        decision,
+        reason,
+        stderr,
+    }
+}
+
+fn assert_allowed(agent: &str, output: &Output, what: &str) {
+    let answer = answer(agent, output);
+    assert_eq!(
+        (answer.code, answer.decision.as_str()),
+        (Some(0), "allow"),
+        "{agent}: {what}: stderr: {}",
+        answer.stderr
+    );
+}
+
+fn assert_denied(agent: &str, output: &Output, what: &str) -> Answer {
+    let answer = answer(agent, output);
+    assert_eq!(
+        (answer.code, answer.decision.as_str()),
+        (Some(2), "deny"),
+        "{agent}: {what}: reason {:?}, stderr: {}",
+        answer.reason,
+        answer.stderr
+    );
+    assert!(
+        !answer.reason.trim().is_empty(),
+        "{agent}: {what}: the deny JSON has no reason"
+    );
+    assert!(
+        !answer.stderr.trim().is_empty(),
+        "{agent}: {what}: a deny is mirrored on stderr (exit 2 blocks only with a reason)"
+    );
+    answer
+}
+
+/// Wait for exactly one request to be held; return its token.
+fn held_token(daemon: &TestDaemon) -> String {
+    let mut watcher = daemon.connect();
+    let mut tokens = Vec::new();
+    let held = wait_until(Duration::from_secs(10), || {
+        tokens = pending_tokens(&mut watcher);
+        !tokens.is_empty()
+    });
+    assert!(held, "no request was held within 10 s");
+    assert_eq!(tokens.len(), 1, "one held request: {tokens:?}");
+    tokens.remove(0)
+}
+
+/// Answer a held request from another login session (the daemon refuses self-approval).
+fn answer_from_another_session(socket: &Path, token: &str, verb: &str) {
+    let output = run_bounded(in_new_session(
+        approver(socket).args(["answer", token, verb]),
+    ));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "done",
+        "the approver's answer: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn no_socket() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let socket = dir.path().join("no-daemon.sock");
+    (dir, socket)
+}
+
+#[test]
+fn an_allowed_shell_call_is_allowed_with_exit_0() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.ls), &[]);
+        assert_allowed(agent.name, &output, "ls -la");
+    }
+}
+
+/// Cleaning a build directory is moderate (regenerable), and the default policy lets agents do
+/// it without asking; through the hook too (Codex's argv form included).
+#[test]
+fn a_moderate_build_cleanup_is_allowed() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let output = run_hook(
+            daemon.socket(),
+            agent.name,
+            fixture(agent.rm_build),
+            &["--timeout", "5"],
+        );
+        assert_allowed(agent.name, &output, "rm -rf build");
+    }
+}
+
+/// `rm -rf /` is forbidden for agents: an explicit deny at once, never held, never run (the hook
+/// runs nothing; the agent would, on an allow).
+#[test]
+fn a_forbidden_shell_call_is_denied_with_exit_2_and_a_reason() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.rm_root), &[]);
+        let answer = assert_denied(agent.name, &output, "rm -rf /");
+        assert!(
+            answer.reason.contains("forbidden"),
+            "{}: the reason names the level: {}",
+            agent.name,
+            answer.reason
+        );
+    }
+}
+
+#[test]
+fn a_held_call_approved_from_another_session_is_allowed() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let mut hook = spawn_hook(daemon.socket(), agent.name, fixture(agent.rm_src), &[]);
+        let token = held_token(&daemon);
+        answer_from_another_session(daemon.socket(), &token, "allow");
+        let output = wait_bounded(hook.take(), PROCESS_TIMEOUT);
+        assert_allowed(agent.name, &output, "rm -rf src, approved");
+    }
+}
+
+#[test]
+fn a_held_call_denied_from_another_session_is_denied() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let mut hook = spawn_hook(daemon.socket(), agent.name, fixture(agent.rm_src), &[]);
+        let token = held_token(&daemon);
+        answer_from_another_session(daemon.socket(), &token, "deny");
+        let output = wait_bounded(hook.take(), PROCESS_TIMEOUT);
+        assert_denied(agent.name, &output, "rm -rf src, denied");
+    }
+}
+
+/// The hook's own wait ends at --timeout (set below the agent's hook timeout), with a deny, and
+/// the held request is withdrawn so nobody can approve a call that will never run.
+#[test]
+fn a_held_call_nobody_answers_is_denied_at_the_hooks_timeout() {
+    let daemon = TestDaemon::start();
+    let mut watcher = daemon.connect();
+    for agent in &AGENTS {
+        let started = Instant::now();
+        let output = run_hook(
+            daemon.socket(),
+            agent.name,
+            fixture(agent.rm_src),
+            &["--timeout", "1"],
+        );
+        let took = started.elapsed();
+        let answer = assert_denied(agent.name, &output, "rm -rf src, unanswered");
+        assert!(
+            took < Duration::from_secs(8),
+            "{}: denied after {took:?}",
+            agent.name
+        );
+        assert!(
+            answer.reason.contains("withdrawn"),
+            "{}: {}",
+            agent.name,
+            answer.reason
+        );
+        assert!(
+            wait_until(Duration::from_secs(5), || pending_tokens(&mut watcher)
+                .is_empty()),
+            "{}: the request was withdrawn",
+            agent.name
+        );
+    }
+}
+
+/// No daemon: deny (exit 2) with how to start it, never allow and never exit 1 or 126.
+#[test]
+fn no_daemon_is_a_deny_not_an_allow() {
+    let (_dir, socket) = no_socket();
+    for agent in &AGENTS {
+        let output = run_hook(&socket, agent.name, fixture(agent.ls), &[]);
+        let answer = assert_denied(agent.name, &output, "no daemon");
+        assert!(
+            answer.reason.contains("assentd"),
+            "{}: the reason says how to start assentd: {}",
+            agent.name,
+            answer.reason
+        );
+    }
+}
+
+#[test]
+fn garbage_oversized_or_incomplete_input_is_denied() {
+    let daemon = TestDaemon::start();
+    let inputs: [(&str, Vec<u8>); 6] = [
+        ("garbage", b"this is not json {".to_vec()),
+        ("empty", Vec::new()),
+        ("invalid UTF-8", b"{\"tool_name\": \"\xff\xfe\"}".to_vec()),
+        ("not an object", b"[1, 2, 3]".to_vec()),
+        (
+            "no tool_name",
+            b"{\"cwd\": \"/p\", \"tool_input\": {}}".to_vec(),
+        ),
+        ("oversized", {
+            let mut big = b"{\"x\": \"".to_vec();
+            big.resize(2 * 1024 * 1024, b'a');
+            big
+        }),
+    ];
+    for agent in &AGENTS {
+        for (what, input) in &inputs {
+            let output = run_hook(daemon.socket(), agent.name, input.clone(), &[]);
+            assert_denied(agent.name, &output, what);
+        }
+    }
+    // Deeply nested JSON is refused by the parser, not by a stack overflow.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let output = run_hook(daemon.socket(), "claude-code", deep.into_bytes(), &[]);
+    assert_denied("claude-code", &output, "deeply nested");
+}
+
+/// A write of `.env` is never allowed: held (an unknown tool, or a sensitive path) and, with
+/// nobody answering, denied at the hook's timeout.
+#[test]
+fn a_write_of_dot_env_is_never_allowed() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let output = run_hook(
+            daemon.socket(),
+            agent.name,
+            fixture(agent.write_env),
+            &["--timeout", "1"],
+        );
+        assert_denied(agent.name, &output, "write .env");
+    }
+}
+
+/// A misconfigured hook blocks (exit 2), where a usage error (64) would let the call run.
+#[test]
+fn a_hook_usage_error_blocks() {
+    let daemon = TestDaemon::start();
+    for args in [
+        &["no-such-agent"][..],
+        &["claude-code", "--timeout", "soon"],
+        &[],
+    ] {
+        let output = run_bounded(
+            assent(daemon.socket())
+                .arg("hook")
+                .args(args)
+                .stdin(Stdio::null()),
+        );
+        assert_eq!(output.status.code(), Some(2), "assent hook {args:?}");
+        assert!(!output.stderr.is_empty(), "assent hook {args:?} says why");
+    }
+    // Codex and Gemini cannot "ask" (Codex would then run the call): refused.
+    for agent in ["codex", "gemini"] {
+        let output = run_hook(
+            daemon.socket(),
+            agent,
+            fixture(AGENTS[1].ls),
+            &["--ask-when-held"],
+        );
+        assert_denied(agent, &output, "--ask-when-held");
+    }
+}
+
+/// With --ask-when-held (an administrator's choice in settings.json), Claude Code's own prompt
+/// decides a held call; the held request is withdrawn. Allowed and forbidden calls are unchanged.
+#[test]
+fn claude_code_asks_when_held_only_if_told_to() {
+    let daemon = TestDaemon::start();
+    let mut watcher = daemon.connect();
+    let flag = ["--ask-when-held"];
+    let output = run_hook(
+        daemon.socket(),
+        "claude-code",
+        fixture(AGENTS[0].rm_src),
+        &flag,
+    );
+    let answer = answer("claude-code", &output);
+    assert_eq!(
+        (answer.code, answer.decision.as_str()),
+        (Some(0), "ask"),
+        "{}",
+        answer.stderr
+    );
+    assert!(!answer.reason.is_empty());
+    assert!(
+        wait_until(Duration::from_secs(5), || pending_tokens(&mut watcher)
+            .is_empty()),
+        "the held request was withdrawn"
+    );
+    let output = run_hook(
+        daemon.socket(),
+        "claude-code",
+        fixture(AGENTS[0].rm_root),
+        &flag,
+    );
+    assert_denied("claude-code", &output, "rm -rf / with --ask-when-held");
+    let output = run_hook(daemon.socket(), "claude-code", fixture(AGENTS[0].ls), &flag);
+    assert_allowed("claude-code", &output, "ls -la with --ask-when-held");
+}
