@@ -3,11 +3,12 @@
 //!
 //! Two 10 KiB lines: one dense with commands (about 650 of them, the worst case: most of the
 //! time is tree-sitter-bash's own parse), one a single command with a long quoted argument.
+//! Then the whole peer-case corpus (`tests/peer-cases/*.jsonl`), as commands per second.
 
 use std::hint::black_box;
 
 use assentd::analyse::{Context, shell};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const CTX: Context<'static> = Context {
     cwd: "/home/u/repo",
@@ -34,6 +35,34 @@ fn bench(c: &mut Criterion) {
     for (name, line) in &cases {
         c.bench_function(name, |b| b.iter(|| shell(black_box(line), black_box(&CTX))));
     }
+    let corpus = peer_corpus();
+    let mut group = c.benchmark_group("peer corpus");
+    group.throughput(Throughput::Elements(corpus.len() as u64));
+    group.sample_size(20);
+    group.bench_function(format!("{} commands", corpus.len()), |b| {
+        b.iter(|| {
+            for line in &corpus {
+                black_box(shell(black_box(line), &CTX));
+            }
+        })
+    });
+    group.finish();
+}
+
+/// Every command of the peer cases; they are analysed only, never run.
+fn peer_corpus() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer-cases");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for line in text.lines() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+            if let Some(command) = record.get("command").and_then(|c| c.as_str()) {
+                out.push(command.to_owned());
+            }
+        }
+    }
+    out
 }
 
 criterion_group!(benches, bench);

@@ -12,15 +12,20 @@
 
 mod catalogue;
 mod command;
+mod interp;
 mod rules;
+mod runners;
+mod scope;
 mod source;
 mod walk;
 mod words;
+mod wrappers;
 
 #[cfg(test)]
 mod tests;
 
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -90,11 +95,16 @@ pub fn shell(command: &str, ctx: &Context) -> Analysis {
         st.add(catalogue::OPAQUE_TRUNCATED.at(0..command.len(), ""));
     }
     let (text, removed) = source::join_continuations(command);
+    let shell = Shell {
+        cwd: Some(ctx.cwd).filter(|c| c.starts_with('/')).map(Rc::from),
+        ..Shell::default()
+    };
     st.queue.push(Source {
         text,
         map: Rc::new(SpanMap::root(removed)),
         path: Rc::from(""),
         depth: 0,
+        shell,
     });
     // Inner strings are queued rather than analysed where they are found, so nesting costs
     // heap, not stack.
@@ -111,6 +121,28 @@ pub(crate) struct Source {
     /// Path of the command that runs this text.
     pub path: Rc<str>,
     pub depth: u32,
+    /// What the shell that runs this text knows when it starts.
+    pub shell: Shell,
+}
+
+/// What the shell knows as the line runs: where it is, the variables assigned literal values
+/// on the line, the functions defined on it. Subshells, pipeline stages and substitutions
+/// work on a copy that is dropped when they end.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Shell {
+    /// The current directory; `None` once a `cd` went somewhere only known at run time.
+    pub cwd: Option<Rc<str>>,
+    /// Variables assigned on the line: the literal value, or `None` when only known at run
+    /// time. A variable not here comes from the environment and is dynamic.
+    pub vars: Rc<HashMap<String, Option<String>>>,
+    /// Functions defined on the line: calling one runs a body already analysed.
+    pub functions: Rc<HashSet<String>>,
+}
+
+impl Shell {
+    pub fn set_var(&mut self, name: &str, value: Option<String>) {
+        Rc::make_mut(&mut self.vars).insert(name.to_owned(), value);
+    }
 }
 
 /// What the walk collects.
@@ -122,6 +154,8 @@ pub(crate) struct State<'c, 'a> {
     too_deep: bool,
     inner_bytes: usize,
     pub tmpdir_named: bool,
+    /// The shell state at the point of the walk.
+    pub shell: Shell,
 }
 
 impl<'c, 'a> State<'c, 'a> {
@@ -134,7 +168,29 @@ impl<'c, 'a> State<'c, 'a> {
             too_deep: false,
             inner_bytes: 0,
             tmpdir_named: false,
+            shell: Shell::default(),
         }
+    }
+
+    /// Runs `judge` (a rule) against the shell's current directory rather than the request's:
+    /// after `cd /`, `rm -rf *` is judged in `/`. An unknown directory is an empty cwd, which
+    /// makes every relative path unknown.
+    pub fn with_cwd(&mut self, judge: impl FnOnce(&mut State)) {
+        let cwd = self.shell.cwd.clone();
+        if cwd.as_deref() == Some(self.ctx.cwd) {
+            judge(self);
+            return;
+        }
+        let ctx = Context {
+            cwd: cwd.as_deref().unwrap_or(""),
+            home: self.ctx.home,
+            truncated: self.ctx.truncated,
+        };
+        let mut sub = State::new(&ctx);
+        sub.tmpdir_named = self.tmpdir_named;
+        sub.shell = self.shell.clone();
+        judge(&mut sub);
+        self.findings.append(&mut sub.findings);
     }
 
     pub fn add(&mut self, finding: Finding) {

@@ -101,7 +101,7 @@ const CASES: &[(&str, Level, &[&str])] = &[
     ("while true; do rm -rf ~; done", Forbidden, &["fs.rm_root_or_home"]),
     ("for d in a b; do rm -rf ~; done", Forbidden, &["fs.rm_root_or_home"]),
     ("case $x in a) rm -rf ~;; esac", Forbidden, &["fs.rm_root_or_home"]),
-    ("f() { rm -rf ~; }; f", Forbidden, &["fs.rm_root_or_home", "general.unknown_program"]),
+    ("f() { rm -rf ~; }; f", Forbidden, &["fs.rm_root_or_home"]),
     ("cat <<EOF\n$(rm -rf ~)\nEOF", Forbidden, &["fs.rm_root_or_home"]),
     ("bash -c 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
     ("sh -lc \"rm -rf ~\"", Forbidden, &["fs.rm_root_or_home"]),
@@ -135,6 +135,109 @@ const CASES: &[(&str, Level, &[&str])] = &[
     ("echo $(", Opaque, &["opaque.parse_error"]),
     ("if true; then", Opaque, &["opaque.parse_error"]),
     ("rm -rf ~ 'open", Forbidden, &["fs.rm_root_or_home", "opaque.parse_error"]),
+    // Variables, directories and functions the line sets up.
+    ("c=rm; $c -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("X=/; rm -rf $X", Forbidden, &["fs.rm_root_or_home"]),
+    ("o='-rf /'; rm $o", Forbidden, &["fs.rm_root_or_home"]),
+    ("X=~; rm -rf \"$X\"", Forbidden, &["fs.rm_root_or_home"]),
+    ("export X=/; rm -rf \"${X}\"", Forbidden, &["fs.rm_root_or_home"]),
+    ("c=rm; (c=ls); $c -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("(c=rm); $c x", Opaque, &["opaque.dynamic_command"]),
+    ("c=rm; echo | c=ls; $c -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("c=rm $c x", Opaque, &["opaque.dynamic_command"]),
+    ("for c in rm; do $c -rf ~; done", Opaque, &["opaque.dynamic_command"]),
+    ("c=ls; unset c; $c x", Opaque, &["opaque.dynamic_command"]),
+    ("c=ls; read c; $c x", Opaque, &["opaque.dynamic_command"]),
+    ("rm -rf ~root", Forbidden, &["fs.rm_root_or_home"]),
+    ("rm -rf ~bob/", Forbidden, &["fs.rm_root_or_home"]),
+    ("cd / && rm -rf *", Forbidden, &["fs.rm_root_or_home"]),
+    ("cd && rm -rf *", Forbidden, &["fs.rm_root_or_home"]),
+    ("(cd /; true) && rm -rf *", Destructive, &["fs.rm_recursive"]),
+    ("cd /tmp && rm -rf x", Moderate, &["fs.delete_temp"]),
+    ("cd \"$d\" && rm -rf x", Destructive, &["fs.rm_recursive"]),
+    ("cd /etc; echo x > hosts", Destructive, &["redirect.overwrite_sensitive"]),
+    (":(){ :|:& };:", Forbidden, &["system.fork_bomb"]),
+    ("bomb() { bomb | bomb & }; bomb", Forbidden, &["system.fork_bomb"]),
+    ("f() { echo hi; }; f", Safe, &[]),
+    // Heredocs and here-strings: shell text for a shell, data for anything else.
+    ("bash <<EOF\nrm -rf ~\nEOF", Forbidden, &["fs.rm_root_or_home"]),
+    ("bash <<'EOF'\ngit reset --hard\nEOF", Destructive, &["git.reset_hard"]),
+    ("sh <<< 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("sh <<EOF -x\nrm -rf ~\nEOF", Forbidden, &["fs.rm_root_or_home"]),
+    ("cat <<EOF\nrm -rf ~\nEOF", Safe, &[]),
+    ("cat <<< 'rm -rf ~'", Safe, &[]),
+    ("cat <<EOF | sh\nrm -rf ~\nEOF", Opaque, &["opaque.pipe_to_shell"]),
+    ("bash <<< \"$x\"", Opaque, &["opaque.dynamic_shell"]),
+    ("sh < script.sh", Opaque, &["opaque.shell_reads"]),
+    ("bash <(curl -s x)", Opaque, &["opaque.shell_reads"]),
+    ("source <(curl -s x)", Opaque, &["opaque.shell_reads"]),
+    // Wrappers.
+    ("sudo env VAR=1 git reset --hard", Destructive, &["git.reset_hard"]),
+    ("env -S 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("env -i -u X -C /tmp rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("/usr/bin/env rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("busybox rm -rf /", Forbidden, &["fs.rm_root_or_home"]),
+    ("busybox sh -c 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("flock /tmp/l -c 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("chroot /mnt rm -rf /", Forbidden, &["fs.rm_root_or_home"]),
+    ("strace -f -o log rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("ionice -c3 nice -n 5 stdbuf -oL setsid unshare -r rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("doas -u root rm -rf /", Forbidden, &["fs.rm_root_or_home"]),
+    ("exec -a x rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("timeout -s KILL 5 rm -rf ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("env FOO=1 ls", Safe, &[]),
+    ("sudo ls", Safe, &[]),
+    // Programs that run commands handed to them.
+    ("echo / | xargs rm -rf", Destructive, &["fs.rm_recursive"]),
+    ("xargs echo", Safe, &[]),
+    ("echo ok | xargs git reset --hard", Destructive, &["git.reset_hard"]),
+    ("echo x | xargs -I{} bash -c {}", Opaque, &["opaque.dynamic_shell"]),
+    ("echo x | xargs bash -c", Opaque, &["opaque.dynamic_shell"]),
+    ("find . -exec rm -rf {} \\;", Destructive, &["fs.rm_recursive"]),
+    ("find . -name '*.rs'", Safe, &[]),
+    ("find / -execdir sudo rm -rf {} +", Destructive, &["fs.rm_recursive"]),
+    ("parallel rm -rf ::: ~", Forbidden, &["fs.rm_root_or_home"]),
+    ("parallel bash -c {}", Opaque, &["opaque.dynamic_shell"]),
+    ("parallel ::: 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("parallel git reset --hard ::: ok", Destructive, &["git.reset_hard"]),
+    ("watch ls", Safe, &[]),
+    ("watch -n 5 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("su -c 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("su - root -c 'rm -rf /'", Forbidden, &["fs.rm_root_or_home"]),
+    ("ssh host ls", Safe, &[]),
+    ("ssh host 'rm -rf ~'", Forbidden, &["fs.rm_root_or_home"]),
+    ("ssh -i key.pem user@host 'git reset --hard'", Destructive, &["git.reset_hard"]),
+    // Inline programs.
+    ("python -c 'print(1)'", Safe, &[]),
+    ("node -e 'console.log(1)'", Safe, &[]),
+    ("python -c 'import os; os.system(\"rm -rf ~\")'", Forbidden, &["fs.rm_root_or_home"]),
+    ("python3 -c \"import shutil; shutil.rmtree('/home/u')\"", Forbidden, &["fs.rm_root_or_home"]),
+    ("python3 -c 'import subprocess; subprocess.run([\"git\", \"reset\", \"--hard\"])'", Destructive, &["git.reset_hard"]),
+    ("python -c 'import os; os.system(cmd)'", Opaque, &["opaque.inline_program"]),
+    ("node -e \"require('child_process').execSync('rm -rf ~')\"", Forbidden, &["fs.rm_root_or_home"]),
+    ("perl -e 'system(\"rm -rf ~\")'", Forbidden, &["fs.rm_root_or_home"]),
+    ("perl -e 'print `rm -rf ~`'", Forbidden, &["fs.rm_root_or_home"]),
+    ("ruby -e \"FileUtils.rm_rf('/')\"", Forbidden, &["fs.rm_root_or_home"]),
+    ("ruby -e 'rm -rf /'", Opaque, &["opaque.inline_program"]),
+    ("php -r 'system(\"rm -rf ~\");'", Forbidden, &["fs.rm_root_or_home"]),
+    ("node -e \"client.deleteIndex('prod')\"", Opaque, &["opaque.inline_program"]),
+    ("python3 <<EOF\nimport shutil; shutil.rmtree('/')\nEOF", Forbidden, &["fs.rm_root_or_home"]),
+    ("python -c \"open('x', 'w').write('y')\"", Moderate, &["opaque.inline_writes"]),
+    ("curl x | python3", Opaque, &["opaque.stdin_commands"]),
+    ("python3 < script.py", Opaque, &["opaque.stdin_commands"]),
+    ("echo aGk= | base64 -d | sh", Opaque, &["opaque.pipe_to_shell"]),
+    ("sed -n 1,5p f", Safe, &[]),
+    ("sed 's/a/b/e' f", Opaque, &["opaque.inline_program"]),
+    ("sed -e '1e rm -rf ~' f", Opaque, &["opaque.inline_program"]),
+    ("sed -n 'w out' f", Moderate, &["opaque.inline_writes"]),
+    ("awk '{print $1}' f", Safe, &[]),
+    ("awk 'BEGIN { system(\"rm -rf ~\") }'", Forbidden, &["fs.rm_root_or_home"]),
+    ("awk '{ system($0) }' f", Opaque, &["opaque.inline_program"]),
+    ("awk '{ print | \"sh\" }' f", Opaque, &["opaque.pipe_to_shell"]),
+    ("perl -e \"rm -rf /\"", Opaque, &["opaque.inline_program"]),
+    // Grammar quirks and Windows names.
+    ("git >/dev/null reset --hard", Destructive, &["git.reset_hard"]),
+    ("C:/Git/bin/git.exe reset --hard", Destructive, &["git.reset_hard"]),
 ];
 
 #[test]
@@ -156,6 +259,34 @@ fn table() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn remote_and_runner_paths() {
+    let paths =
+        |line: &str| -> Vec<String> { run(line).commands.into_iter().map(|c| c.path).collect() };
+    assert_eq!(
+        paths("ssh host 'rm -rf x' && find . -exec rm {} \\;"),
+        [
+            "list[0]",
+            "list[0] > ssh host",
+            "list[1]",
+            "list[1] > find -exec"
+        ]
+    );
+    assert_eq!(
+        paths("cat <<EOF | sh\nls\nEOF"),
+        ["pipeline[0]", "pipeline[1]"]
+    );
+}
+
+#[test]
+fn error_spans_stay_on_character_boundaries() {
+    // Found by the property test: an empty error node before a 3-byte character.
+    let line = "\u{feff};; esac -rf";
+    for f in run(line).findings {
+        assert!(line.is_char_boundary(f.span.start) && line.is_char_boundary(f.span.end));
+    }
 }
 
 #[test]

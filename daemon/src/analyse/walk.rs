@@ -4,26 +4,52 @@
 //! operator, and a recursive walker overflowed a 2 MiB thread stack at 16,384 of them.
 //! Constructs that nest commands (subshells, groups, substitutions, compound commands,
 //! functions) count towards [`MAX_DEPTH`](super::MAX_DEPTH); past it the walk reports
-//! `opaque.too_deep` and does not descend. What a command or redirection *means* is
-//! `command` and `rules`' business, not this module's.
+//! `opaque.too_deep` and does not descend. Subshells, pipeline stages and substitutions run
+//! in a copy of the shell: a `Restore` step on the stack undoes their `cd` and assignments
+//! when they end. Each command learns where its standard input comes from. What a command or
+//! redirection *means* is `command` and `rules`' business, not this module's.
 
 use std::rc::Rc;
 
 use tree_sitter::Node;
 
 use super::catalogue;
-use super::command::{self, Cmd};
+use super::command::{self, Cmd, Stdin};
 use super::rules;
+use super::scope;
 use super::words::{self, text};
-use super::{MAX_DEPTH, Source, State, join_path};
+use super::{MAX_DEPTH, Shell, Source, State, join_path};
+
+mod redirects;
+
+use redirects::{here_string, redirected};
 
 /// One node waiting to be visited.
 struct Item<'t> {
     node: Node<'t>,
     path: Rc<str>,
     depth: u32,
-    /// Standard input comes from a pipe (a pipeline stage after the first).
-    piped: bool,
+    stdin: Stdin,
+    /// Words the grammar hangs elsewhere (`sh <<EOF -x`: `-x` sits in the heredoc).
+    extra: Vec<Node<'t>>,
+}
+
+enum Step<'t> {
+    Visit(Item<'t>),
+    /// A subshell or pipeline stage ended: the shell goes back to this.
+    Restore(Shell),
+}
+
+type Stack<'t> = Vec<Step<'t>>;
+
+fn item<'t>(node: Node<'t>, path: Rc<str>, depth: u32, stdin: Stdin) -> Step<'t> {
+    Step::Visit(Item {
+        node,
+        path,
+        depth,
+        stdin,
+        extra: Vec::new(),
+    })
 }
 
 /// Node kinds that cannot contain a command: not worth a trip through the stack.
@@ -47,6 +73,7 @@ const LEAVES: &[&str] = &[
 
 /// Parses one source and walks it, adding commands and findings to `st`.
 pub fn walk(src: &Source, st: &mut State) {
+    st.shell = src.shell.clone();
     let Some(tree) = super::parse(&src.text) else {
         let span = src.map.span(0..src.text.len());
         st.add(catalogue::OPAQUE_PARSE_ERROR.at(span, "the parser gave up"));
@@ -64,18 +91,29 @@ pub fn walk(src: &Source, st: &mut State) {
         } else {
             format!("near `{}`", near.trim())
         };
-        let end = bad.end_byte().max(bad.start_byte() + 1).min(src.text.len());
-        let start = bad.start_byte().min(end);
+        // At least one character, on character boundaries (an empty error node before `é`
+        // must not cut it).
+        let mut end = bad.end_byte().max(bad.start_byte() + 1).min(src.text.len());
+        while !src.text.is_char_boundary(end) {
+            end += 1;
+        }
+        let mut start = bad.start_byte().min(end);
+        while !src.text.is_char_boundary(start) {
+            start -= 1;
+        }
         st.add(catalogue::OPAQUE_PARSE_ERROR.at(src.map.span(start..end), &detail));
     }
-    let mut stack = vec![Item {
-        node: root,
-        path: Rc::clone(&src.path),
-        depth: src.depth,
-        piped: false,
-    }];
-    while let Some(item) = stack.pop() {
-        visit(item, src, st, &mut stack);
+    let mut stack = vec![item(
+        root,
+        Rc::clone(&src.path),
+        src.depth,
+        Stdin::Inherited,
+    )];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Visit(item) => visit(item, src, st, &mut stack),
+            Step::Restore(shell) => st.shell = shell,
+        }
     }
 }
 
@@ -116,54 +154,43 @@ fn is_read_write(prev: Node, node: Node, src: &str) -> bool {
         && text(node, src) == ">"
 }
 
-fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<'t>>) {
+fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let node = item.node;
     match node.kind() {
-        "command" => command_node(&item, src, st, stack),
+        "command" => command_node(item, src, st, stack),
         "file_redirect" => {
             redirect_node(node, src, st);
             push_children(&item, stack);
         }
         "program" | "list" | "do_group" => {
-            let stmts = named(node);
-            push_sequence(stack, stmts, &item.path, item.depth);
+            push_sequence(stack, named(node), &item.path, item.depth, &item.stdin);
         }
-        "pipeline" => {
-            let stages = named(node);
-            for (i, stage) in stages.into_iter().enumerate().rev() {
-                let path = join_path(&item.path, &format!("pipeline[{i}]"));
-                stack.push(Item {
-                    node: stage,
-                    path,
-                    depth: item.depth,
-                    piped: i > 0,
-                });
+        "pipeline" => pipeline(&item, named(node), 0, st, stack),
+        "redirected_statement" => redirected(item, src, st, stack),
+        "negated_command" => {
+            for child in named(node).into_iter().rev() {
+                stack.push(item_like(&item, child));
             }
         }
-        "redirected_statement" | "negated_command" => {
-            let mut cursor = node.walk();
-            let children: Vec<Node> = node.named_children(&mut cursor).collect();
-            for child in children.into_iter().rev() {
-                let piped = item.piped && child.kind() != "file_redirect";
-                stack.push(Item {
-                    node: child,
-                    path: Rc::clone(&item.path),
-                    depth: item.depth,
-                    piped,
-                });
-            }
+        "variable_assignment" => {
+            scope::assignment(node, src, st);
+            push_children(&item, stack);
         }
-        "subshell" => nested(&item, "subshell", named(node), src, st, stack),
-        "compound_statement" => nested(&item, "group", named(node), src, st, stack),
-        "else_clause" => nested(&item, "else", named(node), src, st, stack),
-        "elif_clause" => nested(&item, "elif", named(node), src, st, stack),
+        "unset_command" => {
+            scope::unset(node, src, st);
+            push_children(&item, stack);
+        }
+        "subshell" => nested(&item, "subshell", named(node), true, src, st, stack),
+        "compound_statement" => nested(&item, "group", named(node), false, src, st, stack),
+        "else_clause" => nested(&item, "else", named(node), false, src, st, stack),
+        "elif_clause" => nested(&item, "elif", named(node), false, src, st, stack),
         "command_substitution" => {
             let seg = if text(node, &src.text).starts_with('`') {
                 "`…`"
             } else {
                 "$(…)"
             };
-            nested(&item, seg, named(node), src, st, stack);
+            nested(&item, seg, named(node), true, src, st, stack);
         }
         "process_substitution" => {
             let seg = if text(node, &src.text).starts_with('>') {
@@ -171,9 +198,10 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<
             } else {
                 "<(…)"
             };
-            nested(&item, seg, named(node), src, st, stack);
+            nested(&item, seg, named(node), true, src, st, stack);
         }
         "function_definition" => {
+            scope::function(node, src, st);
             let name = node
                 .child_by_field_name("name")
                 .map_or("", |n| text(n, &src.text));
@@ -183,7 +211,8 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<
                 Some(b) => vec![b],
                 None => Vec::new(),
             };
-            nested(&item, &format!("function {name}"), stmts, src, st, stack);
+            let seg = format!("function {name}");
+            nested(&item, &seg, stmts, true, src, st, stack);
         }
         "if_statement" => {
             let (cond, rest) = split_field(node, "condition");
@@ -191,15 +220,10 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<
                 .into_iter()
                 .partition(|n| matches!(n.kind(), "elif_clause" | "else_clause"));
             for clause in clauses.into_iter().rev() {
-                stack.push(Item {
-                    node: clause,
-                    path: Rc::clone(&item.path),
-                    depth: item.depth,
-                    piped: false,
-                });
+                stack.push(item_like(&item, clause));
             }
-            nested(&item, "then", then, src, st, stack);
-            nested(&item, "if", cond, src, st, stack);
+            nested(&item, "then", then, false, src, st, stack);
+            nested(&item, "if", cond, false, src, st, stack);
         }
         "while_statement" => {
             let seg = if text(node, &src.text).starts_with("until") {
@@ -208,18 +232,19 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<
                 "while"
             };
             let (cond, body) = split_field(node, "condition");
-            nested(&item, "do", body, src, st, stack);
-            nested(&item, seg, cond, src, st, stack);
+            nested(&item, "do", body, false, src, st, stack);
+            nested(&item, seg, cond, false, src, st, stack);
         }
         "for_statement" | "c_style_for_statement" => {
+            scope::loop_variable(node, src, st);
             let (body, head) = split_field(node, "body");
-            nested(&item, "for", body, src, st, stack);
+            nested(&item, "for", body, false, src, st, stack);
             push_all(&item, head, stack);
         }
-        "case_statement" => nested(&item, "case", named(node), src, st, stack),
+        "case_statement" => nested(&item, "case", named(node), false, src, st, stack),
         "case_item" => {
             let (patterns, stmts) = split_field(node, "value");
-            push_sequence(stack, stmts, &item.path, item.depth);
+            push_sequence(stack, stmts, &item.path, item.depth, &item.stdin);
             push_all(&item, patterns, stack);
         }
         kind if LEAVES.contains(&kind) => {}
@@ -227,14 +252,42 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<
     }
 }
 
-/// A construct that nests commands: one more level, and a path segment.
+fn item_like<'t>(item: &Item<'t>, node: Node<'t>) -> Step<'t> {
+    self::item(node, Rc::clone(&item.path), item.depth, item.stdin.clone())
+}
+
+/// Pipeline stages from `first_index` on: each runs in a subshell of its own, reading the
+/// stage before it.
+fn pipeline<'t>(
+    item: &Item<'t>,
+    stages: Vec<Node<'t>>,
+    first_index: usize,
+    st: &State,
+    stack: &mut Stack<'t>,
+) {
+    for (i, stage) in stages.into_iter().enumerate().rev() {
+        let n = i + first_index;
+        stack.push(Step::Restore(st.shell.clone()));
+        let stdin = if n == 0 {
+            item.stdin.clone()
+        } else {
+            Stdin::Pipe
+        };
+        let path = join_path(&item.path, &format!("pipeline[{n}]"));
+        stack.push(self::item(stage, path, item.depth, stdin));
+    }
+}
+
+/// A construct that nests commands: one more level, and a path segment. A `scoped` one runs
+/// in a copy of the shell.
 fn nested<'t>(
     item: &Item<'t>,
     segment: &str,
     stmts: Vec<Node<'t>>,
+    scoped: bool,
     src: &Source,
     st: &mut State,
-    stack: &mut Vec<Item<'t>>,
+    stack: &mut Stack<'t>,
 ) {
     if stmts.is_empty() {
         return;
@@ -244,12 +297,21 @@ fn nested<'t>(
         st.too_deep(src.map.span(item.node.byte_range()));
         return;
     }
+    if scoped {
+        stack.push(Step::Restore(st.shell.clone()));
+    }
     let path = join_path(&item.path, segment);
-    push_sequence(stack, stmts, &path, depth);
+    push_sequence(stack, stmts, &path, depth, &item.stdin);
 }
 
 /// Statements in order; `a && b || c` flattens into the same `list[i]` numbering as `a; b`.
-fn push_sequence<'t>(stack: &mut Vec<Item<'t>>, stmts: Vec<Node<'t>>, path: &Rc<str>, depth: u32) {
+fn push_sequence<'t>(
+    stack: &mut Stack<'t>,
+    stmts: Vec<Node<'t>>,
+    path: &Rc<str>,
+    depth: u32,
+    stdin: &Stdin,
+) {
     let mut flat = Vec::with_capacity(stmts.len());
     // Lists nest leftwards, one node per operator: flatten with a stack of our own.
     let mut pending: Vec<Node<'t>> = stmts.into_iter().rev().collect();
@@ -267,29 +329,24 @@ fn push_sequence<'t>(stack: &mut Vec<Item<'t>>, stmts: Vec<Node<'t>>, path: &Rc<
         } else {
             Rc::clone(path)
         };
-        stack.push(Item {
-            node,
-            path,
-            depth,
-            piped: false,
-        });
+        stack.push(item(node, path, depth, stdin.clone()));
     }
 }
 
-fn push_all<'t>(item: &Item<'t>, nodes: Vec<Node<'t>>, stack: &mut Vec<Item<'t>>) {
+fn push_all<'t>(item: &Item<'t>, nodes: Vec<Node<'t>>, stack: &mut Stack<'t>) {
     for node in nodes.into_iter().rev() {
         if !LEAVES.contains(&node.kind()) {
-            stack.push(Item {
+            stack.push(self::item(
                 node,
-                path: Rc::clone(&item.path),
-                depth: item.depth,
-                piped: false,
-            });
+                Rc::clone(&item.path),
+                item.depth,
+                Stdin::Inherited,
+            ));
         }
     }
 }
 
-fn push_children<'t>(item: &Item<'t>, stack: &mut Vec<Item<'t>>) {
+fn push_children<'t>(item: &Item<'t>, stack: &mut Stack<'t>) {
     push_all(item, named(item.node), stack);
 }
 
@@ -323,10 +380,12 @@ fn split_field<'t>(node: Node<'t>, field: &str) -> (Vec<Node<'t>>, Vec<Node<'t>>
 
 /// Resolves a command's words, queues what may hide more commands (substitutions in words,
 /// assignments, redirections), and hands the words to `command`.
-fn command_node<'t>(item: &Item<'t>, src: &Source, st: &mut State, stack: &mut Vec<Item<'t>>) {
+fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let node = item.node;
     let mut words = Vec::new();
     let mut nested = Vec::new();
+    let mut stdin = item.stdin.clone();
+    let vars = Rc::clone(&st.shell.vars);
     let mut cursor = node.walk();
     if cursor.goto_first_child() {
         loop {
@@ -334,12 +393,23 @@ fn command_node<'t>(item: &Item<'t>, src: &Source, st: &mut State, stack: &mut V
             match cursor.field_name() {
                 Some("name") => {
                     let inner = child.named_child(0).unwrap_or(child);
-                    words.push(words::resolve(inner, &src.text));
+                    words.extend(words::fields(inner, &src.text, &vars));
                     nested.push(inner);
                 }
                 Some("argument") => {
-                    words.push(words::resolve(child, &src.text));
+                    words.extend(words::fields(child, &src.text, &vars));
                     nested.push(child);
+                }
+                _ if child.kind() == "herestring_redirect" => {
+                    if let Some(s) = here_string(child, src) {
+                        stdin = s;
+                    }
+                    nested.push(child);
+                }
+                // A prefix assignment (`FOO=1 cmd`) is for this command only: walk its value
+                // for substitutions, but do not record it.
+                _ if child.kind() == "variable_assignment" => {
+                    nested.extend(named(child).into_iter().skip(1));
                 }
                 _ if child.is_named() => nested.push(child),
                 _ => {}
@@ -349,16 +419,24 @@ fn command_node<'t>(item: &Item<'t>, src: &Source, st: &mut State, stack: &mut V
             }
         }
     }
-    push_all(item, nested, stack);
+    for extra in &item.extra {
+        words.extend(words::fields(*extra, &src.text, &vars));
+        nested.push(*extra);
+    }
+    push_all(&item, nested, stack);
     if !words.is_empty() {
+        let end = item
+            .extra
+            .last()
+            .map_or(node.end_byte(), |e| e.end_byte().max(node.end_byte()));
         let cmd = Cmd {
             words,
-            span: node.byte_range(),
+            span: node.start_byte()..end,
             path: Rc::clone(&item.path),
-            piped: item.piped,
+            stdin,
             depth: item.depth,
         };
-        command::analyse(&cmd, src, st);
+        command::analyse(cmd, src, st);
     }
 }
 
@@ -385,8 +463,8 @@ fn redirect_node(node: Node, src: &Source, st: &mut State) {
         }
     }
     if let Some(dest) = dest {
-        let word = words::resolve(dest, &src.text);
+        let word = words::resolve(dest, &src.text, &st.shell.vars);
         let span = src.map.span(node.byte_range());
-        rules::redirect(&op, &word, span, st);
+        st.with_cwd(|st| rules::redirect(&op, &word, span, st));
     }
 }

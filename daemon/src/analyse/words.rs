@@ -5,11 +5,16 @@
 //! brace expansion) makes the whole word *dynamic*, shown as written. This module must stay
 //! pure string work: no file system, no environment.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
 
 use super::Context;
+
+mod ansi_c;
+
+use ansi_c::ansi_c;
 
 /// One shell word.
 #[derive(Debug, Clone)]
@@ -36,10 +41,21 @@ pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
 }
 
+/// Variables with literal values assigned earlier on the line (see `Shell::vars`).
+pub type Vars = HashMap<String, Option<String>>;
+
 /// Resolves a word-like node (`word`, `string`, `concatenation`, …).
-pub fn resolve<'s>(node: Node, src: &'s str) -> Word<'s> {
+pub fn resolve<'s>(node: Node, src: &'s str, vars: &Vars) -> Word<'s> {
     let raw = text(node, src);
-    let mut r = Resolver::default();
+    let mut r = Resolver {
+        vars,
+        out: String::new(),
+        dynamic: false,
+        bracket: false,
+        brace: false,
+        brace_comma: false,
+        split: false,
+    };
     if node.kind() == "concatenation" {
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
@@ -48,16 +64,81 @@ pub fn resolve<'s>(node: Node, src: &'s str) -> Word<'s> {
     } else {
         r.part(node, src);
     }
+    // A value with blanks splits only when it is the whole word; inside a longer word the
+    // result is too uncertain to follow.
+    let dynamic = r.dynamic || (r.split && node.kind() == "concatenation");
     Word {
-        text: if r.dynamic { raw.to_owned() } else { r.out },
+        text: if dynamic { raw.to_owned() } else { r.out },
         raw,
-        dynamic: r.dynamic,
+        dynamic,
         span: node.byte_range(),
     }
 }
 
-#[derive(Default)]
-struct Resolver {
+/// A word as the shell splits it: an unquoted `$X` whose literal value holds blanks becomes
+/// several words, and one whose value is empty none.
+pub fn fields<'s>(node: Node, src: &'s str, vars: &Vars) -> Vec<Word<'s>> {
+    let word = resolve(node, src, vars);
+    let expansion = matches!(node.kind(), "simple_expansion" | "expansion");
+    if word.dynamic || !expansion {
+        return vec![word];
+    }
+    word.text
+        .split([' ', '\t', '\n'])
+        .filter(|t| !t.is_empty())
+        .map(|t| Word {
+            text: t.to_owned(),
+            ..word.clone()
+        })
+        .collect()
+}
+
+/// The value of an assignment, with `~` expanded as bash does there (at the start and after
+/// `:`); `None` when it is only known at run time.
+pub fn assigned_value(
+    node: Option<Node>,
+    src: &str,
+    vars: &Vars,
+    home: Option<&str>,
+) -> Option<String> {
+    let Some(node) = node else {
+        return Some(String::new());
+    };
+    let word = resolve(node, src, vars);
+    let value = word.literal()?;
+    if !word.raw.starts_with('~') && !word.raw.contains(":~") {
+        return Some(value.to_owned());
+    }
+    let home = home.filter(|h| h.starts_with('/'))?;
+    let parts: Vec<String> = value
+        .split(':')
+        .map(|part| match part.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{home}{rest}"),
+            _ => part.to_owned(),
+        })
+        .collect();
+    Some(parts.join(":"))
+}
+
+/// The variable an expansion node names, when it is a plain `$X` or `${X}`.
+fn expansion_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    let mut cursor = node.walk();
+    let named: Vec<Node> = node.named_children(&mut cursor).collect();
+    match named.as_slice() {
+        [name] if name.kind() == "variable_name" => {
+            let t = text(node, src);
+            let plain = t.starts_with("${") && t.len() == text(*name, src).len() + 3
+                || t.len() == text(*name, src).len() + 1;
+            plain.then(|| text(*name, src))
+        }
+        _ => None,
+    }
+}
+
+struct Resolver<'v> {
+    vars: &'v Vars,
+    /// An unquoted expansion produced blanks: the word splits.
+    split: bool,
     out: String,
     dynamic: bool,
     /// An unquoted `[` was seen: a later unquoted `]` makes a glob.
@@ -67,7 +148,7 @@ struct Resolver {
     brace_comma: bool,
 }
 
-impl Resolver {
+impl Resolver<'_> {
     fn part(&mut self, node: Node, src: &str) {
         let t = text(node, src);
         match node.kind() {
@@ -76,8 +157,25 @@ impl Resolver {
             "raw_string" => self.out.push_str(strip(t, 1, 1)),
             "ansi_c_string" => self.out.push_str(&ansi_c(strip(t, 2, 1))),
             "string" | "translated_string" => self.double_quoted(node, src),
+            "simple_expansion" | "expansion" => match self.value(node, src) {
+                Some(v) => {
+                    // Unquoted, the value is split and globbed.
+                    if v.contains(['*', '?', '[']) {
+                        self.dynamic = true;
+                    }
+                    self.split |= v.contains([' ', '\t', '\n']);
+                    self.out.push_str(&v);
+                }
+                None => self.dynamic = true,
+            },
             _ => self.dynamic = true,
         }
+    }
+
+    /// The literal value of a plain `$X`, if the line assigned it one.
+    fn value(&self, node: Node, src: &str) -> Option<String> {
+        let name = expansion_name(node, src)?;
+        self.vars.get(name)?.clone()
     }
 
     fn unquoted(&mut self, t: &str) {
@@ -109,6 +207,10 @@ impl Resolver {
                 "\"" | "$\"" => {}
                 "string_content" => dq_unescape(text(child, src), &mut self.out),
                 "$" => self.out.push('$'),
+                "simple_expansion" | "expansion" => match self.value(child, src) {
+                    Some(v) => self.out.push_str(&v),
+                    None => self.dynamic = true,
+                },
                 _ => self.dynamic = true,
             }
         }
@@ -140,86 +242,6 @@ fn dq_unescape(t: &str, out: &mut String) {
         }
         out.push(c);
     }
-}
-
-/// Decodes the body of `$'…'` as bash does.
-fn ansi_c(body: &str) -> String {
-    let b = body.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' || i + 1 >= b.len() {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let e = b[i + 1];
-        i += 2;
-        let simple = match e {
-            b'a' => Some(7),
-            b'b' => Some(8),
-            b'e' | b'E' => Some(27),
-            b'f' => Some(12),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            b'v' => Some(11),
-            b'\\' | b'\'' | b'"' | b'?' => Some(e),
-            _ => None,
-        };
-        if let Some(s) = simple {
-            out.push(s);
-            continue;
-        }
-        match e {
-            b'0'..=b'7' => {
-                let (v, n) = digits(&b[i - 1..], 8, 3);
-                out.push((v & 0xff) as u8);
-                i += n - 1;
-            }
-            b'x' | b'u' | b'U' => {
-                let max = match e {
-                    b'x' => 2,
-                    b'u' => 4,
-                    _ => 8,
-                };
-                let (v, n) = digits(&b[i..], 16, max);
-                if n == 0 {
-                    out.extend_from_slice(&[b'\\', e]);
-                } else if e == b'x' {
-                    out.push((v & 0xff) as u8);
-                } else {
-                    let c = char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER);
-                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                }
-                i += n;
-            }
-            b'c' if i < b.len() => {
-                out.push(b[i].to_ascii_uppercase() ^ 0x40);
-                i += 1;
-            }
-            _ => out.extend_from_slice(&[b'\\', e]),
-        }
-    }
-    // Bash stops a $'…' string at a NUL byte.
-    if let Some(nul) = out.iter().position(|&c| c == 0) {
-        out.truncate(nul);
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Reads up to `max` digits in `radix`; returns the value and how many were read.
-fn digits(b: &[u8], radix: u32, max: usize) -> (u32, usize) {
-    let mut v: u32 = 0;
-    let mut n = 0;
-    while n < max {
-        match b.get(n).and_then(|&c| (c as char).to_digit(radix)) {
-            Some(d) => v = v.wrapping_mul(radix).wrapping_add(d),
-            None => break,
-        }
-        n += 1;
-    }
-    (v, n)
 }
 
 /// `/bin/rm` → `rm`: the program is judged by its name wherever it lives.
@@ -274,6 +296,9 @@ pub enum Place {
 /// Resolves a word to a place: literal paths against `ctx.cwd`, and the forms of home that
 /// bash expands (`~`, `~/…`, `$HOME`, `${HOME}`, quoted `"$HOME"/…`).
 pub fn place(word: &Word, ctx: &Context) -> Place {
+    if let Some(other) = other_user_home(word) {
+        return Place::Path(other);
+    }
     let home_rest = home_rest(word);
     let Some(rest) = home_rest.as_deref() else {
         if word.dynamic && !is_glob_of_literal(word.raw) {
@@ -293,6 +318,26 @@ pub fn place(word: &Word, ctx: &Context) -> Place {
         Some(home) => Place::Path(normalise(&format!("{home}/{rest}"), "/")),
         None => Place::Home(normalise(rest, "/")),
     }
+}
+
+/// `~NAME/…` is NAME's home; without a password database to ask, it is placed where homes
+/// usually are (`/root` for root, else `/home/NAME`), which the rules treat as a home.
+fn other_user_home(word: &Word) -> Option<String> {
+    if word.dynamic || !word.raw.starts_with('~') {
+        return None;
+    }
+    let after = word.text.strip_prefix('~')?;
+    let (name, rest) = after.split_at(after.find('/').unwrap_or(after.len()));
+    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() || !name.chars().all(valid) {
+        return None;
+    }
+    let home = if name == "root" {
+        "/root".to_owned()
+    } else {
+        format!("/home/{name}")
+    };
+    Some(normalise(&format!("{home}{rest}"), "/"))
 }
 
 /// The part of a home-relative word after the home prefix, or `None` if it is not one.
@@ -374,7 +419,7 @@ mod tests {
             .children_by_field_name("argument", &mut cursor)
             .next()
             .expect("echo has an argument");
-        let w = resolve(arg, &line);
+        let w = resolve(arg, &line, &Vars::new());
         Word {
             text: w.text,
             raw: src,

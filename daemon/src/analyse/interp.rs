@@ -1,0 +1,424 @@
+//! Programs in other languages written on the command line: `python -c`, `perl -e`,
+//! `ruby -e`, `node -e`, `php -r`, and the same programs fed by a heredoc or here-string.
+//! `sed` and `awk` scripts are read in `interp/sed.rs`.
+//!
+//! A program is not parsed; it is scanned for the calls in its language's table. A call
+//! whose argument is a string literal becomes shell text analysed like the input
+//! (`shutil.rmtree('/h')` is `rm -rf -- '/h'`, `os.system("…")` is the string itself); a
+//! call whose argument cannot be read is opaque; a program with none of them (printing,
+//! arithmetic) is safe. Data piped into an interpreter runs code nobody can see: opaque.
+
+mod sed;
+mod tables;
+
+use std::ops::Range;
+
+use tables::Does::{Delete, DeleteTree, Opaque, Open, Shell, Write};
+use tables::{DESTRUCTIVE_VERBS, LANGS, Lang};
+
+use super::State;
+use super::catalogue;
+use super::command::{Ctx, Job, Stdin, queue_mapped};
+use super::join_path;
+use super::words::Word;
+
+/// Judges the program if `name` is an interpreter given one; `true` when nothing else is to
+/// be judged.
+pub fn run(name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool {
+    if matches!(name, "sed" | "gsed") {
+        sed::sed(&job.words[1..], &job.path, at, st);
+        return false;
+    }
+    if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
+        sed::awk(&job.words[1..], &job.path, at, st);
+        return false;
+    }
+    let lang_name = name.split(['.', '-']).next().unwrap_or(name);
+    let lang_name = lang_name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let Some(lang) = LANGS
+        .iter()
+        .find(|l| l.names.contains(&name) || l.names.contains(&lang_name))
+    else {
+        return false;
+    };
+    let args = &job.words[1..];
+    let span = at.span_of(&job.words);
+    match program(lang, args) {
+        Program::Code(words) => {
+            for w in words {
+                let code_span = at.src.map.span(w.span.clone());
+                match w.literal() {
+                    Some(code) => inspect(lang, name, code, code_span, &job.path, at, st),
+                    None => st.add(
+                        catalogue::OPAQUE_INLINE_PROGRAM.at(code_span, &format!("`{}`", w.raw)),
+                    ),
+                }
+            }
+            true
+        }
+        Program::Stdin => match &job.stdin {
+            Stdin::Pipe | Stdin::File => {
+                st.add(catalogue::OPAQUE_STDIN_COMMANDS.at(span, name));
+                true
+            }
+            Stdin::Text { dynamic: true, .. } => {
+                st.add(catalogue::OPAQUE_STDIN_COMMANDS.at(span, name));
+                true
+            }
+            Stdin::Text {
+                text,
+                span: at_span,
+                ..
+            } => {
+                let code_span = at.src.map.span(at_span.clone());
+                inspect(lang, name, text, code_span, &job.path, at, st);
+                true
+            }
+            Stdin::Inherited => false,
+        },
+        Program::Named => false,
+    }
+}
+
+enum Program<'w, 's> {
+    /// Programs given on the command line.
+    Code(Vec<&'w Word<'s>>),
+    /// Read from standard input.
+    Stdin,
+    /// A script file or module, judged by its name.
+    Named,
+}
+
+fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
+    let mut code = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let Some(t) = w.literal() else {
+            return if code.is_empty() {
+                Program::Named
+            } else {
+                Program::Code(code)
+            };
+        };
+        if t == "-" {
+            break;
+        }
+        if t == "--" || !t.starts_with('-') {
+            return if code.is_empty() {
+                Program::Named
+            } else {
+                Program::Code(code)
+            };
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = long.split_once('=').unwrap_or((long, ""));
+            if lang.code_long.contains(&name) {
+                if value.is_empty() {
+                    code.extend(args.get(i));
+                    i += 1;
+                } else {
+                    code.push(w);
+                }
+            }
+            continue;
+        }
+        for (at, c) in t.char_indices().skip(1) {
+            let rest = &t[at + c.len_utf8()..];
+            if lang.code.contains(c) {
+                if rest.is_empty() {
+                    code.extend(args.get(i));
+                    i += 1;
+                } else {
+                    // `-e'code'` is rare; the whole word stands for it and is opaque-safe.
+                    code.push(w);
+                }
+                break;
+            }
+            if lang.runs_named.contains(c) {
+                return Program::Named;
+            }
+            if lang.valued.contains(c) {
+                if rest.is_empty() {
+                    i += 1;
+                }
+                break;
+            }
+        }
+    }
+    if code.is_empty() {
+        Program::Stdin
+    } else {
+        Program::Code(code)
+    }
+}
+
+/// Scans `code` for the language's calls and reports or queues what they do.
+fn inspect(
+    lang: &Lang,
+    name: &str,
+    code: &str,
+    span: Range<usize>,
+    path: &str,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let b: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    let segment = join_path(path, name);
+    while i < b.len() {
+        let c = b[i];
+        if c == '\'' || c == '"' {
+            i = read_string(&b, i).1;
+            continue;
+        }
+        if c == '`' && lang.backticks {
+            let (value, end) = read_string(&b, i);
+            i = end;
+            match value {
+                Some(cmd) => queue(cmd, &span, &segment, at, st),
+                None => opaque(&span, "a `…` command", st),
+            }
+            continue;
+        }
+        let comment = if lang.hash_comments {
+            c == '#' && b.get(i + 1).is_none_or(|n| *n != '{')
+        } else {
+            c == '/' && b.get(i + 1) == Some(&'/')
+        };
+        if comment {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if !(c.is_alphabetic() || c == '_') || (i > 0 && is_ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let (chain, end) = read_chain(&b, i);
+        i = end;
+        let last = chain.last().map_or("", String::as_str);
+        let before = chain.len().checked_sub(2).and_then(|p| chain.get(p));
+        let entry = lang.calls.iter().find(|(n, qual, _)| {
+            *n == last && (qual.is_empty() || before.is_none_or(|q| qual.contains(&q.as_str())))
+        });
+        let call = chain.join(".");
+        let (args, after) = arguments(&b, end);
+        let does = match entry {
+            Some((_, _, does)) => *does,
+            None => {
+                let lower = last.to_ascii_lowercase();
+                let opens = b.get(skip_blank(&b, end)) == Some(&'(');
+                if opens && DESTRUCTIVE_VERBS.iter().any(|v| lower.starts_with(v)) {
+                    Opaque
+                } else {
+                    continue;
+                }
+            }
+        };
+        let literal = args.as_ref().and_then(|a| a.first().cloned());
+        match (does, literal) {
+            (Shell, Some(text)) => {
+                let line = match &args {
+                    Some(a) if a.len() > 1 || b.get(skip_blank(&b, end) + 1) == Some(&'[') => {
+                        a.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+                    }
+                    _ => text,
+                };
+                queue(line, &span, &segment, at, st);
+            }
+            (Delete, Some(p)) => queue(format!("rm -- {}", quote(&p)), &span, &segment, at, st),
+            (DeleteTree, Some(p)) => {
+                queue(format!("rm -rf -- {}", quote(&p)), &span, &segment, at, st);
+            }
+            (Write, _) => {
+                st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), &format!("`{call}`")))
+            }
+            (Open, _) => {
+                let modes = strings_in(&b[end..after.max(end)]);
+                if modes.iter().any(|m| m.starts_with('|') || m.ends_with('|')) {
+                    opaque(&span, &format!("`{call}`"), st);
+                } else if modes.iter().any(|m| writes_mode(m)) {
+                    st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), &format!("`{call}`")));
+                }
+            }
+            _ => opaque(&span, &format!("`{call}`"), st),
+        }
+    }
+}
+
+fn opaque(span: &Range<usize>, detail: &str, st: &mut State) {
+    st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), detail));
+}
+
+fn queue(text: String, span: &Range<usize>, segment: &std::rc::Rc<str>, at: &Ctx, st: &mut State) {
+    let shell = st.shell.clone();
+    queue_mapped(
+        text,
+        Err(span.clone()),
+        std::rc::Rc::clone(segment),
+        at,
+        shell,
+        st,
+    );
+}
+
+/// A mode string that writes: `w`, `a+`, `>file`, `>>`.
+fn writes_mode(m: &str) -> bool {
+    m.starts_with('>')
+        || (m.len() <= 4
+            && !m.is_empty()
+            && m.chars().all(|c| "rwabxtU+".contains(c))
+            && m.contains(['w', 'a', 'x', '+']))
+}
+
+/// `text` in single quotes for the shell.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+fn skip_blank(b: &[char], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+        i += 1;
+    }
+    i
+}
+
+/// `a.b.c`, `A::B`, `$x->m`: the names and the index after them.
+fn read_chain(b: &[char], mut i: usize) -> (Vec<String>, usize) {
+    let mut chain = Vec::new();
+    loop {
+        let start = i;
+        while b.get(i).is_some_and(|c| is_ident(*c)) {
+            i += 1;
+        }
+        chain.push(b[start..i].iter().collect());
+        let sep = match (b.get(i), b.get(i + 1)) {
+            (Some('.'), _) => 1,
+            (Some(':'), Some(':')) | (Some('-'), Some('>')) => 2,
+            _ => break,
+        };
+        if !b
+            .get(i + sep)
+            .is_some_and(|c| c.is_alphabetic() || *c == '_')
+        {
+            break;
+        }
+        i += sep;
+    }
+    (chain, i)
+}
+
+/// The literal arguments of a call starting at `i` (after its name): `("a")`, `('a', …)`,
+/// `(["a", "b"])`, or without parentheses `'a'`. `None` when the first is not a literal.
+/// Also returns where the call's parentheses end.
+fn arguments(b: &[char], i: usize) -> (Option<Vec<String>>, usize) {
+    let mut j = skip_blank(b, i);
+    let paren = b.get(j) == Some(&'(');
+    let close = if paren { matching(b, j) } else { j };
+    if paren {
+        j = skip_blank(b, j + 1);
+    }
+    let list = b.get(j) == Some(&'[');
+    if list {
+        j += 1;
+    }
+    let mut out = Vec::new();
+    loop {
+        j = skip_blank(b, j);
+        // Python string prefixes: r'', b'', u''; f'' is dynamic.
+        if b.get(j)
+            .is_some_and(|c| matches!(c, 'r' | 'b' | 'u' | 'R' | 'B'))
+            && b.get(j + 1).is_some_and(|c| *c == '\'' || *c == '"')
+        {
+            j += 1;
+        }
+        if !b.get(j).is_some_and(|c| *c == '\'' || *c == '"') {
+            break;
+        }
+        let (value, end) = read_string(b, j);
+        let Some(value) = value else {
+            return (None, close);
+        };
+        out.push(value);
+        j = skip_blank(b, end);
+        if !(list && b.get(j) == Some(&',')) {
+            break;
+        }
+        j += 1;
+    }
+    ((!out.is_empty()).then_some(out), close)
+}
+
+/// The index after the parenthesis matching the one at `open`, or the end.
+fn matching(b: &[char], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            '\'' | '"' => {
+                i = read_string(b, i).1;
+                continue;
+            }
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+/// Every string literal in `b`.
+fn strings_in(b: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], '\'' | '"') {
+            let (v, end) = read_string(b, i);
+            out.extend(v);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The string literal opening at `i`: its value (`None` when it interpolates: `${`, `#{`,
+/// `$x` in double quotes or backticks) and the index after it.
+fn read_string(b: &[char], i: usize) -> (Option<String>, usize) {
+    let q = b[i];
+    let mut out = String::new();
+    let mut dynamic = false;
+    let mut j = i + 1;
+    while j < b.len() && b[j] != q {
+        let c = b[j];
+        if c == '\\' && j + 1 < b.len() {
+            let n = b[j + 1];
+            out.push(match n {
+                'n' if q != '\'' => '\n',
+                't' if q != '\'' => '\t',
+                n => n,
+            });
+            j += 2;
+            continue;
+        }
+        if q != '\'' && (c == '$' || (c == '#' && b.get(j + 1) == Some(&'{'))) {
+            dynamic = true;
+        }
+        out.push(c);
+        j += 1;
+    }
+    ((!dynamic).then_some(out), (j + 1).min(b.len()))
+}

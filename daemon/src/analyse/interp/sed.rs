@@ -1,0 +1,283 @@
+//! `sed` and `awk` programs: the parts of them that run commands or write files.
+//!
+//! sed: the `e` command and the `e` flag of `s///` run shell commands (opaque); `w FILE`
+//! and the `w` flag write (moderate). awk: `system("…")`, `print | "cmd"` and
+//! `"cmd" | getline` run their literal string as a shell line (anything else opaque);
+//! `print > "file"` writes. Editing in place (`sed -i`) is the `general` rule's.
+
+use std::ops::Range;
+
+use super::super::State;
+use super::super::catalogue;
+use super::super::command::{Ctx, queue_mapped};
+use super::super::join_path;
+use super::super::words::Word;
+use super::read_string;
+
+/// sed options that take a value as the next word (`-e` and `-f` are read apart).
+const SED_VALUED: &str = "lE";
+
+pub fn sed(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
+    let mut scripts: Vec<&Word> = Vec::new();
+    let mut from_file = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.literal().unwrap_or("");
+        if t == "-e" || t == "--expression" {
+            scripts.extend(args.get(i));
+            i += 1;
+        } else if let Some(s) = t.strip_prefix("--expression=") {
+            let _ = s;
+            scripts.push(w);
+        } else if t == "-f" || t.starts_with("--file") {
+            from_file = true;
+            i += usize::from(t == "-f");
+        } else if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") {
+            if t.ends_with('e') && !t.contains('i') {
+                scripts.extend(args.get(i));
+                i += 1;
+            } else if t.ends_with('f') && !t.contains('i') {
+                from_file = true;
+                i += 1;
+            } else if t.len() == 2 && SED_VALUED.contains(&t[1..]) {
+                i += 1;
+            }
+        } else if !t.starts_with('-') || w.dynamic {
+            if scripts.is_empty() && !from_file {
+                scripts.push(w);
+            }
+            break;
+        }
+    }
+    for w in scripts {
+        let span = at.src.map.span(w.span.clone());
+        let Some(script) = w.literal() else {
+            st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span, &format!("`sed {}`", w.raw)));
+            continue;
+        };
+        let (runs, writes) = sed_script(script);
+        if runs {
+            st.add(
+                catalogue::OPAQUE_INLINE_PROGRAM
+                    .at(span, "`sed` (its `e` command runs shell commands)"),
+            );
+        } else if writes {
+            st.add(catalogue::OPAQUE_INLINE_WRITES.at(span, "`sed` (`w`)"));
+        }
+        let _ = path;
+    }
+}
+
+/// Whether a sed script runs commands, and whether it writes files.
+fn sed_script(script: &str) -> (bool, bool) {
+    let b: Vec<char> = script.chars().collect();
+    let (mut runs, mut writes) = (false, false);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        match c {
+            ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' | ',' | '$' | '~' | '+' => {}
+            '0'..='9' => {}
+            // An address: /re/ or \cREc.
+            '/' | '\\' => {
+                let delim = if c == '\\' {
+                    let d = b.get(i).copied().unwrap_or('/');
+                    i += 1;
+                    d
+                } else {
+                    '/'
+                };
+                i = past(&b, i, delim);
+            }
+            's' | 'y' => {
+                let Some(&delim) = b.get(i) else { break };
+                i = past(&b, i + 1, delim);
+                i = past(&b, i, delim);
+                if c == 's' {
+                    while let Some(&f) = b.get(i) {
+                        if matches!(f, ';' | '\n' | '}') {
+                            break;
+                        }
+                        i += 1;
+                        match f {
+                            'e' => runs = true,
+                            'w' => {
+                                writes = true;
+                                i = line_end(&b, i);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            'e' => {
+                runs = true;
+                i = line_end(&b, i);
+            }
+            'w' | 'W' => {
+                writes = true;
+                i = line_end(&b, i);
+            }
+            'a' | 'i' | 'c' | 'r' | 'R' => i = line_end(&b, i),
+            'b' | 't' | 'T' | ':' | 'q' | 'Q' | 'l' | 'L' | 'v' => {
+                while b.get(i).is_some_and(|c| !matches!(c, ';' | '\n' | '}')) {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    (runs, writes)
+}
+
+/// The index after the next unescaped `delim` from `i`.
+fn past(b: &[char], mut i: usize, delim: char) -> usize {
+    while i < b.len() {
+        if b[i] == '\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == delim {
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+fn line_end(b: &[char], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| *c != '\n') {
+        i += 1;
+    }
+    i
+}
+
+/// awk options that take a value as the next word.
+const AWK_VALUED: &[&str] = &["-F", "-v", "-f", "--file", "--assign", "--field-separator"];
+
+pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
+    let mut i = 0;
+    while let Some(t) = args.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if t == "-f" || t == "--file" || t.starts_with("-f") {
+            return;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += if AWK_VALUED.contains(&t) { 2 } else { 1 };
+    }
+    let Some(w) = args.get(i) else { return };
+    let span = at.src.map.span(w.span.clone());
+    let Some(program) = w.literal() else {
+        st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span, &format!("`awk {}`", w.raw)));
+        return;
+    };
+    let segment = join_path(path, "awk");
+    let b: Vec<char> = program.chars().collect();
+    let mut last_string: Option<(String, usize)> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == '"' {
+            let (value, end) = read_string(&b, i);
+            last_string = value.map(|v| (v, end));
+            i = end;
+            continue;
+        }
+        if c == '|' && b.get(i + 1) == Some(&'|') {
+            i += 2;
+            continue;
+        }
+        if c == '|' {
+            let j = skip(&b, i + 1);
+            let getline = b[j..].iter().take(7).collect::<String>() == "getline";
+            let command = if getline {
+                last_string
+                    .take()
+                    .filter(|(_, end)| skip_back(&b, i) == *end)
+                    .map(|(s, _)| s)
+            } else if b.get(j) == Some(&'"') {
+                read_string(&b, j).0
+            } else {
+                None
+            };
+            // The command reads what awk prints.
+            match command {
+                Some(cmd) if getline => queue(cmd, &span, &segment, at, st),
+                Some(cmd) => queue(format!("cat | {cmd}"), &span, &segment, at, st),
+                None => st.add(
+                    catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), "`awk` piping to a command"),
+                ),
+            }
+            i += 1;
+            continue;
+        }
+        if c == '>' {
+            let j = skip(
+                &b,
+                if b.get(i + 1) == Some(&'>') {
+                    i + 2
+                } else {
+                    i + 1
+                },
+            );
+            if b.get(j) == Some(&'"') {
+                st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), "`awk` (`print >`)"));
+            }
+            i += 1;
+            continue;
+        }
+        if b[i..].starts_with(&['s', 'y', 's', 't', 'e', 'm'])
+            && (i == 0 || !b[i - 1].is_alphanumeric())
+        {
+            let j = skip(&b, i + 6);
+            if b.get(j) == Some(&'(') {
+                let k = skip(&b, j + 1);
+                let command = (b.get(k) == Some(&'"'))
+                    .then(|| read_string(&b, k))
+                    .filter(|(_, end)| matches!(b.get(skip(&b, *end)), Some(')')))
+                    .and_then(|(v, _)| v);
+                match command {
+                    Some(cmd) => queue(cmd, &span, &segment, at, st),
+                    None => st
+                        .add(catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), "`awk` (`system`)")),
+                }
+            }
+            i += 6;
+            continue;
+        }
+        i += 1;
+    }
+}
+
+fn skip(b: &[char], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| c.is_whitespace()) {
+        i += 1;
+    }
+    i
+}
+
+fn skip_back(b: &[char], mut i: usize) -> usize {
+    while i > 0 && b[i - 1].is_whitespace() {
+        i -= 1;
+    }
+    i
+}
+
+fn queue(text: String, span: &Range<usize>, segment: &std::rc::Rc<str>, at: &Ctx, st: &mut State) {
+    let shell = st.shell.clone();
+    queue_mapped(
+        text,
+        Err(span.clone()),
+        std::rc::Rc::clone(segment),
+        at,
+        shell,
+        st,
+    );
+}

@@ -1,0 +1,220 @@
+//! The per-language tables of `interp`: the calls that run commands, delete or write files.
+
+/// What a call does with its first argument.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Does {
+    /// Runs it as a shell line (a list of strings: as words).
+    Shell,
+    /// Deletes the file it names.
+    Delete,
+    /// Deletes the tree it names.
+    DeleteTree,
+    /// Writes files.
+    Write,
+    /// Opens a file: writes if a mode says so, runs a command with a pipe mode.
+    Open,
+    /// Runs code or commands that cannot be read here.
+    Opaque,
+}
+
+/// A call: its last name, the names it may be called on (empty: any), what it does.
+pub type Call = (&'static str, &'static [&'static str], Does);
+
+pub struct Lang {
+    pub names: &'static [&'static str],
+    /// Short options whose value is the program (`-c`, `-e`).
+    pub code: &'static str,
+    /// Long options whose value is the program.
+    pub code_long: &'static [&'static str],
+    /// Short options that take a value: the rest of the word or the next word.
+    pub valued: &'static str,
+    /// Short options that run a module or file named by their value (`python -m`).
+    pub runs_named: &'static str,
+    /// `` `cmd` `` runs a shell command.
+    pub backticks: bool,
+    /// `#` starts a comment (else `//`).
+    pub hash_comments: bool,
+    pub calls: &'static [Call],
+}
+
+use Does::*;
+
+const PYTHON: &[Call] = &[
+    ("system", &["os"], Shell),
+    ("popen", &["os"], Shell),
+    ("run", &["subprocess"], Shell),
+    ("call", &["subprocess"], Shell),
+    ("check_call", &["subprocess"], Shell),
+    ("check_output", &["subprocess"], Shell),
+    ("Popen", &["subprocess"], Shell),
+    ("getoutput", &["subprocess", "commands"], Shell),
+    ("getstatusoutput", &["subprocess", "commands"], Shell),
+    ("remove", &["os"], Delete),
+    ("unlink", &["os"], Delete),
+    ("rmdir", &["os"], Delete),
+    ("rmtree", &["shutil"], DeleteTree),
+    ("removedirs", &["os"], DeleteTree),
+    ("open", &[], Open),
+    ("write_text", &[], Write),
+    ("write_bytes", &[], Write),
+    ("copyfile", &["shutil"], Write),
+    ("copytree", &["shutil"], Write),
+    ("move", &["shutil"], Opaque),
+    ("rename", &["os"], Opaque),
+    ("replace", &["os"], Opaque),
+    ("truncate", &["os"], Opaque),
+    ("chmod", &["os"], Opaque),
+    ("kill", &["os"], Opaque),
+    ("spawn", &["pty"], Opaque),
+    ("eval", &[], Opaque),
+    ("rm", &[], DeleteTree),
+    ("exec", &[], Opaque),
+    ("__import__", &[], Opaque),
+    ("execv", &["os"], Opaque),
+    ("execvp", &["os"], Opaque),
+    ("execl", &["os"], Opaque),
+    ("execlp", &["os"], Opaque),
+    ("spawnv", &["os"], Opaque),
+    ("spawnl", &["os"], Opaque),
+];
+
+const PERL: &[Call] = &[
+    ("system", &[], Shell),
+    ("exec", &[], Shell),
+    ("qx", &[], Opaque),
+    ("unlink", &[], Delete),
+    ("rmdir", &[], Delete),
+    ("rmtree", &[], DeleteTree),
+    ("remove_tree", &[], DeleteTree),
+    ("open", &[], Open),
+    ("rename", &[], Opaque),
+    ("eval", &[], Opaque),
+    ("rm", &[], DeleteTree),
+    ("truncate", &[], Opaque),
+    ("chmod", &[], Opaque),
+    ("kill", &[], Opaque),
+];
+
+const RUBY: &[Call] = &[
+    ("system", &[], Shell),
+    ("exec", &[], Shell),
+    ("spawn", &[], Shell),
+    ("popen", &["IO"], Shell),
+    ("capture2", &["Open3"], Shell),
+    ("capture2e", &["Open3"], Shell),
+    ("capture3", &["Open3"], Shell),
+    ("delete", &["File"], Delete),
+    ("unlink", &["File"], Delete),
+    ("rm", &["FileUtils"], Delete),
+    ("rm_f", &["FileUtils"], Delete),
+    ("rm_r", &["FileUtils"], DeleteTree),
+    ("rm_rf", &["FileUtils"], DeleteTree),
+    ("remove_dir", &["FileUtils"], DeleteTree),
+    ("remove_entry", &["FileUtils"], DeleteTree),
+    ("rmtree", &["FileUtils"], DeleteTree),
+    ("rmdir", &["Dir", "FileUtils"], Delete),
+    ("write", &["File", "IO"], Write),
+    ("open", &["File"], Open),
+    ("mv", &["FileUtils"], Opaque),
+    ("rename", &["File"], Opaque),
+    ("eval", &[], Opaque),
+    ("instance_eval", &[], Opaque),
+    ("send", &[], Opaque),
+];
+
+const NODE: &[Call] = &[
+    ("execSync", &[], Shell),
+    ("exec", &[], Shell),
+    ("spawnSync", &[], Opaque),
+    ("spawn", &[], Opaque),
+    ("execFileSync", &[], Opaque),
+    ("execFile", &[], Opaque),
+    ("unlinkSync", &[], Delete),
+    ("unlink", &[], Delete),
+    ("rmSync", &[], DeleteTree),
+    ("rm", &[], DeleteTree),
+    ("rmdirSync", &[], DeleteTree),
+    ("rmdir", &[], DeleteTree),
+    ("writeFileSync", &[], Write),
+    ("writeFile", &[], Write),
+    ("appendFileSync", &[], Write),
+    ("createWriteStream", &[], Write),
+    ("renameSync", &[], Opaque),
+    ("eval", &[], Opaque),
+    ("Function", &[], Opaque),
+];
+
+const PHP: &[Call] = &[
+    ("system", &[], Shell),
+    ("exec", &[], Shell),
+    ("shell_exec", &[], Shell),
+    ("passthru", &[], Shell),
+    ("popen", &[], Shell),
+    ("proc_open", &[], Opaque),
+    ("unlink", &[], Delete),
+    ("rmdir", &[], Delete),
+    ("file_put_contents", &[], Write),
+    ("fopen", &[], Open),
+    ("rename", &[], Opaque),
+    ("eval", &[], Opaque),
+    ("rm", &[], DeleteTree),
+];
+
+pub const LANGS: &[Lang] = &[
+    Lang {
+        names: &["python", "python2", "python3", "pypy", "pypy3"],
+        code: "c",
+        code_long: &[],
+        valued: "WXQ",
+        runs_named: "m",
+        backticks: false,
+        hash_comments: true,
+        calls: PYTHON,
+    },
+    Lang {
+        names: &["perl"],
+        code: "eE",
+        code_long: &[],
+        valued: "IMmixC",
+        runs_named: "",
+        backticks: true,
+        hash_comments: true,
+        calls: PERL,
+    },
+    Lang {
+        names: &["ruby"],
+        code: "e",
+        code_long: &[],
+        valued: "IrCEFx",
+        runs_named: "",
+        backticks: true,
+        hash_comments: true,
+        calls: RUBY,
+    },
+    Lang {
+        names: &["node", "nodejs", "bun", "deno"],
+        code: "ep",
+        code_long: &["eval", "print"],
+        valued: "r",
+        runs_named: "",
+        backticks: false,
+        hash_comments: false,
+        calls: NODE,
+    },
+    Lang {
+        names: &["php"],
+        code: "r",
+        code_long: &[],
+        valued: "cdfz",
+        runs_named: "",
+        backticks: true,
+        hash_comments: true,
+        calls: PHP,
+    },
+];
+
+/// Call names that read like deleting or wiping something; in a program with no table entry
+/// for them they are opaque (`client.deleteIndex('prod')`).
+pub const DESTRUCTIVE_VERBS: &[&str] = &[
+    "delete", "destroy", "drop", "purge", "truncate", "wipe", "clear", "flush", "remove",
+];

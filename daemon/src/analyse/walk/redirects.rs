@@ -1,0 +1,105 @@
+//! Redirections that decide a statement's standard input: files, heredocs, here-strings,
+//! and the grammar's quirks around them.
+
+use std::rc::Rc;
+
+use tree_sitter::Node;
+
+use super::super::command::{self, Stdin};
+use super::super::words::{self, text};
+use super::super::{Source, State, join_path};
+use super::{Item, LEAVES, Stack, Step, item_like, named, pipeline, split_field};
+
+/// A statement with redirections: they decide its standard input. The grammar hangs some
+/// things on a heredoc that belong elsewhere: `cat <<EOF | sh` puts the rest of the pipeline
+/// inside the heredoc, and `sh <<EOF -x` the words after it.
+pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &mut Stack<'t>) {
+    let (body, redirects) = split_field(item.node, "body");
+    let mut stdin = item.stdin.clone();
+    let mut extra = Vec::new();
+    let mut tail = Vec::new();
+    let mut others = Vec::new();
+    for r in redirects {
+        match r.kind() {
+            "file_redirect" => {
+                if r.child(0).is_some_and(|c| c.kind() == "<") {
+                    stdin = Stdin::File;
+                }
+                // `git >/dev/null reset --hard`: the grammar takes `reset --hard` for more
+                // targets; bash passes them to the command.
+                let mut cursor = r.walk();
+                extra.extend(r.children_by_field_name("destination", &mut cursor).skip(1));
+                others.push(r);
+            }
+            "heredoc_redirect" => {
+                let mut cursor = r.walk();
+                if !cursor.goto_first_child() {
+                    continue;
+                }
+                loop {
+                    let c = cursor.node();
+                    match (cursor.field_name(), c.kind()) {
+                        (Some("argument"), _) => extra.push(c),
+                        (_, "heredoc_body") => {
+                            stdin = Stdin::Text {
+                                text: text(c, &src.text).to_owned(),
+                                base: Some(c.start_byte()),
+                                span: c.byte_range(),
+                                dynamic: false,
+                            };
+                            others.push(c);
+                        }
+                        (_, "pipeline") => tail.extend(named(c)),
+                        (_, kind) if c.is_named() && !LEAVES.contains(&kind) => others.push(c),
+                        _ => {}
+                    }
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            "herestring_redirect" => {
+                if let Some(s) = here_string(r, src) {
+                    stdin = s;
+                }
+                others.push(r);
+            }
+            _ => others.push(r),
+        }
+    }
+    for n in others.into_iter().rev() {
+        stack.push(item_like(&item, n));
+    }
+    let has_tail = !tail.is_empty();
+    if has_tail {
+        pipeline(&item, tail, 1, st, stack);
+        stack.push(Step::Restore(st.shell.clone()));
+    }
+    for b in body.into_iter().rev() {
+        let path = if has_tail {
+            join_path(&item.path, "pipeline[0]")
+        } else {
+            Rc::clone(&item.path)
+        };
+        stack.push(Step::Visit(Item {
+            node: b,
+            path,
+            depth: item.depth,
+            stdin: stdin.clone(),
+            extra: std::mem::take(&mut extra),
+        }));
+    }
+}
+
+/// The text a here-string feeds.
+pub(super) fn here_string(r: Node, src: &Source) -> Option<Stdin> {
+    let word = r.named_child(0)?;
+    let w = words::resolve(word, &src.text, &Default::default());
+    let base = command::verbatim(&w.text, &w).filter(|_| !w.dynamic);
+    Some(Stdin::Text {
+        text: w.text.clone(),
+        base,
+        span: word.byte_range(),
+        dynamic: w.dynamic,
+    })
+}
