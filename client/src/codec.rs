@@ -121,10 +121,23 @@ mod tests {
                 token: "pa_y".into(),
                 allow: true,
                 session: None,
+                item: Some(2),
             },
             Request::ListPending,
             Request::Status,
             Request::Log { limit: 20 },
+            Request::CheckBatch(BatchRequest {
+                subjects: vec![
+                    shell("rm -rf build"),
+                    Subject::Tool {
+                        name: "file.delete".into(),
+                        args_json: r#"{"path":"x"}"#.into(),
+                    },
+                ],
+                origin: Origin::Tool,
+                context: Context::default(),
+                wait: true,
+            }),
         ]
     }
 
@@ -162,7 +175,7 @@ mod tests {
                 reason: "expired".into(),
             }),
             Response::Explained(Explanation {
-                verdict,
+                verdict: verdict.clone(),
                 commands: vec![CommandInfo {
                     path: "list[0]".into(),
                     argv: vec!["rm".into(), "-rf".into()],
@@ -179,11 +192,30 @@ mod tests {
                     subject: "rm -rf x".into(),
                     cwd: Some("/tmp".into()),
                     level: Level::Destructive,
-                    findings: vec![finding],
+                    findings: vec![finding.clone()],
                     session: None,
                     expires_in_ms: 5,
+                    items: vec![PendingBatchItem {
+                        item: 2,
+                        subject: "tool file.delete {}".into(),
+                        cwd: None,
+                        level: Level::Destructive,
+                        findings: vec![finding.clone()],
+                    }],
                 }],
                 omitted: 2,
+            }),
+            Response::BatchVerdict(BatchVerdict {
+                items: vec![verdict.clone()],
+                token: Some("pa_1".into()),
+                expires_in_ms: Some(1000),
+            }),
+            Response::BatchDecided(BatchDecided {
+                items: vec![Decided {
+                    allow: true,
+                    by: DecidedBy::Policy,
+                    reason: "safe".into(),
+                }],
             }),
             Response::Status(StatusInfo {
                 version: "0.1.0".into(),
@@ -248,6 +280,51 @@ mod tests {
         assert_eq!(
             encode_response(&error).expect("encodes"),
             [2, 7, 5, 1, b'e']
+        );
+        // Answer gained `item` at its end (before any release): token, allow, session, item.
+        let answer = Request::Answer {
+            token: "pa_y".into(),
+            allow: true,
+            session: None,
+            item: Some(2),
+        };
+        assert_eq!(
+            encode_request(&answer).expect("encodes"),
+            [2, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2]
+        );
+        // CheckBatch is the last request: [Tool "t" "{}"], origin tool, no context, wait.
+        let batch = Request::CheckBatch(BatchRequest {
+            subjects: vec![Subject::Tool {
+                name: "t".into(),
+                args_json: "{}".into(),
+            }],
+            origin: Origin::Tool,
+            context: Context::default(),
+            wait: true,
+        });
+        assert_eq!(
+            encode_request(&batch).expect("encodes"),
+            [2, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 1]
+        );
+        let batch_verdict = Response::BatchVerdict(BatchVerdict {
+            items: vec![],
+            token: None,
+            expires_in_ms: None,
+        });
+        assert_eq!(
+            encode_response(&batch_verdict).expect("encodes"),
+            [2, 8, 0, 0, 0]
+        );
+        let batch_decided = Response::BatchDecided(BatchDecided {
+            items: vec![Decided {
+                allow: true,
+                by: DecidedBy::User,
+                reason: "r".into(),
+            }],
+        });
+        assert_eq!(
+            encode_response(&batch_decided).expect("encodes"),
+            [2, 9, 1, 1, 1, 1, b'r']
         );
     }
 

@@ -23,7 +23,10 @@ pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
 
 /// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
 /// client) from a malformed one before decoding the body.
-pub const REQUEST_VARIANTS: u32 = 7;
+pub const REQUEST_VARIANTS: u32 = 8;
+
+/// The most subjects one [`Request::CheckBatch`] may carry; more is refused as `invalid`.
+pub const MAX_BATCH_ITEMS: usize = 64;
 
 /// A message from a client to the daemon.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +47,12 @@ pub enum Request {
     },
     /// Answer a held request as an approver. Reply: [`Response::Done`] or [`Response::Error`]
     /// with one of the token error kinds.
+    ///
+    /// For a batch token, `item: None` answers every item of the batch still held, and
+    /// `item: Some(n)` answers item `n` alone (numbered from 1 in the order the batch was sent,
+    /// as `assent pending` lists it). An item out of range, or not held (allowed or denied by
+    /// policy, or answered already), is `not_found`; `item` with a single request's token is
+    /// `invalid`.
     Answer {
         /// The held request's token.
         token: String,
@@ -52,6 +61,8 @@ pub enum Request {
         /// The session label the approver answers for, if it is scoped to one; a request of
         /// another label is refused with `session_mismatch`.
         session: Option<String>,
+        /// One item of a batch (from 1), or the whole batch / a single request when `None`.
+        item: Option<u32>,
     },
     /// List the held requests the caller may answer (its own uid's; all of them for root).
     /// Reply: [`Response::Pending`].
@@ -64,6 +75,60 @@ pub enum Request {
         /// How many events at most.
         limit: u32,
     },
+    /// Judge several commands or tool calls at once (an agent's turn, seed 003). Reply:
+    /// [`Response::BatchVerdict`] with a decision per item; when any item is held, its held
+    /// items share one batch token, answered as a whole or item by item (see
+    /// [`Request::Answer`]). With `wait`, a [`Response::BatchDecided`] follows on the same
+    /// connection once every held item is settled, the batch expires, is cancelled (a
+    /// [`Request::Cancel`] with the batch token, or closing the connection) or the daemon stops.
+    CheckBatch(BatchRequest),
+}
+
+/// Several subjects judged together: the body of [`Request::CheckBatch`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchRequest {
+    /// The commands and tool calls, in order; at most [`MAX_BATCH_ITEMS`], at least one.
+    pub subjects: Vec<Subject>,
+    /// Who is asking, for every item.
+    pub origin: Origin,
+    /// Context for every item, as for a check.
+    pub context: Context,
+    /// Keep the connection open for the final [`Response::BatchDecided`].
+    pub wait: bool,
+}
+
+/// The daemon's answer to a batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchVerdict {
+    /// One verdict per subject, in order (their own `token` and `expires_in_ms` are `None`).
+    pub items: Vec<Verdict>,
+    /// The batch token, when any item is held.
+    pub token: Option<String>,
+    /// Milliseconds until the held items expire.
+    pub expires_in_ms: Option<u64>,
+}
+
+/// The final outcome of every item of a batch, in order: the policy's for the items it
+/// decided, the answer (or expiry, cancel, stop) for the held ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchDecided {
+    /// One outcome per subject.
+    pub items: Vec<Decided>,
+}
+
+/// A held item of a batch, as listed for approvers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingBatchItem {
+    /// Its number in the batch, from 1 (`assent approve TOKEN --item N`).
+    pub item: u32,
+    /// The command or `tool NAME ARGS`.
+    pub subject: String,
+    /// The working directory of a shell command.
+    pub cwd: Option<String>,
+    /// Its level.
+    pub level: Level,
+    /// Its findings.
+    pub findings: Vec<Finding>,
 }
 
 /// What is being judged, and on whose behalf.
@@ -282,6 +347,9 @@ pub struct PendingItem {
     pub session: Option<String>,
     /// Milliseconds until it expires.
     pub expires_in_ms: u64,
+    /// For a batch: its items still held (then `subject` summarises the batch). Empty for a
+    /// single request.
+    pub items: Vec<PendingBatchItem>,
 }
 
 /// The held requests a caller may see, oldest first.
@@ -366,6 +434,10 @@ pub enum Response {
     Log(Vec<AuditEvent>),
     /// The request failed.
     Error(WireError),
+    /// The answer to a batch.
+    BatchVerdict(BatchVerdict),
+    /// The final outcome of every item of a batch the client waits for.
+    BatchDecided(BatchDecided),
 }
 
 /// An error as it crosses the wire: a stable kind plus a message for a person.

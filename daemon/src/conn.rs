@@ -10,9 +10,10 @@ use std::sync::Arc;
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ErrorKind, ExplainRequest, Explanation,
-    MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingItem, PendingList, Request, Response, StatusInfo,
-    Subject, Verdict, WireError,
+    AuditEvent, BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Decided, DecidedBy,
+    Decision, ErrorKind, ExplainRequest, Explanation, MAX_BATCH_ITEMS, MAX_MESSAGE_LEN, Origin,
+    PROTOCOL_VERSION, PendingItem, PendingList, Request, Response, StatusInfo, Subject, Verdict,
+    WireError,
 };
 use tokio::sync::{oneshot, watch};
 use tokio::time::{Instant, sleep_until};
@@ -21,7 +22,7 @@ use tokio_seqpacket::UnixSeqpacket;
 use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement, MAX_COMMANDS_ON_WIRE};
 use crate::peer::PeerIdentity;
-use crate::pending::{self, Answerer, Hold, Requester};
+use crate::pending::{self, Answerer, BatchHold, BatchItem, Hold, Requester};
 use crate::policy::Policy;
 use crate::server::Shared;
 
@@ -127,6 +128,7 @@ impl Conn {
     async fn handle(&mut self, request: Request) -> Flow {
         match request {
             Request::Check(check) => return self.check(check).await,
+            Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Explain(explain) => {
                 let response = self.explain(explain).await;
                 self.send(&response).await;
@@ -142,6 +144,7 @@ impl Conn {
                 token,
                 allow,
                 session,
+                item,
             } => {
                 let answerer = Answerer {
                     uid: self.peer.uid,
@@ -150,7 +153,10 @@ impl Conn {
                     conn_id: self.id,
                     session,
                 };
-                let result = self.shared.pending.answer(&token, &answerer, allow);
+                let result = self
+                    .shared
+                    .pending
+                    .answer_item(&token, item, &answerer, allow);
                 self.send(&done_or_error(result)).await;
             }
             Request::ListPending => {
@@ -348,7 +354,11 @@ impl Conn {
                 // A waiting connection only ever receives a Cancel: give the packet buffer back
                 // while it waits, so a thousand waiting requesters cost little memory.
                 self.buf = Vec::new();
-                let flow = self.wait(&held.token, held.expires_at, outcome).await;
+                let flow = self
+                    .wait(&held.token, held.expires_at, outcome, |decided| {
+                        Response::Decided(decided.unwrap_or_else(|_| lost()))
+                    })
+                    .await;
                 self.buf = vec![0; MAX_MESSAGE_LEN + 1];
                 flow
             }
@@ -356,13 +366,154 @@ impl Conn {
         }
     }
 
-    /// Wait for a held request to be settled, while watching the connection: a `Cancel` or the
-    /// peer leaving withdraws it.
-    async fn wait(
+    /// Judge every subject of a batch under one policy; hold the held ones under one token.
+    async fn check_batch(&mut self, batch: BatchRequest) -> Flow {
+        let BatchRequest {
+            subjects,
+            origin,
+            context,
+            wait,
+        } = batch;
+        if subjects.is_empty() || subjects.len() > MAX_BATCH_ITEMS {
+            let error = RequestError::Invalid(format!(
+                "a batch carries 1 to {MAX_BATCH_ITEMS} items, not {}",
+                subjects.len()
+            ));
+            self.send(&Response::Error(error.to_wire())).await;
+            return Flow::Continue;
+        }
+        let policy = self.shared.policy.current();
+        // One batch is one request against the rate limit.
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.send(&Response::Error(error.to_wire())).await;
+            self.shared.stats.record(Decision::Deny);
+            return Flow::Continue;
+        }
+        let owner = policy.owner_of(self.peer.uid);
+        let mut judged = Vec::with_capacity(subjects.len());
+        for subject in subjects {
+            match self
+                .judge(Arc::clone(&policy), subject, origin, context.clone())
+                .await
+            {
+                Ok((judgement, subject, _)) => judged.push((judgement, subject)),
+                Err(error) => {
+                    let wire = error.to_wire();
+                    let error = WireError {
+                        kind: wire.kind,
+                        message: format!("batch item {}: {}", judged.len() + 1, wire.message),
+                    };
+                    self.send(&Response::Error(error)).await;
+                    return Flow::Continue;
+                }
+            }
+        }
+        let count = judged.len();
+        let any_held = judged
+            .iter()
+            .any(|(j, _)| j.ruling.decision == Decision::Confirm);
+        let mut reply = BatchVerdict {
+            items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
+            token: None,
+            expires_in_ms: None,
+        };
+        if !any_held {
+            fit_batch_verdict(&mut reply);
+            self.send(&Response::BatchVerdict(reply)).await;
+            for (judgement, subject) in &judged {
+                let decision = judgement.ruling.decision;
+                self.shared.stats.record(decision);
+                self.audit(judgement, subject, decision, None);
+            }
+            return Flow::Continue;
+        }
+        let hold = BatchHold {
+            owner,
+            requester: Requester {
+                uid: self.peer.uid,
+                pid: self.peer.pid,
+                sid: self.peer.sid,
+                conn_id: self.id,
+            },
+            session: context.session.clone(),
+            origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
+                Origin::Tool
+            } else {
+                origin
+            },
+            items: judged
+                .iter()
+                .map(|(judgement, subject)| BatchItem {
+                    subject: subject.summary(),
+                    cwd: match subject {
+                        Subject::Shell { cwd, .. } => Some(cwd.clone()),
+                        Subject::Tool { .. } => None,
+                    },
+                    level: judgement.analysis.level,
+                    findings: judge::wire_findings(&judgement.analysis.findings),
+                    decided: match judgement.ruling.decision {
+                        Decision::Confirm => None,
+                        decision => Some(Decided {
+                            allow: decision == Decision::Allow,
+                            by: DecidedBy::Policy,
+                            reason: judgement.ruling.reason.clone(),
+                        }),
+                    },
+                })
+                .collect(),
+            wait,
+        };
+        let held = match self.shared.pending.hold_batch(hold) {
+            Ok(held) => held,
+            Err(error) => {
+                // Refused as a whole: nothing of it is allowed.
+                self.send(&Response::Error(error.to_wire())).await;
+                for (judgement, subject) in &judged {
+                    self.shared.stats.record(Decision::Deny);
+                    self.audit(judgement, subject, Decision::Deny, None);
+                }
+                return Flow::Continue;
+            }
+        };
+        reply.token = Some(held.token.clone());
+        reply.expires_in_ms = Some(pending::millis(
+            held.expires_at.saturating_duration_since(Instant::now()),
+        ));
+        fit_batch_verdict(&mut reply);
+        self.send(&Response::BatchVerdict(reply)).await;
+        for (judgement, subject) in &judged {
+            let decision = judgement.ruling.decision;
+            self.shared.stats.record(decision);
+            self.audit(judgement, subject, decision, Some(&held.token));
+        }
+        match held.outcome {
+            Some(outcome) => {
+                self.buf = Vec::new();
+                let flow = self
+                    .wait(&held.token, held.expires_at, outcome, |items| {
+                        Response::BatchDecided(BatchDecided {
+                            items: items.unwrap_or_else(|_| vec![lost(); count]),
+                        })
+                    })
+                    .await;
+                self.buf = vec![0; MAX_MESSAGE_LEN + 1];
+                flow
+            }
+            None => Flow::Continue,
+        }
+    }
+
+    /// Wait for a held request or batch to be settled, while watching the connection: a
+    /// `Cancel` or the peer leaving withdraws it. `reply` turns the outcome into the response.
+    async fn wait<T>(
         &mut self,
         token: &str,
         expires_at: Instant,
-        mut outcome: oneshot::Receiver<Decided>,
+        mut outcome: oneshot::Receiver<T>,
+        reply: impl FnOnce(Result<T, oneshot::error::RecvError>) -> Response,
     ) -> Flow {
         let mut timed_out = false;
         // Enough for a Cancel; anything larger arrives truncated and is refused.
@@ -370,12 +521,7 @@ impl Conn {
         loop {
             tokio::select! {
                 decided = &mut outcome => {
-                    let decided = decided.unwrap_or_else(|_| Decided {
-                        allow: false,
-                        by: DecidedBy::Shutdown,
-                        reason: "the gate lost the request".into(),
-                    });
-                    self.send(&Response::Decided(decided)).await;
+                    self.send(&reply(decided)).await;
                     return Flow::Continue;
                 }
                 _ = sleep_until(expires_at), if !timed_out => {
@@ -472,20 +618,58 @@ fn verdict(judgement: &Judgement, token: Option<String>, expires_in_ms: Option<u
     }
 }
 
+/// The outcome a waiter hears when its request vanished without being settled (a bug).
+fn lost() -> Decided {
+    Decided {
+        allow: false,
+        by: DecidedBy::Shutdown,
+        reason: "the gate lost the request".into(),
+    }
+}
+
+/// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
+const BATCH_FINDINGS_STEPS: [usize; 4] = [16, 4, 1, 0];
+
+/// Make a batch verdict fit one packet: every item keeps its decision, level and reason; the
+/// findings are shortened (the most severe first, as they are sorted) until it fits.
+fn fit_batch_verdict(reply: &mut BatchVerdict) {
+    for keep in BATCH_FINDINGS_STEPS {
+        if codec::encode_response(&Response::BatchVerdict(reply.clone())).is_ok() {
+            return;
+        }
+        for item in &mut reply.items {
+            item.findings.truncate(keep);
+        }
+    }
+}
+
 /// Commands in a pending list are shortened to this many bytes.
 const PENDING_SUBJECT_MAX: usize = 4096;
+/// Items of a held batch in a pending list are shortened to this many bytes each.
+const PENDING_BATCH_SUBJECT_MAX: usize = 512;
+/// Findings listed per item of a held batch, at most.
+const PENDING_BATCH_FINDINGS_MAX: usize = 8;
+
+/// Cut `text` to at most `max` bytes at a character boundary, marking the cut.
+fn shorten(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+}
 
 /// As many held requests as fit in one packet, with long commands shortened, and a count of the
 /// rest: a list is never cut silently.
 fn pending_list(mut items: Vec<PendingItem>) -> PendingList {
     for item in &mut items {
-        if item.subject.len() > PENDING_SUBJECT_MAX {
-            let mut end = PENDING_SUBJECT_MAX;
-            while !item.subject.is_char_boundary(end) {
-                end -= 1;
-            }
-            item.subject.truncate(end);
-            item.subject.push('…');
+        shorten(&mut item.subject, PENDING_SUBJECT_MAX);
+        for held in &mut item.items {
+            shorten(&mut held.subject, PENDING_BATCH_SUBJECT_MAX);
+            held.findings.truncate(PENDING_BATCH_FINDINGS_MAX);
         }
     }
     let total = items.len();

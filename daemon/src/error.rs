@@ -94,6 +94,9 @@ pub enum RequestError {
     /// Identity lookup failed.
     #[error("could not establish the caller's identity: {0}")]
     Identity(String),
+    /// A batch has no such held item (out of range, or not held).
+    #[error("{0}")]
+    NoSuchItem(String),
     /// Invalid request.
     #[error("{0}")]
     Invalid(String),
@@ -103,7 +106,7 @@ impl RequestError {
     /// The wire form. The only place daemon errors become protocol errors.
     pub fn to_wire(&self) -> WireError {
         let kind = match self {
-            RequestError::NotFound => ErrorKind::NotFound,
+            RequestError::NotFound | RequestError::NoSuchItem(_) => ErrorKind::NotFound,
             RequestError::Expired => ErrorKind::Expired,
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
             RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,

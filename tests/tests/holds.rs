@@ -41,6 +41,7 @@ fn answer(token: &str, allow: bool) -> Request {
         token: token.into(),
         allow,
         session: None,
+        item: None,
     }
 }
 

@@ -38,13 +38,13 @@ fn a_safe_command_from_an_agent_is_allowed() {
     assert_eq!(verdict.token, None, "an allowed check holds nothing");
 }
 
-/// Deleting a project directory is what the gate exists for: an agent's `rm -rf src` waits
+/// Deleting a project directory is what the gate exists for: an agent's `rm -rf /home/user/project/src` waits
 /// for a person.
 #[test]
 fn a_destructive_command_from_an_agent_is_held() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    let verdict = verdict_of(&mut conn, &check("rm -rf src", Origin::Agent));
+    let verdict = verdict_of(&mut conn, &check("rm -rf /home/user/project/src", Origin::Agent));
     assert_eq!(verdict.decision, Decision::Confirm, "{verdict:?}");
     assert_eq!(verdict.level, Level::Destructive, "{verdict:?}");
     assert!(

@@ -17,6 +17,10 @@ pub struct AnswerArgs {
     /// Answer only if the request belongs to this session label.
     #[arg(long, value_name = "LABEL")]
     session: Option<String>,
+    /// For a batch token: answer only item N (as `assent pending` lists it); without it,
+    /// every held item of the batch is answered at once.
+    #[arg(long, value_name = "N")]
+    item: Option<u32>,
 }
 
 /// Send one request and return its reply, or the exit code after printing why not.
@@ -44,6 +48,7 @@ pub fn answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool) -> u8 {
         token: args.token,
         allow,
         session: args.session,
+        item: args.item,
     };
     match ask(socket, &request) {
         Ok(Response::Done) => exit::ALLOW,
@@ -93,6 +98,21 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         }
         for finding in item.findings {
             let _ = writeln!(out, "    - [{}] {}", finding.id, finding.message);
+        }
+        for held in item.items {
+            let _ = writeln!(
+                out,
+                "    item {}  {}  {}",
+                held.item,
+                held.level.as_str(),
+                held.subject
+            );
+            if let Some(cwd) = held.cwd {
+                let _ = writeln!(out, "        in {cwd}");
+            }
+            for finding in held.findings {
+                let _ = writeln!(out, "        - [{}] {}", finding.id, finding.message);
+            }
         }
     }
     if list.omitted > 0 {

@@ -12,6 +12,8 @@ use clap::Args;
 use super::check::{Outcome, gate};
 use super::{exit, messages};
 
+mod batch;
+
 /// Arguments past this size cannot travel in one packet with the rest of the request.
 const MAX_ARGS_LEN: usize = MAX_MESSAGE_LEN - 4096;
 
@@ -19,7 +21,13 @@ const MAX_ARGS_LEN: usize = MAX_MESSAGE_LEN - 4096;
 #[derive(Debug, Args)]
 pub struct ToolArgs {
     /// The tool's name (`file.delete`, `mcp__github__create_issue`).
-    name: String,
+    #[arg(required_unless_present = "batch")]
+    name: Option<String>,
+    /// Read a batch on stdin instead: JSON Lines of tool calls `{"tool": NAME, "args": {…}}`
+    /// (or shell lines `{"command": …, "cwd": …}`), judged together; held items share one
+    /// batch token. Prints one line per item.
+    #[arg(long, conflicts_with_all = ["name", "args", "args_file"])]
+    batch: bool,
     /// The tool's arguments as a JSON document (default `{}`).
     #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
     args: Option<String>,
@@ -82,16 +90,17 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
         messages::say("--confidence must be between 0 and 1");
         return exit::USAGE;
     }
+    if args.batch {
+        return batch::batch(socket, args);
+    }
     let args_json = match read_args(&args) {
         Ok(text) => text,
         Err(code) => return code,
     };
-    let summary = format!("tool {} {args_json}", args.name);
+    let name = args.name.clone().unwrap_or_default();
+    let summary = format!("tool {name} {args_json}");
     let request = CheckRequest {
-        subject: Subject::Tool {
-            name: args.name,
-            args_json,
-        },
+        subject: Subject::Tool { name, args_json },
         origin: Origin::Tool,
         context: Context {
             session: args.session,

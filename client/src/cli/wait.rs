@@ -19,9 +19,9 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
 /// How a wait ended.
-pub enum Waited {
+pub enum Waited<T = Decided> {
     /// Settled (allowed, denied, expired, stopped).
-    Decided(Decided),
+    Decided(T),
     /// Withdrawn with Ctrl-C (or SIGTERM/SIGHUP).
     Cancelled,
     /// The connection broke.
@@ -41,6 +41,45 @@ impl Drop for MaskGuard {
 
 /// Wait for the outcome of `token` on `conn`.
 pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show: bool) -> Waited {
+    wait_for(
+        conn,
+        token,
+        expires_in_ms,
+        show,
+        |response| match response {
+            Response::Decided(decided) => Ok(decided),
+            other => Err(format!("{other:?}")),
+        },
+    )
+}
+
+/// Wait for the outcome of a batch on `conn`: every item's, in order.
+pub fn wait_batch(
+    conn: &mut Connection,
+    token: &str,
+    expires_in_ms: Option<u64>,
+    show: bool,
+) -> Waited<Vec<Decided>> {
+    wait_for(
+        conn,
+        token,
+        expires_in_ms,
+        show,
+        |response| match response {
+            Response::BatchDecided(batch) => Ok(batch.items),
+            other => Err(format!("{other:?}")),
+        },
+    )
+}
+
+/// Wait for the response `accept` takes as the outcome.
+fn wait_for<T>(
+    conn: &mut Connection,
+    token: &str,
+    expires_in_ms: Option<u64>,
+    show: bool,
+    accept: impl Fn(Response) -> Result<T, String>,
+) -> Waited<T> {
     let mut stop = SigSet::empty();
     stop.add(Signal::SIGINT);
     stop.add(Signal::SIGTERM);
@@ -75,8 +114,10 @@ pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show
         }
         if socket_ready {
             break match conn.recv() {
-                Ok(Response::Decided(decided)) => Waited::Decided(decided),
-                Ok(other) => Waited::Lost(Error::Unexpected(format!("{other:?}"))),
+                Ok(response) => match accept(response) {
+                    Ok(outcome) => Waited::Decided(outcome),
+                    Err(other) => Waited::Lost(Error::Unexpected(other)),
+                },
                 Err(error) => Waited::Lost(error),
             };
         }
@@ -93,7 +134,7 @@ pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show
 }
 
 /// Withdraw the request and wait briefly for the daemon to confirm.
-fn cancel(conn: &mut Connection, token: &str) -> Waited {
+fn cancel<T>(conn: &mut Connection, token: &str) -> Waited<T> {
     if conn
         .send(&Request::Cancel {
             token: token.to_string(),

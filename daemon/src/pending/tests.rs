@@ -176,3 +176,172 @@ async fn cancel_needs_the_owner_and_drain_ends_everything() {
     }
     assert!(pending.is_empty());
 }
+
+/// A batch of three: item 1 allowed by the policy, items 2 and 3 held.
+fn batch(uid: u32, conn_id: u64) -> BatchHold {
+    let item = |subject: &str, decided: Option<Decided>| BatchItem {
+        subject: subject.into(),
+        cwd: None,
+        level: Level::Destructive,
+        findings: vec![],
+        decided,
+    };
+    BatchHold {
+        requester: requester(uid, conn_id),
+        owner: uid,
+        session: None,
+        origin: Origin::Tool,
+        items: vec![
+            item(
+                "tool file.read {}",
+                Some(Decided {
+                    allow: true,
+                    by: DecidedBy::Policy,
+                    reason: "safe".into(),
+                }),
+            ),
+            item("tool file.delete {}", None),
+            item("tool payment.submit {}", None),
+        ],
+        wait: true,
+    }
+}
+
+#[tokio::test]
+async fn a_batch_answered_as_a_whole_settles_every_held_item() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    assert!(held.token.starts_with("pa_") && held.token.len() == 35);
+    assert_eq!(pending.len(), 2, "each held item counts");
+    let listed = pending.list(1000);
+    assert_eq!(listed.len(), 1, "a batch is one entry");
+    let numbers: Vec<u32> = listed[0].items.iter().map(|i| i.item).collect();
+    assert_eq!(numbers, [2, 3]);
+    assert_eq!(pending.answer(&held.token, &approver(1000), true), Ok(()));
+    assert_eq!(
+        pending.answer(&held.token, &approver(1000), true),
+        Err(RequestError::NotFound)
+    );
+    let items = held.outcome.expect("waits").await.expect("settled");
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[0].by, DecidedBy::Policy);
+    assert!(items.iter().all(|d| d.allow));
+    assert_eq!(items[1].by, DecidedBy::User);
+    assert_eq!(items[2].by, DecidedBy::User);
+    assert!(pending.is_empty());
+}
+
+#[tokio::test]
+async fn a_batch_answered_item_by_item_mixes_allow_and_deny() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let token = &held.token;
+    let by = approver(1000);
+    // Out of range, and an item the policy already decided: not found, and nothing changes.
+    for n in [0, 4] {
+        let error = pending.answer_item(token, Some(n), &by, true);
+        assert!(
+            matches!(&error, Err(RequestError::NoSuchItem(m)) if m.contains("items 1 to 3")),
+            "{error:?}"
+        );
+    }
+    assert!(matches!(
+        pending.answer_item(token, Some(1), &by, true),
+        Err(RequestError::NoSuchItem(_))
+    ));
+    // The same checks as a single answer.
+    assert!(matches!(
+        pending.answer_item(token, Some(2), &approver(1001), true),
+        Err(RequestError::UserMismatch { .. })
+    ));
+    let same_session = Answerer {
+        sid: Some(100),
+        ..approver(1000)
+    };
+    assert_eq!(
+        pending.answer_item(token, Some(2), &same_session, true),
+        Err(RequestError::SelfApproval)
+    );
+    assert_eq!(pending.answer_item(token, Some(2), &by, true), Ok(()));
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending.list(1000)[0].items.len(), 1);
+    assert_eq!(pending.answer_item(token, Some(3), &by, false), Ok(()));
+    let items = held.outcome.expect("waits").await.expect("settled");
+    let allowed: Vec<bool> = items.iter().map(|d| d.allow).collect();
+    assert_eq!(allowed, [true, true, false]);
+    assert!(pending.is_empty());
+    // A single request's token takes no item.
+    let single = pending.hold(hold(1000, 2, None)).expect("held");
+    assert!(matches!(
+        pending.answer_item(&single.token, Some(1), &by, true),
+        Err(RequestError::Invalid(_))
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_rest_of_a_batch_expires_and_a_late_answer_hears_expired() {
+    let pending = store(Duration::from_secs(5), 4);
+    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    assert_eq!(
+        pending.answer_item(&held.token, Some(2), &approver(1000), true),
+        Ok(())
+    );
+    tokio::time::advance(Duration::from_secs(6)).await;
+    assert_eq!(
+        pending.answer_item(&held.token, Some(3), &approver(1000), true),
+        Err(RequestError::Expired)
+    );
+    assert!(!pending.expire(&held.token), "it ended once");
+    let items = held.outcome.expect("waits").await.expect("settled");
+    assert!(items[1].allow);
+    assert_eq!(items[2].by, DecidedBy::Timeout);
+    assert!(!items[2].allow);
+    assert!(pending.is_empty());
+    // The limit counts held items, and frees them when the batch ends.
+    let store2 = store(Duration::from_secs(5), 3);
+    let _first = store2.hold_batch(batch(1000, 1)).expect("two held");
+    assert!(matches!(
+        store2.hold_batch(batch(1000, 2)),
+        Err(RequestError::LimitReached { limit: 3, .. })
+    ));
+    tokio::time::advance(Duration::from_secs(6)).await;
+    assert_eq!(store2.sweep(), 1);
+    store2
+        .hold_batch(batch(1000, 3))
+        .expect("the slots freed up");
+}
+
+#[tokio::test]
+async fn two_racing_answers_to_one_item_one_wins() {
+    let pending = Arc::new(store(Duration::from_secs(60), 4));
+    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let racers: Vec<_> = (0..2)
+        .map(|i| {
+            let pending = Arc::clone(&pending);
+            let token = held.token.clone();
+            std::thread::spawn(move || {
+                pending.answer_item(&token, Some(2), &approver(1000), i == 0)
+            })
+        })
+        .collect();
+    let results: Vec<_> = racers
+        .into_iter()
+        .map(|r| r.join().expect("no panic"))
+        .collect();
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| matches!(r, Err(RequestError::NoSuchItem(_))))
+    );
+    assert_eq!(pending.len(), 1, "item 3 is still held");
+    pending
+        .cancel(&held.token, 1000, "test")
+        .expect("the owner cancels the rest");
+    let items = held.outcome.expect("waits").await.expect("settled");
+    assert_eq!(items[2].by, DecidedBy::Cancelled);
+}

@@ -66,6 +66,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 token: arg(0)?,
                 allow,
                 session: rest.get(2).cloned(),
+                item: None,
             };
             println!("{}", outcome(conn.request(&request))?);
         }
@@ -74,6 +75,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 token: arg(0)?,
                 allow: true,
                 session: None,
+                item: None,
             };
             let mut first = connect(&socket)?;
             let mut second = connect(&socket)?;
@@ -103,6 +105,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                         token: item.token,
                         allow: item.subject.contains("allow"),
                         session: None,
+                        item: None,
                     };
                     let result = outcome(conn.request(&request))?;
                     if result == "done" {
