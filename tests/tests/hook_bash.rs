@@ -1,0 +1,513 @@
+//! The bash hook (`shell-hook/assent.bash`, issue 6) in a real interactive bash, driven through a
+//! private tmux server against a test daemon.
+//!
+//! Safety: these shells are real. Every line typed here is harmless even if the hook fails open:
+//! `rm` is a fake on the shell's PATH that only writes a marker file (each test checks `type rm`
+//! before typing a line with it), and its target does not exist anyway.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use assent_tests::tmux::{Pane, fake_program, markers};
+use assent_tests::{
+    TestDaemon, assent, binary, in_new_session, pending_tokens, run_bounded, wait_until,
+};
+
+/// A line the analyser holds (destructive: `rm -r` of a non-temporary path), harmless here.
+const RISKY: &str = "rm -rf /nonexistent-assent-test/victim";
+/// What the fake `rm` writes when that line runs.
+const RAN: &str = "FAKE-rm -rf /nonexistent-assent-test/victim";
+
+/// An interactive bash with the hook, its own HOME, PATH and rc file in a temporary directory.
+struct Bash {
+    pane: Pane,
+    dir: tempfile::TempDir,
+}
+
+impl Bash {
+    /// Start bash on `socket` with the default rc file; `before` and `after` go around the
+    /// hook's `eval` (which is done twice: double sourcing is a no-op).
+    fn start(socket: &Path, before: &str, after: &str) -> Bash {
+        Bash::start_with(socket, before, after, &[])
+    }
+
+    fn start_with(socket: &Path, before: &str, after: &str, env: &[(&str, &str)]) -> Bash {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let t = dir.path();
+        for sub in ["home", "work", "run"] {
+            std::fs::create_dir_all(t.join(sub)).expect("the test directories can be made");
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(t.join("run"), std::fs::Permissions::from_mode(0o700))
+            .expect("the runtime directory is ours");
+        fake_program(&t.join("bin"), "rm", &t.join("markers"));
+        let assent_bin = binary("assent");
+        let rc = format!(
+            "PS1='$ '\n\
+             HISTFILE='{t}/home/.bash_history'\n\
+             HISTSIZE=1000\n\
+             alias zap='rm -rf'\n\
+             alias hi='echo HI-$((7*6))'\n\
+             {before}\n\
+             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
+             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
+             {after}\n\
+             cd '{t}/work'\n\
+             echo RC-READY\n",
+            t = t.display()
+        );
+        let rc_path = t.join("rc.bash");
+        std::fs::write(&rc_path, rc).expect("the rc file is written");
+        let path = format!(
+            "{}:{}:/usr/bin:/bin",
+            t.join("bin").display(),
+            assent_bin
+                .parent()
+                .expect("the binary is in a directory")
+                .display()
+        );
+        let mut vars: Vec<(String, String)> = vec![
+            ("HOME".into(), t.join("home").display().to_string()),
+            ("PATH".into(), path),
+            ("TERM".into(), "screen".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            (
+                "XDG_RUNTIME_DIR".into(),
+                t.join("run").display().to_string(),
+            ),
+            ("ASSENT_SOCKET".into(), socket.display().to_string()),
+            ("ASSENT_BIN".into(), assent_bin.display().to_string()),
+        ];
+        vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let pane = Pane::start(
+            t,
+            &vars,
+            &[
+                "/usr/bin/bash",
+                "--noprofile",
+                "--rcfile",
+                rc_path.to_str().expect("a UTF-8 path"),
+                "-i",
+            ],
+        );
+        pane.wait_text("RC-READY");
+        Bash { pane, dir }
+    }
+
+    fn marker_file(&self) -> PathBuf {
+        self.dir.path().join("markers")
+    }
+
+    /// Make sure `rm` in this shell is the fake before typing a line that uses it.
+    fn expect_fake_rm(&self) {
+        let fake = format!("rm is {}/bin/rm", self.dir.path().display());
+        self.pane.line("type rm");
+        self.pane.wait_text(&fake);
+    }
+
+    fn ran(&self) -> bool {
+        markers(&self.marker_file()).contains(RAN)
+    }
+}
+
+/// The audit events whose text contains `needle`, once the first has been written.
+fn audited(daemon: &TestDaemon, needle: &str) -> usize {
+    let audit = daemon.state_dir().join("audit.jsonl");
+    let count = || {
+        std::fs::read_to_string(&audit)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(needle))
+            .count()
+    };
+    wait_until(Duration::from_secs(5), || count() >= 1);
+    // Writes are asynchronous: give a second event the time to show up if there is one.
+    std::thread::sleep(Duration::from_millis(300));
+    count()
+}
+
+/// The one held request's token, once it is there.
+fn held_token(daemon: &TestDaemon) -> String {
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            tokens = pending_tokens(&mut conn);
+            !tokens.is_empty()
+        }),
+        "nothing was held"
+    );
+    assert_eq!(tokens.len(), 1, "one line, one held request: {tokens:?}");
+    tokens.remove(0)
+}
+
+/// Answer as a person at another terminal: `assent approve|deny TOKEN` in a session of its own.
+fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
+    let verb = if allow { "approve" } else { "deny" };
+    let mut command = assent(daemon.socket());
+    command.args([verb, token]);
+    let output = run_bounded(in_new_session(&mut command));
+    assert!(
+        output.status.success(),
+        "assent {verb}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_safe_line_runs_and_is_checked_once() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.pane.line(r#"echo "SAFE-$((40+2))""#);
+    sh.pane.wait_text("SAFE-42");
+    assert_eq!(
+        audited(&daemon, "SAFE-$((40+2))"),
+        1,
+        "checked exactly once"
+    );
+}
+
+#[test]
+fn a_risky_line_is_held_and_runs_after_approval() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    let token = held_token(&daemon);
+    sh.pane.wait_text("waiting for approval");
+    assert!(!sh.ran(), "a held line must not run before the approval");
+    answer(&daemon, &token, true);
+    sh.pane.wait_text("AFTER-2");
+    assert!(
+        sh.ran(),
+        "the approved line ran: {}",
+        markers(&sh.marker_file())
+    );
+}
+
+#[test]
+fn a_denied_line_is_skipped_whole_with_its_reason_and_stays_in_history() {
+    let daemon = TestDaemon::start();
+    // The user's own PROMPT_COMMAND counts prompts; it must run after a denied line too.
+    let sh = Bash::start(daemon.socket(), "PROMPT_COMMAND='PCN=$((PCN+1))'", "");
+    sh.expect_fake_rm();
+    sh.pane.line(r#"echo "PCA-$((PCN+100))""#);
+    let screen = sh.pane.wait_text("PCA-1");
+    let before = number_after(&screen, "PCA-");
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane
+        .line(r#"echo "NEXT-$((2+2))"; echo "PCB-$((PCN+100))""#);
+    let screen = sh.pane.wait_text("NEXT-4");
+    let screen = if screen.contains("PCB-1") {
+        screen
+    } else {
+        sh.pane.wait_text("PCB-1")
+    };
+    assert_eq!(
+        number_after(&screen, "PCB-"),
+        before + 2,
+        "the prompts after `echo PCA` and after the denied line both ran PROMPT_COMMAND:\n{screen}"
+    );
+    assert!(!sh.ran(), "the denied line ran");
+    assert!(
+        !screen.contains("AFTER-2"),
+        "the rest of a denied line ran:\n{screen}"
+    );
+    // `;` does not help either: the whole line is latched.
+    sh.pane.line(&format!(r#"{RISKY}; echo "SEMI-$((3+3))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.line("history 3");
+    let typed = format!(r#"{RISKY}; echo "SEMI-$((3+3))""#);
+    let screen = sh.pane.wait_count(&typed, 2);
+    assert!(
+        !screen.contains("SEMI-6"),
+        "the rest of a denied line ran:\n{screen}"
+    );
+    assert!(!sh.ran(), "the denied line ran");
+}
+
+#[test]
+fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    held_token(&daemon);
+    sh.pane.wait_text("waiting for approval");
+    sh.pane.keys(&["C-c"]);
+    sh.pane.wait_text("cancelled");
+    sh.pane.line(r#"echo "ALIVE-$((5+5))""#);
+    let screen = sh.pane.wait_text("ALIVE-10");
+    assert!(!sh.ran(), "a cancelled line ran");
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+    assert!(
+        pending_tokens(&mut daemon.connect()).is_empty(),
+        "the request was withdrawn"
+    );
+}
+
+#[test]
+fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.pane
+        .line(r#"echo pipe-ok | tr a-z A-Z && echo "CHAIN-$((2+3))""#);
+    sh.pane.wait_text("CHAIN-5");
+    sh.pane.wait_text("PIPE-OK");
+    assert_eq!(audited(&daemon, "echo pipe-ok | tr a-z A-Z"), 1);
+
+    // The first command runs in a subshell, which checks the line and tells this shell.
+    sh.pane
+        .line(r#"(echo "SUB-$((2*4))"); echo "SUB2-$((3*4))""#);
+    sh.pane.wait_text("SUB2-12");
+    sh.pane.wait_text("SUB-8");
+    assert_eq!(audited(&daemon, "SUB-$((2*4))"), 1);
+
+    // Continuation lines: the whole command, as history joins it, is checked once.
+    sh.pane.line("for i in 1 2; do");
+    sh.pane.line(r#"echo "LOOP-$((i*10))""#);
+    sh.pane.line("done");
+    sh.pane.wait_text("LOOP-20");
+    sh.pane.wait_text("LOOP-10");
+    assert_eq!(
+        audited(&daemon, r#"for i in 1 2; do echo \"LOOP-$((i*10))\"; done"#),
+        1
+    );
+}
+
+#[test]
+fn a_risky_command_inside_a_multi_line_command_or_a_subshell_holds_all_of_it() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.expect_fake_rm();
+    sh.pane.line("if true; then");
+    sh.pane.line(RISKY);
+    sh.pane.line(r#"echo "INSIDE-$((4+4))"; fi"#);
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+
+    sh.pane
+        .line(&format!(r#"({RISKY}); echo "OUTSIDE-$((5+5))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    // One request for the line: the subshell's verdict is this shell's too.
+    sh.pane.line(r#"echo "NEXT-$((2+2))""#);
+    let screen = sh.pane.wait_text("NEXT-4");
+    assert!(pending_tokens(&mut daemon.connect()).is_empty());
+    assert!(!sh.ran(), "a denied line ran");
+    assert!(
+        !screen.contains("INSIDE-8") && !screen.contains("OUTSIDE-10"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn functions_aliases_and_history_expansion() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.pane.line(r#"greet() { echo "HELLO-$(( $1 * 2 ))"; }"#);
+    sh.pane.line("greet 21");
+    sh.pane.wait_text("HELLO-42");
+    sh.pane.line(r#"twice() { echo "TW-$1$1"; }; twice 4"#);
+    sh.pane.wait_text("TW-44");
+
+    sh.pane.line("hi");
+    sh.pane.wait_text("HI-42");
+
+    // `!!` is checked as what it expands to.
+    sh.pane.line(r#"echo "BANG-$((3*3))""#);
+    sh.pane.wait_text("BANG-9");
+    sh.pane.line("!!");
+    sh.pane.wait_count("BANG-9", 2);
+    assert_eq!(audited(&daemon, "BANG-$((3*3))"), 2);
+
+    // An alias in first position is checked as what it runs.
+    sh.expect_fake_rm();
+    sh.pane.line("zap /nonexistent-assent-test/victim");
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "NEXT-$((2+2))""#);
+    sh.pane.wait_text("NEXT-4");
+    assert!(!sh.ran(), "the denied alias ran");
+}
+
+#[test]
+fn the_users_status_last_argument_options_and_debug_trap_are_kept() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(
+        daemon.socket(),
+        "trap 'DEBUGCOUNT=$((DEBUGCOUNT+1))' DEBUG",
+        "",
+    );
+    sh.pane.line("false");
+    sh.pane.line(r#"echo "STATUS-$?""#);
+    sh.pane.wait_text("STATUS-1");
+    sh.pane.line("echo alpha omega");
+    sh.pane.line(r#"echo "LAST-$_""#);
+    sh.pane.wait_text("LAST-omega");
+    sh.pane.line(r#"echo "CHAINED-$(( DEBUGCOUNT > 0 ))""#);
+    sh.pane.wait_text("CHAINED-1");
+    // A backgrounded subshell must not end the session (bash-preexec#25 under extdebug).
+    sh.pane.line("(true) &");
+    sh.pane.line(r#"echo "BG-$((6+1))""#);
+    sh.pane.wait_text("BG-7");
+
+    sh.pane.line("set -u");
+    sh.pane.line(r#"echo "SETU-$((1+1))""#);
+    sh.pane.wait_text("SETU-2");
+    // Under set -e, a refused line must not end the shell.
+    sh.pane.line("set -e");
+    sh.expect_fake_rm();
+    sh.pane.line(RISKY);
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "SURVIVED-$((8+1))""#);
+    let screen = sh.pane.wait_text("SURVIVED-9");
+    assert!(!screen.contains("unbound variable"), "{screen}");
+    assert!(!sh.ran());
+}
+
+/// A tool that replaces the DEBUG trap at its first prompt, after ours (bash-preexec does), is
+/// chained from the next prompt on, and the hook still refuses lines.
+#[test]
+fn a_debug_trap_installed_later_is_chained_and_the_hook_takes_its_place_back() {
+    let daemon = TestDaemon::start();
+    let late = "__late_install() { trap 'LATE=$((LATE+1))' DEBUG; \
+                PROMPT_COMMAND=${PROMPT_COMMAND//__late_install/:}; }\n\
+                PROMPT_COMMAND+=$'\\n'__late_install";
+    let sh = Bash::start(daemon.socket(), "", late);
+    sh.pane.line(r#"echo "FIRST-$((1+1))""#);
+    sh.pane.wait_text("FIRST-2");
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "LATE-$(( LATE > 2 ))""#);
+    let screen = sh.pane.wait_text("LATE-1");
+    assert!(!sh.ran());
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+}
+
+#[test]
+fn with_history_off_each_command_is_checked() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "set +o history");
+    sh.pane.line(r#"echo "NOHIST-$((1+1))""#);
+    sh.pane.wait_text("NOHIST-2");
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "NEXT-$((2+2))""#);
+    let screen = sh.pane.wait_text("NEXT-4");
+    assert!(!sh.ran());
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+}
+
+#[test]
+fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let link = dir.path().join("gate.sock");
+    let sh = Bash::start(&link, "", "");
+    sh.pane.line(r#"echo "DOWN-$((1+1))""#);
+    sh.pane.wait_text("DOWN-2");
+    sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
+    let screen = sh.pane.wait_text("DOWN2-4");
+    assert_eq!(
+        screen.matches("the gate is unavailable").count(),
+        1,
+        "{screen}"
+    );
+
+    let daemon = TestDaemon::start();
+    std::os::unix::fs::symlink(daemon.socket(), &link).expect("the socket link is made");
+    sh.pane.line(r#"echo "BACK-$((3+3))""#);
+    sh.pane.wait_text("BACK-6");
+    sh.pane.wait_text("the gate is back");
+    assert_eq!(audited(&daemon, "BACK-$((3+3))"), 1);
+}
+
+#[test]
+fn fail_closed_refuses_lines_while_the_daemon_is_down() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let sh = Bash::start_with(
+        &dir.path().join("none.sock"),
+        "",
+        "",
+        &[("ASSENT_FAIL_CLOSED", "1")],
+    );
+    sh.pane.line(r#"echo "CLOSED-$((1+1))""#);
+    sh.pane
+        .wait_text("ASSENT_FAIL_CLOSED=1: the line was not run");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!sh.pane.screen().contains("CLOSED-2"));
+}
+
+/// Sourced by a non-interactive bash, the hook does nothing.
+#[test]
+fn a_non_interactive_shell_is_left_alone() {
+    let hook = hook_path("assent.bash");
+    let output = run_bounded(
+        Command::new("/usr/bin/bash")
+            .args(["--norc", "--noprofile"])
+            .arg(&hook)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin"),
+    );
+    assert!(output.status.success());
+    assert!(
+        output.stdout.is_empty() && output.stderr.is_empty(),
+        "{output:?}"
+    );
+}
+
+#[test]
+fn shellcheck_is_clean() {
+    let output = run_bounded(
+        Command::new("shellcheck")
+            .args(["-s", "bash"])
+            .arg(hook_path("assent.bash")),
+    );
+    assert!(
+        output.status.success(),
+        "shellcheck -s bash shell-hook/assent.bash:\n{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+/// The number printed right after `prefix` on the screen (the output, not the typed line).
+fn number_after(screen: &str, prefix: &str) -> u32 {
+    screen
+        .match_indices(prefix)
+        .filter_map(|(at, _)| {
+            let digits: String = screen[at + prefix.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .next()
+        .unwrap_or_else(|| panic!("no number after {prefix:?} on the screen:\n{screen}"))
+}
+
+fn hook_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shell-hook")
+        .join(name)
+}
