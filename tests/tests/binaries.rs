@@ -111,7 +111,10 @@ fn assentd_stops_on_sigterm_and_the_waiting_check_is_denied() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut daemon = start_assentd(dir.path());
     let mut waiter = assent_tests::connect(&daemon.socket);
-    hold(&mut waiter, &held_check("rm -rf /home/user/project/src", true, None));
+    hold(
+        &mut waiter,
+        &held_check("rm -rf /home/user/project/src", true, None),
+    );
     let check = assent(&daemon.socket)
         .args(["check", "--", "rm", "-rf", "/home/user/project/src"])
         .spawn()
@@ -218,7 +221,11 @@ fn assent_check_no_wait_prints_the_token_and_exits_2() {
         "-rf",
         "/home/user/project/src",
     ]));
-    assert_exit(&output, 2, "assent check --no-wait -- rm -rf /home/user/project/src");
+    assert_exit(
+        &output,
+        2,
+        "assent check --no-wait -- rm -rf /home/user/project/src",
+    );
     let token = stdout(&output).trim().to_string();
     assert!(is_token(&token), "stdout should be the token: {token:?}");
     assert!(pending_tokens(&mut daemon.connect()).contains(&token));
@@ -247,7 +254,10 @@ fn assent_check_without_a_command_is_a_usage_error_64() {
 fn assent_approve_from_another_session_approves() {
     let daemon = TestDaemon::start();
     let mut requester = daemon.connect();
-    let token = hold(&mut requester, &held_check("rm -rf /home/user/project/src", true, None));
+    let token = hold(
+        &mut requester,
+        &held_check("rm -rf /home/user/project/src", true, None),
+    );
     let output = run_bounded(in_new_session(
         assent(daemon.socket()).args(["approve", &token]),
     ));
@@ -262,7 +272,10 @@ fn assent_approve_from_another_session_approves() {
 fn assent_deny_from_another_session_denies() {
     let daemon = TestDaemon::start();
     let mut requester = daemon.connect();
-    let token = hold(&mut requester, &held_check("rm -rf /home/user/project/src", true, None));
+    let token = hold(
+        &mut requester,
+        &held_check("rm -rf /home/user/project/src", true, None),
+    );
     let output = run_bounded(in_new_session(
         assent(daemon.socket()).args(["deny", &token]),
     ));
@@ -278,7 +291,10 @@ fn assent_deny_from_another_session_denies() {
 fn assent_approve_from_the_requesters_session_is_refused() {
     let daemon = TestDaemon::start();
     let mut requester = daemon.connect();
-    let token = hold(&mut requester, &held_check("rm -rf /home/user/project/src", false, None));
+    let token = hold(
+        &mut requester,
+        &held_check("rm -rf /home/user/project/src", false, None),
+    );
     let output = run_bounded(assent(daemon.socket()).args(["approve", &token]));
     assert_exit(&output, 1, "assent approve from the requester's session");
     assert!(
@@ -297,7 +313,10 @@ fn assent_approve_from_the_requesters_session_is_refused() {
 fn assent_pending_json_lists_held_requests() {
     let daemon = TestDaemon::start();
     let mut requester = daemon.connect();
-    let token = hold(&mut requester, &held_check("rm -rf /home/user/project/src", false, None));
+    let token = hold(
+        &mut requester,
+        &held_check("rm -rf /home/user/project/src", false, None),
+    );
     let output = run_bounded(assent(daemon.socket()).args(["pending", "--json"]));
     assert_exit(&output, 0, "assent pending --json");
     let text = stdout(&output);
@@ -372,7 +391,10 @@ fn assent_explain_batch_answers_each_line() {
 fn assent_status_shows_protocol_and_pending() {
     let daemon = TestDaemon::start();
     let mut requester = daemon.connect();
-    hold(&mut requester, &held_check("rm -rf /home/user/project/src", false, None));
+    hold(
+        &mut requester,
+        &held_check("rm -rf /home/user/project/src", false, None),
+    );
     let output = run_bounded(assent(daemon.socket()).args(["status", "--json"]));
     assert_exit(&output, 0, "assent status --json");
     let text = stdout(&output);
@@ -530,7 +552,9 @@ fn ctrl_c_on_a_waiting_check_withdraws_it() {
         match lines.recv_timeout(Duration::from_secs(10)) {
             Ok(line) if line.contains("waiting for approval") => break,
             Ok(_) => {}
-            Err(e) => panic!("`assent check -- rm -rf /home/user/project/src` never said it waits: {e}"),
+            Err(e) => {
+                panic!("`assent check -- rm -rf /home/user/project/src` never said it waits: {e}")
+            }
         }
     }
     let mut observer = daemon.connect();

@@ -44,7 +44,10 @@ fn a_safe_command_from_an_agent_is_allowed() {
 fn a_destructive_command_from_an_agent_is_held() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    let verdict = verdict_of(&mut conn, &check("rm -rf /home/user/project/src", Origin::Agent));
+    let verdict = verdict_of(
+        &mut conn,
+        &check("rm -rf /home/user/project/src", Origin::Agent),
+    );
     assert_eq!(verdict.decision, Decision::Confirm, "{verdict:?}");
     assert_eq!(verdict.level, Level::Destructive, "{verdict:?}");
     assert!(
