@@ -467,3 +467,21 @@ pub fn drain_stderr(child: &mut Child) -> String {
 pub fn wait_for_socket(socket: &Path, timeout: Duration) -> bool {
     wait_until(timeout, || Connection::connect(socket).is_ok())
 }
+
+/// A directory `dir/bin` holding a fake `rm` that only touches the marker `dir/rm-ran`; put it
+/// first on `PATH` so that a command the gate wrongly allowed still deletes nothing.
+pub fn fake_rm(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("the bin directory can be made");
+    let marker = dir.join("rm-ran");
+    let script = bin.join("rm");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    )
+    .expect("the fake rm is written");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+        .expect("the fake rm is made executable");
+    (bin, marker)
+}

@@ -10,26 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use assent_tests::{
-    KillOnDrop, OUR_ENV, PROCESS_TIMEOUT, TestDaemon, approver, binary, in_new_session,
+    KillOnDrop, OUR_ENV, PROCESS_TIMEOUT, TestDaemon, approver, binary, fake_rm, in_new_session,
     pending_tokens, run_bounded, wait_bounded, wait_until,
 };
-
-/// A directory with a fake `rm` that only touches a marker.
-fn fake_rm(dir: &Path) -> (PathBuf, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).expect("the bin directory can be made");
-    let marker = dir.join("rm-ran");
-    let script = bin.join("rm");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
-    )
-    .expect("the fake rm is written");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
-        .expect("the fake rm is made executable");
-    (bin, marker)
-}
 
 /// The agent's environment: `SHELL` is the `assent-sh` link, the socket is the test daemon's.
 struct AgentEnv {

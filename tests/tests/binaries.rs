@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use assent_client::protocol::{DecidedBy, PROTOCOL_VERSION, Request, Response};
 use assent_tests::{
-    KillOnDrop, TestDaemon, assent, decided, held_check, hold, in_new_session, is_token,
+    KillOnDrop, TestDaemon, assent, decided, fake_rm, held_check, hold, in_new_session, is_token,
     our_command, pending_tokens, run_bounded, wait_bounded, wait_for_socket, wait_until,
 };
 use nix::sys::signal::{Signal, kill};
@@ -471,24 +471,6 @@ fn assent_sh_c_runs_an_allowed_string() {
     let output = run_bounded(assent(daemon.socket()).args(["sh", "-c", "echo hi; exit 3"]));
     assert_exit(&output, 3, "assent sh -c 'echo hi; exit 3'");
     assert_eq!(stdout(&output), "hi\n");
-}
-
-/// A directory with a fake `rm` that only leaves a marker, put first on PATH: if the gate ever
-/// let a denied `rm -rf /` through, the fake one runs, never the real one.
-fn fake_rm(dir: &Path) -> (PathBuf, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).expect("the bin directory can be made");
-    let marker = dir.join("rm-ran");
-    let script = bin.join("rm");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
-    )
-    .expect("the fake rm is written");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
-        .expect("the fake rm is made executable");
-    (bin, marker)
 }
 
 /// `assent run` is an agent's door: a denied command is never executed, and the agent sees 126.

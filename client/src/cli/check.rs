@@ -125,15 +125,22 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
         },
         wait: !args.no_wait,
     };
-    match gate(socket, request, args.json.then_some(command.as_str())) {
-        Outcome::Allowed => exit::ALLOW,
-        Outcome::Denied => exit::DENY,
-        Outcome::Held(token) => {
-            println!("{token}");
-            exit::HELD
+    gate(socket, request, args.json.then_some(command.as_str())).exit_code()
+}
+
+impl Outcome {
+    /// The exit code of `check` and `tool` for this outcome; a held token goes to stdout.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Allowed => exit::ALLOW,
+            Outcome::Denied => exit::DENY,
+            Outcome::Held(token) => {
+                println!("{token}");
+                exit::HELD
+            }
+            Outcome::Cancelled => exit::CANCELLED,
+            Outcome::Failed(code) => code,
         }
-        Outcome::Cancelled => exit::CANCELLED,
-        Outcome::Failed(code) => code,
     }
 }
 

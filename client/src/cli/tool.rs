@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use assent_client::protocol::{CheckRequest, Context, MAX_MESSAGE_LEN, Origin, Subject};
 use clap::Args;
 
-use super::check::{Outcome, gate};
+use super::check::gate;
 use super::{exit, messages};
 
 mod batch;
@@ -109,14 +109,5 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
         },
         wait: !args.no_wait,
     };
-    match gate(socket, request, args.json.then_some(summary.as_str())) {
-        Outcome::Allowed => exit::ALLOW,
-        Outcome::Denied => exit::DENY,
-        Outcome::Held(token) => {
-            println!("{token}");
-            exit::HELD
-        }
-        Outcome::Cancelled => exit::CANCELLED,
-        Outcome::Failed(code) => code,
-    }
+    gate(socket, request, args.json.then_some(summary.as_str())).exit_code()
 }
