@@ -31,6 +31,8 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 #[rustfmt::skip]
 const CASES: &[(&str, Level, &[&str])] = &[
     ("ls -la", Safe, &[]),
+    ("whence -p rm", Safe, &[]),
+    ("which rm", Safe, &[]),
     ("", Safe, &[]),
     ("# just a comment", Safe, &[]),
     ("r''m -rf ~", Forbidden, &["fs.rm_root_or_home"]),

@@ -112,6 +112,9 @@ pub const COMMANDS: &[(&str, Class)] = &[
     ("jobs", READS),
     // Looking things up.
     ("which", READS),
+    // zsh's `which`/`type`: it prints what a name is, it never runs it.
+    ("whence", READS),
+    ("where", READS),
     ("whereis", READS),
     ("type", READS),
     ("hash", READS),
