@@ -33,6 +33,8 @@ const CASES: &[(&str, Level, &[&str])] = &[
     ("ls -la", Safe, &[]),
     ("whence -p rm", Safe, &[]),
     ("which rm", Safe, &[]),
+    ("poetry remove requests", Moderate, &["general.writes"]),
+    ("cargo remove serde", Moderate, &["general.writes"]),
     ("", Safe, &[]),
     ("# just a comment", Safe, &[]),
     ("r''m -rf ~", Forbidden, &["fs.rm_root_or_home"]),

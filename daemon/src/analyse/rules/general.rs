@@ -17,6 +17,20 @@ const WRITERS: &[&str] = &[
     "apt-get", "dnf", "yum", "brew", "gem", "bundle", "composer", "dotnet", "swift", "zig",
 ];
 
+/// Build tools and project package managers: their subcommands act on the project in the
+/// working directory (`poetry remove requests` drops a dependency from `pyproject.toml`), so the
+/// service-CLI verb rule, made for `aws … delete-bucket`, does not apply to them.
+const PROJECT_TOOLS: &[&str] = &[
+    "cargo", "npm", "npx", "pnpm", "yarn", "bun", "deno", "uv", "poetry", "pipenv", "pdm", "hatch",
+    "rye", "go", "make", "cmake", "ninja", "meson", "gradle", "mvn", "sbt", "mix", "dotnet",
+    "swift", "zig", "bundle", "composer", "tox", "nox", "pytest",
+];
+
+/// Whether `name` is a build tool or project package manager (see [`PROJECT_TOOLS`]).
+pub fn project_tool(name: &str) -> bool {
+    PROJECT_TOOLS.contains(&name)
+}
+
 /// Subcommands (first operand) of writers that only read or print.
 const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
     (

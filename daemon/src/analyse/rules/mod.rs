@@ -91,7 +91,7 @@ pub fn command(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
         Some(Class::Rule(rule)) => rule(args, site),
         Some(Class::ReadOnly) => {}
         None => {
-            if !cloud::service(args, site) {
+            if general::project_tool(name) || !cloud::service(args, site) {
                 general::unknown(args, site);
             }
         }
