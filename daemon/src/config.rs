@@ -81,6 +81,9 @@ pub struct Config {
     pub policy_required: bool,
     /// How often the policy file is looked at for changes.
     pub policy_poll: Duration,
+    /// Speak the systemd notify protocol (`READY=1`, `WATCHDOG=1`, `STOPPING=1`) when
+    /// `NOTIFY_SOCKET` is set (the real daemon; not in-process tests).
+    pub sd_notify: bool,
     /// Reload the policy on SIGHUP (the real daemon; not in-process tests).
     pub reload_on_sighup: bool,
     /// `hold_ttl` came from a flag and overrides the policy's.
@@ -171,6 +174,7 @@ impl Config {
             policy_file: PathBuf::new(),
             policy_required: false,
             policy_poll: DEFAULT_POLICY_POLL,
+            sd_notify: false,
             reload_on_sighup: false,
             hold_ttl_fixed: false,
             max_pending_fixed: false,

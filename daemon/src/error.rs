@@ -41,6 +41,9 @@ pub enum Error {
     /// The peer's identity could not be established.
     #[error("could not establish the caller's identity: {0}")]
     Identity(String),
+    /// The socket systemd passed (socket activation) is not one the daemon can serve on.
+    #[error("could not use the socket systemd passed: {0}")]
+    Activation(String),
 }
 
 /// Errors a request can end in; each maps to one stable wire kind.

@@ -16,6 +16,7 @@ pub mod pending;
 pub mod policy;
 pub mod server;
 pub mod stats;
+pub mod systemd;
 
 pub use config::{Config, Mode};
 pub use error::Error;

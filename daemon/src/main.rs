@@ -1,4 +1,5 @@
-//! `assentd`: parse flags, set up logging, bind the socket, serve until SIGTERM or SIGINT.
+//! `assentd`: parse flags, set up logging, bind the socket (or take the one systemd passed),
+//! serve until SIGTERM or SIGINT.
 //!
 //! Exit codes: 0 after a clean stop; 1 when the daemon could not start (the reason is printed);
 //! 2 for a usage error.
@@ -26,6 +27,10 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 ///
 /// Logging goes to the journal when its socket exists, else to stderr; set the filter with
 /// ASSENT_LOG (e.g. ASSENT_LOG=debug).
+///
+/// Under systemd: with NOTIFY_SOCKET set it reports READY=1, WATCHDOG=1 (when WATCHDOG_USEC
+/// asks) and STOPPING=1; with LISTEN_FDS=1 for its pid it serves on the socket systemd passed
+/// (socket activation) instead of binding one.
 #[derive(Debug, Parser)]
 #[command(name = "assentd", version, max_term_width = 100)]
 struct Args {
@@ -107,6 +112,9 @@ fn main() -> std::process::ExitCode {
 }
 
 fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    // Before anything opens a file (the journal's socket, the policy), so that a descriptor 3
+    // that is not systemd's cannot be one of our own.
+    let inherited = assentd::systemd::listen_fd()?;
     let mut config = if args.user {
         Config::user_with(args.socket, args.state_dir)?
     } else {
@@ -146,6 +154,7 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     assentd::policy::live::initial(&config.policy_file, config.policy_required)
         .map_err(|error| anyhow::anyhow!("could not load the policy: {error}"))?;
     config.reload_on_sighup = true;
+    config.sd_notify = true;
     prepare_state_dir(&config)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -158,11 +167,22 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
             Mode::System => 0o666,
             Mode::User => 0o600,
         };
-        let socket = config.socket.clone();
-        let listener = assentd::bind(&socket, mode)?;
+        let Some(inherited) = inherited else {
+            let socket = config.socket.clone();
+            let listener = assentd::bind(&socket, mode)?;
+            assentd::run(listener, config, stop_signal()).await;
+            // Leave no socket behind for the next start to probe.
+            let _ = std::fs::remove_file(&socket);
+            return Ok(std::process::ExitCode::SUCCESS);
+        };
+        // Socket activation: systemd bound the socket, owns its file and keeps listening after
+        // we stop, so it is neither bound nor removed here.
+        let listener = tokio_seqpacket::UnixSeqpacketListener::try_from(inherited)
+            .context("could not serve on the socket systemd passed")?;
+        if let Ok(path) = listener.local_addr() {
+            config.socket = path;
+        }
         assentd::run(listener, config, stop_signal()).await;
-        // Leave no socket behind for the next start to probe.
-        let _ = std::fs::remove_file(&socket);
         Ok(std::process::ExitCode::SUCCESS)
     })
 }

@@ -28,6 +28,7 @@ use crate::peer;
 use crate::pending::Pending;
 use crate::policy::Live;
 use crate::stats::Stats;
+use crate::systemd::Notifier;
 
 /// A uid's home directory and user name, as the user database says.
 type HomeAndName = (Option<String>, Option<String>);
@@ -36,6 +37,10 @@ type HomeAndName = (Option<String>, Option<String>);
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// How often held requests nobody waits on are checked for expiry.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
+/// The systemd watchdog is fed only while the sweeper ticked within this long: it runs every
+/// [`SWEEP_EVERY`] on the runtime and takes the pending store's lock, so a stale heartbeat
+/// means stuck workers, stopped timers or a lock that is never released.
+const HEARTBEAT_STALE: Duration = Duration::from_secs(3);
 
 /// What every connection shares.
 #[derive(Debug)]
@@ -57,6 +62,8 @@ pub struct Shared {
     next_conn: AtomicU64,
     connections: Mutex<HashMap<u32, usize>>,
     homes: Mutex<HashMap<u32, HomeAndName>>,
+    /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
+    heartbeat: AtomicU64,
 }
 
 /// Serve on `listener` until `shutdown` resolves. The listener is bound (or inherited) by the
@@ -85,6 +92,7 @@ pub async fn run(
         next_conn: AtomicU64::new(1),
         connections: Mutex::new(HashMap::new()),
         homes: Mutex::new(HashMap::new()),
+        heartbeat: AtomicU64::new(0),
     });
     shared.apply_policy_limits();
     let watcher = tokio::spawn(watch_policy(Arc::clone(&shared)));
@@ -97,11 +105,29 @@ pub async fn run(
             loop {
                 tick.tick().await;
                 shared.pending.sweep();
+                shared.beat();
             }
         })
     };
+    let notifier = Arc::new(if shared.config.sd_notify {
+        Notifier::from_env()
+    } else {
+        Notifier::none()
+    });
+    let watchdog = notifier.watchdog().map(|timeout| {
+        tokio::spawn(feed_watchdog(
+            Arc::clone(&shared),
+            Arc::clone(&notifier),
+            timeout,
+        ))
+    });
     tokio::pin!(shutdown);
     tracing::info!(socket = %shared.config.socket.display(), mode = shared.config.mode.as_str(), "assentd serving");
+    // The listener was bound (or inherited) before `run`, so connections queue from here on.
+    notifier.notify(&format!(
+        "READY=1\nSTATUS=serving on {}",
+        shared.config.socket.display()
+    ));
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
@@ -121,9 +147,13 @@ pub async fn run(
         }
     }
     tracing::info!(pending = shared.pending.len(), "assentd stopping");
+    notifier.notify("STOPPING=1\nSTATUS=stopping");
     drop(listener);
     sweeper.abort();
     watcher.abort();
+    if let Some(watchdog) = watchdog {
+        watchdog.abort();
+    }
     let _ = stop_tx.send(true);
     shared.pending.drain(&Decided {
         allow: false,
@@ -282,6 +312,38 @@ impl Shared {
             _ => self.config.max_pending_per_uid,
         };
         self.pending.set_limits(ttl, max);
+    }
+}
+
+/// Send `WATCHDOG=1` every half `timeout`, but only while the sweeper's heartbeat is fresh:
+/// this task running shows a runtime worker is free, the heartbeat shows the timers fire and
+/// the pending store's lock is taken and released. When either stops, systemd stops hearing
+/// from us and restarts the daemon (`Restart=on-failure`).
+async fn feed_watchdog(shared: Arc<Shared>, notifier: Arc<Notifier>, timeout: Duration) {
+    let mut tick = tokio::time::interval(timeout / 2);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let since = shared.since_beat();
+        if since <= HEARTBEAT_STALE {
+            notifier.notify("WATCHDOG=1");
+        } else {
+            tracing::error!(?since, "the sweeper has stalled; not feeding the watchdog");
+        }
+    }
+}
+
+impl Shared {
+    /// Record that the sweeper made a round.
+    fn beat(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.heartbeat.store(now, Ordering::Relaxed);
+    }
+
+    /// How long since the sweeper's last round.
+    fn since_beat(&self) -> Duration {
+        let last = Duration::from_millis(self.heartbeat.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
     }
 }
 

@@ -37,6 +37,16 @@ pub const PROCESS_TIMEOUT: Duration = Duration::from_secs(20);
 /// a test to a real daemon.
 pub const OUR_ENV: [&str; 2] = ["ASSENT_SOCKET", "ASSENT_LOG"];
 
+/// The service manager's variables the daemon reads (notify protocol, watchdog, socket
+/// activation); cleared so a test run under systemd cannot talk to the real manager.
+pub const SYSTEMD_ENV: [&str; 5] = [
+    "NOTIFY_SOCKET",
+    "WATCHDOG_USEC",
+    "WATCHDOG_PID",
+    "LISTEN_FDS",
+    "LISTEN_PID",
+];
+
 /// How a [`TestDaemon`] is configured.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -368,7 +378,7 @@ pub fn binary(name: &str) -> PathBuf {
 /// captured.
 pub fn our_command(name: &str) -> Command {
     let mut command = Command::new(binary(name));
-    for var in OUR_ENV {
+    for var in OUR_ENV.iter().chain(&SYSTEMD_ENV) {
         command.env_remove(var);
     }
     command
