@@ -317,12 +317,7 @@ impl Conn {
         }
         let hold = Hold {
             owner,
-            requester: Requester {
-                uid: self.peer.uid,
-                pid: self.peer.pid,
-                sid: self.peer.sid,
-                conn_id: self.id,
-            },
+            requester: self.requester(),
             session: context.session.clone(),
             origin: judgement.origin,
             subject: subject.summary(),
@@ -432,12 +427,7 @@ impl Conn {
         }
         let hold = BatchHold {
             owner,
-            requester: Requester {
-                uid: self.peer.uid,
-                pid: self.peer.pid,
-                sid: self.peer.sid,
-                conn_id: self.id,
-            },
+            requester: self.requester(),
             session: context.session.clone(),
             origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
                 Origin::Tool
@@ -583,6 +573,16 @@ impl Conn {
             reason: judgement.ruling.reason.clone(),
             token: token.map(str::to_string),
         });
+    }
+
+    /// This connection's peer as the requester of a held request.
+    fn requester(&self) -> Requester {
+        Requester {
+            uid: self.peer.uid,
+            pid: self.peer.pid,
+            sid: self.peer.sid,
+            conn_id: self.id,
+        }
     }
 
     /// Send one response. A failure means the peer is gone; the next receive ends the loop.
