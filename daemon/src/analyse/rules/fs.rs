@@ -324,7 +324,22 @@ fn find(args: &[Word], site: &mut Site) {
         starts.push(&dot);
     }
     let sorted = sort(&starts, site);
-    if !scratch(&sorted, site) {
+    // find recurses by nature: deleting from `/`, a home or a system tree is `rm -rf` of it.
+    let wide = |want: Area| -> Vec<&Word> {
+        sorted
+            .iter()
+            .filter(|(a, _)| *a == want)
+            .map(|(_, w)| *w)
+            .collect()
+    };
+    let (everything, system) = (wide(Area::Everything), wide(Area::System));
+    if !everything.is_empty() {
+        site.report(catalogue::FS_RM_ROOT_OR_HOME, &describe(&everything, ""));
+    }
+    if !system.is_empty() {
+        site.report(catalogue::FS_RM_SYSTEM, &describe(&system, ""));
+    }
+    if everything.is_empty() && system.is_empty() && !scratch(&sorted, site) {
         site.report(catalogue::FS_FIND_DELETE, &describe(&starts, ""));
     }
 }
