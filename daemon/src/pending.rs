@@ -4,6 +4,14 @@
 //! answer, a cancel, its expiry, the daemon stopping) settles it: the outcome goes to the
 //! waiting connection, the audit trail and the counters. Two answers racing: one removes the
 //! entry and wins, the other finds nothing and gets `not_found`.
+//!
+//! This file holds the types and the store's core: holding, answering, cancelling and settling
+//! a request. Batches are in `batch.rs`, ending by deadline or shutdown in `expiry.rs`, who may
+//! answer in `validate.rs`.
+
+mod batch;
+mod expiry;
+mod validate;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -11,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use assent_client::protocol::{
-    AuditEvent, Decided, DecidedBy, Decision, Finding, Level, Origin, PendingBatchItem, PendingItem,
+    AuditEvent, Decided, DecidedBy, Decision, Finding, Level, Origin, PendingItem,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -19,9 +27,10 @@ use tokio::time::Instant;
 use crate::audit::Audit;
 use crate::error::RequestError;
 use crate::stats::Stats;
-
-/// How many expired tokens are remembered so a late answer hears `expired`, not `not_found`.
-const EXPIRED_MEMORY: usize = 1024;
+use batch::BatchEntry;
+pub use batch::{BatchHold, BatchItem, HeldBatch};
+use expiry::expired;
+use validate::{answered, authorise};
 
 /// The process that made a request, as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,66 +97,11 @@ pub struct Held {
     pub outcome: Option<oneshot::Receiver<Decided>>,
 }
 
-/// One item of a batch to hold.
-#[derive(Debug, Clone)]
-pub struct BatchItem {
-    /// The command or tool call, in one line.
-    pub subject: String,
-    /// Shell cwd.
-    pub cwd: Option<String>,
-    /// Level.
-    pub level: Level,
-    /// Findings.
-    pub findings: Vec<Finding>,
-    /// The policy's outcome for an item it decided; `None` for a held item.
-    pub decided: Option<Decided>,
-}
-
-/// A batch to hold: several items under one token, some decided by the policy, the rest held.
-#[derive(Debug)]
-pub struct BatchHold {
-    /// Who asked.
-    pub requester: Requester,
-    /// The uid who may answer it.
-    pub owner: u32,
-    /// Its session label.
-    pub session: Option<String>,
-    /// Its origin.
-    pub origin: Origin,
-    /// Every item, in the order sent.
-    pub items: Vec<BatchItem>,
-    /// Whether the requester waits on its connection for the outcome.
-    pub wait: bool,
-}
-
-/// A batch as admitted.
-#[derive(Debug)]
-pub struct HeldBatch {
-    /// The batch token.
-    pub token: String,
-    /// When its held items expire.
-    pub expires_at: Instant,
-    /// Every item's outcome, in order, once the last held one is settled.
-    pub outcome: Option<oneshot::Receiver<Vec<Decided>>>,
-}
-
 #[derive(Debug)]
 struct Entry {
     hold: Hold,
     expires_at: Instant,
     waiter: Option<oneshot::Sender<Decided>>,
-}
-
-/// Requests and batches taken out of the store together, to settle after the lock.
-type Ended = (Vec<(String, Entry)>, Vec<(String, BatchEntry)>);
-
-#[derive(Debug)]
-struct BatchEntry {
-    hold: BatchHold,
-    expires_at: Instant,
-    waiter: Option<oneshot::Sender<Vec<Decided>>>,
-    /// Items still held.
-    held: usize,
 }
 
 #[derive(Debug, Default)]
@@ -261,70 +215,11 @@ impl Pending {
         })
     }
 
-    /// Admit a batch with at least one held item, or refuse it when its uid would pass the
-    /// limit (each held item counts).
-    pub fn hold_batch(&self, hold: BatchHold) -> Result<HeldBatch, RequestError> {
-        let held = hold.items.iter().filter(|i| i.decided.is_none()).count();
-        if held == 0 {
-            return Err(RequestError::Invalid("a batch with nothing held".into()));
-        }
-        let token = new_token()?;
-        let expires_at = Instant::now() + self.ttl();
-        let (tx, rx) = if hold.wait {
-            let (tx, rx) = oneshot::channel();
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
-        };
-        let uid = hold.requester.uid;
-        let mut inner = self.lock();
-        let count = inner.per_uid.entry(uid).or_default();
-        let max_per_uid = self.max_per_uid.load(Ordering::Relaxed);
-        if *count + held > max_per_uid {
-            if *count == 0 {
-                inner.per_uid.remove(&uid);
-            }
-            return Err(RequestError::LimitReached {
-                uid,
-                limit: max_per_uid,
-            });
-        }
-        *count += held;
-        inner.batches.insert(
-            token.clone(),
-            BatchEntry {
-                hold,
-                expires_at,
-                waiter: tx,
-                held,
-            },
-        );
-        Ok(HeldBatch {
-            token,
-            expires_at,
-            outcome: rx,
-        })
-    }
-
     /// Remove an entry under the lock; the caller settles it after releasing the lock.
     fn take(inner: &mut Inner, token: &str) -> Option<Entry> {
         let entry = inner.entries.remove(token)?;
         inner.release(entry.hold.requester.uid, 1);
         Some(entry)
-    }
-
-    /// Remove a batch under the lock; the caller settles its held items after releasing it.
-    fn take_batch(inner: &mut Inner, token: &str) -> Option<BatchEntry> {
-        let batch = inner.batches.remove(token)?;
-        inner.release(batch.hold.requester.uid, batch.held);
-        Some(batch)
-    }
-
-    fn remember_expired(inner: &mut Inner, token: &str) {
-        if inner.expired.len() >= EXPIRED_MEMORY {
-            inner.expired.pop_front();
-        }
-        inner.expired.push_back(token.to_string());
     }
 
     /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
@@ -385,105 +280,12 @@ impl Pending {
         Ok(())
     }
 
-    /// Answer a batch's held items under the lock: all of them, or item `n`. Each answered
-    /// item is marked under the lock (two answers to one item: the first marks it, the second
-    /// finds it no longer held), audited after; the last one settles the batch.
-    fn answer_batch(
-        &self,
-        mut guard: MutexGuard<'_, Inner>,
-        token: &str,
-        item: Option<u32>,
-        by: &Answerer,
-        allow: bool,
-    ) -> Result<(), RequestError> {
-        let inner = &mut *guard;
-        let Some(batch) = inner.batches.get_mut(token) else {
-            return Err(RequestError::NotFound);
-        };
-        if batch.expires_at <= Instant::now() {
-            let ended = Self::take_batch(inner, token);
-            Self::remember_expired(inner, token);
-            drop(guard);
-            if let Some(batch) = ended {
-                self.settle_batch(token, batch, expired(self.ttl()));
-            }
-            return Err(RequestError::Expired);
-        }
-        authorise(
-            &batch.hold.requester,
-            batch.hold.owner,
-            &batch.hold.session,
-            by,
-        )?;
-        let count = batch.hold.items.len();
-        let chosen: Vec<usize> = match item {
-            None => (0..count)
-                .filter(|&i| batch.hold.items[i].decided.is_none())
-                .collect(),
-            Some(n) => {
-                let index = usize::try_from(n).unwrap_or(usize::MAX);
-                if index == 0 || index > count {
-                    return Err(RequestError::NoSuchItem(format!(
-                        "the batch has items 1 to {count}; there is no item {n}"
-                    )));
-                }
-                if let Some(decided) = &batch.hold.items[index - 1].decided {
-                    let how = if decided.allow { "allowed" } else { "denied" };
-                    return Err(RequestError::NoSuchItem(format!(
-                        "item {n} of the batch is not held: it was {how} by {}",
-                        decided.by.as_str()
-                    )));
-                }
-                vec![index - 1]
-            }
-        };
-        let outcome = answered(by, allow);
-        let mut events = Vec::with_capacity(chosen.len());
-        for &index in &chosen {
-            batch.hold.items[index].decided = Some(outcome.clone());
-            events.push(item_event(token, &batch.hold, index, &outcome));
-        }
-        batch.held -= chosen.len();
-        let uid = batch.hold.requester.uid;
-        let finished = if batch.held == 0 {
-            inner.batches.remove(token)
-        } else {
-            None
-        };
-        inner.release(uid, chosen.len());
-        drop(guard);
-        for event in events {
-            self.record(event);
-        }
-        if let Some(batch) = finished {
-            self.settle_batch(token, batch, outcome);
-        }
-        Ok(())
-    }
-
     /// Withdraw a request on its owner's behalf.
     pub fn cancel(&self, token: &str, uid: u32, why: &str) -> Result<(), RequestError> {
         let entry = {
             let mut inner = self.lock();
             let Some(entry) = inner.entries.get(token) else {
-                let Some(batch) = inner.batches.get(token) else {
-                    return Err(RequestError::NotFound);
-                };
-                let owner = batch.hold.requester.uid;
-                if uid != owner && uid != batch.hold.owner && uid != 0 {
-                    return Err(RequestError::UserMismatch { caller: uid, owner });
-                }
-                let batch = Self::take_batch(&mut inner, token);
-                drop(inner);
-                if let Some(batch) = batch {
-                    let outcome = Decided {
-                        allow: false,
-                        by: DecidedBy::Cancelled,
-                        reason: format!("cancelled: {why}"),
-                    };
-                    self.settle_batch(token, batch, outcome);
-                }
-                return Ok(());
+                return self.cancel_batch(inner, token, uid, why);
             };
             let owner = entry.hold.requester.uid;
             if uid != owner && uid != entry.hold.owner && uid != 0 {
@@ -500,95 +302,6 @@ impl Pending {
             self.settle(token, entry, outcome);
         }
         Ok(())
-    }
-
-    /// End a request whose deadline passed. Returns false if something else ended it first
-    /// (its outcome is then on the waiter's channel).
-    pub fn expire(&self, token: &str) -> bool {
-        let (entry, batch) = {
-            let mut inner = self.lock();
-            let entry = Self::take(&mut inner, token);
-            let batch = Self::take_batch(&mut inner, token);
-            if entry.is_some() || batch.is_some() {
-                Self::remember_expired(&mut inner, token);
-            }
-            (entry, batch)
-        };
-        match (entry, batch) {
-            (Some(entry), _) => {
-                self.settle(token, entry, expired(self.ttl()));
-                true
-            }
-            (None, Some(batch)) => {
-                self.settle_batch(token, batch, expired(self.ttl()));
-                true
-            }
-            (None, None) => false,
-        }
-    }
-
-    /// End every request whose deadline has passed (those nobody waits on; waiting connections
-    /// expire their own on time). Returns how many ended.
-    pub fn sweep(&self) -> usize {
-        let now = Instant::now();
-        let (ended, ended_batches): Ended = {
-            let mut inner = self.lock();
-            let due: Vec<String> = inner
-                .entries
-                .iter()
-                .filter(|(_, e)| e.expires_at <= now)
-                .map(|(t, _)| t.clone())
-                .collect();
-            let due_batches: Vec<String> = inner
-                .batches
-                .iter()
-                .filter(|(_, b)| b.expires_at <= now)
-                .map(|(t, _)| t.clone())
-                .collect();
-            let ended = due
-                .into_iter()
-                .filter_map(|token| {
-                    let entry = Self::take(&mut inner, &token)?;
-                    Self::remember_expired(&mut inner, &token);
-                    Some((token, entry))
-                })
-                .collect();
-            let ended_batches = due_batches
-                .into_iter()
-                .filter_map(|token| {
-                    let batch = Self::take_batch(&mut inner, &token)?;
-                    Self::remember_expired(&mut inner, &token);
-                    Some((token, batch))
-                })
-                .collect();
-            (ended, ended_batches)
-        };
-        let count = ended.len() + ended_batches.len();
-        for (token, entry) in ended {
-            self.settle(&token, entry, expired(self.ttl()));
-        }
-        for (token, batch) in ended_batches {
-            self.settle_batch(&token, batch, expired(self.ttl()));
-        }
-        count
-    }
-
-    /// End every held request with `outcome` (the daemon is stopping).
-    pub fn drain(&self, outcome: &Decided) {
-        let (all, batches): Ended = {
-            let mut inner = self.lock();
-            inner.per_uid.clear();
-            (
-                inner.entries.drain().collect(),
-                inner.batches.drain().collect(),
-            )
-        };
-        for (token, entry) in all {
-            self.settle(&token, entry, outcome.clone());
-        }
-        for (token, batch) in batches {
-            self.settle_batch(&token, batch, outcome.clone());
-        }
     }
 
     /// Held requests visible to `uid` (all of them for root), oldest first.
@@ -621,40 +334,7 @@ impl Pending {
                 .batches
                 .iter()
                 .filter(|(_, b)| uid == 0 || b.hold.requester.uid == uid || b.hold.owner == uid)
-                .map(|(token, b)| {
-                    let held: Vec<PendingBatchItem> = b
-                        .hold
-                        .items
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, i)| i.decided.is_none())
-                        .map(|(index, i)| PendingBatchItem {
-                            item: u32::try_from(index + 1).unwrap_or(u32::MAX),
-                            subject: i.subject.clone(),
-                            cwd: i.cwd.clone(),
-                            level: i.level,
-                            findings: i.findings.clone(),
-                        })
-                        .collect();
-                    let item = PendingItem {
-                        token: token.clone(),
-                        uid: b.hold.requester.uid,
-                        pid: b.hold.requester.pid,
-                        origin: b.hold.origin,
-                        subject: format!(
-                            "batch of {} items, {} held",
-                            b.hold.items.len(),
-                            held.len()
-                        ),
-                        cwd: None,
-                        level: held.iter().map(|i| i.level).max().unwrap_or_default(),
-                        findings: Vec::new(),
-                        session: b.hold.session.clone(),
-                        expires_in_ms: millis(b.expires_at.saturating_duration_since(now)),
-                        items: held,
-                    };
-                    (b.expires_at, item)
-                }),
+                .map(|(token, b)| (b.expires_at, b.listed(token, now))),
         );
         items.sort_by_key(|(at, _)| *at);
         items.into_iter().map(|(_, item)| item).collect()
@@ -701,116 +381,6 @@ impl Pending {
             let _ = waiter.send(outcome);
         }
         self.audit.record(event);
-    }
-
-    /// The one place a batch ends: every item still held gets `outcome` (one audit event and
-    /// one count each), then the waiter hears every item's outcome in order.
-    fn settle_batch(&self, token: &str, mut batch: BatchEntry, outcome: Decided) {
-        for index in 0..batch.hold.items.len() {
-            if batch.hold.items[index].decided.is_none() {
-                batch.hold.items[index].decided = Some(outcome.clone());
-                self.record(item_event(token, &batch.hold, index, &outcome));
-            }
-        }
-        if let Some(waiter) = batch.waiter {
-            let items = batch
-                .hold
-                .items
-                .into_iter()
-                .map(|i| i.decided.unwrap_or_else(|| outcome.clone()))
-                .collect();
-            let _ = waiter.send(items);
-        }
-    }
-
-    /// Count and audit one settled item of a batch.
-    fn record(&self, event: AuditEvent) {
-        self.stats.record(event.decision);
-        self.audit.record(event);
-    }
-}
-
-/// The audit event of item `index` of a batch, settled with `outcome`. The reason names the
-/// item, the token is the batch's.
-fn item_event(token: &str, hold: &BatchHold, index: usize, outcome: &Decided) -> AuditEvent {
-    let item = &hold.items[index];
-    AuditEvent {
-        time_ms: now_ms(),
-        uid: hold.requester.uid,
-        pid: hold.requester.pid,
-        origin: hold.origin,
-        subject: item.subject.clone(),
-        level: item.level,
-        findings: item.findings.iter().map(|f| f.id.clone()).collect(),
-        decision: if outcome.allow {
-            Decision::Allow
-        } else {
-            Decision::Deny
-        },
-        by: outcome.by,
-        reason: format!("batch item {}: {}", index + 1, outcome.reason),
-        token: Some(token.to_string()),
-    }
-}
-
-/// A person's answer as an outcome.
-fn answered(by: &Answerer, allow: bool) -> Decided {
-    let who = if by.uid == 0 {
-        "root".to_string()
-    } else {
-        format!("uid {}", by.uid)
-    };
-    let verb = if allow { "allowed" } else { "denied" };
-    Decided {
-        allow,
-        by: DecidedBy::User,
-        reason: format!("{verb} by {who} (pid {})", by.pid),
-    }
-}
-
-/// May `by` answer a request of `requester`, owned by `owner`, of session label `session`?
-fn authorise(
-    requester: &Requester,
-    owner: u32,
-    session: &Option<String>,
-    by: &Answerer,
-) -> Result<(), RequestError> {
-    if by.uid != owner && by.uid != 0 {
-        return Err(RequestError::UserMismatch {
-            caller: by.uid,
-            owner,
-        });
-    }
-    if by.session.is_some() && by.session != *session {
-        return Err(RequestError::SessionMismatch {
-            caller: by.session.clone(),
-            owner: session.clone(),
-        });
-    }
-    check_not_self(requester, by)
-}
-
-/// The requester may not answer itself: not on its own connection, not from its own process,
-/// not from any process of its login session (an agent could run `assent approve` itself). An
-/// answerer whose session cannot be established is refused rather than assumed different.
-fn check_not_self(owner: &Requester, by: &Answerer) -> Result<(), RequestError> {
-    if by.conn_id == owner.conn_id || (by.pid > 0 && by.pid == owner.pid) {
-        return Err(RequestError::SelfApproval);
-    }
-    match (owner.sid, by.sid) {
-        (_, None) => Err(RequestError::Identity(
-            "the answering process's login session could not be established".into(),
-        )),
-        (Some(a), Some(b)) if a == b => Err(RequestError::SelfApproval),
-        _ => Ok(()),
-    }
-}
-
-fn expired(ttl: Duration) -> Decided {
-    Decided {
-        allow: false,
-        by: DecidedBy::Timeout,
-        reason: format!("no answer within {} s", ttl.as_secs()),
     }
 }
 

@@ -1,0 +1,173 @@
+//! `CheckBatch`: judge every subject of a batch under one policy, reply with one verdict per
+//! item, and hold the held ones under one token.
+//!
+//! A batch is one request against the rate limit and is refused or held as a whole; its reply
+//! must fit one packet, so findings are shortened before anything else is.
+
+use std::sync::Arc;
+
+use assent_client::codec;
+use assent_client::protocol::{
+    BatchDecided, BatchRequest, BatchVerdict, Decided, DecidedBy, Decision, MAX_BATCH_ITEMS,
+    MAX_MESSAGE_LEN, Origin, Response, Subject, WireError,
+};
+use tokio::time::Instant;
+
+use super::check::{lost, verdict};
+use super::{Conn, Flow};
+use crate::error::RequestError;
+use crate::judge;
+use crate::pending::{self, BatchHold, BatchItem};
+
+/// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
+const BATCH_FINDINGS_STEPS: [usize; 4] = [16, 4, 1, 0];
+
+impl Conn {
+    /// Judge every subject of a batch under one policy; hold the held ones under one token.
+    pub(super) async fn check_batch(&mut self, batch: BatchRequest) -> Flow {
+        let BatchRequest {
+            subjects,
+            origin,
+            context,
+            wait,
+        } = batch;
+        if subjects.is_empty() || subjects.len() > MAX_BATCH_ITEMS {
+            let error = RequestError::Invalid(format!(
+                "a batch carries 1 to {MAX_BATCH_ITEMS} items, not {}",
+                subjects.len()
+            ));
+            self.send(&Response::Error(error.to_wire())).await;
+            return Flow::Continue;
+        }
+        let policy = self.shared.policy.current();
+        // One batch is one request against the rate limit.
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.send(&Response::Error(error.to_wire())).await;
+            self.shared.stats.record(Decision::Deny);
+            return Flow::Continue;
+        }
+        let owner = policy.owner_of(self.peer.uid);
+        let mut judged = Vec::with_capacity(subjects.len());
+        for subject in subjects {
+            match self
+                .judge(Arc::clone(&policy), subject, origin, context.clone())
+                .await
+            {
+                Ok((judgement, subject, _)) => judged.push((judgement, subject)),
+                Err(error) => {
+                    let wire = error.to_wire();
+                    let error = WireError {
+                        kind: wire.kind,
+                        message: format!("batch item {}: {}", judged.len() + 1, wire.message),
+                    };
+                    self.send(&Response::Error(error)).await;
+                    return Flow::Continue;
+                }
+            }
+        }
+        let count = judged.len();
+        let any_held = judged
+            .iter()
+            .any(|(j, _)| j.ruling.decision == Decision::Confirm);
+        let mut reply = BatchVerdict {
+            items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
+            token: None,
+            expires_in_ms: None,
+        };
+        if !any_held {
+            fit_batch_verdict(&mut reply);
+            self.send(&Response::BatchVerdict(reply)).await;
+            for (judgement, subject) in &judged {
+                let decision = judgement.ruling.decision;
+                self.shared.stats.record(decision);
+                self.audit(judgement, subject, decision, None);
+            }
+            return Flow::Continue;
+        }
+        let hold = BatchHold {
+            owner,
+            requester: self.requester(),
+            session: context.session.clone(),
+            origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
+                Origin::Tool
+            } else {
+                origin
+            },
+            items: judged
+                .iter()
+                .map(|(judgement, subject)| BatchItem {
+                    subject: subject.summary(),
+                    cwd: match subject {
+                        Subject::Shell { cwd, .. } => Some(cwd.clone()),
+                        Subject::Tool { .. } => None,
+                    },
+                    level: judgement.analysis.level,
+                    findings: judge::wire_findings(&judgement.analysis.findings),
+                    decided: match judgement.ruling.decision {
+                        Decision::Confirm => None,
+                        decision => Some(Decided {
+                            allow: decision == Decision::Allow,
+                            by: DecidedBy::Policy,
+                            reason: judgement.ruling.reason.clone(),
+                        }),
+                    },
+                })
+                .collect(),
+            wait,
+        };
+        let held = match self.shared.pending.hold_batch(hold) {
+            Ok(held) => held,
+            Err(error) => {
+                // Refused as a whole: nothing of it is allowed.
+                self.send(&Response::Error(error.to_wire())).await;
+                for (judgement, subject) in &judged {
+                    self.shared.stats.record(Decision::Deny);
+                    self.audit(judgement, subject, Decision::Deny, None);
+                }
+                return Flow::Continue;
+            }
+        };
+        reply.token = Some(held.token.clone());
+        reply.expires_in_ms = Some(pending::millis(
+            held.expires_at.saturating_duration_since(Instant::now()),
+        ));
+        fit_batch_verdict(&mut reply);
+        self.send(&Response::BatchVerdict(reply)).await;
+        for (judgement, subject) in &judged {
+            let decision = judgement.ruling.decision;
+            self.shared.stats.record(decision);
+            self.audit(judgement, subject, decision, Some(&held.token));
+        }
+        match held.outcome {
+            Some(outcome) => {
+                self.buf = Vec::new();
+                let flow = self
+                    .wait(&held.token, held.expires_at, outcome, |items| {
+                        Response::BatchDecided(BatchDecided {
+                            items: items.unwrap_or_else(|_| vec![lost(); count]),
+                        })
+                    })
+                    .await;
+                self.buf = vec![0; MAX_MESSAGE_LEN + 1];
+                flow
+            }
+            None => Flow::Continue,
+        }
+    }
+}
+
+/// Make a batch verdict fit one packet: every item keeps its decision, level and reason; the
+/// findings are shortened (the most severe first, as they are sorted) until it fits.
+fn fit_batch_verdict(reply: &mut BatchVerdict) {
+    for keep in BATCH_FINDINGS_STEPS {
+        if codec::encode_response(&Response::BatchVerdict(reply.clone())).is_ok() {
+            return;
+        }
+        for item in &mut reply.items {
+            item.findings.truncate(keep);
+        }
+    }
+}
