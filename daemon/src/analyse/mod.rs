@@ -87,6 +87,11 @@ const MAX_FINDINGS: usize = 64;
 /// `eval eval eval …` would otherwise reparse the line once per word.
 const INNER_BUDGET: usize = 256 * 1024;
 
+/// Every finding id the analyser can report, from its one catalogue.
+pub fn finding_ids() -> impl Iterator<Item = &'static str> {
+    catalogue::ALL.iter().map(|kind| kind.id)
+}
+
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
 pub fn shell(command: &str, ctx: &Context) -> Analysis {
     let mut st = State::new(ctx);

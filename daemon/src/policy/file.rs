@@ -20,9 +20,6 @@ use super::{
     Settings, tools,
 };
 
-/// The catalogue's source, read at build time so a finding-id pattern can be checked against
-/// every id the analyser reports (the analyser does not export its catalogue).
-const CATALOGUE_SOURCE: &str = include_str!("../analyse/catalogue.rs");
 
 /// A policy file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -269,12 +266,7 @@ fn compile_rule(spec: RuleSpec, source: String) -> Result<Rule, String> {
 
 /// Every finding id the daemon can report: the analyser's catalogue and the tool findings.
 pub fn known_finding_ids() -> Vec<&'static str> {
-    let mut ids: Vec<&'static str> = CATALOGUE_SOURCE
-        .split("= \"")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .filter(|id| id.contains('.') && !id.contains(' '))
-        .collect();
+    let mut ids: Vec<&'static str> = crate::analyse::finding_ids().collect();
     ids.extend_from_slice(tools::FINDING_IDS);
     ids.sort_unstable();
     ids.dedup();
