@@ -20,7 +20,6 @@ use super::{
     Settings, tools,
 };
 
-
 /// A policy file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}:{column}: {message}")]
