@@ -47,9 +47,9 @@ catalogue! {
     FS_RM_RECURSIVE = "fs.rm_recursive", Destructive,
         "`rm -r` deletes {} and everything beneath it";
     FS_RM_ROOT_OR_HOME = "fs.rm_root_or_home", Forbidden,
-        "`rm` would delete {}: the whole system or a home directory";
+        "the command would delete {}: the whole system or a home directory";
     FS_RM_SYSTEM = "fs.rm_system", Forbidden,
-        "`rm` would delete {}, a directory the system needs to boot or run";
+        "the command would delete {}, a directory the system needs to boot or run";
     FS_DELETE_TEMP = "fs.delete_temp", Moderate,
         "deletes {} in a temporary directory, which holds scratch files";
     FS_DELETE_BUILD = "fs.delete_build", Moderate,
