@@ -46,6 +46,18 @@ pub struct CheckArgs {
     command: Vec<String>,
 }
 
+impl CheckArgs {
+    /// The arguments of a check, for callers that parsed them without clap (`fast`).
+    pub fn new(request: RequestArgs, no_wait: bool, json: bool, command: Vec<String>) -> Self {
+        CheckArgs {
+            request,
+            no_wait,
+            json,
+            command,
+        }
+    }
+}
+
 /// How a check ended.
 #[derive(Debug)]
 pub enum Outcome {

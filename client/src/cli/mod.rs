@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod check;
 pub mod explain;
+pub mod fast;
 pub mod hook;
 pub mod init;
 pub mod messages;
@@ -168,6 +169,10 @@ impl From<OriginArg> for Origin {
 
 /// Parse flags and run the subcommand; returns the exit code.
 pub fn main() -> u8 {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let Some((socket, args)) = fast::parse_check(&argv) {
+        return check::check(socket, args);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

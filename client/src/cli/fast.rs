@@ -1,0 +1,119 @@
+//! The hook's hot path without clap: `assent [--socket S] check [FLAGS] -- COMMAND...`.
+//!
+//! Every gated line starts a client, and building clap's command tree is a measurable part of
+//! that start. This reader accepts only the exact forms the shell hook and agents use; anything
+//! else (help, a typo, an unknown flag, a missing `--`) returns `None` and clap parses the
+//! arguments as usual, so errors and `--help` read the same either way.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::OriginArg;
+use super::check::{CheckArgs, RequestArgs};
+
+/// `Some((socket, args))` when `argv` (without the program name) is a plain check.
+pub fn parse_check(argv: &[OsString]) -> Option<(Option<PathBuf>, CheckArgs)> {
+    let mut words = argv.iter().map(|a| a.to_str());
+    let mut socket = None;
+    let mut word = words.next()??;
+    if word == "--socket" {
+        socket = Some(PathBuf::from(words.next()??));
+        word = words.next()??;
+    }
+    if word != "check" {
+        return None;
+    }
+    let mut request = RequestArgs {
+        origin: OriginArg::Agent,
+        session: None,
+        cwd: None,
+    };
+    let (mut no_wait, mut json) = (false, false);
+    loop {
+        match words.next()?? {
+            "--" => break,
+            "--origin" => {
+                request.origin = match words.next()?? {
+                    "agent" => OriginArg::Agent,
+                    "interactive" => OriginArg::Interactive,
+                    _ => return None,
+                }
+            }
+            "--session" => request.session = Some(words.next()??.to_string()),
+            "--cwd" => request.cwd = Some(PathBuf::from(words.next()??)),
+            "--socket" => socket = Some(PathBuf::from(words.next()??)),
+            "--no-wait" => no_wait = true,
+            "--json" => json = true,
+            _ => return None,
+        }
+    }
+    let command: Vec<String> = words
+        .map(|w| w.map(str::to_string))
+        .collect::<Option<_>>()?;
+    if command.is_empty() {
+        return None;
+    }
+    Some((socket, CheckArgs::new(request, no_wait, json, command)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Option<(Option<PathBuf>, CheckArgs)> {
+        let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
+        parse_check(&argv)
+    }
+
+    #[test]
+    fn the_hooks_forms_are_read_without_clap() {
+        let (socket, args) = parse(&[
+            "--socket",
+            "/s",
+            "check",
+            "--origin",
+            "interactive",
+            "--session",
+            "bash-1",
+            "--cwd",
+            "/w",
+            "--",
+            "ls -la",
+        ])
+        .expect("the hook's form");
+        assert_eq!(socket, Some(PathBuf::from("/s")));
+        assert_eq!(
+            format!("{args:?}"),
+            format!(
+                "{:?}",
+                CheckArgs::new(
+                    RequestArgs {
+                        origin: OriginArg::Interactive,
+                        session: Some("bash-1".into()),
+                        cwd: Some(PathBuf::from("/w")),
+                    },
+                    false,
+                    false,
+                    vec!["ls -la".into()],
+                )
+            )
+        );
+        assert!(parse(&["check", "--no-wait", "--json", "--", "rm", "-rf", "x"]).is_some());
+    }
+
+    #[test]
+    fn anything_else_goes_to_clap() {
+        for args in [
+            &["check", "ls"][..],
+            &["check", "--help"],
+            &["check", "--"],
+            &["check", "--origin", "robot", "--", "ls"],
+            &["check", "--bogus", "--", "ls"],
+            &["explain", "--", "ls"],
+            &["--socket"],
+            &[],
+        ] {
+            assert!(parse(args).is_none(), "{args:?}");
+        }
+    }
+}
