@@ -103,6 +103,7 @@ mod tests {
                     session: Some("s1".into()),
                     requires_confirmation: Some(true),
                     confidence: Some(0.5),
+                    prompt: true,
                 },
                 wait: true,
             }),
@@ -122,6 +123,7 @@ mod tests {
                 allow: true,
                 session: None,
                 item: Some(2),
+                remember: Remember::For { secs: 60 },
             },
             Request::ListPending,
             Request::Status,
@@ -138,6 +140,18 @@ mod tests {
                 context: Context::default(),
                 wait: true,
             }),
+            Request::RegisterApprover(ApproverHello {
+                name: "assent-notify 0.1.0".into(),
+            }),
+            Request::Rules,
+            Request::Forget {
+                id: Some("r_1".into()),
+            },
+            Request::Prompted {
+                token: "pa_z".into(),
+                allow: true,
+                remember: Remember::Session,
+            },
         ]
     }
 
@@ -202,9 +216,46 @@ mod tests {
                         level: Level::Destructive,
                         findings: vec![finding.clone()],
                     }],
+                    program: "claude".into(),
+                    signature: "rm -rf x in /tmp".into(),
                 }],
                 omitted: 2,
             }),
+            Response::Held(PendingItem {
+                token: "pa_2".into(),
+                uid: 1000,
+                pid: 43,
+                origin: Origin::Interactive,
+                subject: "git push".into(),
+                cwd: None,
+                level: Level::Moderate,
+                findings: vec![],
+                session: Some("conv".into()),
+                expires_in_ms: 9,
+                items: vec![],
+                program: "bash".into(),
+                signature: "git push in /".into(),
+            }),
+            Response::Withdrawn(Withdrawn {
+                token: "pa_2".into(),
+                outcome: Decided {
+                    allow: true,
+                    by: DecidedBy::User,
+                    reason: "allowed".into(),
+                },
+            }),
+            Response::Rules(RuleList {
+                rules: vec![RememberedRule {
+                    id: "r_1".into(),
+                    uid: 1000,
+                    scope: RuleScope::Until { ms: 5 },
+                    signature: "git push in /".into(),
+                    created_ms: 1,
+                    uses: 2,
+                }],
+                omitted: 0,
+            }),
+            Response::Forgot { removed: 3 },
             Response::BatchVerdict(BatchVerdict {
                 items: vec![verdict.clone()],
                 token: Some("pa_1".into()),
@@ -267,32 +318,33 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                2, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
-                0
+                3, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [2, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [2, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [3, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [3, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [2, 7, 5, 1, b'e']
+            [3, 7, 5, 1, b'e']
         );
-        // Answer gained `item` at its end (before any release): token, allow, session, item.
+        // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
             token: "pa_y".into(),
             allow: true,
             session: None,
             item: Some(2),
+            remember: Remember::For { secs: 7 },
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [2, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2]
+            [3, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
-        // CheckBatch is the last request: [Tool "t" "{}"], origin tool, no context, wait.
+        // CheckBatch: [Tool "t" "{}"], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
             subjects: vec![Subject::Tool {
                 name: "t".into(),
@@ -304,7 +356,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [2, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 1]
+            [3, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -313,7 +365,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [2, 8, 0, 0, 0]
+            [3, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -324,7 +376,22 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [2, 9, 1, 1, 1, 1, b'r']
+            [3, 9, 1, 1, 1, 1, b'r']
+        );
+        // Version 3's requests and responses, appended after the earlier ones.
+        assert_eq!(encode_request(&Request::Rules).expect("encodes"), [3, 9]);
+        let prompted = Request::Prompted {
+            token: "t".into(),
+            allow: false,
+            remember: Remember::Always,
+        };
+        assert_eq!(
+            encode_request(&prompted).expect("encodes"),
+            [3, 11, 1, b't', 0, 3]
+        );
+        assert_eq!(
+            encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
+            [3, 13, 2]
         );
     }
 
@@ -341,7 +408,7 @@ mod tests {
     #[test]
     fn unknown_request_is_not_garbage() {
         assert_eq!(
-            decode_request(&[2, 99]),
+            decode_request(&[3, 99]),
             Err(CodecError::UnknownRequest { tag: 99 })
         );
     }
@@ -350,11 +417,11 @@ mod tests {
     fn garbage_empty_trailing_and_oversized_are_errors() {
         assert_eq!(decode_request(&[]), Err(CodecError::Empty));
         assert!(matches!(
-            decode_request(&[2, 0, 0xff]),
+            decode_request(&[3, 0, 0xff]),
             Err(CodecError::Malformed(_))
         ));
         assert!(matches!(
-            decode_request(&[2, 5, 0]),
+            decode_request(&[3, 5, 0]),
             Err(CodecError::Malformed(_))
         ));
         let big = vec![1u8; MAX_MESSAGE_LEN + 1];
@@ -367,7 +434,7 @@ mod tests {
     #[test]
     fn a_claimed_huge_length_does_not_allocate_it() {
         // Check(Shell{command: <length 2^60>...}): the decode limit refuses before allocating.
-        let packet = [2u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        let packet = [3u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
         assert!(matches!(
             decode_request(&packet),
             Err(CodecError::Malformed(_))

@@ -9,10 +9,14 @@
 //! bincode encodes enum variants by position: append new variants and fields at the end of a
 //! new protocol version, never reorder. `PROTOCOL_VERSION` is defined here and nowhere else.
 
+mod approval;
+
 use serde::{Deserialize, Serialize};
 
+pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope, Withdrawn};
+
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -23,7 +27,7 @@ pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
 
 /// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
 /// client) from a malformed one before decoding the body.
-pub const REQUEST_VARIANTS: u32 = 8;
+pub const REQUEST_VARIANTS: u32 = 12;
 
 /// The most subjects one [`Request::CheckBatch`] may carry; more is refused as `invalid`.
 pub const MAX_BATCH_ITEMS: usize = 64;
@@ -63,6 +67,9 @@ pub enum Request {
         session: Option<String>,
         /// One item of a batch (from 1), or the whole batch / a single request when `None`.
         item: Option<u32>,
+        /// How long an allow is remembered for requests with the same signature (ignored for
+        /// a deny: a deny is always once).
+        remember: Remember,
     },
     /// List the held requests the caller may answer (its own uid's; all of them for root).
     /// Reply: [`Response::Pending`].
@@ -82,6 +89,36 @@ pub enum Request {
     /// connection once every held item is settled, the batch expires, is cancelled (a
     /// [`Request::Cancel`] with the batch token, or closing the connection) or the daemon stops.
     CheckBatch(BatchRequest),
+    /// Make this connection an approval agent (assent-notify) for the caller's uid. Reply:
+    /// [`Response::Done`] or [`Response::Error`]; then the daemon pushes a
+    /// [`Response::Held`] for every request the caller may answer (those already held first,
+    /// oldest first) and a [`Response::Withdrawn`] when one ends. The agent answers with
+    /// [`Request::Answer`] on the same connection; each answer gets its `Done` or `Error` in
+    /// order, between the pushes. In system mode only the installed `assent-notify` may
+    /// register, one per login session.
+    RegisterApprover(ApproverHello),
+    /// List the remembered approvals the caller may see (its own uid's; all for root). Reply:
+    /// [`Response::Rules`].
+    Rules,
+    /// Remove one remembered approval by id, or all of the caller's (all for root) when `id`
+    /// is `None`. Reply: [`Response::Forgot`], or `not_found` for an unknown id.
+    Forget {
+        /// The rule's id as `assent rules` lists it.
+        id: Option<String>,
+    },
+    /// The terminal prompt's answer, sent by the requesting client itself on the connection
+    /// that holds the request. Accepted only for a request of origin interactive whose
+    /// requester has a controlling terminal and is its owner; anything else is
+    /// `self_approval`. No reply of its own: the [`Response::Decided`] follows (or a
+    /// [`Response::Error`] when refused).
+    Prompted {
+        /// The held request's token.
+        token: String,
+        /// True to allow.
+        allow: bool,
+        /// How long an allow is remembered.
+        remember: Remember,
+    },
 }
 
 /// Several subjects judged together: the body of [`Request::CheckBatch`].
@@ -198,6 +235,9 @@ pub struct Context {
     pub requires_confirmation: Option<bool>,
     /// The caller's confidence in the action, 0.0 to 1.0 (seed 001).
     pub confidence: Option<f32>,
+    /// The caller will show the terminal prompt while the request is held (origin
+    /// interactive on a terminal), so a person can answer even with no approval agent.
+    pub prompt: bool,
 }
 
 /// How risky a request is. Ordered: a request's level is the highest of its findings'.
@@ -350,6 +390,11 @@ pub struct PendingItem {
     /// For a batch: its items still held (then `subject` summarises the batch). Empty for a
     /// single request.
     pub items: Vec<PendingBatchItem>,
+    /// The requesting program's name (its `comm`, from the kernel), such as `claude`.
+    pub program: String,
+    /// What an "always" or "session" answer would remember, in words (`cargo test in
+    /// /home/u/proj`, `reading /etc/hosts`).
+    pub signature: String,
 }
 
 /// The held requests a caller may see, oldest first.
@@ -438,6 +483,18 @@ pub enum Response {
     BatchVerdict(BatchVerdict),
     /// The final outcome of every item of a batch the client waits for.
     BatchDecided(BatchDecided),
+    /// Pushed to an approval agent: a request it may answer was held.
+    Held(PendingItem),
+    /// Pushed to an approval agent: a request it was shown has ended (answered, cancelled,
+    /// expired, or the daemon is stopping); close its notification.
+    Withdrawn(Withdrawn),
+    /// Remembered approvals.
+    Rules(RuleList),
+    /// How many remembered approvals were removed.
+    Forgot {
+        /// The count.
+        removed: u32,
+    },
 }
 
 /// An error as it crosses the wire: a stable kind plus a message for a person.

@@ -27,6 +27,8 @@ pub const SYSTEM_SOCKET: &str = assent_client::paths::SYSTEM_SOCKET;
 pub const SYSTEM_STATE_DIR: &str = "/var/lib/assent";
 /// System-mode configuration directory.
 pub const SYSTEM_CONFIG_DIR: &str = "/etc/assent";
+/// The approval agent that may register in system mode.
+pub const SYSTEM_NOTIFY_EXE: &str = "/usr/bin/assent-notify";
 
 /// System daemon for every user, or one user's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,12 @@ pub struct Config {
     pub hold_ttl_fixed: bool,
     /// `max_pending_per_uid` came from a flag and overrides the policy's.
     pub max_pending_fixed: bool,
+    /// The only executable allowed to register as an approval agent (system mode:
+    /// [`SYSTEM_NOTIFY_EXE`]); `None` lets any process of the owner's uid register (user mode,
+    /// where every process of the user is equally trusted anyway).
+    pub approver_exe: Option<PathBuf>,
+    /// Overrides the policy's `no_approver` (`assentd --no-approver`, and tests).
+    pub no_approver: Option<crate::policy::NoApprover>,
 }
 
 impl Config {
@@ -108,6 +116,7 @@ impl Config {
             state_dir,
             config_dir: PathBuf::from(SYSTEM_CONFIG_DIR),
             policy_file: Path::new(SYSTEM_CONFIG_DIR).join(POLICY_FILE_NAME),
+            approver_exe: Some(PathBuf::from(SYSTEM_NOTIFY_EXE)),
             ..Config::common(Mode::System)
         }
     }
@@ -178,6 +187,8 @@ impl Config {
             reload_on_sighup: false,
             hold_ttl_fixed: false,
             max_pending_fixed: false,
+            approver_exe: None,
+            no_approver: None,
             audit: AuditConfig {
                 journald: false,
                 jsonl: None,

@@ -8,6 +8,7 @@
 //! This file holds the loop, the dispatch and sending; `check.rs` judges, holds and waits,
 //! `batch.rs` does the same for a batch, `replies.rs` builds the list and done replies.
 
+mod approve;
 mod batch;
 mod check;
 mod replies;
@@ -23,7 +24,6 @@ use tokio::sync::watch;
 use tokio_seqpacket::UnixSeqpacket;
 
 use crate::peer::PeerIdentity;
-use crate::pending::Answerer;
 use crate::server::Shared;
 use replies::{done_or_error, pending_list};
 
@@ -45,6 +45,8 @@ pub struct Conn {
     home: Option<String>,
     user: Option<String>,
     buf: Vec<u8>,
+    /// The daemon's stop signal, for loops that outlive one request (approval agents).
+    shutdown: watch::Receiver<bool>,
 }
 
 impl Conn {
@@ -56,6 +58,7 @@ impl Conn {
         shared: Arc<Shared>,
         home: Option<String>,
         user: Option<String>,
+        shutdown: watch::Receiver<bool>,
     ) -> Conn {
         Conn {
             socket,
@@ -66,11 +69,13 @@ impl Conn {
             user,
             // One byte over the limit, so an oversized packet is seen, not silently cut.
             buf: vec![0; MAX_MESSAGE_LEN + 1],
+            shutdown,
         }
     }
 
     /// Serve requests until the peer leaves, breaks the protocol, or the daemon stops.
-    pub async fn serve(mut self, mut shutdown: watch::Receiver<bool>) {
+    pub async fn serve(mut self) {
+        let mut shutdown = self.shutdown.clone();
         loop {
             let received = tokio::select! {
                 received = self.socket.recv(&mut self.buf) => received,
@@ -142,19 +147,25 @@ impl Conn {
                 allow,
                 session,
                 item,
+                remember,
             } => {
-                let answerer = Answerer {
-                    uid: self.peer.uid,
-                    pid: self.peer.pid,
-                    sid: self.peer.sid,
-                    conn_id: self.id,
-                    session,
-                };
-                let result = self
-                    .shared
-                    .pending
-                    .answer_item(&token, item, &answerer, allow);
-                self.send(&done_or_error(result)).await;
+                let reply = self.answer(&token, allow, session, item, remember);
+                self.send(&reply).await;
+            }
+            Request::RegisterApprover(hello) => return self.serve_approver(hello).await,
+            Request::Rules => {
+                let reply = self.rules();
+                self.send(&reply).await;
+            }
+            Request::Forget { id } => {
+                let reply = self.forget(id);
+                self.send(&reply).await;
+            }
+            Request::Prompted { .. } => {
+                let error = crate::error::RequestError::Invalid(
+                    "a terminal prompt's answer is only taken on the connection that waits for its held request".into(),
+                );
+                self.send(&Response::Error(error.to_wire())).await;
             }
             Request::ListPending => {
                 let list = pending_list(self.shared.pending.list(self.peer.uid));

@@ -94,6 +94,16 @@ pub enum RequestError {
         /// Checks per second.
         limit: u32,
     },
+    /// Too many remembered approvals.
+    #[error(
+        "uid {uid} already has {limit} remembered approvals; forget some first (assent forget)"
+    )]
+    TooManyRules {
+        /// The uid.
+        uid: u32,
+        /// The limit.
+        limit: usize,
+    },
     /// Identity lookup failed.
     #[error("could not establish the caller's identity: {0}")]
     Identity(String),
@@ -114,9 +124,9 @@ impl RequestError {
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
             RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,
             RequestError::SelfApproval => ErrorKind::SelfApproval,
-            RequestError::LimitReached { .. } | RequestError::RateLimited { .. } => {
-                ErrorKind::LimitReached
-            }
+            RequestError::LimitReached { .. }
+            | RequestError::RateLimited { .. }
+            | RequestError::TooManyRules { .. } => ErrorKind::LimitReached,
             RequestError::Identity(_) => ErrorKind::Identity,
             RequestError::Invalid(_) => ErrorKind::Invalid,
         };

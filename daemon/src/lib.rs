@@ -6,6 +6,7 @@
 //! parses flags, sets up logging, binds, and calls [`server::run`].
 
 pub mod analyse;
+pub mod approvers;
 pub mod audit;
 pub mod config;
 pub mod conn;
@@ -14,6 +15,7 @@ pub mod judge;
 pub mod peer;
 pub mod pending;
 pub mod policy;
+pub mod remember;
 pub mod server;
 pub mod stats;
 pub mod systemd;

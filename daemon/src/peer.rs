@@ -52,6 +52,48 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
     })
 }
 
+impl PeerIdentity {
+    /// Whether the peer process still exists and is still the one that connected (its pidfd
+    /// still names its pid). False without a pidfd: nothing can be proven then.
+    pub fn still_alive(&self) -> bool {
+        match &self.pidfd {
+            Some(pidfd) => pidfd_pid(pidfd) == Some(self.pid),
+            None => false,
+        }
+    }
+
+    /// The peer's program name (`comm`: `claude`, `bash`), for notifications and lists;
+    /// `?` when it cannot be read or the process is gone.
+    pub fn program(&self) -> String {
+        let comm = std::fs::read_to_string(format!("/proc/{}/comm", self.pid)).ok();
+        match comm {
+            Some(comm) if self.pidfd.is_none() || self.still_alive() => {
+                let name: String = comm.trim_end().chars().take(32).collect();
+                if name.is_empty() { "?".into() } else { name }
+            }
+            _ => "?".into(),
+        }
+    }
+
+    /// Whether the peer has a controlling terminal (field 7, `tty_nr`, of `/proc/PID/stat`),
+    /// proven only while its pidfd pins the pid.
+    pub fn has_terminal(&self) -> bool {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) else {
+            return false;
+        };
+        // The name in parentheses may hold spaces and ')': fields start after the last ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        // rest: state ppid pgrp session tty_nr ...
+        let tty = rest
+            .split_whitespace()
+            .nth(4)
+            .and_then(|f| f.parse::<i64>().ok());
+        matches!(tty, Some(n) if n != 0) && self.still_alive()
+    }
+}
+
 /// The session id of `pid`. With a pidfd, only if the pidfd confirms afterwards that `pid` is
 /// still the process that connected (no pid reuse in between). Without one (kernels before 6.5)
 /// the lookup is unpinned: a pid reused between connect and lookup could be misattributed.

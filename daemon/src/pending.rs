@@ -24,6 +24,7 @@ use assent_client::protocol::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::approvers::{Agent, Approvers};
 use crate::audit::Audit;
 use crate::error::RequestError;
 use crate::stats::Stats;
@@ -84,6 +85,23 @@ pub struct Hold {
     pub reason: String,
     /// Whether the requester waits on its connection for the outcome.
     pub wait: bool,
+    /// The requesting program's name, for approvers.
+    pub program: String,
+    /// What a remembered approval of it would match ([`crate::remember::signature`]).
+    pub signature: String,
+}
+
+/// An allowed request whose answer may be remembered: what to remember it for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approved {
+    /// The uid whose requests the remembered approval allows.
+    pub owner: u32,
+    /// Its signature.
+    pub signature: String,
+    /// The requester's session label.
+    pub session: Option<String>,
+    /// The requester's login session.
+    pub sid: Option<i32>,
 }
 
 /// A held request as admitted: its token, its deadline, and where its outcome arrives.
@@ -133,6 +151,7 @@ pub struct Pending {
     max_per_uid: AtomicUsize,
     audit: Arc<Audit>,
     stats: Arc<Stats>,
+    approvers: Arc<Approvers>,
 }
 
 /// A fresh token: `pa_` and 32 lowercase hex digits from the OS RNG. A lookup key only.
@@ -150,14 +169,58 @@ pub fn new_token() -> Result<String, RequestError> {
 
 impl Pending {
     /// An empty store.
-    pub fn new(ttl: Duration, max_per_uid: usize, audit: Arc<Audit>, stats: Arc<Stats>) -> Self {
+    pub fn new(
+        ttl: Duration,
+        max_per_uid: usize,
+        audit: Arc<Audit>,
+        stats: Arc<Stats>,
+        approvers: Arc<Approvers>,
+    ) -> Self {
         Pending {
             inner: Mutex::new(Inner::default()),
             ttl_ms: AtomicU64::new(millis(ttl)),
             max_per_uid: AtomicUsize::new(max_per_uid),
             audit,
             stats,
+            approvers,
         }
+    }
+
+    /// The registered approval agents.
+    pub fn approvers(&self) -> &Approvers {
+        &self.approvers
+    }
+
+    /// Register an approval agent and queue, as its first pushes, every held request it may
+    /// answer (oldest first). Done under the store's lock, so no request is missed or shown
+    /// after its end.
+    pub fn register_approver(
+        &self,
+        agent: Agent,
+    ) -> Result<tokio::sync::mpsc::Receiver<assent_client::protocol::Response>, RequestError> {
+        let now = Instant::now();
+        let inner = self.lock();
+        let mut snapshot: Vec<(Instant, PendingItem)> = inner
+            .entries
+            .iter()
+            .filter(|(_, e)| e.hold.owner == agent.uid && e.hold.requester.sid != Some(agent.sid))
+            .map(|(token, e)| (e.expires_at, listed(token, e, now)))
+            .collect();
+        snapshot.extend(
+            inner
+                .batches
+                .iter()
+                .filter(|(_, b)| {
+                    b.hold.owner == agent.uid && b.hold.requester.sid != Some(agent.sid)
+                })
+                .map(|(token, b)| (b.expires_at, b.listed(token, now))),
+        );
+        snapshot.sort_by_key(|(at, _)| *at);
+        let rx = self
+            .approvers
+            .add(agent, snapshot.into_iter().map(|(_, item)| item).collect())?;
+        drop(inner);
+        Ok(rx)
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -200,14 +263,18 @@ impl Pending {
             });
         }
         *count += 1;
-        inner.entries.insert(
-            token.clone(),
-            Entry {
-                hold,
-                expires_at,
-                waiter: tx,
-            },
+        let entry = Entry {
+            hold,
+            expires_at,
+            waiter: tx,
+        };
+        // Under the lock: an agent sees Held before the Withdrawn of the same request.
+        self.approvers.push_held(
+            entry.hold.owner,
+            entry.hold.requester.sid,
+            &listed(&token, &entry, Instant::now()),
         );
+        inner.entries.insert(token.clone(), entry);
         Ok(Held {
             token,
             expires_at,
@@ -225,20 +292,26 @@ impl Pending {
     /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
     /// uid is the owner's or root, the answerer's session label (if scoped) matches, and the
     /// answerer is neither the requesting connection nor a process of its login session.
-    pub fn answer(&self, token: &str, by: &Answerer, allow: bool) -> Result<(), RequestError> {
+    pub fn answer(
+        &self,
+        token: &str,
+        by: &Answerer,
+        allow: bool,
+    ) -> Result<Vec<Approved>, RequestError> {
         self.answer_item(token, None, by, allow)
     }
 
     /// Answer a held request, a whole batch (`item: None`), or one item of a batch (from 1).
     /// The same checks as [`Pending::answer`]; an item out of range or not held is
-    /// `NoSuchItem`, and `item` with a single request's token is `Invalid`.
+    /// `NoSuchItem`, and `item` with a single request's token is `Invalid`. Returns what was
+    /// allowed, for remembering (empty for a deny).
     pub fn answer_item(
         &self,
         token: &str,
         item: Option<u32>,
         by: &Answerer,
         allow: bool,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Vec<Approved>, RequestError> {
         let entry = {
             let mut inner = self.lock();
             let Some(entry) = inner.entries.get(token) else {
@@ -274,10 +347,72 @@ impl Pending {
             )?;
             Self::take(&mut inner, token)
         };
-        if let Some(entry) = entry {
-            self.settle(token, entry, answered(by, allow));
-        }
-        Ok(())
+        Ok(self.settle_answered(token, entry, answered(by, allow)))
+    }
+
+    /// The terminal prompt's answer, from the requesting connection itself. Accepted only
+    /// for a single request of origin interactive whose requester is its owner, asked on
+    /// this very connection, when `terminal` (the requester has a controlling terminal).
+    pub fn prompted(
+        &self,
+        token: &str,
+        conn_id: u64,
+        terminal: bool,
+        allow: bool,
+    ) -> Result<Vec<Approved>, RequestError> {
+        let (entry, outcome) = {
+            let mut inner = self.lock();
+            let Some(entry) = inner.entries.get(token) else {
+                return Err(if inner.batches.contains_key(token) {
+                    RequestError::Invalid("a batch is not answered at a terminal prompt".into())
+                } else {
+                    RequestError::NotFound
+                });
+            };
+            let hold = &entry.hold;
+            if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive || !terminal
+            {
+                return Err(RequestError::SelfApproval);
+            }
+            if hold.requester.uid != hold.owner {
+                return Err(RequestError::UserMismatch {
+                    caller: hold.requester.uid,
+                    owner: hold.owner,
+                });
+            }
+            let verb = if allow { "allowed" } else { "denied" };
+            let outcome = Decided {
+                allow,
+                by: DecidedBy::User,
+                reason: format!("{verb} at the terminal (pid {})", hold.requester.pid),
+            };
+            (Self::take(&mut inner, token), outcome)
+        };
+        Ok(self.settle_answered(token, entry, outcome))
+    }
+
+    /// Settle an answered request and say what to remember.
+    fn settle_answered(
+        &self,
+        token: &str,
+        entry: Option<Entry>,
+        outcome: Decided,
+    ) -> Vec<Approved> {
+        let Some(entry) = entry else {
+            return Vec::new();
+        };
+        let approved = outcome
+            .allow
+            .then(|| Approved {
+                owner: entry.hold.owner,
+                signature: entry.hold.signature.clone(),
+                session: entry.hold.session.clone(),
+                sid: entry.hold.requester.sid,
+            })
+            .into_iter()
+            .collect();
+        self.settle(token, entry, outcome);
+        approved
     }
 
     /// Withdraw a request on its owner's behalf.
@@ -312,22 +447,7 @@ impl Pending {
             .entries
             .iter()
             .filter(|(_, e)| uid == 0 || e.hold.requester.uid == uid || e.hold.owner == uid)
-            .map(|(token, e)| {
-                let item = PendingItem {
-                    token: token.clone(),
-                    uid: e.hold.requester.uid,
-                    pid: e.hold.requester.pid,
-                    origin: e.hold.origin,
-                    subject: e.hold.subject.clone(),
-                    cwd: e.hold.cwd.clone(),
-                    level: e.hold.level,
-                    findings: e.hold.findings.clone(),
-                    session: e.hold.session.clone(),
-                    expires_in_ms: millis(e.expires_at.saturating_duration_since(now)),
-                    items: Vec::new(),
-                };
-                (e.expires_at, item)
-            })
+            .map(|(token, e)| (e.expires_at, listed(token, e, now)))
             .collect();
         items.extend(
             inner
@@ -359,6 +479,8 @@ impl Pending {
             Decision::Deny
         });
         let hold = entry.hold;
+        self.approvers
+            .push_withdrawn(hold.owner, hold.requester.sid, token, &outcome);
         let event = AuditEvent {
             time_ms: now_ms(),
             uid: hold.requester.uid,
@@ -381,6 +503,25 @@ impl Pending {
             let _ = waiter.send(outcome);
         }
         self.audit.record(event);
+    }
+}
+
+/// A held request as approvers and `assent pending` see it.
+fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
+    PendingItem {
+        token: token.to_string(),
+        uid: e.hold.requester.uid,
+        pid: e.hold.requester.pid,
+        origin: e.hold.origin,
+        subject: e.hold.subject.clone(),
+        cwd: e.hold.cwd.clone(),
+        level: e.hold.level,
+        findings: e.hold.findings.clone(),
+        session: e.hold.session.clone(),
+        expires_in_ms: millis(e.expires_at.saturating_duration_since(now)),
+        items: Vec::new(),
+        program: e.hold.program.clone(),
+        signature: e.hold.signature.clone(),
     }
 }
 

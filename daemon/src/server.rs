@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use tokio_seqpacket::{UnixSeqpacket, UnixSeqpacketListener};
 use tracing::Instrument;
 
+use crate::approvers::Approvers;
 use crate::audit::Audit;
 use crate::config::Config;
 use crate::conn::Conn;
@@ -27,6 +28,7 @@ use crate::error::RequestError;
 use crate::peer;
 use crate::pending::Pending;
 use crate::policy::Live;
+use crate::remember::Remembered;
 use crate::stats::Stats;
 use crate::systemd::Notifier;
 
@@ -53,6 +55,8 @@ pub struct Shared {
     rates: Mutex<HashMap<u32, (Instant, u32)>>,
     /// Held requests.
     pub pending: Pending,
+    /// Remembered approvals.
+    pub remembered: Remembered,
     /// The audit trail.
     pub audit: Arc<Audit>,
     /// Counters.
@@ -82,7 +86,9 @@ pub async fn run(
             config.max_pending_per_uid,
             Arc::clone(&audit),
             Arc::clone(&stats),
+            Arc::new(Approvers::default()),
         ),
+        remembered: Remembered::open(Some(&config.state_dir)),
         policy: Live::watching(config.policy_file.clone(), config.policy_required),
         rates: Mutex::new(HashMap::new()),
         config,
@@ -167,6 +173,12 @@ pub async fn run(
     if drained.is_err() {
         tasks.abort_all();
     }
+    // Remembered approvals' last use counts reach the disk before the process goes.
+    let remembered = Arc::clone(&shared);
+    let synced = tokio::task::spawn_blocking(move || remembered.remembered.sync()).await;
+    if let Ok(Err(error)) = synced {
+        tracing::error!(%error, "could not write the remembered approvals");
+    }
     shared.audit.close();
     // The writer finishes its queue on its own thread; wait for it off the runtime.
     let _ = tokio::task::spawn_blocking(move || writer.join()).await;
@@ -238,8 +250,8 @@ async fn connection(socket: UnixSeqpacket, shared: Arc<Shared>, stop: watch::Rec
         return;
     };
     let (home, user) = home_of(&shared, peer.uid).await;
-    Conn::new(socket, peer, id, Arc::clone(&shared), home, user)
-        .serve(stop)
+    Conn::new(socket, peer, id, Arc::clone(&shared), home, user, stop)
+        .serve()
         .instrument(span)
         .await;
 }

@@ -136,6 +136,7 @@ fn a_batch_cannot_be_approved_by_its_requester() {
             allow: true,
             session: None,
             item,
+            remember: assent_client::protocol::Remember::Once,
         });
         assert_eq!(refused(reply), ErrorKind::SelfApproval);
     }

@@ -23,8 +23,14 @@ struct Assentd {
 
 /// Start `assentd --user` on `dir/run/assent.sock`, and wait until it accepts.
 fn start_assentd(dir: &Path) -> Assentd {
+    start_assentd_with(dir, &[])
+}
+
+/// [`start_assentd`] with extra flags.
+fn start_assentd_with(dir: &Path, flags: &[&str]) -> Assentd {
     let socket = dir.join("run").join("assent.sock");
     let child = spawn_assentd(dir, &socket)
+        .args(flags)
         .stdout(Stdio::null())
         .stderr(File::create(dir.join("assentd.log")).expect("the log file can be made"))
         .spawn()
@@ -109,7 +115,8 @@ fn json_documents(text: &str) -> Vec<Value> {
 #[test]
 fn assentd_stops_on_sigterm_and_the_waiting_check_is_denied() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut daemon = start_assentd(dir.path());
+    // No approval agent runs here: hold agents' requests anyway, as `--no-approver` allows.
+    let mut daemon = start_assentd_with(dir.path(), &["--no-approver", "hold"]);
     let mut waiter = assent_tests::connect(&daemon.socket);
     hold(
         &mut waiter,
@@ -555,6 +562,7 @@ fn ctrl_c_on_a_waiting_check_withdraws_it() {
         allow: true,
         session: None,
         item: None,
+        remember: assent_client::protocol::Remember::Once,
     });
     assert!(
         matches!(&reply, Err(assent_client::Error::Refused(e)) if e.kind == assent_client::protocol::ErrorKind::NotFound),

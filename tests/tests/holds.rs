@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use assent_client::protocol::{DecidedBy, ErrorKind, Request, Response};
+use assent_client::protocol::{DecidedBy, ErrorKind, PROTOCOL_VERSION, Request, Response};
 use assent_tests::{
     Options, TestDaemon, approver, decided, held_check, hold, in_new_session, pending_tokens,
     refused, run_bounded, wait_until,
@@ -42,6 +42,7 @@ fn answer(token: &str, allow: bool) -> Request {
         allow,
         session: None,
         item: None,
+        remember: assent_client::protocol::Remember::Once,
     }
 }
 
@@ -433,7 +434,7 @@ fn garbage_on_a_waiting_connection_withdraws_the_request() {
     let mut requester = daemon.connect();
     let token = hold(&mut requester, &held_check("rm -rf build", true, None));
     requester
-        .send_raw(&[2, 0, 0xff])
+        .send_raw(&[PROTOCOL_VERSION as u8, 0, 0xff])
         .expect("the packet is sent");
     match requester.recv() {
         Ok(Response::Error(error)) => assert_eq!(error.kind, ErrorKind::BadMessage),

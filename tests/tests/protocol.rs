@@ -203,7 +203,7 @@ fn a_wrong_protocol_version_is_named_and_closes_the_connection() {
 fn a_garbage_packet_is_a_bad_message_and_closes_the_connection() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    conn.send_raw(&[2, 0, 0xff, 0xfe, 0x00, 0x13])
+    conn.send_raw(&[PROTOCOL_VERSION as u8, 0, 0xff, 0xfe, 0x00, 0x13])
         .expect("the packet is sent");
     assert_eq!(
         refused(conn.recv().and_then(error_reply)),
@@ -247,7 +247,8 @@ fn an_empty_packet_ends_the_connection() {
 fn an_unknown_request_is_refused_and_the_connection_goes_on() {
     let daemon = TestDaemon::start();
     let mut conn = daemon.connect();
-    conn.send_raw(&[2, 99]).expect("the packet is sent");
+    conn.send_raw(&[PROTOCOL_VERSION as u8, 99])
+        .expect("the packet is sent");
     assert_eq!(
         refused(conn.recv().and_then(error_reply)),
         ErrorKind::UnknownRequest

@@ -292,6 +292,10 @@ fn gate(socket: Option<PathBuf>, call: Call, deadline: Instant, ask_when_held: b
     match verdict.decision {
         Decision::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
         Decision::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
+        // Nothing was held: no approval agent, and the policy lets the agent's own prompt decide.
+        Decision::Confirm if verdict.token.is_none() => {
+            Answer::Ask(format!("assent: {}", verdict_text(&verdict)))
+        }
         Decision::Confirm if ask_when_held => {
             withdraw(&mut conn, &verdict);
             Answer::Ask(format!(

@@ -13,11 +13,14 @@ use assent_client::protocol::{
 };
 use tokio::time::Instant;
 
-use super::check::{lost, verdict};
+use super::approve::session_key;
+use super::check::{lost, no_approver_reason, verdict};
 use super::{Conn, Flow};
 use crate::error::RequestError;
 use crate::judge;
 use crate::pending::{self, BatchHold, BatchItem};
+use crate::policy::NoApprover;
+use crate::remember;
 
 /// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
 const BATCH_FINDINGS_STEPS: [usize; 4] = [16, 4, 1, 0];
@@ -50,6 +53,11 @@ impl Conn {
             return Flow::Continue;
         }
         let owner = policy.owner_of(self.peer.uid);
+        let no_approver = self
+            .shared
+            .config
+            .no_approver
+            .unwrap_or(policy.settings.no_approver);
         let mut judged = Vec::with_capacity(subjects.len());
         for subject in subjects {
             match self
@@ -69,9 +77,50 @@ impl Conn {
             }
         }
         let count = judged.len();
-        let any_held = judged
+        // Items a remembered approval covers are allowed; each is remembered by its own signature.
+        let key = session_key(context.session.as_deref(), self.peer.sid);
+        let mut signatures = Vec::with_capacity(count);
+        let mut remembered = vec![false; count];
+        for (index, (judgement, subject)) in judged.iter_mut().enumerate() {
+            let signature = remember::signature(subject);
+            if judgement.ruling.decision == Decision::Confirm
+                && let Some(id) = self.shared.remembered.lookup(owner, &signature, &key)
+            {
+                judgement.ruling.decision = Decision::Allow;
+                judgement.ruling.reason = format!("remembered approval {id}: {signature}");
+                remembered[index] = true;
+            }
+            signatures.push(signature);
+        }
+        if remembered.iter().any(|r| *r) {
+            self.shared.remembered.flush();
+        }
+        let mut any_held = judged
             .iter()
             .any(|(j, _)| j.ruling.decision == Decision::Confirm);
+        let mut unasked = false;
+        if any_held
+            && origin != Origin::Interactive
+            && no_approver != NoApprover::Hold
+            && !self
+                .shared
+                .pending
+                .approvers()
+                .available(owner, self.peer.sid)
+        {
+            let ask = no_approver == NoApprover::Ask;
+            for (judgement, _) in judged.iter_mut() {
+                if judgement.ruling.decision == Decision::Confirm {
+                    if !ask {
+                        judgement.ruling.decision = Decision::Deny;
+                    }
+                    judgement.ruling.reason =
+                        no_approver_reason(&judgement.ruling.reason, owner, ask);
+                }
+            }
+            any_held = false;
+            unasked = true;
+        }
         let mut reply = BatchVerdict {
             items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
             token: None,
@@ -80,10 +129,22 @@ impl Conn {
         if !any_held {
             fit_batch_verdict(&mut reply);
             self.send(&Response::BatchVerdict(reply)).await;
-            for (judgement, subject) in &judged {
+            for (index, (judgement, subject)) in judged.iter().enumerate() {
                 let decision = judgement.ruling.decision;
+                let by = if remembered[index] {
+                    DecidedBy::Remembered
+                } else if unasked && decision != Decision::Allow {
+                    DecidedBy::NoApprover
+                } else {
+                    DecidedBy::Policy
+                };
+                let decision = if decision == Decision::Confirm {
+                    Decision::Deny
+                } else {
+                    decision
+                };
                 self.shared.stats.record(decision);
-                self.audit(judgement, subject, decision, None);
+                self.audit_by(judgement, subject, decision, None, by);
             }
             return Flow::Continue;
         }
@@ -98,7 +159,9 @@ impl Conn {
             },
             items: judged
                 .iter()
-                .map(|(judgement, subject)| BatchItem {
+                .zip(signatures)
+                .map(|((judgement, subject), signature)| BatchItem {
+                    signature,
                     subject: subject.summary(),
                     cwd: match subject {
                         Subject::Shell { cwd, .. } => Some(cwd.clone()),
@@ -117,6 +180,7 @@ impl Conn {
                 })
                 .collect(),
             wait,
+            program: self.peer.program(),
         };
         let held = match self.shared.pending.hold_batch(hold) {
             Ok(held) => held,

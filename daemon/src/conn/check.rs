@@ -10,16 +10,18 @@ use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
     AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation,
-    MAX_MESSAGE_LEN, Request, Response, Subject, Verdict,
+    MAX_MESSAGE_LEN, Origin, Request, Response, Subject, Verdict,
 };
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep_until};
 
+use super::approve::session_key;
 use super::{Conn, Flow};
 use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement, MAX_COMMANDS_ON_WIRE};
 use crate::pending::{self, Hold, Requester};
-use crate::policy::Policy;
+use crate::policy::{NoApprover, Policy};
+use crate::remember;
 
 /// Commands longer than this are analysed off the async workers.
 const ANALYSE_INLINE_MAX: usize = 4096;
@@ -125,6 +127,11 @@ impl Conn {
             return Flow::Continue;
         }
         let owner = policy.owner_of(self.peer.uid);
+        let no_approver = self
+            .shared
+            .config
+            .no_approver
+            .unwrap_or(policy.settings.no_approver);
         let judged = self.judge(policy, subject, origin, context).await;
         let (judgement, subject, context) = match judged {
             Ok(judged) => judged,
@@ -141,6 +148,60 @@ impl Conn {
             self.audit(&judgement, &subject, decision, None);
             return Flow::Continue;
         }
+        let signature = remember::signature(&subject);
+        let key = session_key(context.session.as_deref(), self.peer.sid);
+        if let Some(id) = self.shared.remembered.lookup(owner, &signature, &key) {
+            let mut judgement = judgement;
+            judgement.ruling.decision = Decision::Allow;
+            judgement.ruling.reason = format!("remembered approval {id}: {signature}");
+            self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                .await;
+            self.shared.stats.record(Decision::Allow);
+            self.audit_by(
+                &judgement,
+                &subject,
+                Decision::Allow,
+                None,
+                DecidedBy::Remembered,
+            );
+            self.shared.remembered.flush();
+            return Flow::Continue;
+        }
+        let prompts_here = judgement.origin == Origin::Interactive && context.prompt;
+        if !prompts_here
+            && judgement.origin != Origin::Interactive
+            && !self
+                .shared
+                .pending
+                .approvers()
+                .available(owner, self.peer.sid)
+        {
+            match no_approver {
+                NoApprover::Hold => {}
+                NoApprover::Deny | NoApprover::Ask => {
+                    let mut judgement = judgement;
+                    let ask = no_approver == NoApprover::Ask;
+                    judgement.ruling.decision = if ask {
+                        Decision::Confirm
+                    } else {
+                        Decision::Deny
+                    };
+                    judgement.ruling.reason =
+                        no_approver_reason(&judgement.ruling.reason, owner, ask);
+                    self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                        .await;
+                    self.shared.stats.record(Decision::Deny);
+                    self.audit_by(
+                        &judgement,
+                        &subject,
+                        Decision::Deny,
+                        None,
+                        DecidedBy::NoApprover,
+                    );
+                    return Flow::Continue;
+                }
+            }
+        }
         let hold = Hold {
             owner,
             requester: self.requester(),
@@ -155,6 +216,8 @@ impl Conn {
             findings: judge::wire_findings(&judgement.analysis.findings),
             reason: judgement.ruling.reason.clone(),
             wait,
+            program: self.peer.program(),
+            signature,
         };
         let held = match self.shared.pending.hold(hold) {
             Ok(held) => held,
@@ -223,9 +286,17 @@ impl Conn {
                         Ok(Request::Cancel { token: t }) if t == token => {
                             let _ = self.shared.pending.cancel(token, self.peer.uid, "withdrawn by the requester");
                         }
+                        Ok(Request::Prompted { token: t, allow, remember }) if t == token => {
+                            let terminal = self.peer.has_terminal();
+                            match self.shared.pending.prompted(token, self.id, terminal, allow) {
+                                // The outcome arrives on `outcome` next round.
+                                Ok(approved) => self.remember(&approved, remember),
+                                Err(error) => self.send(&Response::Error(error.to_wire())).await,
+                            }
+                        }
                         Ok(_) => {
                             let error = RequestError::Invalid(
-                                "this connection waits for its held request; only Cancel is accepted".into(),
+                                "this connection waits for its held request; only Cancel and Prompted are accepted".into(),
                             );
                             self.send(&Response::Error(error.to_wire())).await;
                         }
@@ -246,6 +317,18 @@ impl Conn {
         decision: Decision,
         token: Option<&str>,
     ) {
+        self.audit_by(judgement, subject, decision, token, DecidedBy::Policy);
+    }
+
+    /// Audit a decision made by `by`, with the judgement's reason.
+    pub(super) fn audit_by(
+        &self,
+        judgement: &Judgement,
+        subject: &Subject,
+        decision: Decision,
+        token: Option<&str>,
+        by: DecidedBy,
+    ) {
         self.shared.audit.record(AuditEvent {
             time_ms: pending::now_ms(),
             uid: self.peer.uid,
@@ -260,7 +343,7 @@ impl Conn {
                 .map(|f| f.id.to_string())
                 .collect(),
             decision,
-            by: DecidedBy::Policy,
+            by,
             reason: judgement.ruling.reason.clone(),
             token: token.map(str::to_string),
         });
@@ -290,6 +373,20 @@ pub(super) fn verdict(
         token,
         expires_in_ms,
     }
+}
+
+/// Why a request that needed a person was not held: nobody could be asked.
+pub(super) fn no_approver_reason(policy_reason: &str, owner: u32, ask: bool) -> String {
+    let then = if ask {
+        "the agent's own prompt decides"
+    } else {
+        "denied"
+    };
+    format!(
+        "{policy_reason}; but no approval agent is running for uid {owner}, so {then}. Start one in \
+         the desktop session (`systemctl --user start assent-notify`, or run `assent-notify`), or set \
+         `no_approver = \"hold\"` in the policy to hold such requests for `assent approve`"
+    )
 }
 
 /// The outcome a waiter hears when its request vanished without being settled (a bug).

@@ -25,15 +25,21 @@ fn shorten(text: &mut String, max: usize) {
     }
 }
 
+/// Shorten a held request's long parts so that one item always fits a packet.
+pub(super) fn shorten_item(item: &mut PendingItem) {
+    shorten(&mut item.subject, PENDING_SUBJECT_MAX);
+    shorten(&mut item.signature, PENDING_SUBJECT_MAX);
+    for held in &mut item.items {
+        shorten(&mut held.subject, PENDING_BATCH_SUBJECT_MAX);
+        held.findings.truncate(PENDING_BATCH_FINDINGS_MAX);
+    }
+}
+
 /// As many held requests as fit in one packet, with long commands shortened, and a count of the
 /// rest: a list is never cut silently.
 pub(super) fn pending_list(mut items: Vec<PendingItem>) -> PendingList {
     for item in &mut items {
-        shorten(&mut item.subject, PENDING_SUBJECT_MAX);
-        for held in &mut item.items {
-            shorten(&mut held.subject, PENDING_BATCH_SUBJECT_MAX);
-            held.findings.truncate(PENDING_BATCH_FINDINGS_MAX);
-        }
+        shorten_item(item);
     }
     let total = items.len();
     let fits = |n: usize| {

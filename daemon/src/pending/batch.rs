@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::expiry::expired;
 use super::validate::{answered, authorise};
-use super::{Answerer, Inner, Pending, Requester, millis, new_token, now_ms};
+use super::{Answerer, Approved, Inner, Pending, Requester, millis, new_token, now_ms};
 use crate::error::RequestError;
 
 /// One item of a batch to hold.
@@ -31,6 +31,8 @@ pub struct BatchItem {
     pub findings: Vec<Finding>,
     /// The policy's outcome for an item it decided; `None` for a held item.
     pub decided: Option<Decided>,
+    /// What a remembered approval of it would match.
+    pub signature: String,
 }
 
 /// A batch to hold: several items under one token, some decided by the policy, the rest held.
@@ -48,6 +50,8 @@ pub struct BatchHold {
     pub items: Vec<BatchItem>,
     /// Whether the requester waits on its connection for the outcome.
     pub wait: bool,
+    /// The requesting program's name, for approvers.
+    pub program: String,
 }
 
 /// A batch as admitted.
@@ -103,6 +107,9 @@ impl BatchEntry {
             session: self.hold.session.clone(),
             expires_in_ms: millis(self.expires_at.saturating_duration_since(now)),
             items: held,
+            program: self.hold.program.clone(),
+            // Each item is remembered by its own signature.
+            signature: String::new(),
         }
     }
 }
@@ -137,15 +144,18 @@ impl Pending {
             });
         }
         *count += held;
-        inner.batches.insert(
-            token.clone(),
-            BatchEntry {
-                hold,
-                expires_at,
-                waiter: tx,
-                held,
-            },
+        let batch = BatchEntry {
+            hold,
+            expires_at,
+            waiter: tx,
+            held,
+        };
+        self.approvers.push_held(
+            batch.hold.owner,
+            batch.hold.requester.sid,
+            &batch.listed(&token, Instant::now()),
         );
+        inner.batches.insert(token.clone(), batch);
         Ok(HeldBatch {
             token,
             expires_at,
@@ -170,7 +180,7 @@ impl Pending {
         item: Option<u32>,
         by: &Answerer,
         allow: bool,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Vec<Approved>, RequestError> {
         let inner = &mut *guard;
         let Some(batch) = inner.batches.get_mut(token) else {
             return Err(RequestError::NotFound);
@@ -214,9 +224,18 @@ impl Pending {
         };
         let outcome = answered(by, allow);
         let mut events = Vec::with_capacity(chosen.len());
+        let mut approved = Vec::new();
         for &index in &chosen {
             batch.hold.items[index].decided = Some(outcome.clone());
             events.push(item_event(token, &batch.hold, index, &outcome));
+            if allow {
+                approved.push(Approved {
+                    owner: batch.hold.owner,
+                    signature: batch.hold.items[index].signature.clone(),
+                    session: batch.hold.session.clone(),
+                    sid: batch.hold.requester.sid,
+                });
+            }
         }
         batch.held -= chosen.len();
         let uid = batch.hold.requester.uid;
@@ -233,7 +252,7 @@ impl Pending {
         if let Some(batch) = finished {
             self.settle_batch(token, batch, outcome);
         }
-        Ok(())
+        Ok(approved)
     }
 
     /// Withdraw a batch on its owner's behalf, under the lock `guard` (the token is a batch's).
@@ -267,6 +286,8 @@ impl Pending {
     /// The one place a batch ends: every item still held gets `outcome` (one audit event and
     /// one count each), then the waiter hears every item's outcome in order.
     pub(super) fn settle_batch(&self, token: &str, mut batch: BatchEntry, outcome: Decided) {
+        self.approvers
+            .push_withdrawn(batch.hold.owner, batch.hold.requester.sid, token, &outcome);
         for index in 0..batch.hold.items.len() {
             if batch.hold.items[index].decided.is_none() {
                 batch.hold.items[index].decided = Some(outcome.clone());

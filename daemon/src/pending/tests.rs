@@ -11,7 +11,13 @@ fn store(ttl: Duration, max: usize) -> Pending {
         },
         100,
     );
-    Pending::new(ttl, max, Arc::new(audit), Arc::new(Stats::default()))
+    Pending::new(
+        ttl,
+        max,
+        Arc::new(audit),
+        Arc::new(Stats::default()),
+        Arc::new(Approvers::default()),
+    )
 }
 
 fn requester(uid: u32, conn_id: u64) -> Requester {
@@ -35,6 +41,8 @@ fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
         findings: vec![],
         reason: "test".into(),
         wait: true,
+        program: "claude".into(),
+        signature: "rm -rf build in /home/u".into(),
     }
 }
 
@@ -53,7 +61,16 @@ async fn an_answer_reaches_the_waiter_and_the_second_answer_finds_nothing() {
     let pending = store(Duration::from_secs(60), 4);
     let held = pending.hold(hold(1000, 1, None)).expect("held");
     assert!(held.token.starts_with("pa_") && held.token.len() == 35);
-    assert_eq!(pending.answer(&held.token, &approver(1000), true), Ok(()));
+    assert_eq!(
+        pending.answer(&held.token, &approver(1000), true),
+        Ok(vec![Approved {
+            owner: 1000,
+            signature: "rm -rf build in /home/u".into(),
+            session: None,
+            sid: Some(100),
+        }]),
+        "an allow says what a remembered approval would cover"
+    );
     assert_eq!(
         pending.answer(&held.token, &approver(1000), false),
         Err(RequestError::NotFound)
@@ -107,7 +124,11 @@ async fn answer_errors_leave_the_request_held() {
     ));
     assert_eq!(pending.len(), 1);
     // Root may answer for anyone, from another session.
-    assert_eq!(pending.answer(token, &approver(0), false), Ok(()));
+    assert_eq!(
+        pending.answer(token, &approver(0), false),
+        Ok(vec![]),
+        "a deny is never remembered"
+    );
     assert!(!held.outcome.expect("waits").await.expect("settled").allow);
 }
 
@@ -185,6 +206,7 @@ fn batch(uid: u32, conn_id: u64) -> BatchHold {
         level: Level::Destructive,
         findings: vec![],
         decided,
+        signature: format!("{subject} (signature)"),
     };
     BatchHold {
         requester: requester(uid, conn_id),
@@ -204,6 +226,7 @@ fn batch(uid: u32, conn_id: u64) -> BatchHold {
             item("tool payment.submit {}", None),
         ],
         wait: true,
+        program: "gemini".into(),
     }
 }
 
@@ -217,7 +240,13 @@ async fn a_batch_answered_as_a_whole_settles_every_held_item() {
     assert_eq!(listed.len(), 1, "a batch is one entry");
     let numbers: Vec<u32> = listed[0].items.iter().map(|i| i.item).collect();
     assert_eq!(numbers, [2, 3]);
-    assert_eq!(pending.answer(&held.token, &approver(1000), true), Ok(()));
+    assert_eq!(
+        pending
+            .answer(&held.token, &approver(1000), true)
+            .map(|a| a.len()),
+        Ok(2),
+        "both held items are allowed, each to be remembered"
+    );
     assert_eq!(
         pending.answer(&held.token, &approver(1000), true),
         Err(RequestError::NotFound)
@@ -262,10 +291,16 @@ async fn a_batch_answered_item_by_item_mixes_allow_and_deny() {
         pending.answer_item(token, Some(2), &same_session, true),
         Err(RequestError::SelfApproval)
     );
-    assert_eq!(pending.answer_item(token, Some(2), &by, true), Ok(()));
+    assert_eq!(
+        pending
+            .answer_item(token, Some(2), &by, true)
+            .map(|a| a.into_iter().map(|a| a.signature).collect::<Vec<_>>()),
+        Ok(vec!["tool file.delete {} (signature)".to_string()]),
+        "each item is remembered by its own signature"
+    );
     assert_eq!(pending.len(), 1);
     assert_eq!(pending.list(1000)[0].items.len(), 1);
-    assert_eq!(pending.answer_item(token, Some(3), &by, false), Ok(()));
+    assert_eq!(pending.answer_item(token, Some(3), &by, false), Ok(vec![]));
     let items = held.outcome.expect("waits").await.expect("settled");
     let allowed: Vec<bool> = items.iter().map(|d| d.allow).collect();
     assert_eq!(allowed, [true, true, false]);
@@ -283,8 +318,10 @@ async fn the_rest_of_a_batch_expires_and_a_late_answer_hears_expired() {
     let pending = store(Duration::from_secs(5), 4);
     let held = pending.hold_batch(batch(1000, 1)).expect("held");
     assert_eq!(
-        pending.answer_item(&held.token, Some(2), &approver(1000), true),
-        Ok(())
+        pending
+            .answer_item(&held.token, Some(2), &approver(1000), true)
+            .map(|a| a.len()),
+        Ok(1)
     );
     tokio::time::advance(Duration::from_secs(6)).await;
     assert_eq!(

@@ -48,16 +48,18 @@ pub struct Ruling {
     pub observed: Option<Decision>,
 }
 
-/// What to do with a held request when no approver can be asked (stored for the approval
-/// agents of issue 5; the daemon itself always holds and lets the request expire).
+/// What to do with an agent's request that needs a person when no approval agent is
+/// registered for its owner (outside the requester's login session). A person's own request
+/// (origin interactive) is always held: they can answer at their prompt or with `assent approve`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NoApprover {
-    /// Deny at once.
+    /// Deny at once, with a reason that says how to start an approval agent.
     Deny,
-    /// Let the agent's own prompt take over (hooks answer `ask`).
+    /// Hold nothing and let the agent's own prompt decide (hooks answer `ask`; `assent check`
+    /// denies).
     Ask,
-    /// Keep it held until its TTL.
+    /// Hold it anyway, for `assent approve`, until its TTL.
     Hold,
 }
 

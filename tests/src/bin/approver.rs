@@ -12,6 +12,13 @@
 //!   answer-all COUNT TIMEOUT_MS      answer COUNT held requests as they appear: allow when the
 //!                                    subject contains "allow", deny otherwise
 //!   cancel TOKEN                     withdraw a request as this uid
+//!   agent ANSWER REMEMBER EVENTS     register as an approval agent; answer every pushed request
+//!                                    with ANSWER (allow, deny or none) remembered as REMEMBER
+//!                                    (once, session, always or seconds); stop after EVENTS
+//!                                    pushes. Prints `registered` (or the error kind), then one
+//!                                    line per push: `held TOKEN PROGRAM SUBJECT` followed by
+//!                                    the answer's `done`/error kind, or `withdrawn TOKEN
+//!                                    allow|deny BY`.
 //! ```
 //! Each answer prints one line: `done`, or the error kind (`not_found`, `self_approval`, …).
 //! `answer-all` prints how many it answered. Exit 0 when the daemon replied, 2 otherwise.
@@ -21,7 +28,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use assent_client::Connection;
-use assent_client::protocol::{Request, Response};
+use assent_client::protocol::{ApproverHello, Remember, Request, Response};
 use nix::sys::socket::{setsockopt, sockopt};
 use nix::sys::time::{TimeVal, TimeValLike};
 
@@ -67,6 +74,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 allow,
                 session: rest.get(2).cloned(),
                 item: None,
+                remember: Remember::Once,
             };
             println!("{}", outcome(conn.request(&request))?);
         }
@@ -76,6 +84,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 allow: true,
                 session: None,
                 item: None,
+                remember: Remember::Once,
             };
             let mut first = connect(&socket)?;
             let mut second = connect(&socket)?;
@@ -106,6 +115,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                         allow: item.subject.contains("allow"),
                         session: None,
                         item: None,
+                        remember: Remember::Once,
                     };
                     let result = outcome(conn.request(&request))?;
                     if result == "done" {
@@ -117,6 +127,24 @@ fn run(args: Vec<String>) -> Result<(), String> {
             }
             println!("{answered}");
         }
+        "agent" => {
+            let answer = match arg(0)?.as_str() {
+                "allow" => Some(true),
+                "deny" => Some(false),
+                "none" => None,
+                other => return Err(format!("allow, deny or none, not {other}")),
+            };
+            let remember = match arg(1)?.as_str() {
+                "once" => Remember::Once,
+                "session" => Remember::Session,
+                "always" => Remember::Always,
+                secs => Remember::For {
+                    secs: secs.parse().map_err(|e| format!("REMEMBER: {e}"))?,
+                },
+            };
+            let events: usize = arg(2)?.parse().map_err(|e| format!("EVENTS: {e}"))?;
+            agent(&socket, answer, remember, events)?;
+        }
         "cancel" => {
             let mut conn = connect(&socket)?;
             let request = Request::Cancel { token: arg(0)? };
@@ -125,6 +153,81 @@ fn run(args: Vec<String>) -> Result<(), String> {
         other => return Err(format!("unknown command {other}")),
     }
     Ok(())
+}
+
+/// The `agent` command: an approval agent that answers as told and reports what it sees.
+fn agent(
+    socket: &std::path::Path,
+    answer: Option<bool>,
+    remember: Remember,
+    events: usize,
+) -> Result<(), String> {
+    use std::io::Write;
+    let mut conn = connect(socket)?;
+    let hello = Request::RegisterApprover(ApproverHello {
+        name: "assent-test-approver".into(),
+    });
+    let registered = outcome(conn.request(&hello))?;
+    println!("{registered}");
+    if registered != "done" {
+        return Ok(());
+    }
+    let _ = std::io::stdout().flush();
+    let mut seen = 0;
+    while seen < events {
+        let push = conn
+            .recv()
+            .map_err(|e| format!("waiting for a push: {e}"))?;
+        seen += 1;
+        match push {
+            Response::Held(item) => {
+                println!("held {} {} {}", item.token, item.program, item.subject);
+                if let Some(allow) = answer {
+                    conn.send(&Request::Answer {
+                        token: item.token,
+                        allow,
+                        session: None,
+                        item: None,
+                        remember,
+                    })
+                    .map_err(|e| e.to_string())?;
+                    // Pushes may arrive before the reply: report them as they come.
+                    loop {
+                        match conn.recv() {
+                            Ok(Response::Withdrawn(w)) => {
+                                seen += 1;
+                                print_withdrawn(&w);
+                            }
+                            Ok(Response::Held(other)) => {
+                                seen += 1;
+                                println!(
+                                    "held {} {} {}",
+                                    other.token, other.program, other.subject
+                                );
+                            }
+                            result => {
+                                let result = result.and_then(|r| match r {
+                                    Response::Error(e) => Err(assent_client::Error::Refused(e)),
+                                    r => Ok(r),
+                                });
+                                println!("{}", outcome(result)?);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Response::Withdrawn(w) => print_withdrawn(&w),
+            other => return Err(format!("unexpected push: {other:?}")),
+        }
+        let _ = std::io::stdout().flush();
+    }
+    Ok(())
+}
+
+fn print_withdrawn(w: &assent_client::protocol::Withdrawn) {
+    let verb = if w.outcome.allow { "allow" } else { "deny" };
+    println!("withdrawn {} {verb} {}", w.token, w.outcome.by.as_str());
 }
 
 fn connect(socket: &std::path::Path) -> Result<Connection, String> {

@@ -1,0 +1,199 @@
+//! Approving: answers (with what to remember), approval agents on their connection, and the
+//! remembered approvals' list and removal.
+
+use assent_client::codec::{self, decode_request};
+use assent_client::protocol::{ApproverHello, Remember, Request, Response, RuleList};
+
+use super::{Conn, Flow};
+use crate::approvers::{self, Agent};
+use crate::error::RequestError;
+use crate::pending::{Answerer, Approved};
+use crate::remember::SessionKey;
+
+/// The longest a "for a duration" approval may last.
+const MAX_REMEMBER_SECS: u64 = 366 * 24 * 3600;
+
+impl Conn {
+    /// An approver's answer, and the remembering it asks for.
+    pub(super) fn answer(
+        &self,
+        token: &str,
+        allow: bool,
+        session: Option<String>,
+        item: Option<u32>,
+        remember: Remember,
+    ) -> Response {
+        if let Err(error) = check_remember(remember) {
+            return Response::Error(error.to_wire());
+        }
+        let answerer = Answerer {
+            uid: self.peer.uid,
+            pid: self.peer.pid,
+            sid: self.peer.sid,
+            conn_id: self.id,
+            session,
+        };
+        match self
+            .shared
+            .pending
+            .answer_item(token, item, &answerer, allow)
+        {
+            Ok(approved) => {
+                self.remember(&approved, remember);
+                Response::Done
+            }
+            Err(error) => Response::Error(error.to_wire()),
+        }
+    }
+
+    /// Remember what was just allowed, as `how` says. The answer itself has already been
+    /// given: a failure to remember is logged, never turned into a deny.
+    pub(super) fn remember(&self, approved: &[Approved], how: Remember) {
+        if how == Remember::Once {
+            return;
+        }
+        for a in approved {
+            let key = session_key(a.session.as_deref(), a.sid);
+            match self
+                .shared
+                .remembered
+                .remember(a.owner, &a.signature, how, &key)
+            {
+                Ok(Some(id)) => tracing::info!(
+                    uid = a.owner,
+                    rule = %id,
+                    scope = %how.describe(),
+                    signature = %a.signature,
+                    "approval remembered"
+                ),
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(%error, signature = %a.signature, "could not remember an approval")
+                }
+            }
+        }
+    }
+
+    /// Serve an approval agent: register it, then forward pushes and take its answers until
+    /// it leaves or the daemon stops.
+    pub(super) async fn serve_approver(&mut self, hello: ApproverHello) -> Flow {
+        let registered = self.register_approver(hello);
+        let mut pushes = match registered {
+            Ok(pushes) => pushes,
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                return Flow::Continue;
+            }
+        };
+        self.send(&Response::Done).await;
+        let mut shutdown = self.shutdown.clone();
+        let flow = loop {
+            tokio::select! {
+                push = pushes.recv() => match push {
+                    Some(mut push) => {
+                        if let Response::Held(item) = &mut push {
+                            super::replies::shorten_item(item);
+                        }
+                        self.send(&push).await;
+                    }
+                    // Dropped as too slow (or the daemon is going): end, it reconnects.
+                    None => break Flow::Close,
+                },
+                received = self.socket.recv(&mut self.buf) => {
+                    let len = match received {
+                        Ok(info) if info.bytes_read() > 0 => info.bytes_read(),
+                        _ => break Flow::Close,
+                    };
+                    match decode_request(&self.buf[..len]) {
+                        Ok(Request::Answer { token, allow, session, item, remember }) => {
+                            let reply = self.answer(&token, allow, session, item, remember);
+                            self.send(&reply).await;
+                        }
+                        Ok(Request::ListPending) => {
+                            let list = super::replies::pending_list(self.shared.pending.list(self.peer.uid));
+                            self.send(&Response::Pending(list)).await;
+                        }
+                        Ok(_) => {
+                            let error = RequestError::Invalid(
+                                "an approval agent's connection takes only Answer and ListPending".into(),
+                            );
+                            self.send(&Response::Error(error.to_wire())).await;
+                        }
+                        Err(error) => break self.reject(error).await,
+                    }
+                }
+                _ = shutdown.changed() => break Flow::Close,
+            }
+        };
+        self.shared.pending.approvers().remove(self.id);
+        flow
+    }
+
+    fn register_approver(
+        &self,
+        hello: ApproverHello,
+    ) -> Result<tokio::sync::mpsc::Receiver<Response>, RequestError> {
+        if let Some(exe) = &self.shared.config.approver_exe {
+            approvers::check_executable(&self.peer, exe)?;
+        }
+        let Some(sid) = self.peer.sid else {
+            return Err(RequestError::Identity(
+                "the approval agent's login session could not be established".into(),
+            ));
+        };
+        let name: String = hello.name.chars().take(64).collect();
+        self.shared.pending.register_approver(Agent {
+            conn_id: self.id,
+            uid: self.peer.uid,
+            pid: self.peer.pid,
+            sid,
+            name,
+        })
+    }
+
+    /// The remembered approvals this peer may see, as many as fit in one packet.
+    pub(super) fn rules(&self) -> Response {
+        let mut list = RuleList {
+            rules: self.shared.remembered.list(self.peer.uid),
+            omitted: 0,
+        };
+        while !list.rules.is_empty()
+            && codec::encode_response(&Response::Rules(list.clone())).is_err()
+        {
+            let keep = list.rules.len() / 2;
+            list.omitted = list
+                .omitted
+                .saturating_add(u32::try_from(list.rules.len() - keep).unwrap_or(u32::MAX));
+            list.rules.truncate(keep);
+        }
+        Response::Rules(list)
+    }
+
+    /// Remove remembered approvals.
+    pub(super) fn forget(&self, id: Option<String>) -> Response {
+        match self.shared.remembered.forget(self.peer.uid, id.as_deref()) {
+            Ok(removed) => Response::Forgot { removed },
+            Err(error) => Response::Error(error.to_wire()),
+        }
+    }
+}
+
+/// The session a remembered approval of this request is scoped to.
+pub(super) fn session_key(label: Option<&str>, sid: Option<i32>) -> SessionKey {
+    match (label, sid) {
+        (Some(label), _) => SessionKey::Label(label.to_string()),
+        (None, Some(sid)) => SessionKey::Login(sid),
+        (None, None) => SessionKey::Unknown,
+    }
+}
+
+fn check_remember(how: Remember) -> Result<(), RequestError> {
+    match how {
+        Remember::For { secs } if secs == 0 || secs > MAX_REMEMBER_SECS => {
+            Err(RequestError::Invalid(format!(
+                "a remembered approval lasts from 1 s to {MAX_REMEMBER_SECS} s, not {secs} s"
+            )))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,321 @@
+//! Approval agents over the real protocol: registration, pushes, answers with remembering, the
+//! no-approver rule, and the trust rules that keep a requester from approving itself.
+//!
+//! The agent is `assent-test-approver agent …` (`src/bin/approver.rs`), a separate process,
+//! started in a new login session as a desktop agent would be, or on purpose in the test's own
+//! session to prove that one there does not count.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdout, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use assent_client::protocol::{
+    CheckRequest, Context, DecidedBy, Decision, Origin, Remember, Request, Response,
+};
+use assent_tests::{
+    Options, TestDaemon, approver, decided, held_check, in_new_session, refused, verdict_of,
+};
+
+/// A running test agent and the lines it prints.
+struct Agent {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Agent {
+    fn start(daemon: &TestDaemon, answer: &str, remember: &str, new_session: bool) -> Agent {
+        let mut command = approver(daemon.socket());
+        command
+            .args(["agent", answer, remember, "50"])
+            .stdout(Stdio::piped());
+        if new_session {
+            in_new_session(&mut command);
+        }
+        let mut child = command.spawn().expect("the test agent starts");
+        let stdout: ChildStdout = child.stdout.take().expect("stdout is piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let agent = Agent { child, lines };
+        assert_eq!(agent.line(), "done", "the agent registers");
+        agent
+    }
+
+    /// The next line, within 10 s.
+    fn line(&self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the test agent printed a line in time")
+    }
+
+    /// Lines until one starts with `prefix`; that one.
+    fn until(&self, prefix: &str) -> String {
+        loop {
+            let line = self.line();
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+
+    /// No line within `wait`.
+    fn quiet(&self, wait: Duration) -> bool {
+        self.lines.recv_timeout(wait).is_err()
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn daemon_denying_without_approver() -> TestDaemon {
+    TestDaemon::with(Options {
+        no_approver: None,
+        ..Options::default()
+    })
+}
+
+fn agent_check(command: &str, wait: bool) -> Request {
+    Request::Check(CheckRequest {
+        subject: assent_tests::shell(command),
+        origin: Origin::Agent,
+        context: Context {
+            requires_confirmation: Some(true),
+            ..Context::default()
+        },
+        wait,
+    })
+}
+
+#[test]
+fn without_an_agent_the_default_denies_and_says_how_to_start_one() {
+    let daemon = daemon_denying_without_approver();
+    let mut conn = daemon.connect();
+    let verdict = verdict_of(&mut conn, &agent_check("git push", true));
+    assert_eq!(verdict.decision, Decision::Deny);
+    assert_eq!(verdict.token, None, "nothing was held");
+    assert!(
+        verdict.reason.contains("assent-notify"),
+        "the reason tells how to start an agent: {}",
+        verdict.reason
+    );
+    // A person at a terminal is still held: they can answer with `assent approve`.
+    let interactive = Request::Check(CheckRequest {
+        origin: Origin::Interactive,
+        ..match agent_check("git push", false) {
+            Request::Check(check) => check,
+            _ => unreachable!(),
+        }
+    });
+    assert_eq!(
+        verdict_of(&mut conn, &interactive).decision,
+        Decision::Confirm
+    );
+}
+
+#[test]
+fn an_agent_is_shown_held_requests_and_its_answer_settles_them() {
+    let daemon = daemon_denying_without_approver();
+    let mut conn = daemon.connect();
+    // With the agent registered, the embedded default holds instead of denying.
+    let agent = Agent::start(&daemon, "allow", "once", true);
+    let verdict = verdict_of(&mut conn, &agent_check("git push origin main", true));
+    assert_eq!(
+        verdict.decision,
+        Decision::Confirm,
+        "held: an agent can ask"
+    );
+    let token = verdict.token.expect("held with a token");
+    let held = agent.until("held ");
+    assert!(held.starts_with(&format!("held {token} ")), "{held}");
+    assert!(held.ends_with("git push origin main"), "{held}");
+    let outcome = decided(&mut conn);
+    assert!(outcome.allow);
+    assert_eq!(outcome.by, DecidedBy::User);
+    assert_eq!(
+        agent.until("withdrawn "),
+        format!("withdrawn {token} allow user")
+    );
+}
+
+#[test]
+fn an_agent_sees_requests_held_before_it_registered_and_hears_of_their_end() {
+    let daemon = TestDaemon::start();
+    let mut conn = daemon.connect();
+    let verdict = verdict_of(&mut conn, &held_check("first", false, None));
+    let first = verdict.token.expect("held");
+    let agent = Agent::start(&daemon, "none", "once", true);
+    assert!(agent.line().starts_with(&format!("held {first} ")));
+    // Withdrawn by the requester: the agent is told, so it can close the notification.
+    let mut other = daemon.connect();
+    let reply = other.request(&Request::Cancel {
+        token: first.clone(),
+    });
+    assert!(matches!(reply, Ok(Response::Done)), "{reply:?}");
+    assert_eq!(agent.line(), format!("withdrawn {first} deny cancelled"));
+}
+
+#[test]
+fn an_agent_in_the_requesters_own_session_is_not_an_approver() {
+    let daemon = daemon_denying_without_approver();
+    // Registered, but in the test's login session: it could never answer these requests.
+    let agent = Agent::start(&daemon, "allow", "once", false);
+    let mut conn = daemon.connect();
+    let verdict = verdict_of(&mut conn, &agent_check("git push", true));
+    assert_eq!(verdict.decision, Decision::Deny, "{verdict:?}");
+    assert!(
+        agent.quiet(Duration::from_millis(300)),
+        "nothing was pushed"
+    );
+}
+
+#[test]
+fn one_agent_per_login_session() {
+    let daemon = TestDaemon::start();
+    let _first = Agent::start(&daemon, "none", "once", false);
+    let mut second = approver(daemon.socket());
+    second.args(["agent", "none", "once", "1"]);
+    let output = assent_tests::run_bounded(&mut second);
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "invalid");
+}
+
+#[test]
+fn a_requester_cannot_answer_itself_at_a_prompt_unless_interactive_on_a_terminal() {
+    let daemon = TestDaemon::start();
+    let mut conn = daemon.connect();
+    // An agent's request: its own Prompted answer is self-approval.
+    let verdict = verdict_of(&mut conn, &held_check("git push", true, None));
+    let token = verdict.token.expect("held");
+    let reply = conn.request(&Request::Prompted {
+        token: token.clone(),
+        allow: true,
+        remember: Remember::Always,
+    });
+    assert_eq!(
+        refused(reply),
+        assent_client::protocol::ErrorKind::SelfApproval
+    );
+    // Still held: the refused answer changed nothing, and nothing was remembered.
+    let cancel = conn.request(&Request::Cancel { token });
+    assert!(matches!(cancel, Ok(Response::Decided(d)) if d.by == DecidedBy::Cancelled));
+    let mut other = daemon.connect();
+    match other.request(&Request::Rules) {
+        Ok(Response::Rules(list)) => assert!(list.rules.is_empty(), "{list:?}"),
+        reply => panic!("expected the rules, got {reply:?}"),
+    }
+    // Prompted on a connection that holds nothing is refused too.
+    let reply = other.request(&Request::Prompted {
+        token: "pa_00000000000000000000000000000000".into(),
+        allow: true,
+        remember: Remember::Once,
+    });
+    assert_eq!(refused(reply), assent_client::protocol::ErrorKind::Invalid);
+}
+
+#[test]
+fn always_is_remembered_across_a_restart_and_forget_removes_it() {
+    let mut daemon = daemon_denying_without_approver();
+    let agent = Agent::start(&daemon, "allow", "always", true);
+    let mut conn = daemon.connect();
+    let first = verdict_of(&mut conn, &agent_check("git push origin main", true));
+    assert_eq!(first.decision, Decision::Confirm);
+    assert!(decided(&mut conn).allow);
+    agent.until("withdrawn ");
+    // The same request again: allowed at once, by the remembered approval.
+    let again = verdict_of(&mut conn, &agent_check("git push origin main", true));
+    assert_eq!(again.decision, Decision::Allow, "{again:?}");
+    assert!(again.reason.contains("remembered"), "{}", again.reason);
+    // Another command is not covered: the signature is exact.
+    let other = verdict_of(&mut conn, &agent_check("git push origin other", false));
+    assert_eq!(other.decision, Decision::Confirm);
+    drop(agent);
+
+    daemon.restart();
+    let mut conn = daemon.connect();
+    let after = verdict_of(&mut conn, &agent_check("git push origin main", false));
+    assert_eq!(
+        after.decision,
+        Decision::Allow,
+        "survives a restart: {after:?}"
+    );
+    let rules = match conn.request(&Request::Rules) {
+        Ok(Response::Rules(list)) => list.rules,
+        reply => panic!("expected the rules, got {reply:?}"),
+    };
+    assert_eq!(rules.len(), 1, "{rules:?}");
+    assert!(rules[0].uses >= 2, "{rules:?}");
+    assert!(rules[0].signature.contains("git push origin main"));
+    let forgot = conn.request(&Request::Forget {
+        id: Some(rules[0].id.clone()),
+    });
+    assert!(
+        matches!(forgot, Ok(Response::Forgot { removed: 1 })),
+        "{forgot:?}"
+    );
+    let denied = verdict_of(&mut conn, &agent_check("git push origin main", false));
+    assert_eq!(
+        denied.decision,
+        Decision::Deny,
+        "forgotten, and no agent now"
+    );
+}
+
+#[test]
+fn a_deny_is_never_remembered() {
+    let daemon = daemon_denying_without_approver();
+    let agent = Agent::start(&daemon, "deny", "always", true);
+    let mut conn = daemon.connect();
+    let first = verdict_of(&mut conn, &agent_check("git push", true));
+    assert_eq!(first.decision, Decision::Confirm);
+    assert!(!decided(&mut conn).allow);
+    agent.until("withdrawn ");
+    let again = verdict_of(&mut conn, &agent_check("git push", false));
+    assert_eq!(again.decision, Decision::Confirm, "asked again: {again:?}");
+    match conn.request(&Request::Rules) {
+        Ok(Response::Rules(list)) => assert!(list.rules.is_empty(), "{list:?}"),
+        reply => panic!("expected the rules, got {reply:?}"),
+    }
+}
+
+#[test]
+fn a_session_approval_covers_the_same_session_label_only() {
+    let daemon = daemon_denying_without_approver();
+    let agent = Agent::start(&daemon, "allow", "session", true);
+    let mut conn = daemon.connect();
+    let in_session = |label: &str, wait: bool| {
+        Request::Check(CheckRequest {
+            subject: assent_tests::shell("git push"),
+            origin: Origin::Agent,
+            context: Context {
+                session: Some(label.into()),
+                requires_confirmation: Some(true),
+                ..Context::default()
+            },
+            wait,
+        })
+    };
+    assert_eq!(
+        verdict_of(&mut conn, &in_session("conv-1", true)).decision,
+        Decision::Confirm
+    );
+    assert!(decided(&mut conn).allow);
+    agent.until("withdrawn ");
+    assert_eq!(
+        verdict_of(&mut conn, &in_session("conv-1", false)).decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        verdict_of(&mut conn, &in_session("conv-2", false)).decision,
+        Decision::Confirm,
+        "another conversation is asked again"
+    );
+}
