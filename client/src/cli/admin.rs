@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
-use assent_client::protocol::{Request, Response};
+use assent_client::protocol::{Remember, Request, Response};
 use clap::Args;
 
 use super::{exit, messages};
@@ -23,8 +23,39 @@ pub struct AnswerArgs {
     item: Option<u32>,
 }
 
+/// `assent approve`: an answer, and how long to remember it.
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    #[command(flatten)]
+    answer: AnswerArgs,
+    /// Also allow later requests with the same signature (the command and its directory, or
+    /// the tool and its path or URL): `once` (the default: nothing remembered), `session` (the
+    /// requester's session), `always` (until `assent forget`), or a duration such as `1h`,
+    /// `30m`, `2days`.
+    #[arg(long, value_name = "HOW", value_parser = parse_remember, default_value = "once")]
+    remember: Remember,
+}
+
+/// `once`, `session`, `always`, or a whole number of seconds or more as a humantime duration.
+fn parse_remember(text: &str) -> Result<Remember, String> {
+    match text {
+        "once" => Ok(Remember::Once),
+        "session" => Ok(Remember::Session),
+        "always" => Ok(Remember::Always),
+        _ => {
+            let duration = humantime::parse_duration(text).map_err(|error| {
+                format!("expected once, session, always or a duration such as 1h ({error})")
+            })?;
+            match duration.as_secs() {
+                0 => Err("a remembered approval lasts at least 1s".into()),
+                secs => Ok(Remember::For { secs }),
+            }
+        }
+    }
+}
+
 /// Send one request and return its reply, or the exit code after printing why not.
-fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
+pub(super) fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
     let mut conn = super::connect(socket)?;
     conn.request(request).map_err(|error| {
         messages::error(&error);
@@ -35,20 +66,30 @@ fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
     })
 }
 
-fn print_json<T: serde::Serialize>(value: &T) {
+pub(super) fn print_json<T: serde::Serialize>(value: &T) {
     match serde_json::to_string(value) {
         Ok(text) => println!("{text}"),
         Err(error) => messages::say(&format!("could not print JSON: {error}")),
     }
 }
 
-/// `assent approve|deny TOKEN`.
-pub fn answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool) -> u8 {
+/// `assent approve TOKEN [--remember HOW]`.
+pub fn approve(socket: Option<PathBuf>, args: ApproveArgs) -> u8 {
+    send_answer(socket, args.answer, true, args.remember)
+}
+
+/// `assent deny TOKEN` (a deny is never remembered).
+pub fn deny(socket: Option<PathBuf>, args: AnswerArgs) -> u8 {
+    send_answer(socket, args, false, Remember::Once)
+}
+
+fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember: Remember) -> u8 {
     let request = Request::Answer {
         token: args.token,
         allow,
         session: args.session,
         item: args.item,
+        remember,
     };
     match ask(socket, &request) {
         Ok(Response::Done) => exit::ALLOW,
@@ -191,4 +232,25 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         );
     }
     exit::ALLOW
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remember_flag() {
+        assert_eq!(parse_remember("once"), Ok(Remember::Once));
+        assert_eq!(parse_remember("session"), Ok(Remember::Session));
+        assert_eq!(parse_remember("always"), Ok(Remember::Always));
+        assert_eq!(parse_remember("1h"), Ok(Remember::For { secs: 3600 }));
+        assert_eq!(parse_remember("30m"), Ok(Remember::For { secs: 1800 }));
+        assert_eq!(
+            parse_remember("1day 2h"),
+            Ok(Remember::For { secs: 93_600 })
+        );
+        assert!(parse_remember("500ms").is_err());
+        assert!(parse_remember("forever").is_err());
+        assert!(parse_remember("").is_err());
+    }
 }

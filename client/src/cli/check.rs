@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use assent_client::protocol::{
-    CheckRequest, Context, Decided, Decision, Request, Response, Subject, TRUNCATE_COMMAND_AT,
-    Verdict,
+    CheckRequest, Context, Decided, Decision, Origin, Request, Response, Subject,
+    TRUNCATE_COMMAND_AT, Verdict,
 };
 use clap::Args;
 use serde::Serialize;
 
-use super::{OriginArg, exit, messages, wait};
+use super::{OriginArg, exit, messages, prompt, wait};
 
 /// Flags shared by everything that checks a command.
 #[derive(Debug, Args)]
@@ -128,16 +128,22 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
+    let origin: Origin = args.request.origin.into();
+    // A person's own line, waited for in words on a terminal: ask there too.
+    let tty = (origin == Origin::Interactive && !args.no_wait && !args.json)
+        .then(prompt::terminal)
+        .flatten();
     let request = CheckRequest {
         subject: shell_subject(&command, cwd),
-        origin: args.request.origin.into(),
+        origin,
         context: Context {
             session: args.request.session,
+            prompt: tty.is_some(),
             ..Context::default()
         },
         wait: !args.no_wait,
     };
-    gate(socket, request, args.json.then_some(command.as_str())).exit_code()
+    gate_prompting(socket, request, args.json.then_some(command.as_str()), tty).exit_code()
 }
 
 impl Outcome {
@@ -160,6 +166,17 @@ impl Outcome {
 /// outcome. With `json` (the command text), the outcome is printed as JSON on stdout instead of
 /// words on stderr.
 pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) -> Outcome {
+    gate_prompting(socket, request, json, None)
+}
+
+/// [`gate`], asking at `tty` too while the request is held (the request says `prompt`).
+fn gate_prompting(
+    socket: Option<PathBuf>,
+    request: CheckRequest,
+    json: Option<&str>,
+    tty: Option<std::fs::File>,
+) -> Outcome {
+    let prompt = tty.map(|tty| (tty, request.subject.summary()));
     let mut conn = match super::connect(socket) {
         Ok(conn) => conn,
         Err(code) => return Outcome::Failed(code),
@@ -200,7 +217,13 @@ pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) 
                 if json.is_none() {
                     messages::held(&verdict);
                 }
-                match wait::wait(&mut conn, &token, verdict.expires_in_ms, json.is_none()) {
+                let prompt = prompt.map(|(tty, subject)| prompt::Prompt {
+                    tty,
+                    level: verdict.level,
+                    subject,
+                });
+                let show = json.is_none();
+                match wait::wait_prompting(&mut conn, &token, verdict.expires_in_ms, show, prompt) {
                     wait::Waited::Decided(decided) => {
                         if json.is_none() {
                             messages::decided(&decided);

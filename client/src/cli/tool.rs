@@ -106,6 +106,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             session: args.session,
             requires_confirmation: args.requires_confirmation,
             confidence: args.confidence,
+            prompt: false,
         },
         wait: !args.no_wait,
     };

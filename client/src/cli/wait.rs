@@ -1,15 +1,24 @@
-//! Waiting for a held request: the time left on stderr, and Ctrl-C to withdraw it.
+//! Waiting for a held request: the time left on stderr, Ctrl-C to withdraw it, and for a
+//! person's own line the terminal prompt (`prompt.rs`).
 //!
 //! SIGINT, SIGTERM and SIGHUP are blocked only while waiting and read through a signalfd, so
 //! the wait is one `poll` on two descriptors and no signal handler (no unsafe). The previous
 //! mask is restored before returning, because `run` and `sh` exec the command next and a mask
 //! is inherited across exec.
+//!
+//! With a prompt, the terminal is a third descriptor in the same `poll`: the first of a key, the
+//! daemon's outcome (answered elsewhere) and Ctrl-C wins. A key is sent as
+//! [`Request::Prompted`] on this connection, and the outcome follows as for any answer; if the
+//! daemon refuses the terminal's answer, the refusal is printed and the wait goes on for the
+//! others.
 
 use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use assent_client::protocol::{Decided, Request, Response};
+
+use super::prompt::{Asking, Key, Prompt};
 use assent_client::{Connection, Error};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
@@ -39,13 +48,21 @@ impl Drop for MaskGuard {
     }
 }
 
-/// Wait for the outcome of `token` on `conn`.
-pub fn wait(conn: &mut Connection, token: &str, expires_in_ms: Option<u64>, show: bool) -> Waited {
+/// Wait for the outcome of `token` on `conn`, asking at the terminal too when `prompt` is given
+/// (the request must have been sent with `Context::prompt` set).
+pub fn wait_prompting(
+    conn: &mut Connection,
+    token: &str,
+    expires_in_ms: Option<u64>,
+    show: bool,
+    prompt: Option<Prompt>,
+) -> Waited {
     wait_for(
         conn,
         token,
         expires_in_ms,
         show,
+        prompt,
         |response| match response {
             Response::Decided(decided) => Ok(decided),
             other => Err(format!("{other:?}")),
@@ -65,6 +82,7 @@ pub fn wait_batch(
         token,
         expires_in_ms,
         show,
+        None,
         |response| match response {
             Response::BatchDecided(batch) => Ok(batch.items),
             other => Err(format!("{other:?}")),
@@ -78,6 +96,7 @@ fn wait_for<T>(
     token: &str,
     expires_in_ms: Option<u64>,
     show: bool,
+    prompt: Option<Prompt>,
     accept: impl Fn(Response) -> Result<T, String>,
 ) -> Waited<T> {
     let mut stop = SigSet::empty();
@@ -87,22 +106,40 @@ fn wait_for<T>(
     let guard = MaskGuard(stop.thread_swap_mask(SigmaskHow::SIG_BLOCK).ok());
     let signals = SignalFd::with_flags(&stop, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK).ok();
     let deadline = expires_in_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
-    let live = show && std::io::stderr().is_terminal();
+    let terminal = show && std::io::stderr().is_terminal();
     if show {
-        progress(token, deadline, live);
+        // Under a prompt the line is not updated: the prompt line is the live one.
+        progress(token, deadline, terminal && prompt.is_none());
     }
+    let mut asking = prompt.and_then(Asking::start);
+    let mut live = terminal && asking.is_none();
+    // A terminal answer was sent; an error reply is its refusal, not the end of the wait.
+    let mut prompted = false;
     let outcome = loop {
-        let (socket_ready, signalled) = {
+        // The prompt appears once the keyboard is quiet; poll no longer than that.
+        let prompt_due = asking.as_mut().and_then(Asking::tick);
+        let timeout = prompt_due
+            .and_then(|d| u16::try_from(d.as_millis().saturating_add(1)).ok())
+            .map_or(1000, |ms| ms.min(1000));
+        let (socket_ready, signalled, key_ready) = {
             let mut fds = vec![PollFd::new(conn.as_fd(), PollFlags::POLLIN)];
-            if let Some(signals) = &signals {
+            let signal_at = signals.as_ref().map(|signals| {
                 fds.push(PollFd::new(signals.as_fd(), PollFlags::POLLIN));
-            }
-            match poll(&mut fds, PollTimeout::from(1000u16)) {
+                fds.len() - 1
+            });
+            let tty_at = asking.as_ref().map(|asking| {
+                fds.push(PollFd::new(asking.tty().as_fd(), PollFlags::POLLIN));
+                fds.len() - 1
+            });
+            match poll(&mut fds, PollTimeout::from(timeout)) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                 Err(errno) => break Waited::Lost(Error::Io(errno.into())),
             }
-            let ready = |fd: &PollFd| fd.revents().is_some_and(|r| !r.is_empty());
-            (ready(&fds[0]), fds.get(1).is_some_and(ready))
+            let ready = |at: Option<usize>| {
+                at.and_then(|i| fds.get(i))
+                    .is_some_and(|fd| fd.revents().is_some_and(|r| !r.is_empty()))
+            };
+            (ready(Some(0)), ready(signal_at), ready(tty_at))
         };
         if signalled {
             // Consume it: a signal left pending would be delivered, and kill us, the moment the
@@ -110,16 +147,53 @@ fn wait_for<T>(
             if let Some(signals) = &signals {
                 while let Ok(Some(_)) = signals.read_signal() {}
             }
+            if let Some(asking) = asking.take() {
+                asking.clear();
+            }
             break cancel(conn, token);
         }
         if socket_ready {
-            break match conn.recv() {
-                Ok(response) => match accept(response) {
-                    Ok(outcome) => Waited::Decided(outcome),
-                    Err(other) => Waited::Lost(Error::Unexpected(other)),
-                },
-                Err(error) => Waited::Lost(error),
+            let response = match conn.recv() {
+                Ok(Response::Error(refused)) if prompted => {
+                    prompted = false;
+                    eprintln!("assent: the answer at the terminal was refused: {refused}");
+                    live = terminal;
+                    continue;
+                }
+                Ok(response) => response,
+                Err(error) => break Waited::Lost(error),
             };
+            if let Some(asking) = asking.take() {
+                asking.settled_elsewhere();
+            }
+            break match accept(response) {
+                Ok(outcome) => Waited::Decided(outcome),
+                Err(other) => Waited::Lost(Error::Unexpected(other)),
+            };
+        }
+        if key_ready && let Some(mut current) = asking.take() {
+            match current.read_key() {
+                Key::Ignored => asking = Some(current),
+                Key::Answer(choice) => {
+                    current.answered(choice);
+                    let answer = Request::Prompted {
+                        token: token.to_string(),
+                        allow: choice.allow,
+                        remember: choice.remember,
+                    };
+                    if let Err(error) = conn.send(&answer) {
+                        break Waited::Lost(error);
+                    }
+                    // The outcome follows at once; the time left is shown again only if the
+                    // daemon refuses this answer.
+                    prompted = true;
+                }
+                // The terminal went away: keep waiting for the other answers.
+                Key::Gone => {
+                    current.clear();
+                    live = terminal;
+                }
+            }
         }
         if live {
             progress(token, deadline, true);

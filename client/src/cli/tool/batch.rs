@@ -137,6 +137,7 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             session: args.session,
             requires_confirmation: args.requires_confirmation,
             confidence: args.confidence,
+            prompt: false,
         },
         wait: !args.no_wait,
     });

@@ -1,0 +1,166 @@
+//! `assent rules` and `assent forget`: the remembered approvals (an allow answered "session",
+//! "always" or for a while) and their removal.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
+
+use assent_client::protocol::{RememberedRule, Request, Response, RuleScope};
+use clap::Args;
+
+use super::admin::{ask, print_json};
+use super::{exit, messages};
+
+/// `assent forget`.
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// The remembered approval's id (`r_…`, from `assent rules`).
+    #[arg(
+        required_unless_present = "all",
+        conflicts_with = "all",
+        value_name = "ID"
+    )]
+    id: Option<String>,
+    /// Forget all of yours (everyone's, as root).
+    #[arg(long)]
+    all: bool,
+}
+
+/// `assent rules`.
+pub fn rules(socket: Option<PathBuf>, json: bool) -> u8 {
+    let list = match ask(socket, &Request::Rules) {
+        Ok(Response::Rules(list)) => list,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return exit::UNAVAILABLE;
+        }
+        Err(code) => return code,
+    };
+    if json {
+        print_json(&list);
+        return exit::ALLOW;
+    }
+    let mut out = std::io::stdout().lock();
+    if list.rules.is_empty() && list.omitted == 0 {
+        let _ = writeln!(out, "no remembered approvals");
+    }
+    for rule in &list.rules {
+        let _ = writeln!(out, "{}", heading(rule));
+        let _ = writeln!(out, "    {}", one_line(&rule.signature));
+    }
+    if list.omitted > 0 {
+        let _ = writeln!(
+            out,
+            "and {} more remembered approvals that did not fit in one reply",
+            list.omitted
+        );
+    }
+    exit::ALLOW
+}
+
+/// `assent forget ID|--all`.
+pub fn forget(socket: Option<PathBuf>, args: ForgetArgs) -> u8 {
+    let id = if args.all { None } else { args.id };
+    match ask(socket, &Request::Forget { id }) {
+        Ok(Response::Forgot { removed }) => {
+            let noun = if removed == 1 {
+                "approval"
+            } else {
+                "approvals"
+            };
+            println!("forgot {removed} remembered {noun}");
+            exit::ALLOW
+        }
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            exit::UNAVAILABLE
+        }
+        Err(code) => code,
+    }
+}
+
+/// `r_0123abcd  always  uid 1000  since 2026-05-01 12:00 UTC  3 uses`.
+fn heading(rule: &RememberedRule) -> String {
+    let uses = if rule.uses == 1 { "use" } else { "uses" };
+    format!(
+        "{}  {}  uid {}  since {}  {} {uses}",
+        rule.id,
+        scope(&rule.scope),
+        rule.uid,
+        when(rule.created_ms),
+        rule.uses
+    )
+}
+
+/// The scope in words.
+fn scope(scope: &RuleScope) -> String {
+    match scope {
+        RuleScope::SessionLabel { label } => format!("session {}", one_line(label)),
+        RuleScope::LoginSession { sid } => format!("login session {sid}"),
+        RuleScope::Until { ms } => format!("until {}", when(*ms)),
+        RuleScope::Always => "always".to_string(),
+    }
+}
+
+/// `2026-11-22 14:00 UTC`.
+fn when(ms: u64) -> String {
+    let rfc = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(ms)).to_string();
+    // 2026-11-22T14:00:00Z
+    match (rfc.get(..10), rfc.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => rfc,
+    }
+}
+
+/// Control characters escaped, so a signature (a command may span lines) stays one line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_in_words() {
+        let label = RuleScope::SessionLabel {
+            label: "conv-123".into(),
+        };
+        assert_eq!(scope(&label), "session conv-123");
+        assert_eq!(
+            scope(&RuleScope::LoginSession { sid: 4242 }),
+            "login session 4242"
+        );
+        let until = RuleScope::Until {
+            ms: 1_795_356_000_000,
+        };
+        assert_eq!(scope(&until), "until 2026-11-22 14:00 UTC");
+        assert_eq!(scope(&RuleScope::Always), "always");
+    }
+
+    #[test]
+    fn a_rule_is_two_lines() {
+        let rule = RememberedRule {
+            id: "r_0123abcd".into(),
+            uid: 1000,
+            scope: RuleScope::Always,
+            signature: "printf 'a\nb' in /tmp".into(),
+            created_ms: 0,
+            uses: 1,
+        };
+        assert_eq!(
+            heading(&rule),
+            "r_0123abcd  always  uid 1000  since 1970-01-01 00:00 UTC  1 use"
+        );
+        assert_eq!(one_line(&rule.signature), "printf 'a\\nb' in /tmp");
+    }
+}
