@@ -17,9 +17,13 @@
 #
 # What it cannot see: functions and aliases defined earlier run commands the typed line does not
 # show (only an alias in first position is expanded for the check), and `bash -c`, scripts and
-# programs started by the line are not interactive lines. Safe lines cost one `assent check` and
-# no other process. When the daemon is unreachable it warns once and lets lines run (fail open);
-# ASSENT_FAIL_CLOSED=1 refuses them instead. All names start with __assent_.
+# programs started by the line are not interactive lines. With the `assent_check` loadable
+# builtin (libassent_bash.so, found next to the client or in /usr/lib/assent; $ASSENT_BUILTIN
+# names it, `off` never loads it) a line is checked from inside bash and an allowed or denied
+# line starts no process; a held one is waited for by `assent __resume` on the connection the
+# shell opened. Without it, each line costs one `assent check` and no other process. When the
+# daemon is unreachable it warns once and lets lines run (fail open); ASSENT_FAIL_CLOSED=1
+# refuses them instead. All names start with __assent_.
 
 if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) true ;; *) false ;; esac; then
   __assent_loaded=1
@@ -58,6 +62,9 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
       __assent_ready=       # extdebug and the trap are set (at the first prompt)
       __assent_off=         # switched off in this shell
       __assent_down=        # the gate was unreachable at the last check
+      __assent_fd=          # a held line's connection, left by the builtin
+      __assent_token=       # and its token
+      __assent_expires=     # and the milliseconds it had left
       __assent_ignorespace= # the user asked for ignorespace, which history 1 cannot honour
       __assent_histignore=  # the user's HISTIGNORE, applied by hand after the check
       __assent_nohist_seq=-1
@@ -240,16 +247,36 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
 
       # Ask the gate about one line: 0 to run it, 1 not to.
       __assent_check() {
-        local __assent_status=0 __assent_start=${EPOCHREALTIME//[!0-9]/}
+        local __assent_status=0 __assent_start=
         if [[ -n $__assent_down ]]; then
           # Down at the last check: look quietly first, so the warning is not repeated.
-          if ! "$__assent_bin" status >/dev/null 2>&1; then
+          if [[ -n $__assent_builtin ]]; then
+            assent_check --ping || __assent_status=$?
+          else
+            "$__assent_bin" status >/dev/null 2>&1 || __assent_status=$?
+          fi
+          if ((__assent_status != 0)); then
             __assent_unavailable
             return
           fi
           __assent_down=
           printf 'assent: the gate is back; lines are checked again\n' >&2
         fi
+        if [[ -n $__assent_builtin ]]; then
+          # The same request from inside the shell: no process for an allowed or denied line.
+          assent_check --session "bash-$$" --cwd "$PWD" -- "$1" || __assent_status=$?
+          case $__assent_status in
+            0) return 0 ;;
+            1 | 130) return 1 ;;
+            3)
+              __assent_resume "$1"
+              return
+              ;;
+          esac
+          __assent_unavailable
+          return
+        fi
+        __assent_start=${EPOCHREALTIME//[!0-9]/}
         "$__assent_bin" check --origin interactive --session "bash-$$" --cwd "$PWD" -- "$1" || __assent_status=$?
         case $__assent_status in
           0) return 0 ;;
@@ -264,6 +291,44 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
         esac
         __assent_unavailable
       }
+
+      # The builtin left the line held, its connection open in this shell: `assent __resume`
+      # waits on that connection as `assent check` would (the time left, Ctrl-C withdraws it),
+      # then this shell closes its copy, and asks at the terminal as `assent check` would. $1 is
+      # the line, for the prompt. 0 to run the line; anything else, including the gate going
+      # away while the line was held, does not run it.
+      __assent_resume() {
+        local __assent_status=0
+        "$__assent_bin" __resume ${__assent_expires:+--expires "$__assent_expires"} ${__assent_level:+--level "$__assent_level"} "$__assent_token" -- "$1" >&"$__assent_fd" || __assent_status=$?
+        exec {__assent_fd}>&-
+        return "$__assent_status"
+      }
+
+      # The assent_check builtin (shell-hook/builtin/) asks the gate from inside bash, without
+      # the fork and exec that cost most of a line's check. $ASSENT_BUILTIN names it (`off`:
+      # never load it); else it is looked for next to the client, then where the package puts
+      # it. Without it, or if bash cannot load it, lines are checked with `assent check`.
+      __assent_load_builtin() {
+        local __assent_so=${ASSENT_BUILTIN-}
+        [[ $__assent_so == off ]] && return 0
+        if [[ -z $__assent_so ]]; then
+          if [[ $__assent_bin == */* && -f ${__assent_bin%/*}/libassent_bash.so ]]; then
+            __assent_so=${__assent_bin%/*}/libassent_bash.so
+          elif [[ -f /usr/lib/assent/libassent_bash.so ]]; then
+            __assent_so=/usr/lib/assent/libassent_bash.so
+          else
+            return 0
+          fi
+        fi
+        if enable -f "$__assent_so" assent_check 2>/dev/null; then
+          __assent_builtin=1
+        elif [[ -n ${ASSENT_BUILTIN-} ]]; then
+          printf 'assent: could not load the builtin %s; lines are checked with %s\n' "$__assent_so" "$__assent_bin" >&2
+        fi
+        return 0
+      }
+      __assent_builtin=
+      __assent_load_builtin
 
       __assent_unavailable() {
         if [[ ${ASSENT_FAIL_CLOSED-} == 1 ]]; then

@@ -49,6 +49,15 @@ impl Connection {
         })
     }
 
+    /// A connection on a socket another process connected and handed over (the bash builtin
+    /// leaves a held request's connection to `assent __resume`).
+    pub fn from_fd(fd: OwnedFd) -> Self {
+        Connection {
+            fd,
+            buf: vec![0; MAX_MESSAGE_LEN + 1],
+        }
+    }
+
     /// Send one request.
     pub fn send(&mut self, request: &Request) -> Result<(), Error> {
         let packet = codec::encode_request(request)?;

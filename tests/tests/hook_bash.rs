@@ -78,6 +78,9 @@ impl Bash {
             ),
             ("ASSENT_SOCKET".into(), socket.display().to_string()),
             ("ASSENT_BIN".into(), assent_bin.display().to_string()),
+            // These tests cover the process path (`assent check` per line), the fallback when
+            // the builtin is missing; tests/hook_builtin.rs covers the builtin.
+            ("ASSENT_BUILTIN".into(), "off".into()),
         ];
         vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let pane = Pane::start(
@@ -159,6 +162,9 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
 fn a_safe_line_runs_and_is_checked_once() {
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
+    sh.pane
+        .line(r#"echo "KIND-[$(type -t assent_check)]-$((2+3))""#);
+    sh.pane.wait_text("KIND-[]-5");
     sh.pane.line(r#"echo "SAFE-$((40+2))""#);
     sh.pane.wait_text("SAFE-42");
     assert_eq!(

@@ -1,0 +1,443 @@
+//! The bash hook with its loadable builtin (`shell-hook/builtin/`, `libassent_bash.so`): the
+//! line is checked from inside bash, no process for an allowed or denied line, and a held line
+//! is waited for by `assent __resume` on the connection the shell itself opened.
+//!
+//! Safety: these shells are real. Every line typed here is harmless even if the hook fails open:
+//! `rm` is a fake on the shell's PATH that only writes a marker file (each test checks `type rm`
+//! before typing a line with it), and its target does not exist anyway.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use assent_client::protocol::{Request, Response};
+use assent_tests::tmux::{Pane, fake_program, markers};
+use assent_tests::{
+    Options, TestDaemon, assent, binary, in_new_session, our_command, pending_tokens, run_bounded,
+    wait_until,
+};
+
+/// A line the analyser finds destructive, harmless here.
+const RISKY: &str = "rm -rf /nonexistent-assent-test/victim";
+/// What the fake `rm` writes when that line runs.
+const RAN: &str = "FAKE-rm -rf /nonexistent-assent-test/victim";
+
+/// The builtin, built for this test run next to the `assent` it goes with (where the hook
+/// looks for it).
+fn builtin_so() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let assent = binary("assent");
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("the tests crate sits in the workspace")
+                .join("Cargo.toml");
+            let status = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "assent-bash", "--manifest-path"])
+                .arg(&manifest)
+                .stdin(Stdio::null())
+                .status();
+            assert!(
+                matches!(status, Ok(s) if s.success()),
+                "cargo build -p assent-bash: {status:?}"
+            );
+            let so = assent
+                .parent()
+                .expect("the binary is in a directory")
+                .join("libassent_bash.so");
+            assert!(so.is_file(), "{} is not built", so.display());
+            so
+        })
+        .clone()
+}
+
+/// An interactive bash with the hook, its own HOME, PATH and rc file in a temporary directory.
+struct Bash {
+    pane: Pane,
+    dir: tempfile::TempDir,
+}
+
+impl Bash {
+    /// Start bash on `socket`; `env` is added to (or overrides) the shell's environment. The
+    /// builtin is built first; without `ASSENT_BUILTIN` the hook finds it next to `assent`.
+    fn start(socket: &Path, env: &[(&str, &str)]) -> Bash {
+        builtin_so();
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let t = dir.path();
+        for sub in ["home", "work", "run"] {
+            std::fs::create_dir_all(t.join(sub)).expect("the test directories can be made");
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(t.join("run"), std::fs::Permissions::from_mode(0o700))
+            .expect("the runtime directory is ours");
+        fake_program(&t.join("bin"), "rm", &t.join("markers"));
+        let assent_bin = binary("assent");
+        let rc = format!(
+            "PS1='$ '\n\
+             HISTFILE='{t}/home/.bash_history'\n\
+             HISTSIZE=1000\n\
+             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
+             cd '{t}/work'\n\
+             echo \"RC-READY-[$(type -t assent_check)]\"\n",
+            t = t.display()
+        );
+        let rc_path = t.join("rc.bash");
+        std::fs::write(&rc_path, rc).expect("the rc file is written");
+        let path = format!(
+            "{}:{}:/usr/bin:/bin",
+            t.join("bin").display(),
+            assent_bin
+                .parent()
+                .expect("the binary is in a directory")
+                .display()
+        );
+        let mut vars: Vec<(String, String)> = vec![
+            ("HOME".into(), t.join("home").display().to_string()),
+            ("PATH".into(), path),
+            ("TERM".into(), "screen".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            (
+                "XDG_RUNTIME_DIR".into(),
+                t.join("run").display().to_string(),
+            ),
+            ("ASSENT_SOCKET".into(), socket.display().to_string()),
+            ("ASSENT_BIN".into(), assent_bin.display().to_string()),
+        ];
+        vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let pane = Pane::start(
+            t,
+            &vars,
+            &[
+                "/usr/bin/bash",
+                "--noprofile",
+                "--rcfile",
+                rc_path.to_str().expect("a UTF-8 path"),
+                "-i",
+            ],
+        );
+        pane.wait_text("RC-READY");
+        Bash { pane, dir }
+    }
+
+    fn marker_file(&self) -> PathBuf {
+        self.dir.path().join("markers")
+    }
+
+    /// Make sure `rm` in this shell is the fake before typing a line that uses it.
+    fn expect_fake_rm(&self) {
+        let fake = format!("rm is {}/bin/rm", self.dir.path().display());
+        self.pane.line("type rm");
+        self.pane.wait_text(&fake);
+    }
+
+    /// Make sure the check is the builtin in this shell (as the rc file saw it once the hook
+    /// was loaded: a typed line may not run at all).
+    fn expect_builtin(&self) {
+        self.pane.wait_text("RC-READY-[builtin]");
+    }
+
+    /// The shell's own pid.
+    fn pid(&self) -> i32 {
+        self.pane.line(r#"echo "SHELLPID-$$-""#);
+        let screen = self
+            .pane
+            .wait_for("the shell's pid", Duration::from_secs(10), |s| {
+                shell_pid(s).is_some()
+            });
+        shell_pid(&screen).expect("the pid is on the screen")
+    }
+
+    fn ran(&self) -> bool {
+        markers(&self.marker_file()).contains(RAN)
+    }
+}
+
+/// The pid printed as `SHELLPID-<pid>-` (the output, not the typed `$$`).
+fn shell_pid(screen: &str) -> Option<i32> {
+    screen.match_indices("SHELLPID-").find_map(|(at, _)| {
+        let rest = &screen[at + "SHELLPID-".len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    })
+}
+
+/// The audit events whose text contains `needle`, once the first has been written.
+fn audited(daemon: &TestDaemon, needle: &str) -> Vec<serde_json::Value> {
+    let audit = daemon.state_dir().join("audit.jsonl");
+    let events = || -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&audit)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains(needle))
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    wait_until(Duration::from_secs(5), || !events().is_empty());
+    // Writes are asynchronous: give a second event the time to show up if there is one.
+    std::thread::sleep(Duration::from_millis(300));
+    events()
+}
+
+/// The one held request's token and requester pid, once it is there.
+fn held(daemon: &TestDaemon) -> (String, i32) {
+    let mut conn = daemon.connect();
+    let mut items = Vec::new();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            items = match conn.request(&Request::ListPending) {
+                Ok(Response::Pending(list)) => list.items,
+                other => panic!("expected the pending list, got {other:?}"),
+            };
+            !items.is_empty()
+        }),
+        "nothing was held"
+    );
+    assert_eq!(items.len(), 1, "one line, one held request: {items:?}");
+    let item = items.remove(0);
+    (item.token, item.pid)
+}
+
+/// Answer as a person at another terminal: `assent approve|deny TOKEN` in a session of its own.
+fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
+    let verb = if allow { "approve" } else { "deny" };
+    let mut command = assent(daemon.socket());
+    command.args([verb, token]);
+    let output = run_bounded(in_new_session(&mut command));
+    assert!(
+        output.status.success(),
+        "assent {verb}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Whether the descriptor the builtin left for the last held line is still open in the shell.
+fn held_fd_open(sh: &Bash) -> bool {
+    sh.pane.line(
+        r#"if [[ -e /proc/$$/fd/$__assent_fd ]]; then echo "FD-OPEN-$((1+1))"; else echo "FD-SHUT-$((1+1))"; fi"#,
+    );
+    let screen = sh
+        .pane
+        .wait_for("the fd check", Duration::from_secs(10), |s| {
+            s.contains("FD-OPEN-2") || s.contains("FD-SHUT-2")
+        });
+    screen.contains("FD-OPEN-2")
+}
+
+#[test]
+fn a_safe_line_is_checked_by_the_builtin_with_the_shell_as_requester() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.pane.line("type assent_check");
+    sh.pane.wait_text("assent_check is a shell builtin");
+    let pid = sh.pid();
+    sh.pane.line(r#"echo "SAFE-$((40+2))""#);
+    sh.pane.wait_text("SAFE-42");
+    let events = audited(&daemon, "SAFE-$((40+2))");
+    assert_eq!(events.len(), 1, "checked exactly once: {events:?}");
+    // The requester is bash itself: no process was started to ask.
+    assert_eq!(events[0]["pid"], pid, "{events:?}");
+    assert_eq!(events[0]["origin"], "interactive", "{events:?}");
+}
+
+#[test]
+fn a_line_denied_by_policy_shows_the_reason_is_skipped_and_stays_in_history() {
+    let daemon = TestDaemon::with(Options {
+        policy: Some(
+            "[levels]\ndestructive = { interactive = \"deny\", automation = \"deny\" }\n".into(),
+        ),
+        ..Options::default()
+    });
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.expect_fake_rm();
+    let typed = format!(r#"{RISKY} && echo "AFTER-$((1+1))""#);
+    sh.pane.line(&typed);
+    // The reason and its findings, as `assent check` prints them.
+    sh.pane.wait_text("assent: denied (destructive)");
+    sh.pane.wait_text("  - destructive [");
+    sh.pane.line(r#"echo "NEXT-$((2+2))""#);
+    sh.pane.wait_text("NEXT-4");
+    sh.pane.line("history 3");
+    let screen = sh.pane.wait_count(&typed, 2);
+    assert!(!sh.ran(), "the denied line ran");
+    assert!(
+        !screen.contains("AFTER-2"),
+        "the rest of a denied line ran:\n{screen}"
+    );
+    assert!(pending_tokens(&mut daemon.connect()).is_empty());
+}
+
+#[test]
+fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    let pid = sh.pid();
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    let (token, requester) = held(&daemon);
+    assert_eq!(requester, pid, "the shell itself is the requester");
+    sh.pane.wait_text("assent: held for approval (destructive)");
+    sh.pane.wait_text("waiting for approval");
+    assert!(!sh.ran(), "a held line must not run before the approval");
+    answer(&daemon, &token, true);
+    sh.pane.wait_text("AFTER-2");
+    sh.pane.wait_text("assent: allowed");
+    assert!(
+        sh.ran(),
+        "the approved line ran: {}",
+        markers(&sh.marker_file())
+    );
+    assert!(!held_fd_open(&sh), "the shell closed the held connection");
+    let events = audited(&daemon, RISKY);
+    assert!(
+        events.iter().all(|e| e["pid"] == pid),
+        "every event of the held line is the shell's own request: {events:?}"
+    );
+}
+
+#[test]
+fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    held(&daemon);
+    // `assent __resume` asks, as `assent check --origin interactive` does on a terminal.
+    sh.pane
+        .wait_text("[y] once  [s] session  [a] always  [N] deny: ");
+    assert!(!sh.ran(), "a held line must not run before the answer");
+    sh.pane.type_text("y");
+    sh.pane.wait_text("AFTER-2");
+    let screen = sh.pane.wait_text("allowed at the terminal");
+    assert!(screen.contains("allow once"), "{screen}");
+    assert!(sh.ran(), "the line ran: {}", markers(&sh.marker_file()));
+    assert!(!held_fd_open(&sh), "the shell closed the held connection");
+}
+
+#[test]
+fn a_held_line_denied_from_another_session_does_not_run() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.expect_fake_rm();
+    sh.pane.line(&format!(r#"{RISKY}; echo "SEMI-$((3+3))""#));
+    let (token, _) = held(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "NEXT-$((2+2))""#);
+    let screen = sh.pane.wait_text("NEXT-4");
+    assert!(!sh.ran(), "the denied line ran");
+    assert!(!screen.contains("SEMI-6"), "{screen}");
+}
+
+#[test]
+fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    held(&daemon);
+    sh.pane.wait_text("waiting for approval");
+    sh.pane.keys(&["C-c"]);
+    sh.pane.wait_text("cancelled");
+    sh.pane.line(r#"echo "ALIVE-$((5+5))""#);
+    let screen = sh.pane.wait_text("ALIVE-10");
+    assert!(!sh.ran(), "a cancelled line ran");
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+    assert!(
+        pending_tokens(&mut daemon.connect()).is_empty(),
+        "the request was withdrawn"
+    );
+    assert!(!held_fd_open(&sh), "the shell closed the held connection");
+}
+
+#[test]
+fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let link = dir.path().join("gate.sock");
+    let sh = Bash::start(&link, &[]);
+    sh.expect_builtin();
+    sh.pane.line(r#"echo "DOWN-$((1+1))""#);
+    sh.pane.wait_text("DOWN-2");
+    sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
+    let screen = sh.pane.wait_text("DOWN2-4");
+    assert_eq!(
+        screen.matches("the gate is unavailable").count(),
+        1,
+        "{screen}"
+    );
+
+    let daemon = TestDaemon::start();
+    std::os::unix::fs::symlink(daemon.socket(), &link).expect("the socket link is made");
+    sh.pane.line(r#"echo "BACK-$((3+3))""#);
+    sh.pane.wait_text("BACK-6");
+    sh.pane.wait_text("the gate is back");
+    assert_eq!(audited(&daemon, "BACK-$((3+3))").len(), 1);
+}
+
+#[test]
+fn fail_closed_refuses_lines_while_the_daemon_is_down() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let sh = Bash::start(
+        &dir.path().join("none.sock"),
+        &[("ASSENT_FAIL_CLOSED", "1")],
+    );
+    sh.expect_builtin();
+    sh.pane.line(r#"echo "CLOSED-$((1+1))""#);
+    sh.pane
+        .wait_text("ASSENT_FAIL_CLOSED=1: the line was not run");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!sh.pane.screen().contains("CLOSED-2"));
+}
+
+/// A file bash cannot load as a builtin: the hook says so and checks lines with `assent check`.
+#[test]
+fn a_builtin_that_does_not_load_falls_back_to_the_client() {
+    let daemon = TestDaemon::start();
+    let not_a_library = tempfile::NamedTempFile::new().expect("a temporary file");
+    let path = not_a_library.path().display().to_string();
+    let sh = Bash::start(daemon.socket(), &[("ASSENT_BUILTIN", &path)]);
+    sh.pane.wait_text("could not load the builtin");
+    let pid = sh.pid();
+    sh.pane
+        .line(r#"echo "KIND-[$(type -t assent_check)]-$((2+3))""#);
+    sh.pane.wait_text("KIND-[]-5");
+    sh.pane.line(r#"echo "FALLBACK-$((4+4))""#);
+    sh.pane.wait_text("FALLBACK-8");
+    let events = audited(&daemon, "FALLBACK-$((4+4))");
+    assert_eq!(events.len(), 1, "checked exactly once: {events:?}");
+    assert_ne!(events[0]["pid"], pid, "checked by a client process");
+}
+
+/// `ASSENT_BUILTIN=off` keeps the process path even where the builtin is installed.
+#[test]
+fn off_keeps_the_client() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[("ASSENT_BUILTIN", "off")]);
+    sh.pane
+        .line(r#"echo "KIND-[$(type -t assent_check)]-$((2+3))""#);
+    let screen = sh.pane.wait_text("KIND-[]-5");
+    assert!(!screen.contains("could not load"), "{screen}");
+}
+
+/// `assent __resume` waits only on a connection handed to it on stdout; anything else is a
+/// usage error, and so not an allowed line.
+#[test]
+fn resume_refuses_a_stdout_that_is_not_a_connection() {
+    let output = run_bounded(our_command("assent").args(["__resume", "--expires", "1000", "pa_0"]));
+    assert_eq!(output.status.code(), Some(64), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("stdout is not a connection"),
+        "{output:?}"
+    );
+}
