@@ -1,0 +1,660 @@
+//! What a notification says: summary, body and buttons for a held request, a batch, one item of
+//! a batch under review, and the "missed request" notice.
+//!
+//! Pure functions of the daemon's data and the server's capabilities, so every wording is
+//! unit-tested here. Everything shown comes from the daemon; the command, cwd, session label
+//! and findings are the requester's data, so they are cleaned (control and bidirectional
+//! characters made visible), shortened, and escaped when the server reads markup.
+
+use std::time::Duration;
+
+use assent_client::protocol::{Level, Origin, PendingBatchItem, PendingItem};
+
+/// The longest command shown, in characters; longer ones keep their head and tail.
+pub const MAX_COMMAND_CHARS: usize = 400;
+/// The most lines of a multi-line command shown.
+pub const MAX_COMMAND_LINES: usize = 6;
+/// The most findings listed under a command.
+pub const MAX_FINDINGS: usize = 4;
+/// The most batch items listed in a batch's notification.
+pub const MAX_BATCH_LINES: usize = 6;
+
+/// Action keys: what the notification server sends back in `ActionInvoked`.
+pub mod action {
+    /// Allow this request once.
+    pub const ALLOW_ONCE: &str = "allow-once";
+    /// Allow it and identical requests for the requester's session.
+    pub const ALLOW_SESSION: &str = "allow-session";
+    /// Allow it and identical requests until forgotten.
+    pub const ALLOW_ALWAYS: &str = "allow-always";
+    /// Deny it (always once).
+    pub const DENY: &str = "deny";
+    /// A batch: allow every held item once.
+    pub const ALLOW_ALL: &str = "allow-all";
+    /// A batch: deny every held item.
+    pub const DENY_ALL: &str = "deny-all";
+    /// A batch: one notification per item instead.
+    pub const REVIEW: &str = "review";
+}
+
+/// What the notification server can do, from `GetCapabilities`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// It shows action buttons.
+    pub actions: bool,
+    /// It reads the body as markup (`<b>`, `<i>`, entities).
+    pub body_markup: bool,
+}
+
+impl Caps {
+    /// From the capability strings a server returns.
+    pub fn from_list(list: &[String]) -> Caps {
+        Caps {
+            actions: list.iter().any(|c| c == "actions"),
+            body_markup: list.iter().any(|c| c == "body-markup"),
+        }
+    }
+}
+
+impl Default for Caps {
+    /// What the specification makes every server do: neither.
+    fn default() -> Caps {
+        Caps {
+            actions: false,
+            body_markup: false,
+        }
+    }
+}
+
+/// Notification urgency (the `urgency` hint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Urgency {
+    /// Normal.
+    Normal = 1,
+    /// Critical: destructive and forbidden requests.
+    Critical = 2,
+}
+
+/// One notification, ready for `Notify`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The one-line summary.
+    pub summary: String,
+    /// The body (markup when the server reads it, else plain text).
+    pub body: String,
+    /// Buttons as (key, label), in order.
+    pub actions: Vec<(&'static str, &'static str)>,
+    /// Its urgency.
+    pub urgency: Urgency,
+    /// Milliseconds until the server may close it; `-1` for the server's default.
+    pub expire_ms: i32,
+}
+
+/// How a person is shown the requesting program: known agents by name, shells as the person
+/// at the terminal, anything else by its process name.
+pub fn program_name(program: &str, origin: Origin) -> String {
+    match program {
+        "claude" => "Claude Code".into(),
+        "codex" => "Codex".into(),
+        "gemini" => "Gemini CLI".into(),
+        "bash" | "zsh" | "sh" | "dash" | "fish" => "Your terminal".into(),
+        "" if origin == Origin::Interactive => "Your terminal".into(),
+        "" => "A program".into(),
+        other => clean(other, 32),
+    }
+}
+
+/// "a destructive command" and the like, for a summary.
+fn what(level: Level, origin: Origin) -> &'static str {
+    let tool = origin == Origin::Tool;
+    match (level, tool) {
+        (Level::Safe, false) => "run a command",
+        (Level::Safe, true) => "use a tool",
+        (Level::Moderate, false) => "run a command that changes things",
+        (Level::Moderate, true) => "use a tool that changes things",
+        (Level::Opaque, false) => "run a command assent cannot analyse",
+        (Level::Opaque, true) => "use a tool assent cannot analyse",
+        (Level::Destructive, false) => "run a destructive command",
+        (Level::Destructive, true) => "use a destructive tool",
+        (Level::Forbidden, false) => "run a forbidden command",
+        (Level::Forbidden, true) => "use a forbidden tool",
+    }
+}
+
+fn urgency(level: Level) -> Urgency {
+    if level >= Level::Destructive {
+        Urgency::Critical
+    } else {
+        Urgency::Normal
+    }
+}
+
+/// `expire_timeout` for a notification shown with `left` to go: the time left, at least 1 ms
+/// (0 would mean "never expires").
+fn expire_ms(left: Duration) -> i32 {
+    i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1)
+}
+
+/// Text with control and bidirectional-override characters replaced by U+FFFD, so that what
+/// is shown is what runs (a right-to-left override can make `rm -rf ~` read as something
+/// else), cut to at most `max` characters with its head and tail kept.
+pub fn clean(text: &str, max: usize) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if (c.is_control() && c != '\n' && c != '\t') || bidi {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    shorten(&cleaned, max)
+}
+
+/// At most `max` characters: the first two thirds and the last third around " … ".
+pub fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(3);
+    let head = keep * 2 / 3;
+    let tail = keep - head;
+    let mut out: String = text.chars().take(head).collect();
+    out.push_str(" … ");
+    out.extend(text.chars().skip(count - tail));
+    out
+}
+
+/// A command for the body: cleaned, at most [`MAX_COMMAND_LINES`] lines and
+/// [`MAX_COMMAND_CHARS`] characters.
+pub fn command_text(command: &str) -> String {
+    let lines: Vec<&str> = command.lines().collect();
+    let text = if lines.len() > MAX_COMMAND_LINES {
+        let mut kept = lines[..MAX_COMMAND_LINES].join("\n");
+        kept.push_str(&format!(
+            "\n… ({} more lines)",
+            lines.len() - MAX_COMMAND_LINES
+        ));
+        kept
+    } else {
+        command.to_string()
+    };
+    clean(&text, MAX_COMMAND_CHARS)
+}
+
+/// Escape for the notification body markup (a small subset of XML).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// "4 min 59 s", "12 s".
+pub fn time_left(left: Duration) -> String {
+    let secs = left.as_secs();
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// Builds a body line by line, escaping when the server reads markup.
+struct Body {
+    markup: bool,
+    text: String,
+}
+
+impl Body {
+    fn new(caps: Caps) -> Body {
+        Body {
+            markup: caps.body_markup,
+            text: String::new(),
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        if self.markup {
+            self.text.push_str(&escape(text));
+        } else {
+            self.text.push_str(text);
+        }
+    }
+
+    /// A line in bold where the server reads markup.
+    fn bold(&mut self, text: &str) {
+        if self.markup {
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text.push_str("<b>");
+            self.text.push_str(&escape(text));
+            self.text.push_str("</b>");
+        } else {
+            self.line(text);
+        }
+    }
+
+    fn findings(&mut self, findings: &[assent_client::protocol::Finding]) {
+        let mut seen: Vec<&str> = Vec::new();
+        for finding in findings {
+            if !seen.contains(&finding.message.as_str()) {
+                seen.push(&finding.message);
+            }
+        }
+        for message in seen.iter().take(MAX_FINDINGS) {
+            self.line(&format!("• {}", clean(message, 160)));
+        }
+        if seen.len() > MAX_FINDINGS {
+            self.line(&format!("• and {} more", seen.len() - MAX_FINDINGS));
+        }
+    }
+
+    /// The requester line: program, pid, session label, and the time left.
+    fn requester(&mut self, item: &PendingItem, left: Duration) {
+        let mut who = format!(
+            "{} (pid {}",
+            program_name(&item.program, item.origin),
+            item.pid
+        );
+        if let Some(session) = &item.session {
+            who.push_str(&format!(", session {}", clean(session, 40)));
+        }
+        who.push_str(&format!(") · {} left", time_left(left)));
+        self.line(&who);
+    }
+
+    /// Without buttons, say how to answer instead.
+    fn no_actions(&mut self, caps: Caps, token: &str) {
+        if !caps.actions {
+            self.line(&format!(
+                "This notification server shows no buttons: answer with `assent approve {token}` or `assent deny {token}`."
+            ));
+        }
+    }
+}
+
+/// The four answers to a single request (or one item under review).
+const REQUEST_ACTIONS: [(&str, &str); 4] = [
+    (action::ALLOW_ONCE, "Allow once"),
+    (action::ALLOW_SESSION, "Allow for this session"),
+    (action::ALLOW_ALWAYS, "Always allow"),
+    (action::DENY, "Deny"),
+];
+
+/// The three answers to a batch.
+const BATCH_ACTIONS: [(&str, &str); 3] = [
+    (action::ALLOW_ALL, "Allow all"),
+    (action::DENY_ALL, "Deny all"),
+    (action::REVIEW, "Review"),
+];
+
+fn actions(caps: Caps, list: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    if caps.actions {
+        list.to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The notification for a held request; `count` identical requests share it.
+pub fn request(item: &PendingItem, count: usize, left: Duration, caps: Caps) -> Note {
+    let mut body = Body::new(caps);
+    body.bold(&command_text(&item.subject));
+    if let Some(cwd) = &item.cwd {
+        body.line(&format!("in {}", clean(cwd, 120)));
+    }
+    body.findings(&item.findings);
+    body.requester(item, left);
+    if count > 1 {
+        body.line(&format!("{count} identical requests: one answer for all"));
+    }
+    body.no_actions(caps, &item.token);
+    Note {
+        summary: format!(
+            "{} wants to {}",
+            program_name(&item.program, item.origin),
+            what(item.level, item.origin)
+        ),
+        body: body.text,
+        actions: actions(caps, &REQUEST_ACTIONS),
+        urgency: urgency(item.level),
+        expire_ms: expire_ms(left),
+    }
+}
+
+/// The notification for a batch: its items, and Allow all / Deny all / Review.
+pub fn batch(item: &PendingItem, left: Duration, caps: Caps) -> Note {
+    let mut body = Body::new(caps);
+    for entry in item.items.iter().take(MAX_BATCH_LINES) {
+        body.line(&format!(
+            "{}. {} ({})",
+            entry.item,
+            clean(&first_line(&entry.subject), 100),
+            entry.level.as_str()
+        ));
+    }
+    if item.items.len() > MAX_BATCH_LINES {
+        body.line(&format!(
+            "… and {} more",
+            item.items.len() - MAX_BATCH_LINES
+        ));
+    }
+    body.requester(item, left);
+    body.no_actions(caps, &item.token);
+    let count = item.items.len();
+    Note {
+        summary: format!(
+            "{} wants to run {count} operation{} (highest: {})",
+            program_name(&item.program, item.origin),
+            if count == 1 { "" } else { "s" },
+            item.level.as_str()
+        ),
+        body: body.text,
+        actions: actions(caps, &BATCH_ACTIONS),
+        urgency: urgency(item.level),
+        expire_ms: expire_ms(left),
+    }
+}
+
+/// The notification for item `entry` of batch `batch` under review.
+pub fn review_item(
+    batch: &PendingItem,
+    entry: &PendingBatchItem,
+    left: Duration,
+    caps: Caps,
+) -> Note {
+    let mut body = Body::new(caps);
+    body.bold(&command_text(&entry.subject));
+    if let Some(cwd) = &entry.cwd {
+        body.line(&format!("in {}", clean(cwd, 120)));
+    }
+    body.findings(&entry.findings);
+    body.requester(batch, left);
+    if !caps.actions {
+        let token = &batch.token;
+        let n = entry.item;
+        body.line(&format!(
+            "This notification server shows no buttons: answer with `assent approve {token} --item {n}` or `assent deny {token} --item {n}`."
+        ));
+    }
+    Note {
+        summary: format!(
+            "{} wants to {} (item {} of {})",
+            program_name(&batch.program, batch.origin),
+            what(entry.level, batch.origin),
+            entry.item,
+            batch.items.len()
+        ),
+        body: body.text,
+        actions: actions(caps, &REQUEST_ACTIONS),
+        urgency: urgency(entry.level),
+        expire_ms: expire_ms(left),
+    }
+}
+
+/// After a request expired unanswered: what was denied. Never has buttons.
+pub fn missed(item: &PendingItem, caps: Caps) -> Note {
+    let mut body = Body::new(caps);
+    let what = if item.items.is_empty() {
+        command_text(&item.subject)
+    } else {
+        format!("{} operations", item.items.len())
+    };
+    body.bold(&what);
+    if let Some(cwd) = &item.cwd {
+        body.line(&format!("in {}", clean(cwd, 120)));
+    }
+    body.line("Nobody answered in time, so it was denied this once; nothing was remembered.");
+    Note {
+        summary: format!(
+            "Missed request from {}: denied",
+            program_name(&item.program, item.origin)
+        ),
+        body: body.text,
+        actions: Vec::new(),
+        urgency: Urgency::Normal,
+        expire_ms: -1,
+    }
+}
+
+/// An answer the daemon refused (e.g. the request ended just before the click).
+pub fn refused(message: &str, caps: Caps) -> Note {
+    let mut body = Body::new(caps);
+    body.line(&clean(message, 300));
+    Note {
+        summary: "assent could not record your answer".into(),
+        body: body.text,
+        actions: Vec::new(),
+        urgency: Urgency::Normal,
+        expire_ms: -1,
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    if lines.next().is_some() {
+        format!("{first} …")
+    } else {
+        first.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use assent_client::protocol::{Finding, Span};
+
+    const MARKUP: Caps = Caps {
+        actions: true,
+        body_markup: true,
+    };
+    const PLAIN: Caps = Caps {
+        actions: false,
+        body_markup: false,
+    };
+
+    fn item(subject: &str, level: Level, program: &str) -> PendingItem {
+        PendingItem {
+            token: "pa_1".into(),
+            uid: 1000,
+            pid: 4242,
+            origin: Origin::Agent,
+            subject: subject.into(),
+            cwd: Some("/home/u/proj".into()),
+            level,
+            findings: vec![Finding {
+                id: "fs.rm_recursive".into(),
+                level,
+                message: "deletes a directory tree".into(),
+                span: Span::default(),
+            }],
+            session: Some("conv-1".into()),
+            expires_in_ms: 300_000,
+            items: vec![],
+            program: program.into(),
+            signature: format!("{subject} in /home/u/proj"),
+        }
+    }
+
+    #[test]
+    fn program_names() {
+        for (comm, origin, shown) in [
+            ("claude", Origin::Agent, "Claude Code"),
+            ("codex", Origin::Agent, "Codex"),
+            ("gemini", Origin::Tool, "Gemini CLI"),
+            ("bash", Origin::Interactive, "Your terminal"),
+            ("zsh", Origin::Interactive, "Your terminal"),
+            ("", Origin::Interactive, "Your terminal"),
+            ("", Origin::Agent, "A program"),
+            ("my-agent", Origin::Agent, "my-agent"),
+            ("evil\u{202e}gnp", Origin::Agent, "evil\u{fffd}gnp"),
+        ] {
+            assert_eq!(program_name(comm, origin), shown, "{comm:?}");
+        }
+    }
+
+    #[test]
+    fn summary_says_who_wants_what_at_which_level() {
+        let note = request(
+            &item("rm -rf build", Level::Destructive, "claude"),
+            1,
+            Duration::from_secs(299),
+            MARKUP,
+        );
+        assert_eq!(
+            note.summary,
+            "Claude Code wants to run a destructive command"
+        );
+        assert_eq!(note.urgency, Urgency::Critical);
+        assert_eq!(note.expire_ms, 299_000);
+        let keys: Vec<&str> = note.actions.iter().map(|(key, _)| *key).collect();
+        assert_eq!(
+            keys,
+            ["allow-once", "allow-session", "allow-always", "deny"]
+        );
+        let mut tool = item("tool file.delete {}", Level::Moderate, "codex");
+        tool.origin = Origin::Tool;
+        let note = request(&tool, 1, Duration::from_secs(5), MARKUP);
+        assert_eq!(
+            note.summary,
+            "Codex wants to use a tool that changes things"
+        );
+        assert_eq!(note.urgency, Urgency::Normal);
+    }
+
+    #[test]
+    fn body_escapes_markup_and_names_the_requester() {
+        let note = request(
+            &item("echo '<b>' && rm -rf a&b", Level::Destructive, "claude"),
+            1,
+            Duration::from_secs(61),
+            MARKUP,
+        );
+        assert_eq!(
+            note.body,
+            "<b>echo &apos;&lt;b&gt;&apos; &amp;&amp; rm -rf a&amp;b</b>\n\
+             in /home/u/proj\n\
+             • deletes a directory tree\n\
+             Claude Code (pid 4242, session conv-1) · 1 min 1 s left"
+        );
+    }
+
+    #[test]
+    fn without_markup_or_actions_the_body_is_plain_and_says_how_to_answer() {
+        let note = request(
+            &item("a < b", Level::Moderate, "claude"),
+            3,
+            Duration::from_secs(5),
+            PLAIN,
+        );
+        assert!(note.body.starts_with("a < b\n"), "{}", note.body);
+        assert!(note.body.contains("3 identical requests"), "{}", note.body);
+        assert!(note.body.contains("assent approve pa_1"), "{}", note.body);
+        assert!(note.actions.is_empty());
+    }
+
+    #[test]
+    fn long_commands_keep_head_and_tail() {
+        let long = format!("start {} end", "x".repeat(1000));
+        let shown = command_text(&long);
+        assert_eq!(shown.chars().count(), MAX_COMMAND_CHARS);
+        assert!(shown.starts_with("start x"), "{shown}");
+        assert!(shown.ends_with("x end"), "{shown}");
+        assert!(shown.contains(" … "), "{shown}");
+        let many = (0..20)
+            .map(|i| format!("echo {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let shown = command_text(&many);
+        assert!(shown.starts_with("echo 0\necho 1"), "{shown}");
+        assert!(shown.ends_with("… (14 more lines)"), "{shown}");
+        assert_eq!(shorten("abc", 3), "abc");
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_visible() {
+        assert_eq!(
+            clean("rm\u{1b}[2J -rf\u{202e}x", 100),
+            "rm\u{fffd}[2J -rf\u{fffd}x"
+        );
+        assert_eq!(clean("a\nb\tc", 100), "a\nb\tc");
+    }
+
+    #[test]
+    fn time_left_reads_well() {
+        assert_eq!(time_left(Duration::from_millis(12_900)), "12 s");
+        assert_eq!(time_left(Duration::from_secs(299)), "4 min 59 s");
+        assert_eq!(time_left(Duration::from_secs(7260)), "2 h 1 min");
+        assert_eq!(expire_ms(Duration::ZERO), 1);
+    }
+
+    #[test]
+    fn a_batch_has_allow_all_deny_all_review() {
+        let mut batch_item = item("5 operations", Level::Destructive, "claude");
+        batch_item.items = (1..=5)
+            .map(|n| PendingBatchItem {
+                item: n,
+                subject: format!("rm -rf dir{n}"),
+                cwd: Some("/tmp".into()),
+                level: Level::Destructive,
+                findings: vec![],
+            })
+            .collect();
+        let note = batch(&batch_item, Duration::from_secs(30), MARKUP);
+        assert_eq!(
+            note.summary,
+            "Claude Code wants to run 5 operations (highest: destructive)"
+        );
+        let labels: Vec<&str> = note.actions.iter().map(|(_, label)| *label).collect();
+        assert_eq!(labels, ["Allow all", "Deny all", "Review"]);
+        assert!(
+            note.body.starts_with("1. rm -rf dir1 (destructive)\n2."),
+            "{}",
+            note.body
+        );
+        let one = review_item(
+            &batch_item,
+            &batch_item.items[2],
+            Duration::from_secs(3),
+            PLAIN,
+        );
+        assert_eq!(
+            one.summary,
+            "Claude Code wants to run a destructive command (item 3 of 5)"
+        );
+        assert!(one.body.contains("--item 3"), "{}", one.body);
+    }
+
+    #[test]
+    fn the_missed_notice_says_what_was_denied() {
+        let note = missed(
+            &item("git push --force", Level::Destructive, "claude"),
+            MARKUP,
+        );
+        assert_eq!(note.summary, "Missed request from Claude Code: denied");
+        assert!(
+            note.body.starts_with("<b>git push --force</b>"),
+            "{}",
+            note.body
+        );
+        assert!(note.body.contains("nothing was remembered"));
+        assert!(note.actions.is_empty());
+    }
+}
