@@ -4,6 +4,8 @@
 //! Exit codes: 0 after a clean stop; 1 when the daemon could not start (the reason is printed);
 //! 2 for a usage error.
 
+mod docs;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -59,6 +61,22 @@ struct Args {
     /// policy and its warnings, and exit: 0 when it is valid, 1 when not.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
     check_policy: Option<PathBuf>,
+    /// What to do with an agent's request that needs a person when no approval agent
+    /// (assent-notify) is running for its user: deny (the embedded default), hold (wait for
+    /// `assent approve` until it expires) or ask (let the agent's own prompt decide). Overrides
+    /// the policy's no_approver.
+    #[arg(long, value_name = "deny|hold|ask", value_parser = parse_no_approver)]
+    no_approver: Option<assentd::policy::NoApprover>,
+    /// The only executable that may register as an approval agent (system mode; default
+    /// /usr/bin/assent-notify). User mode accepts any process of the user.
+    #[arg(long, value_name = "PATH")]
+    approver_exe: Option<PathBuf>,
+    /// Print shell completions for bash, zsh or fish and exit (for packaging).
+    #[arg(long, value_name = "SHELL", hide = true)]
+    completions: Option<docs::Shell>,
+    /// Write the man page assentd.1 into DIR and exit (for packaging).
+    #[arg(long, value_name = "DIR", hide = true)]
+    man: Option<PathBuf>,
 }
 
 /// `assentd --check-policy [FILE]`.
@@ -92,6 +110,16 @@ fn check_policy(file: PathBuf, config_file: PathBuf, required: bool) -> std::pro
     }
 }
 
+fn parse_no_approver(text: &str) -> Result<assentd::policy::NoApprover, String> {
+    use assentd::policy::NoApprover;
+    match text {
+        "deny" => Ok(NoApprover::Deny),
+        "hold" => Ok(NoApprover::Hold),
+        "ask" => Ok(NoApprover::Ask),
+        other => Err(format!("{other:?} is not one of deny, hold, ask")),
+    }
+}
+
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = humantime::parse_duration(text).map_err(|e| e.to_string())?;
     if duration.is_zero() {
@@ -102,6 +130,9 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    if let Some(code) = docs::generate(args.completions, args.man.as_deref()) {
+        return code;
+    }
     match start(args) {
         Ok(code) => code,
         Err(error) => {
@@ -141,6 +172,12 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     if let Some(file) = args.policy {
         config.policy_file = file;
         config.policy_required = true;
+    }
+    if args.no_approver.is_some() {
+        config.no_approver = args.no_approver;
+    }
+    if let Some(exe) = args.approver_exe {
+        config.approver_exe = Some(exe);
     }
     if let Some(file) = args.check_policy {
         return Ok(check_policy(

@@ -8,6 +8,7 @@
 //! Every blocking wait here is bounded, so a wedged daemon fails a test in seconds instead of
 //! hanging it.
 
+pub mod dbus;
 pub mod tmux;
 
 use std::io::Read;
@@ -56,6 +57,9 @@ pub struct Options {
     pub max_pending_per_uid: usize,
     /// A policy file to write into the daemon's configuration directory before it starts.
     pub policy: Option<String>,
+    /// What an agent's held request meets when no approval agent is registered. Tests
+    /// default to `Hold` so that `assent approve` answers; the embedded policy says `Deny`.
+    pub no_approver: Option<assentd::policy::NoApprover>,
 }
 
 impl Default for Options {
@@ -64,6 +68,7 @@ impl Default for Options {
             hold_ttl: Duration::from_secs(60),
             max_pending_per_uid: 32,
             policy: None,
+            no_approver: Some(assentd::policy::NoApprover::Hold),
         }
     }
 }
@@ -79,6 +84,7 @@ pub struct TestDaemon {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     done: mpsc::Receiver<()>,
     thread: Option<JoinHandle<()>>,
+    options: Options,
 }
 
 impl TestDaemon {
@@ -102,44 +108,29 @@ impl TestDaemon {
             std::fs::write(config_dir.join("policy.toml"), policy)
                 .expect("the policy file is written");
         }
-        let mut config =
-            assentd::Config::for_user_dirs(socket.clone(), state_dir.clone(), config_dir);
-        config.hold_ttl = options.hold_ttl;
-        config.max_pending_per_uid = options.max_pending_per_uid;
-        // Reloads are seen within a tenth of a second, so reload tests wait little.
-        config.policy_poll = Duration::from_millis(50);
-
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .thread_name("test-assentd")
-            .build()
-            .expect("a tokio runtime can be built");
-        // Bind before spawning: once this returns, connects succeed, so no test sleeps.
-        let listener = {
-            let _entered = runtime.enter();
-            assentd::bind(&socket, 0o666).expect("the test socket binds")
-        };
-        let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
-        let (done_tx, done) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("test-assentd".into())
-            .spawn(move || {
-                runtime.block_on(assentd::run(listener, config, async move {
-                    let _ = shutdown_rx.await;
-                }));
-                let _ = done_tx.send(());
-                runtime.shutdown_timeout(Duration::from_secs(2));
-            })
-            .expect("the daemon thread starts");
+        let (shutdown, done, thread) = spawn_daemon(&socket, &state_dir, &config_dir, &options);
         TestDaemon {
             dir,
             socket,
             state_dir,
-            shutdown: Some(shutdown_tx),
+            shutdown: Some(shutdown),
             done,
             thread: Some(thread),
+            options,
         }
+    }
+
+    /// Stop the daemon and start a new one on the same socket, state and configuration (what
+    /// survives a restart: remembered approvals, the policy; what does not: held requests).
+    pub fn restart(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_file(&self.socket);
+        let config_dir = self.dir.path().join("config");
+        let (shutdown, done, thread) =
+            spawn_daemon(&self.socket, &self.state_dir, &config_dir, &self.options);
+        self.shutdown = Some(shutdown);
+        self.done = done;
+        self.thread = Some(thread);
     }
 
     /// The daemon's socket.
@@ -189,6 +180,54 @@ impl TestDaemon {
             }
         }
     }
+}
+
+/// Start the daemon of a [`TestDaemon`] in a thread of its own; bound before this returns, so
+/// connects succeed at once and no test sleeps.
+fn spawn_daemon(
+    socket: &Path,
+    state_dir: &Path,
+    config_dir: &Path,
+    options: &Options,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    mpsc::Receiver<()>,
+    JoinHandle<()>,
+) {
+    let mut config = assentd::Config::for_user_dirs(
+        socket.to_path_buf(),
+        state_dir.to_path_buf(),
+        config_dir.to_path_buf(),
+    );
+    config.hold_ttl = options.hold_ttl;
+    config.max_pending_per_uid = options.max_pending_per_uid;
+    config.no_approver = options.no_approver;
+    // Reloads are seen within a tenth of a second, so reload tests wait little.
+    config.policy_poll = Duration::from_millis(50);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .thread_name("test-assentd")
+        .build()
+        .expect("a tokio runtime can be built");
+    let listener = {
+        let _entered = runtime.enter();
+        assentd::bind(socket, 0o666).expect("the test socket binds")
+    };
+    let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let (done_tx, done) = mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("test-assentd".into())
+        .spawn(move || {
+            runtime.block_on(assentd::run(listener, config, async move {
+                let _ = shutdown_rx.await;
+            }));
+            let _ = done_tx.send(());
+            runtime.shutdown_timeout(Duration::from_secs(2));
+        })
+        .expect("the daemon thread starts");
+    (shutdown_tx, done, thread)
 }
 
 impl Drop for TestDaemon {
@@ -242,6 +281,7 @@ pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
             session: session.map(str::to_string),
             requires_confirmation: Some(true),
             confidence: None,
+            prompt: false,
         },
         wait,
     })

@@ -2,11 +2,15 @@
 
 pub mod admin;
 pub mod check;
+pub mod docs;
 pub mod explain;
 pub mod fast;
 pub mod hook;
 pub mod init;
 pub mod messages;
+pub mod prompt;
+pub mod resume;
+pub mod rules;
 pub mod shell;
 pub mod tool;
 pub mod wait;
@@ -70,6 +74,9 @@ enum Command {
     /// would see it. A held request waits for an answer (the desktop, or `assent approve` from
     /// another terminal) and shows the time left on stderr; Ctrl-C withdraws it.
     Check(check::CheckArgs),
+    /// Wait for a request the bash builtin left held; its connection is on stdout.
+    #[command(name = "__resume", hide = true)]
+    Resume(resume::ResumeArgs),
     /// Check a program and its arguments, then run it in place of this process if allowed.
     Run {
         #[command(flatten)]
@@ -116,9 +123,17 @@ enum Command {
         json: bool,
     },
     /// Allow a held request (from another terminal than the one that asked).
-    Approve(admin::AnswerArgs),
+    Approve(admin::ApproveArgs),
     /// Deny a held request.
     Deny(admin::AnswerArgs),
+    /// List remembered approvals (your own; everyone's for root).
+    Rules {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a remembered approval by id, or all of yours with --all.
+    Forget(rules::ForgetArgs),
     /// Show the daemon's version, mode, uptime and counters.
     Status {
         /// Print JSON.
@@ -146,6 +161,19 @@ enum Command {
             value_name = "AGENT"
         )]
         args: Vec<std::ffi::OsString>,
+    },
+    /// Print shell completions for bash, zsh or fish (the Debian package installs them).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: docs::Shell,
+    },
+    /// Write the man pages into DIR (for packaging).
+    #[command(hide = true)]
+    Man {
+        /// The directory to write assent.1 and one page per subcommand into.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
 }
 
@@ -187,17 +215,22 @@ pub fn main() -> u8 {
     let socket = cli.socket;
     match cli.command {
         Command::Check(args) => check::check(socket, args),
+        Command::Resume(args) => resume::resume(args),
         Command::Run { request, argv } => shell::run(socket, request, argv),
         Command::Sh { args } => shell::sh(socket, args),
         Command::Explain(args) => explain::explain(socket, args),
         Command::Init { shell } => init::init(shell),
         Command::Tool(args) => tool::tool(socket, args),
         Command::Pending { json } => admin::pending(socket, json),
-        Command::Approve(args) => admin::answer(socket, args, true),
-        Command::Deny(args) => admin::answer(socket, args, false),
+        Command::Approve(args) => admin::approve(socket, args),
+        Command::Deny(args) => admin::deny(socket, args),
+        Command::Rules { json } => rules::rules(socket, json),
+        Command::Forget(args) => rules::forget(socket, args),
         Command::Status { json } => admin::status(socket, json),
         Command::Log { count, json } => admin::log(socket, count, json),
         Command::Hook { args } => hook::hook(socket, args),
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man { dir } => docs::man(&dir),
     }
 }
 
