@@ -319,3 +319,23 @@ fn a_session_approval_covers_the_same_session_label_only() {
         "another conversation is asked again"
     );
 }
+
+#[test]
+fn with_no_approver_ask_the_client_denies_what_only_an_agents_prompt_could_answer() {
+    let daemon = TestDaemon::with(Options {
+        no_approver: Some(assentd::policy::NoApprover::Ask),
+        ..Options::default()
+    });
+    let mut conn = daemon.connect();
+    let verdict = verdict_of(&mut conn, &agent_check("git push", true));
+    assert_eq!(verdict.decision, Decision::Confirm);
+    assert_eq!(verdict.token, None, "nothing was held: the agent's own prompt decides");
+    let output = assent_tests::run_bounded(
+        assent_tests::assent(daemon.socket()).args(["check", "--", "git", "push"]),
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("assent-notify"),
+        "{output:?}"
+    );
+}

@@ -13,7 +13,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assent_tests::{
-    KillOnDrop, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session, pending_tokens,
+    KillOnDrop, Options, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session, pending_tokens,
     run_bounded, wait_bounded, wait_until,
 };
 use serde_json::Value;
@@ -388,6 +388,36 @@ fn a_hook_usage_error_blocks() {
 
 /// With --ask-when-held (an administrator's choice in settings.json), Claude Code's own prompt
 /// decides a held call; the held request is withdrawn. Allowed and forbidden calls are unchanged.
+/// With no approval agent running, the embedded policy denies an agent's call that needs a
+/// person (saying how to start one); `no_approver = "ask"` hands it to the agent's own prompt.
+#[test]
+fn without_an_approval_agent_the_hook_denies_or_asks_as_the_policy_says() {
+    for (setting, expected) in [
+        (assentd::policy::NoApprover::Deny, "deny"),
+        (assentd::policy::NoApprover::Ask, "ask"),
+    ] {
+        let daemon = TestDaemon::with(Options {
+            no_approver: Some(setting),
+            ..Options::default()
+        });
+        let output = run_hook(
+            daemon.socket(),
+            "claude-code",
+            fixture(AGENTS[0].rm_src),
+            &[],
+        );
+        let answer = answer("claude-code", &output);
+        assert_eq!(answer.decision, expected, "{}", answer.stderr);
+        assert!(
+            answer.reason.contains("assent-notify"),
+            "the reason says how to start an approval agent: {}",
+            answer.reason
+        );
+        let mut conn = daemon.connect();
+        assert!(pending_tokens(&mut conn).is_empty(), "nothing was held");
+    }
+}
+
 #[test]
 fn claude_code_asks_when_held_only_if_told_to() {
     let daemon = TestDaemon::start();

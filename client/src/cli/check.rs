@@ -200,7 +200,15 @@ fn gate_prompting(
     };
     let outcome = match verdict.decision {
         Decision::Allow => (Outcome::Allowed, None),
+        // Needs a person, but nothing was held: no approval agent, and the policy hands such
+        // requests to an agent's own prompt (`no_approver = "ask"`). This client has none.
         Decision::Deny => {
+            if json.is_none() {
+                messages::denied(&verdict);
+            }
+            (Outcome::Denied, None)
+        }
+        Decision::Confirm if verdict.token.is_none() => {
             if json.is_none() {
                 messages::denied(&verdict);
             }
