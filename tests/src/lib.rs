@@ -9,6 +9,7 @@
 //! hanging it.
 
 pub mod dbus;
+pub mod dunst;
 pub mod tmux;
 
 use std::io::Read;

@@ -329,7 +329,10 @@ fn with_no_approver_ask_the_client_denies_what_only_an_agents_prompt_could_answe
     let mut conn = daemon.connect();
     let verdict = verdict_of(&mut conn, &agent_check("git push", true));
     assert_eq!(verdict.decision, Decision::Confirm);
-    assert_eq!(verdict.token, None, "nothing was held: the agent's own prompt decides");
+    assert_eq!(
+        verdict.token, None,
+        "nothing was held: the agent's own prompt decides"
+    );
     let output = assent_tests::run_bounded(
         assent_tests::assent(daemon.socket()).args(["check", "--", "git", "push"]),
     );

@@ -13,8 +13,8 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assent_tests::{
-    KillOnDrop, Options, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session, pending_tokens,
-    run_bounded, wait_bounded, wait_until,
+    KillOnDrop, Options, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session,
+    pending_tokens, run_bounded, wait_bounded, wait_until,
 };
 use serde_json::Value;
 

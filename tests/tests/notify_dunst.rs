@@ -1,0 +1,174 @@
+//! `assent-notify` against a real notification server: Debian's dunst under Xvfb, on a private
+//! bus (`assent_tests::dunst`), with the real daemon and the real agent binary.
+//!
+//! The answer is chosen the way a dunst user does without a mouse: `dunstctl context` opens
+//! dunst's menu of the displayed notifications' actions, and the menu command (a script the
+//! test writes, which only prints the chosen line) picks one; dunst then sends
+//! `ActionInvoked`. Every command here only goes to the analyser: nothing is executed.
+//!
+//! Needs `apt-get install dunst xvfb`; fails naming them if they are missing.
+
+use assent_client::Connection;
+use assent_client::protocol::{Decided, DecidedBy, Decision, Request, Response};
+use assent_tests::dbus::{Agent, PrivateBus};
+use assent_tests::dunst::{Dunst, MenuLine};
+use assent_tests::{TestDaemon, held_check, hold, verdict_of};
+
+/// The agent, dunst and its display, the bus and the daemon; stopped in this order on drop,
+/// also when a test fails.
+struct Setup {
+    agent: Agent,
+    dunst: Dunst,
+    _bus: PrivateBus,
+    daemon: TestDaemon,
+}
+
+/// The daemon (`no_approver` left at the tests' default), a private bus, dunst on it, and the
+/// agent in a login session of its own, registered and talking to dunst.
+fn setup() -> Setup {
+    assent_tests::dunst::require_installed();
+    let daemon = TestDaemon::start();
+    let bus = PrivateBus::start();
+    let dunst = Dunst::start(&bus);
+    let agent = Agent::start(daemon.socket(), &bus);
+    assert!(
+        agent.wait_log("notification server found"),
+        "assent-notify did not find dunst; its log:\n{}",
+        agent.log()
+    );
+    Setup {
+        agent,
+        dunst,
+        _bus: bus,
+        daemon,
+    }
+}
+
+impl Setup {
+    /// The outcome of the request `conn` waits for; on failure, both programs' logs.
+    fn decided(&self, conn: &mut Connection) -> Decided {
+        match conn.recv() {
+            Ok(Response::Decided(decided)) => decided,
+            other => panic!(
+                "expected Decided, got {other:?}\nassent-notify's log:\n{}\ndunst's log:\n{}",
+                self.agent.log(),
+                self.dunst.log()
+            ),
+        }
+    }
+
+    fn rules(&self) -> usize {
+        match self.daemon.connect().request(&Request::Rules) {
+            Ok(Response::Rules(list)) => list.rules.len(),
+            other => panic!("expected the rules, got {other:?}"),
+        }
+    }
+
+    /// Hold `command` (waiting), let dunst show it, choose action `key` from dunst's context
+    /// menu, and return the outcome with the menu dunst offered.
+    fn answer_in_dunst(&self, command: &str, key: &str) -> (Decided, Vec<MenuLine>) {
+        let mut conn = self.daemon.connect();
+        hold(&mut conn, &held_check(command, true, None));
+        assert!(
+            self.dunst.wait_displayed(1),
+            "dunst does not display the held request; assent-notify's log:\n{}\ndunst's log:\n{}",
+            self.agent.log(),
+            self.dunst.log()
+        );
+        self.dunst.choose(&format!(",{key}]"));
+        let outcome = self.decided(&mut conn);
+        let menu = self.dunst.menu();
+        let actions: Vec<MenuLine> = menu.iter().filter_map(|l| MenuLine::parse(l)).collect();
+        assert_eq!(
+            actions.len(),
+            menu.len(),
+            "only actions in the menu: {menu:#?}"
+        );
+        (outcome, actions)
+    }
+
+    /// After an answer: dunst keeps a notification whose action was invoked, so the agent must
+    /// close it; then dunst's history holds it, with the agent's text. Returns its body.
+    fn closed_by_the_agent(&self, id: u32) -> String {
+        assert!(
+            self.dunst.wait_displayed(0),
+            "the answered notification is still displayed; assent-notify's log:\n{}",
+            self.agent.log()
+        );
+        let history: serde_json::Value =
+            serde_json::from_str(&self.dunst.history()).expect("dunstctl history prints JSON");
+        let entries = history["data"][0]
+            .as_array()
+            .unwrap_or_else(|| panic!("unexpected history: {history:#}"));
+        let entry = entries
+            .iter()
+            .find(|e| e["id"]["data"].as_u64() == Some(u64::from(id)))
+            .unwrap_or_else(|| panic!("notification {id} is not in dunst's history: {history:#}"));
+        assert_eq!(entry["appname"]["data"], "assent", "{entry:#}");
+        entry["body"]["data"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no body: {entry:#}"))
+            .to_string()
+    }
+}
+
+/// The menu offers the agent's four buttons for one notification; returns its id. (dunst keeps
+/// a notification's actions in a hash table: the menu's order is not the order sent.)
+fn four_buttons(menu: &[MenuLine]) -> u32 {
+    let mut offered: Vec<(&str, &str)> = menu
+        .iter()
+        .map(|l| (l.label.as_str(), l.key.as_str()))
+        .collect();
+    offered.sort_unstable();
+    assert_eq!(
+        offered,
+        [
+            ("Allow for this session", "allow-session"),
+            ("Allow once", "allow-once"),
+            ("Always allow", "allow-always"),
+            ("Deny", "deny"),
+        ],
+        "{menu:#?}"
+    );
+    let id = menu[0].id;
+    assert!(menu.iter().all(|l| l.id == id), "{menu:#?}");
+    assert!(
+        menu.iter()
+            .all(|l| l.summary.contains(" wants to ") && l.summary == menu[0].summary),
+        "{menu:#?}"
+    );
+    id
+}
+
+#[test]
+fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
+    let s = setup();
+    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-once", "allow-once");
+    assert!(outcome.allow, "{outcome:?}");
+    assert_eq!(outcome.by, DecidedBy::User);
+    let id = four_buttons(&menu);
+    let body = s.closed_by_the_agent(id);
+    assert!(body.contains("touch notify-dunst-once"), "{body}");
+    assert_eq!(s.rules(), 0, "once remembers nothing");
+}
+
+#[test]
+fn deny_chosen_in_dunst_denies_the_waiting_request() {
+    let s = setup();
+    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-deny", "deny");
+    assert!(!outcome.allow, "{outcome:?}");
+    assert_eq!(
+        outcome.by,
+        DecidedBy::User,
+        "a deny from dunst, not an expiry"
+    );
+    let id = four_buttons(&menu);
+    let body = s.closed_by_the_agent(id);
+    assert!(body.contains("touch notify-dunst-deny"), "{body}");
+    assert_eq!(s.rules(), 0, "a deny is never remembered");
+    let again = verdict_of(
+        &mut s.daemon.connect(),
+        &held_check("touch notify-dunst-deny", false, None),
+    );
+    assert_eq!(again.decision, Decision::Confirm, "held again: {again:?}");
+}
