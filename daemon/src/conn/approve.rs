@@ -8,10 +8,8 @@ use super::{Conn, Flow};
 use crate::approvers::{self, Agent};
 use crate::error::RequestError;
 use crate::pending::{Answerer, Approved};
-use crate::remember::SessionKey;
+use crate::remember::{MAX_REMEMBER_SECS, SessionKey};
 
-/// The longest a "for a duration" approval may last.
-const MAX_REMEMBER_SECS: u64 = 366 * 24 * 3600;
 
 impl Conn {
     /// An approver's answer, and the remembering it asks for.
