@@ -10,7 +10,6 @@ use crate::error::RequestError;
 use crate::pending::{Answerer, Approved};
 use crate::remember::{MAX_REMEMBER_SECS, SessionKey};
 
-
 impl Conn {
     /// An approver's answer, and the remembering it asks for.
     pub(super) fn answer(
