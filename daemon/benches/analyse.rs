@@ -3,6 +3,8 @@
 //!
 //! Two 10 KiB lines: one dense with commands (about 650 of them, the worst case: most of the
 //! time is tree-sitter-bash's own parse), one a single command with a long quoted argument.
+//! The dense line's bare tree-sitter-bash parse is measured too, with one parser reused as
+//! the analyser does: the floor under the analyser's time, which our code cannot go below.
 //! Then the whole peer-case corpus (`tests/peer-cases/*.jsonl`), as commands per second.
 
 use std::hint::black_box;
@@ -35,6 +37,14 @@ fn bench(c: &mut Criterion) {
     for (name, line) in &cases {
         c.bench_function(name, |b| b.iter(|| shell(black_box(line), black_box(&CTX))));
     }
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .expect("the bundled grammar matches the tree-sitter version");
+    let dense = &cases[2].1;
+    c.bench_function("10 KiB line, dense: tree-sitter-bash parse alone", |b| {
+        b.iter(|| parser.parse(black_box(dense), None))
+    });
     let corpus = peer_corpus();
     let mut group = c.benchmark_group("peer corpus");
     group.throughput(Throughput::Elements(corpus.len() as u64));

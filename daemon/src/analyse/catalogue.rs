@@ -23,7 +23,16 @@ impl Kind {
         Finding {
             id: self.id,
             level: self.level,
-            message: self.template.replacen("{}", detail, 1),
+            message: match self.template.split_once("{}") {
+                Some((before, after)) => {
+                    let mut m = String::with_capacity(before.len() + detail.len() + after.len());
+                    m.push_str(before);
+                    m.push_str(detail);
+                    m.push_str(after);
+                    m
+                }
+                None => self.template.to_owned(),
+            },
             span,
         }
     }

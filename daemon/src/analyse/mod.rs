@@ -6,12 +6,14 @@
 //! fails: whatever cannot be read becomes an opaque finding. It does not decide allow or
 //! deny; that is policy's job.
 //!
-//! Layout: `source` (line continuations, span maps), `walk` (the explicit-stack tree walk),
-//! `words` (quote removal, places), `command` (wrappers, inner shells), `rules` (per-command
-//! rules), `catalogue` (every finding id, level and sentence).
+//! Layout: `grammar` (the parser, node kind names), `source` (line continuations, span maps),
+//! `walk` (the explicit-stack tree walk), `words` (quote removal, places), `command`
+//! (wrappers, inner shells), `rules` (per-command rules), `catalogue` (every finding id, level
+//! and sentence).
 
 mod catalogue;
 mod command;
+mod grammar;
 mod interp;
 mod rules;
 mod runners;
@@ -24,13 +26,13 @@ mod wrappers;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
 use assent_client::protocol::{self, Level};
 
+pub(crate) use grammar::{field, kind, parse};
 use source::SpanMap;
 
 /// What the analyser knows about where the command runs.
@@ -257,27 +259,6 @@ impl<'c, 'a> State<'c, 'a> {
     }
 }
 
-thread_local! {
-    /// One parser per thread: building one costs more than parsing a short line.
-    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
-}
-
-/// Parses `text` with this thread's parser; `None` if the grammar cannot be loaded or the
-/// parser gives up.
-pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
-        if slot.is_none() {
-            let mut parser = tree_sitter::Parser::new();
-            parser
-                .set_language(&tree_sitter_bash::LANGUAGE.into())
-                .ok()?;
-            *slot = Some(parser);
-        }
-        slot.as_mut()?.parse(text, None)
-    })
-}
-
 fn wire_span(span: &Range<usize>) -> protocol::Span {
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     protocol::Span {
@@ -326,8 +307,38 @@ fn shorten(text: &str) -> String {
 /// `a > b`, or `b` when `a` is empty.
 pub(crate) fn join_path(path: &str, segment: &str) -> Rc<str> {
     if path.is_empty() {
-        Rc::from(segment)
-    } else {
-        Rc::from(format!("{path} > {segment}"))
+        return Rc::from(segment);
     }
+    let mut out = String::with_capacity(path.len() + 3 + segment.len());
+    out.push_str(path);
+    out.push_str(" > ");
+    out.push_str(segment);
+    Rc::from(out)
+}
+
+/// `a > name[index]`: [`join_path`] for list items and pipeline stages, one per command on a
+/// long line, without formatting the segment apart.
+pub(crate) fn join_indexed(path: &str, name: &str, index: usize) -> Rc<str> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = std::str::from_utf8(&digits[at..]).unwrap_or("0");
+    let mut out = String::with_capacity(path.len() + 3 + name.len() + digits.len() + 2);
+    if !path.is_empty() {
+        out.push_str(path);
+        out.push_str(" > ");
+    }
+    out.push_str(name);
+    out.push('[');
+    out.push_str(digits);
+    out.push(']');
+    Rc::from(out)
 }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::catalogue;
 use super::words::{assigned_value, text};
-use super::{Source, State};
+use super::{Source, State, kind};
 
 /// `NAME=value` as a statement (not a command's prefix): records the value, or that it is
 /// only known at run time.
@@ -18,7 +18,7 @@ pub fn assignment(node: Node, src: &Source, st: &mut State) {
     let value_node = node.child_by_field_name("value");
     // `x+=y` and `a[i]=y` are not plain values.
     let plain = !text(node, &src.text).starts_with(&format!("{name}+="))
-        && value_node.is_none_or(|v| v.kind() != "array");
+        && value_node.is_none_or(|v| kind(v) != "array");
     let value = if plain {
         assigned_value(value_node, &src.text, &st.shell.vars, st.ctx.home)
     } else {
@@ -67,7 +67,7 @@ pub fn function(node: Node, src: &Source, st: &mut State) {
 fn calls_itself_in_parallel(name: &str, body: Node, src: &str) -> bool {
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
-        if node.kind() == "command"
+        if kind(node) == "command"
             && node
                 .child_by_field_name("name")
                 .is_some_and(|n| text(n, src) == name)
@@ -84,17 +84,17 @@ fn calls_itself_in_parallel(name: &str, body: Node, src: &str) -> bool {
 fn in_parallel(node: Node, body: Node) -> bool {
     let mut at = node;
     loop {
-        if at.next_sibling().is_some_and(|s| s.kind() == "&") {
+        if at.next_sibling().is_some_and(|s| kind(s) == "&") {
             return true;
         }
         let Some(parent) = at.parent() else {
             return false;
         };
-        if parent.kind() == "pipeline" {
+        if kind(parent) == "pipeline" {
             return true;
         }
         if parent.id() == body.id() {
-            return parent.next_sibling().is_some_and(|s| s.kind() == "&");
+            return parent.next_sibling().is_some_and(|s| kind(s) == "&");
         }
         at = parent;
     }

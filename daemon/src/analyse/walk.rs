@@ -18,7 +18,7 @@ use super::command::{self, Cmd, Stdin};
 use super::rules;
 use super::scope;
 use super::words::{self, text};
-use super::{MAX_DEPTH, Shell, Source, State, join_path};
+use super::{MAX_DEPTH, Shell, Source, State, field, join_indexed, join_path, kind};
 
 mod redirects;
 
@@ -53,23 +53,26 @@ fn item<'t>(node: Node<'t>, path: Rc<str>, depth: u32, stdin: Stdin) -> Step<'t>
 }
 
 /// Node kinds that cannot contain a command: not worth a trip through the stack.
-const LEAVES: &[&str] = &[
-    "word",
-    "raw_string",
-    "number",
-    "ansi_c_string",
-    "comment",
-    "variable_name",
-    "string_content",
-    "heredoc_content",
-    "heredoc_start",
-    "heredoc_end",
-    "special_variable_name",
-    "test_operator",
-    "file_descriptor",
-    "regex",
-    "extglob_pattern",
-];
+fn is_leaf(kind: &str) -> bool {
+    matches!(
+        kind,
+        "word"
+            | "raw_string"
+            | "number"
+            | "ansi_c_string"
+            | "comment"
+            | "variable_name"
+            | "string_content"
+            | "heredoc_content"
+            | "heredoc_start"
+            | "heredoc_end"
+            | "special_variable_name"
+            | "test_operator"
+            | "file_descriptor"
+            | "regex"
+            | "extglob_pattern"
+    )
+}
 
 /// Parses one source and walks it, adding commands and findings to `st`.
 pub fn walk(src: &Source, st: &mut State) {
@@ -85,7 +88,7 @@ pub fn walk(src: &Source, st: &mut State) {
     {
         let near: String = text(bad, &src.text).chars().take(24).collect();
         let detail = if bad.is_missing() {
-            format!("missing `{}`", bad.kind())
+            format!("missing `{}`", kind(bad))
         } else if near.trim().is_empty() {
             "unexpected end".to_owned()
         } else {
@@ -135,8 +138,7 @@ fn first_error<'t>(root: Node<'t>, src: &str) -> Option<Node<'t>> {
         let children: Vec<Node> = node.children(&mut cursor).collect();
         for (i, child) in children.iter().enumerate().rev() {
             let prev = i.checked_sub(1).and_then(|p| children.get(p));
-            if node.kind() == "file_redirect"
-                && prev.is_some_and(|p| is_read_write(*p, *child, src))
+            if kind(node) == "file_redirect" && prev.is_some_and(|p| is_read_write(*p, *child, src))
             {
                 continue;
             }
@@ -148,7 +150,7 @@ fn first_error<'t>(root: Node<'t>, src: &str) -> Option<Node<'t>> {
 
 /// `<` directly followed by an error holding only `>`: the `<>` operator.
 fn is_read_write(prev: Node, node: Node, src: &str) -> bool {
-    prev.kind() == "<"
+    kind(prev) == "<"
         && node.is_error()
         && prev.end_byte() == node.start_byte()
         && text(node, src) == ">"
@@ -156,7 +158,7 @@ fn is_read_write(prev: Node, node: Node, src: &str) -> bool {
 
 fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let node = item.node;
-    match node.kind() {
+    match kind(node) {
         "command" => command_node(item, src, st, stack),
         "file_redirect" => {
             redirect_node(node, src, st);
@@ -207,7 +209,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
                 .map_or("", |n| text(n, &src.text));
             let body = node.child_by_field_name("body");
             let stmts = match body {
-                Some(b) if b.kind() == "compound_statement" => named(b),
+                Some(b) if kind(b) == "compound_statement" => named(b),
                 Some(b) => vec![b],
                 None => Vec::new(),
             };
@@ -218,7 +220,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             let (cond, rest) = split_field(node, "condition");
             let (clauses, then): (Vec<Node>, Vec<Node>) = rest
                 .into_iter()
-                .partition(|n| matches!(n.kind(), "elif_clause" | "else_clause"));
+                .partition(|n| matches!(kind(*n), "elif_clause" | "else_clause"));
             for clause in clauses.into_iter().rev() {
                 stack.push(item_like(&item, clause));
             }
@@ -247,7 +249,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             push_sequence(stack, stmts, &item.path, item.depth, &item.stdin);
             push_all(&item, patterns, stack);
         }
-        kind if LEAVES.contains(&kind) => {}
+        kind if is_leaf(kind) => {}
         _ => push_children(&item, stack),
     }
 }
@@ -273,7 +275,7 @@ fn pipeline<'t>(
         } else {
             Stdin::Pipe
         };
-        let path = join_path(&item.path, &format!("pipeline[{n}]"));
+        let path = join_indexed(&item.path, "pipeline", n);
         stack.push(self::item(stage, path, item.depth, stdin));
     }
 }
@@ -316,16 +318,16 @@ fn push_sequence<'t>(
     // Lists nest leftwards, one node per operator: flatten with a stack of our own.
     let mut pending: Vec<Node<'t>> = stmts.into_iter().rev().collect();
     while let Some(n) = pending.pop() {
-        if n.kind() == "list" {
+        if kind(n) == "list" {
             pending.extend(named(n).into_iter().rev());
-        } else if n.kind() != "comment" {
+        } else if kind(n) != "comment" {
             flat.push(n);
         }
     }
     let many = flat.len() > 1;
     for (i, node) in flat.into_iter().enumerate().rev() {
         let path = if many {
-            join_path(path, &format!("list[{i}]"))
+            join_indexed(path, "list", i)
         } else {
             Rc::clone(path)
         };
@@ -335,7 +337,7 @@ fn push_sequence<'t>(
 
 fn push_all<'t>(item: &Item<'t>, nodes: Vec<Node<'t>>, stack: &mut Stack<'t>) {
     for node in nodes.into_iter().rev() {
-        if !LEAVES.contains(&node.kind()) {
+        if !is_leaf(kind(node)) {
             stack.push(self::item(
                 node,
                 Rc::clone(&item.path),
@@ -346,8 +348,22 @@ fn push_all<'t>(item: &Item<'t>, nodes: Vec<Node<'t>>, stack: &mut Stack<'t>) {
     }
 }
 
+/// [`push_all`] of the node's named children, read straight off the tree.
 fn push_children<'t>(item: &Item<'t>, stack: &mut Stack<'t>) {
-    push_all(item, named(item.node), stack);
+    let first = stack.len();
+    let mut cursor = item.node.walk();
+    for node in item.node.named_children(&mut cursor) {
+        if !is_leaf(kind(node)) {
+            stack.push(self::item(
+                node,
+                Rc::clone(&item.path),
+                item.depth,
+                Stdin::Inherited,
+            ));
+        }
+    }
+    // The stack pops the last first: reverse to visit in source order.
+    stack[first..].reverse();
 }
 
 fn named(node: Node) -> Vec<Node> {
@@ -355,8 +371,8 @@ fn named(node: Node) -> Vec<Node> {
     node.named_children(&mut cursor).collect()
 }
 
-/// Named children with field `field`, and the other named children.
-fn split_field<'t>(node: Node<'t>, field: &str) -> (Vec<Node<'t>>, Vec<Node<'t>>) {
+/// Named children with field `name`, and the other named children.
+fn split_field<'t>(node: Node<'t>, name: &str) -> (Vec<Node<'t>>, Vec<Node<'t>>) {
     let mut with = Vec::new();
     let mut without = Vec::new();
     let mut cursor = node.walk();
@@ -364,7 +380,7 @@ fn split_field<'t>(node: Node<'t>, field: &str) -> (Vec<Node<'t>>, Vec<Node<'t>>
         loop {
             let child = cursor.node();
             if child.is_named() {
-                if cursor.field_name() == Some(field) {
+                if field(&cursor) == Some(name) {
                     with.push(child);
                 } else {
                     without.push(child);
@@ -382,25 +398,27 @@ fn split_field<'t>(node: Node<'t>, field: &str) -> (Vec<Node<'t>>, Vec<Node<'t>>
 /// assignments, redirections), and hands the words to `command`.
 fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let node = item.node;
-    let mut words = Vec::new();
-    let mut nested = Vec::new();
+    // Sized once: most children are words, and most words are worth walking into.
+    let children = usize::try_from(node.child_count()).unwrap_or(0) + item.extra.len();
+    let mut words = Vec::with_capacity(children);
+    let mut nested = Vec::with_capacity(children);
     let mut stdin = item.stdin.clone();
     let vars = Rc::clone(&st.shell.vars);
     let mut cursor = node.walk();
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            match cursor.field_name() {
+            match field(&cursor) {
                 Some("name") => {
                     let inner = child.named_child(0).unwrap_or(child);
-                    words.extend(words::fields(inner, &src.text, &vars));
+                    words::fields(inner, &src.text, &vars, &mut words);
                     nested.push(inner);
                 }
                 Some("argument") => {
-                    words.extend(words::fields(child, &src.text, &vars));
+                    words::fields(child, &src.text, &vars, &mut words);
                     nested.push(child);
                 }
-                _ if child.kind() == "herestring_redirect" => {
+                _ if kind(child) == "herestring_redirect" => {
                     if let Some(s) = here_string(child, src) {
                         stdin = s;
                     }
@@ -408,7 +426,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
                 }
                 // A prefix assignment (`FOO=1 cmd`) is for this command only: walk its value
                 // for substitutions, but do not record it.
-                _ if child.kind() == "variable_assignment" => {
+                _ if kind(child) == "variable_assignment" => {
                     nested.extend(named(child).into_iter().skip(1));
                 }
                 _ if child.is_named() => nested.push(child),
@@ -420,7 +438,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
         }
     }
     for extra in &item.extra {
-        words.extend(words::fields(*extra, &src.text, &vars));
+        words::fields(*extra, &src.text, &vars, &mut words);
         nested.push(*extra);
     }
     push_all(&item, nested, stack);
@@ -448,11 +466,11 @@ fn redirect_node(node: Node, src: &Source, st: &mut State) {
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            if cursor.field_name() == Some("destination") {
+            if field(&cursor) == Some("destination") {
                 // `> a b` is not valid bash, but take the first target if the grammar allows it.
                 dest.get_or_insert(child);
             } else if !child.is_named() {
-                op.push_str(child.kind());
+                op.push_str(kind(child));
             } else if child.is_error() && dest.is_none() {
                 // `<>` arrives as `<` plus an error holding `>`.
                 op.push_str(text(child, &src.text).trim());

@@ -5,12 +5,13 @@
 //! brace expansion) makes the whole word *dynamic*, shown as written. This module must stay
 //! pure string work: no file system, no environment.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::Context;
+use super::{Context, kind};
 
 mod ansi_c;
 
@@ -49,14 +50,14 @@ pub fn resolve<'s>(node: Node, src: &'s str, vars: &Vars) -> Word<'s> {
     let raw = text(node, src);
     let mut r = Resolver {
         vars,
-        out: String::new(),
+        out: String::with_capacity(raw.len()),
         dynamic: false,
         bracket: false,
         brace: false,
         brace_comma: false,
         split: false,
     };
-    if node.kind() == "concatenation" {
+    if kind(node) == "concatenation" {
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             r.part(child, src);
@@ -66,31 +67,40 @@ pub fn resolve<'s>(node: Node, src: &'s str, vars: &Vars) -> Word<'s> {
     }
     // A value with blanks splits only when it is the whole word; inside a longer word the
     // result is too uncertain to follow.
-    let dynamic = r.dynamic || (r.split && node.kind() == "concatenation");
+    let dynamic = r.dynamic || (r.split && kind(node) == "concatenation");
+    if dynamic {
+        // Shown as written; the buffer was sized for that.
+        r.out.clear();
+        r.out.push_str(raw);
+    }
     Word {
-        text: if dynamic { raw.to_owned() } else { r.out },
+        text: r.out,
         raw,
         dynamic,
         span: node.byte_range(),
     }
 }
 
-/// A word as the shell splits it: an unquoted `$X` whose literal value holds blanks becomes
-/// several words, and one whose value is empty none.
-pub fn fields<'s>(node: Node, src: &'s str, vars: &Vars) -> Vec<Word<'s>> {
+/// Appends a word to `out` as the shell splits it: an unquoted `$X` whose literal value holds
+/// blanks becomes several words, and one whose value is empty none.
+pub fn fields<'s>(node: Node, src: &'s str, vars: &Vars, out: &mut Vec<Word<'s>>) {
     let word = resolve(node, src, vars);
-    let expansion = matches!(node.kind(), "simple_expansion" | "expansion");
+    let expansion = matches!(kind(node), "simple_expansion" | "expansion");
     if word.dynamic || !expansion {
-        return vec![word];
+        out.push(word);
+        return;
     }
-    word.text
-        .split([' ', '\t', '\n'])
-        .filter(|t| !t.is_empty())
-        .map(|t| Word {
-            text: t.to_owned(),
-            ..word.clone()
-        })
-        .collect()
+    out.extend(
+        word.text
+            .split([' ', '\t', '\n'])
+            .filter(|t| !t.is_empty())
+            .map(|t| Word {
+                text: t.to_owned(),
+                raw: word.raw,
+                dynamic: word.dynamic,
+                span: word.span.clone(),
+            }),
+    );
 }
 
 /// The value of an assignment, with `~` expanded as bash does there (at the start and after
@@ -125,7 +135,7 @@ fn expansion_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
     let mut cursor = node.walk();
     let named: Vec<Node> = node.named_children(&mut cursor).collect();
     match named.as_slice() {
-        [name] if name.kind() == "variable_name" => {
+        [name] if kind(*name) == "variable_name" => {
             let t = text(node, src);
             let plain = t.starts_with("${") && t.len() == text(*name, src).len() + 3
                 || t.len() == text(*name, src).len() + 1;
@@ -151,7 +161,7 @@ struct Resolver<'v> {
 impl Resolver<'_> {
     fn part(&mut self, node: Node, src: &str) {
         let t = text(node, src);
-        match node.kind() {
+        match kind(node) {
             "word" => self.unquoted(t),
             "number" => self.out.push_str(t),
             "raw_string" => self.out.push_str(strip(t, 1, 1)),
@@ -179,6 +189,12 @@ impl Resolver<'_> {
     }
 
     fn unquoted(&mut self, t: &str) {
+        // Most words hold nothing that quoting, globbing or braces would change.
+        let special = |b: u8| matches!(b, b'\\' | b'*' | b'?' | b'[' | b']' | b'{' | b',' | b'}');
+        if !t.bytes().any(special) {
+            self.out.push_str(t);
+            return;
+        }
         let mut chars = t.chars();
         while let Some(c) = chars.next() {
             match c {
@@ -203,7 +219,7 @@ impl Resolver<'_> {
     fn double_quoted(&mut self, node: Node, src: &str) {
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
-            match child.kind() {
+            match kind(child) {
                 "\"" | "$\"" => {}
                 "string_content" => dq_unescape(text(child, src), &mut self.out),
                 "$" => self.out.push('$'),
@@ -254,6 +270,19 @@ pub fn basename(name: &str) -> &str {
 
 /// A path made absolute against `cwd` (if needed) and cleaned of `.`, `..` and doubled slashes.
 fn normalise(path: &str, cwd: &str) -> String {
+    // Most paths are clean already: join them without taking them apart.
+    if path.starts_with('/') {
+        if is_clean(path) {
+            return path.to_owned();
+        }
+    } else if is_clean(cwd) && clean_parts(path) {
+        let cwd = if cwd == "/" { "" } else { cwd };
+        let mut out = String::with_capacity(cwd.len() + 1 + path.len());
+        out.push_str(cwd);
+        out.push('/');
+        out.push_str(path);
+        return out;
+    }
     let mut parts: Vec<&str> = Vec::new();
     let joined = if path.starts_with('/') {
         [path, ""]
@@ -280,6 +309,16 @@ fn normalise(path: &str, cwd: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// An absolute path that [`normalise`] leaves as it is.
+fn is_clean(path: &str) -> bool {
+    path == "/" || path.strip_prefix('/').is_some_and(clean_parts)
+}
+
+/// Components joined by single slashes, none of them empty, `.` or `..`.
+fn clean_parts(path: &str) -> bool {
+    path.split('/').all(|part| !matches!(part, "" | "." | ".."))
 }
 
 /// Where a word points, as far as can be known before the line runs.
@@ -364,19 +403,24 @@ fn is_glob_of_literal(raw: &str) -> bool {
 
 impl Place {
     /// The path below the home directory (`/` for home itself), if the place is in it.
-    pub fn in_home(&self, ctx: &Context) -> Option<String> {
+    pub fn in_home(&self, ctx: &Context) -> Option<&str> {
         match self {
-            Place::Home(rest) => Some(rest.clone()),
+            Place::Home(rest) => Some(rest),
             Place::Path(p) => {
-                let home = normalise(ctx.home.filter(|h| h.starts_with('/'))?, "/");
-                if home == "/" {
-                    return Some(p.clone());
-                }
-                let rest = p.strip_prefix(&home)?;
-                if rest.is_empty() {
-                    Some("/".to_owned())
+                let home = ctx.home.filter(|h| h.starts_with('/'))?;
+                let home = if is_clean(home) {
+                    Cow::Borrowed(home)
                 } else {
-                    rest.starts_with('/').then(|| rest.to_owned())
+                    Cow::Owned(normalise(home, "/"))
+                };
+                if home == "/" {
+                    return Some(p);
+                }
+                let rest = p.strip_prefix(&*home)?;
+                if rest.is_empty() {
+                    Some("/")
+                } else {
+                    rest.starts_with('/').then_some(rest)
                 }
             }
             Place::Unknown => None,
@@ -391,7 +435,7 @@ impl Place {
         {
             return true;
         }
-        self.in_home(ctx).is_some_and(|rest| everything(&rest))
+        self.in_home(ctx).is_some_and(everything)
     }
 
     pub fn as_path(&self) -> Option<&str> {

@@ -18,7 +18,9 @@ mod redirect;
 mod sensitive;
 mod system;
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::catalogue::Kind;
 use super::words::Word;
@@ -69,16 +71,21 @@ const FAMILIES: &[&[(&str, Class)]] = &[
 
 /// Finds the class of a program by name; `mkfs.ext4` and friends are `mkfs`.
 pub fn class(name: &str) -> Option<&'static Class> {
+    // The tables hold hundreds of names and every command asks: index them once.
+    static INDEX: OnceLock<HashMap<&'static str, &'static Class>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = HashMap::new();
+        for (n, c) in FAMILIES.iter().flat_map(|family| family.iter()) {
+            index.entry(*n).or_insert(c);
+        }
+        index
+    });
     let key = if name.starts_with("mkfs.") {
         "mkfs"
     } else {
         name
     };
-    FAMILIES
-        .iter()
-        .flat_map(|family| family.iter())
-        .find(|(n, _)| *n == key)
-        .map(|(_, c)| c)
+    index.get(key).copied()
 }
 
 /// Judges one simple command: secrets it reads (any program), then its family's rule; a
@@ -114,12 +121,15 @@ fn describe(words: &[&Word], none: &str) -> String {
     if words.is_empty() {
         return none.to_owned();
     }
-    let mut out = words
-        .iter()
-        .take(3)
-        .map(|w| format!("`{}`", w.raw))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut out = String::new();
+    for (i, w) in words.iter().take(3).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('`');
+        out.push_str(w.raw);
+        out.push('`');
+    }
     if words.len() > 3 {
         out.push_str(&format!(" and {} more", words.len() - 3));
     }

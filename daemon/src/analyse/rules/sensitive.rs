@@ -110,6 +110,14 @@ const ENV_TEMPLATES: &[&str] = &[".example", ".sample", ".template", ".default"]
 
 /// Whether the file at `at` holds secrets.
 pub(super) fn secret(at: &Place, ctx: &Context) -> bool {
+    // What `holds_secret` tests is all in the path (see `may_name_secret`).
+    match at {
+        Place::Path(p) | Place::Home(p) => may_name_secret(p) && holds_secret(at, ctx),
+        Place::Unknown => false,
+    }
+}
+
+fn holds_secret(at: &Place, ctx: &Context) -> bool {
     let home_rest = at.in_home(ctx).or_else(|| {
         let p = at.as_path()?;
         let rest = match p.strip_prefix("/root") {
@@ -119,9 +127,9 @@ pub(super) fn secret(at: &Place, ctx: &Context) -> bool {
                 &after[after.find('/')?..]
             }
         };
-        (rest.is_empty() || rest.starts_with('/')).then(|| rest.to_owned())
+        (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     });
-    if let Some(rest) = home_rest.as_deref()
+    if let Some(rest) = home_rest
         && home_secret(rest)
     {
         return true;
@@ -188,9 +196,34 @@ fn candidates<'w>(w: &'w Word) -> Vec<&'w str> {
     out
 }
 
+/// Whether a path built from `part` may hold secrets. Every test in [`secret`] needs a `.`
+/// (dotfiles, `.env`, key extensions), `etc` (`/etc/shadow`, host keys) or `id_` (key names)
+/// in the path, and a resolved path's components all come from the word, the working
+/// directory or the home: a word without them in a context without them names no secret.
+/// Most words are like that, and this spares them resolving and cleaning a path.
+fn may_name_secret(part: &str) -> bool {
+    let bytes = part.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'.' => true,
+        b'e' => bytes.get(i + 1..i + 3) == Some(b"tc"),
+        b'i' => bytes.get(i + 1..i + 3) == Some(b"d_"),
+        _ => false,
+    })
+}
+
 /// The first word of `words` that names a secret, as written.
-fn first_secret<'a, 's>(words: &[&'a Word<'s>], ctx: &Context) -> Option<&'a Word<'s>> {
-    words.iter().copied().find(|w| {
+fn first_secret<'a, 's>(
+    words: impl IntoIterator<Item = &'a Word<'s>>,
+    ctx: &Context,
+) -> Option<&'a Word<'s>>
+where
+    's: 'a,
+{
+    let context_may = may_name_secret(ctx.cwd) || ctx.home.is_some_and(may_name_secret);
+    words.into_iter().find(|w| {
+        if !context_may && !may_name_secret(&w.text) && !may_name_secret(w.raw) {
+            return false;
+        }
         // A word with spaces is a command or a message (`rsync -e 'ssh -i key'`), not a path.
         if w.text.contains(char::is_whitespace) && !w.dynamic {
             return false;
@@ -216,16 +249,15 @@ pub fn scan(args: &[Word], site: &mut Site) {
         return;
     }
     let identity = IDENTITY_USERS.contains(&site.name);
-    let mut words: Vec<&Word> = Vec::new();
     let mut skip = false;
-    for w in args {
+    let words = args.iter().filter(|w| {
         if std::mem::take(&mut skip) {
-            continue;
+            return false;
         }
         skip = identity && w.literal() == Some("-i");
-        words.push(w);
-    }
-    if let Some(w) = first_secret(&words, site.ctx()) {
+        true
+    });
+    if let Some(w) = first_secret(words, site.ctx()) {
         let detail = format!("`{}` (by `{}`)", w.raw, site.name);
         site.report(catalogue::SENSITIVE_READ, &detail);
     }
@@ -233,8 +265,96 @@ pub fn scan(args: &[Word], site: &mut Site) {
 
 /// A redirection that reads `src` (`< ~/.ssh/id_rsa`).
 pub fn redirect_source(src: &Word, span: Range<usize>, st: &mut State) {
-    if first_secret(&[src], st.ctx).is_some() {
+    if first_secret([src], st.ctx).is_some() {
         let detail = format!("`{}`", src.raw);
         st.add(catalogue::REDIRECT_READ_SECRET.at(span, &detail));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Paths and words made of the pieces the secret tests look for, and of others.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "/",
+            "/",
+            "/",
+            "~",
+            "$HOME",
+            "\"$HOME\"",
+            "root",
+            "home",
+            "u",
+            "e",
+            "tc",
+            "etc",
+            "id",
+            "_",
+            "id_rsa",
+            "ssh",
+            ".ssh",
+            ".",
+            "..",
+            ".env",
+            "env",
+            "shadow",
+            "key",
+            ".pem",
+            "ssh_host_a_key",
+            "=",
+            "@",
+            "*",
+            "aws",
+            ".aws",
+            "config",
+            "x",
+        ])
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(piece(), 0..8).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// The pre-filter in `secret` never hides one: a path that holds secrets has a marker.
+        #[test]
+        fn secrets_have_markers(path in text(), home in text(), in_home: bool) {
+            let at = if in_home { Place::Home(path.clone()) } else { Place::Path(path.clone()) };
+            let ctx = Context { cwd: "/", home: Some(&home), truncated: false };
+            if holds_secret(&at, &ctx) {
+                prop_assert!(may_name_secret(&path), "{at:?} with home {home:?}");
+            }
+        }
+
+        /// The pre-filter in `first_secret` never hides one: wherever a word resolves to, a
+        /// secret there has its marker in the word, the working directory or the home.
+        #[test]
+        fn words_naming_secrets_have_markers(
+            word in text(),
+            cwd in text(),
+            home in text(),
+            dynamic: bool,
+            has_home: bool,
+        ) {
+            let ctx = Context { cwd: &cwd, home: has_home.then_some(home.as_str()), truncated: false };
+            let w = Word { text: word.clone(), raw: &word, dynamic, span: 0..word.len() };
+            let named = candidates(&w).into_iter().any(|c| {
+                let sub = Word { text: c.to_owned(), raw: c, dynamic, span: 0..c.len() };
+                holds_secret(&place(&sub, &ctx), &ctx)
+            });
+            if named {
+                prop_assert!(
+                    may_name_secret(&word)
+                        || may_name_secret(&cwd)
+                        || ctx.home.is_some_and(may_name_secret),
+                    "{word:?} in {cwd:?}, home {:?}", ctx.home
+                );
+            }
+        }
     }
 }

@@ -7,8 +7,8 @@ use tree_sitter::Node;
 
 use super::super::command::{self, Stdin};
 use super::super::words::{self, text};
-use super::super::{Source, State, join_path};
-use super::{Item, LEAVES, Stack, Step, item_like, named, pipeline, split_field};
+use super::super::{Source, State, field, join_path, kind};
+use super::{Item, Stack, Step, is_leaf, item_like, named, pipeline, split_field};
 
 /// A statement with redirections: they decide its standard input. The grammar hangs some
 /// things on a heredoc that belong elsewhere: `cat <<EOF | sh` puts the rest of the pipeline
@@ -20,9 +20,9 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
     let mut tail = Vec::new();
     let mut others = Vec::new();
     for r in redirects {
-        match r.kind() {
+        match kind(r) {
             "file_redirect" => {
-                if r.child(0).is_some_and(|c| c.kind() == "<") {
+                if r.child(0).is_some_and(|c| kind(c) == "<") {
                     stdin = Stdin::File;
                 }
                 // `git >/dev/null reset --hard`: the grammar takes `reset --hard` for more
@@ -38,7 +38,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
                 }
                 loop {
                     let c = cursor.node();
-                    match (cursor.field_name(), c.kind()) {
+                    match (field(&cursor), kind(c)) {
                         (Some("argument"), _) => extra.push(c),
                         (_, "heredoc_body") => {
                             stdin = Stdin::Text {
@@ -50,7 +50,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
                             others.push(c);
                         }
                         (_, "pipeline") => tail.extend(named(c)),
-                        (_, kind) if c.is_named() && !LEAVES.contains(&kind) => others.push(c),
+                        (_, kind) if c.is_named() && !is_leaf(kind) => others.push(c),
                         _ => {}
                     }
                     if !cursor.goto_next_sibling() {
