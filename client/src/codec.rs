@@ -280,6 +280,7 @@ mod tests {
                 pending: 0,
                 policy: "embedded default".into(),
                 policy_error: Some("x".into()),
+                approvers: 1,
             }),
             Response::Log(vec![AuditEvent {
                 time_ms: 1,

@@ -431,6 +431,8 @@ pub struct StatusInfo {
     pub policy: String,
     /// Why the last policy reload failed (the running policy was kept); none after a good one.
     pub policy_error: Option<String>,
+    /// Approval agents registered for the caller's uid (every uid's, for root).
+    pub approvers: u32,
 }
 
 /// One audit event, as `assent log` shows it.

@@ -109,6 +109,14 @@ impl Approvers {
         self.lock().len()
     }
 
+    /// How many agents are registered for `uid` (for every uid when `None`).
+    pub fn count_for(&self, uid: Option<u32>) -> usize {
+        self.lock()
+            .iter()
+            .filter(|r| !r.tx.is_closed() && uid.is_none_or(|uid| r.agent.uid == uid))
+            .count()
+    }
+
     /// Whether some agent could answer a request owned by `owner` from login session
     /// `requester_sid`.
     pub fn available(&self, owner: u32, requester_sid: Option<i32>) -> bool {
@@ -286,7 +294,11 @@ mod tests {
         let _again = approvers
             .add(agent(2, 1000, 50), vec![])
             .expect("registers");
-        assert_eq!(approvers.count(), 2);
+        let _root = approvers.add(agent(4, 0, 52), vec![]).expect("registers");
+        assert_eq!(approvers.count(), 3);
+        assert_eq!(approvers.count_for(Some(1000)), 2);
+        assert_eq!(approvers.count_for(Some(1001)), 0);
+        assert_eq!(approvers.count_for(None), 3);
     }
 
     #[test]

@@ -206,6 +206,13 @@ impl Conn {
             pending: u32::try_from(self.shared.pending.len()).unwrap_or(u32::MAX),
             policy: self.shared.policy.source(),
             policy_error: self.shared.policy.last_error(),
+            approvers: u32::try_from(
+                self.shared
+                    .pending
+                    .approvers()
+                    .count_for((self.peer.uid != 0).then_some(self.peer.uid)),
+            )
+            .unwrap_or(u32::MAX),
         }
     }
 

@@ -100,6 +100,10 @@ fn agent_check(command: &str, wait: bool) -> Request {
 fn without_an_agent_the_default_denies_and_says_how_to_start_one() {
     let daemon = daemon_denying_without_approver();
     let mut conn = daemon.connect();
+    match conn.request(&Request::Status) {
+        Ok(Response::Status(status)) => assert_eq!(status.approvers, 0, "{status:?}"),
+        reply => panic!("expected the status, got {reply:?}"),
+    }
     let verdict = verdict_of(&mut conn, &agent_check("git push", true));
     assert_eq!(verdict.decision, Decision::Deny);
     assert_eq!(verdict.token, None, "nothing was held");
@@ -128,6 +132,10 @@ fn an_agent_is_shown_held_requests_and_its_answer_settles_them() {
     let mut conn = daemon.connect();
     // With the agent registered, the embedded default holds instead of denying.
     let agent = Agent::start(&daemon, "allow", "once", true);
+    match conn.request(&Request::Status) {
+        Ok(Response::Status(status)) => assert_eq!(status.approvers, 1, "{status:?}"),
+        reply => panic!("expected the status, got {reply:?}"),
+    }
     let verdict = verdict_of(&mut conn, &agent_check("git push origin main", true));
     assert_eq!(
         verdict.decision,

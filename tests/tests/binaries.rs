@@ -423,6 +423,10 @@ fn assent_status_shows_protocol_and_pending() {
         text.contains("protocol") && text.contains("pending"),
         "status names the protocol and the pending count: {text}"
     );
+    assert!(
+        text.contains("approval agents: none") && text.contains("assent-notify"),
+        "status says no approval agent runs, and what to start: {text}"
+    );
 }
 
 /// `assent log` shows recent decisions, and the audit file in the state directory has the same

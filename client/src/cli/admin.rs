@@ -193,6 +193,12 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         status.pending,
     );
     println!("policy:   {}", status.policy);
+    match status.approvers {
+        0 => println!(
+            "approval agents: none (agents' requests that need a person are not held; start assent-notify)"
+        ),
+        n => println!("approval agents: {n}"),
+    }
     if let Some(error) = &status.policy_error {
         println!("policy reload failed (the running policy is kept): {error}");
     }
