@@ -687,3 +687,24 @@ fn a_user_daemon_needs_no_environment_when_given_its_locations() {
         "assentd accepts without XDG_RUNTIME_DIR or HOME"
     );
 }
+
+/// A line that is not UTF-8 is still checked, on the fast path and through clap alike: the
+/// bad bytes become U+FFFD. (An error would read as "the gate is unavailable" to the shell
+/// hook, which then lets the line run unchecked.)
+#[test]
+fn a_command_that_is_not_utf8_is_checked_not_refused() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let daemon = TestDaemon::start();
+    let word = std::ffi::OsStr::from_bytes(b"ls \xff");
+    for flags in [&["check", "--"][..], &["check", "--session=s", "--"][..]] {
+        let output = run_bounded(assent(daemon.socket()).args(flags).arg(word));
+        assert_exit(&output, 0, "assent check with a non-UTF-8 word");
+    }
+    let output = run_bounded(assent(daemon.socket()).args(["log", "--json"]));
+    let text = stdout(&output);
+    assert_eq!(
+        text.matches("ls \u{fffd}").count(),
+        2,
+        "both were checked and audited as text: {text}"
+    );
+}

@@ -36,12 +36,13 @@ pub struct CheckArgs {
     /// Print the outcome as JSON on stdout.
     #[arg(long)]
     json: bool,
-    /// The command line.
+    /// The command line (bytes that are not UTF-8 are checked as U+FFFD).
     #[arg(
         required = true,
         trailing_var_arg = true,
         allow_hyphen_values = true,
-        value_name = "COMMAND"
+        value_name = "COMMAND",
+        value_parser = lossy_text()
     )]
     command: Vec<String>,
 }
@@ -270,4 +271,12 @@ fn gate_prompting(
         }
     }
     outcome.0
+}
+
+/// Command words as text, whatever their bytes: a line is checked even when it is not UTF-8
+/// (an error would let the shell hook run it unchecked, since it reads usage errors as "the gate
+/// is unavailable").
+fn lossy_text() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::OsStringValueParser::new().map(|word| word.to_string_lossy().into_owned())
 }

@@ -47,9 +47,13 @@ pub fn parse_check(argv: &[OsString]) -> Option<(Option<PathBuf>, CheckArgs)> {
             _ => return None,
         }
     }
-    let command: Vec<String> = words
-        .map(|w| w.map(str::to_string))
-        .collect::<Option<_>>()?;
+    // The command's words as text: bytes that are not UTF-8 become U+FFFD rather than an error,
+    // so such a line is still checked (an error here would let the shell hook run it unchecked).
+    let index = argv.len() - words.count();
+    let command: Vec<String> = argv[index..]
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
     if command.is_empty() {
         return None;
     }
@@ -63,6 +67,21 @@ mod tests {
     fn parse(args: &[&str]) -> Option<(Option<PathBuf>, CheckArgs)> {
         let argv: Vec<OsString> = args.iter().map(OsString::from).collect();
         parse_check(&argv)
+    }
+
+    #[test]
+    fn a_command_that_is_not_utf8_is_still_checked() {
+        use std::os::unix::ffi::OsStringExt as _;
+        let argv = vec![
+            OsString::from("check"),
+            OsString::from("--"),
+            OsString::from_vec(b"rm -rf /\xff".to_vec()),
+        ];
+        let (_, args) = parse_check(&argv).expect("read without clap");
+        assert!(
+            format!("{args:?}").contains("rm -rf /\u{fffd}"),
+            "the bad byte becomes U+FFFD: {args:?}"
+        );
     }
 
     #[test]
