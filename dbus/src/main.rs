@@ -42,10 +42,23 @@ struct Args {
     /// Write the man page assent-notify.1 into DIR and exit (for packaging).
     #[arg(long, value_name = "DIR", hide = true)]
     man: Option<PathBuf>,
+    /// Print shell completions for bash, zsh or fish and exit (for packaging).
+    #[arg(long, value_name = "SHELL", hide = true)]
+    completions: Option<clap_complete::Shell>,
 }
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    if let Some(shell) = args.completions {
+        use clap::CommandFactory as _;
+        clap_complete::generate(
+            shell,
+            &mut Args::command(),
+            "assent-notify",
+            &mut std::io::stdout(),
+        );
+        return std::process::ExitCode::SUCCESS;
+    }
     if let Some(dir) = &args.man {
         // Generated from the clap definition, so the page cannot drift from the flags.
         use clap::CommandFactory as _;

@@ -77,6 +77,14 @@ impl Drop for Agent {
     }
 }
 
+/// The approval agents registered for the caller's uid, as `assent status` counts them.
+fn approvers(conn: &mut assent_client::Connection) -> u32 {
+    match conn.request(&Request::Status) {
+        Ok(Response::Status(status)) => status.approvers,
+        reply => panic!("expected the status, got {reply:?}"),
+    }
+}
+
 fn daemon_denying_without_approver() -> TestDaemon {
     TestDaemon::with(Options {
         no_approver: None,
@@ -242,10 +250,15 @@ fn always_is_remembered_across_a_restart_and_forget_removes_it() {
     let again = verdict_of(&mut conn, &agent_check("git push origin main", true));
     assert_eq!(again.decision, Decision::Allow, "{again:?}");
     assert!(again.reason.contains("remembered"), "{}", again.reason);
-    // Another command is not covered: the signature is exact.
-    let other = verdict_of(&mut conn, &agent_check("git push origin other", false));
-    assert_eq!(other.decision, Decision::Confirm);
+    // Another command is not covered: the signature is exact. With the agent gone (so that it
+    // cannot answer this one too), it is denied for want of an approver, not allowed.
     drop(agent);
+    assert!(
+        assent_tests::wait_until(Duration::from_secs(10), || approvers(&mut conn) == 0),
+        "the agent's registration ends with its connection"
+    );
+    let other = verdict_of(&mut conn, &agent_check("git push origin other", false));
+    assert_eq!(other.decision, Decision::Deny, "{other:?}");
 
     daemon.restart();
     let mut conn = daemon.connect();

@@ -125,7 +125,7 @@ fn contents(deb: &Path) -> BTreeMap<String, Entry> {
 }
 
 /// What the package must hold besides the man pages and completions.
-const FILES: [&str; 16] = [
+const FILES: [&str; 15] = [
     "/usr/bin/assentd",
     "/usr/bin/assent",
     "/usr/bin/assent-notify",
@@ -141,11 +141,10 @@ const FILES: [&str; 16] = [
     "/usr/share/assent/assent.bash",
     "/usr/share/assent/assent.zsh",
     "/usr/share/man/man1/assent-sh.1.gz",
-    "/usr/share/man/man1/assent-notify.1.gz",
 ];
 
 /// The binaries with man pages and bash, zsh and fish completions.
-const COMMANDS: [&str; 2] = ["assent", "assentd"];
+const COMMANDS: [&str; 3] = ["assent", "assentd", "assent-notify"];
 
 #[test]
 fn the_package_holds_the_binaries_units_docs_and_hooks() {
