@@ -5,10 +5,11 @@
 //! waiting connection, the audit trail and the counters. Two answers racing: one removes the
 //! entry and wins, the other finds nothing and gets `not_found`.
 //!
-//! This file holds the types and the store's core: holding, answering, cancelling and settling
-//! a request. Batches are in `batch.rs`, ending by deadline or shutdown in `expiry.rs`, who may
-//! answer in `validate.rs`.
+//! This file holds the types and the store's core: holding, cancelling and settling a request.
+//! Answers are in `answer.rs`, batches in `batch.rs`, ending by deadline or shutdown in
+//! `expiry.rs`, who may answer in `validate.rs`.
 
+mod answer;
 mod batch;
 mod expiry;
 mod validate;
@@ -30,8 +31,6 @@ use crate::error::RequestError;
 use crate::stats::Stats;
 use batch::BatchEntry;
 pub use batch::{BatchHold, BatchItem, HeldBatch};
-use expiry::expired;
-use validate::{answered, authorise};
 
 /// The process that made a request, as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,132 +286,6 @@ impl Pending {
         let entry = inner.entries.remove(token)?;
         inner.release(entry.hold.requester.uid, 1);
         Some(entry)
-    }
-
-    /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
-    /// uid is the owner's or root, the answerer's session label (if scoped) matches, and the
-    /// answerer is neither the requesting connection nor a process of its login session.
-    pub fn answer(
-        &self,
-        token: &str,
-        by: &Answerer,
-        allow: bool,
-    ) -> Result<Vec<Approved>, RequestError> {
-        self.answer_item(token, None, by, allow)
-    }
-
-    /// Answer a held request, a whole batch (`item: None`), or one item of a batch (from 1).
-    /// The same checks as [`Pending::answer`]; an item out of range or not held is
-    /// `NoSuchItem`, and `item` with a single request's token is `Invalid`. Returns what was
-    /// allowed, for remembering (empty for a deny).
-    pub fn answer_item(
-        &self,
-        token: &str,
-        item: Option<u32>,
-        by: &Answerer,
-        allow: bool,
-    ) -> Result<Vec<Approved>, RequestError> {
-        let entry = {
-            let mut inner = self.lock();
-            let Some(entry) = inner.entries.get(token) else {
-                if inner.batches.contains_key(token) {
-                    return self.answer_batch(inner, token, item, by, allow);
-                }
-                return Err(if inner.expired.iter().any(|t| t == token) {
-                    RequestError::Expired
-                } else {
-                    RequestError::NotFound
-                });
-            };
-            if item.is_some() {
-                return Err(RequestError::Invalid(
-                    "this token is a single held request, not a batch: answer it without --item"
-                        .into(),
-                ));
-            }
-            if entry.expires_at <= Instant::now() {
-                let entry = Self::take(&mut inner, token);
-                Self::remember_expired(&mut inner, token);
-                drop(inner);
-                if let Some(entry) = entry {
-                    self.settle(token, entry, expired(self.ttl()));
-                }
-                return Err(RequestError::Expired);
-            }
-            authorise(
-                &entry.hold.requester,
-                entry.hold.owner,
-                &entry.hold.session,
-                by,
-            )?;
-            Self::take(&mut inner, token)
-        };
-        Ok(self.settle_answered(token, entry, answered(by, allow)))
-    }
-
-    /// The terminal prompt's answer, from the requesting connection itself. Accepted only
-    /// for a single request of origin interactive whose requester is its owner, asked on
-    /// this very connection, when `terminal` (the requester has a controlling terminal).
-    pub fn prompted(
-        &self,
-        token: &str,
-        conn_id: u64,
-        terminal: bool,
-        allow: bool,
-    ) -> Result<Vec<Approved>, RequestError> {
-        let (entry, outcome) = {
-            let mut inner = self.lock();
-            let Some(entry) = inner.entries.get(token) else {
-                return Err(if inner.batches.contains_key(token) {
-                    RequestError::Invalid("a batch is not answered at a terminal prompt".into())
-                } else {
-                    RequestError::NotFound
-                });
-            };
-            let hold = &entry.hold;
-            if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive || !terminal
-            {
-                return Err(RequestError::SelfApproval);
-            }
-            if hold.requester.uid != hold.owner {
-                return Err(RequestError::UserMismatch {
-                    caller: hold.requester.uid,
-                    owner: hold.owner,
-                });
-            }
-            let verb = if allow { "allowed" } else { "denied" };
-            let outcome = Decided {
-                allow,
-                by: DecidedBy::User,
-                reason: format!("{verb} at the terminal (pid {})", hold.requester.pid),
-            };
-            (Self::take(&mut inner, token), outcome)
-        };
-        Ok(self.settle_answered(token, entry, outcome))
-    }
-
-    /// Settle an answered request and say what to remember.
-    fn settle_answered(
-        &self,
-        token: &str,
-        entry: Option<Entry>,
-        outcome: Decided,
-    ) -> Vec<Approved> {
-        let Some(entry) = entry else {
-            return Vec::new();
-        };
-        let approved = outcome
-            .allow
-            .then(|| Approved {
-                owner: entry.hold.owner,
-                signature: entry.hold.signature.clone(),
-                session: entry.hold.session.clone(),
-                sid: entry.hold.requester.sid,
-            })
-            .into_iter()
-            .collect();
-        self.settle(token, entry, outcome);
-        approved
     }
 
     /// Withdraw a request on its owner's behalf.

@@ -1,0 +1,118 @@
+//! What the daemon reports: held requests as approvers list them, its status, audit events.
+
+use serde::{Deserialize, Serialize};
+
+use super::{DecidedBy, Decision, Finding, Level, Origin};
+
+/// A held item of a batch, as listed for approvers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingBatchItem {
+    /// Its number in the batch, from 1 (`assent approve TOKEN --item N`).
+    pub item: u32,
+    /// The command or `tool NAME ARGS`.
+    pub subject: String,
+    /// The working directory of a shell command.
+    pub cwd: Option<String>,
+    /// Its level.
+    pub level: Level,
+    /// Its findings.
+    pub findings: Vec<Finding>,
+}
+
+/// A held request, as listed for approvers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingItem {
+    /// Its token.
+    pub token: String,
+    /// The requester's uid (from the kernel).
+    pub uid: u32,
+    /// The requester's pid (from the kernel).
+    pub pid: i32,
+    /// Who asked.
+    pub origin: Origin,
+    /// The command or `tool NAME ARGS`.
+    pub subject: String,
+    /// The working directory of a shell command.
+    pub cwd: Option<String>,
+    /// Its level.
+    pub level: Level,
+    /// Its findings.
+    pub findings: Vec<Finding>,
+    /// The requester's session label.
+    pub session: Option<String>,
+    /// Milliseconds until it expires.
+    pub expires_in_ms: u64,
+    /// For a batch: its items still held (then `subject` summarises the batch). Empty for a
+    /// single request.
+    pub items: Vec<PendingBatchItem>,
+    /// The requesting program's name (its `comm`, from the kernel), such as `claude`.
+    pub program: String,
+    /// What an "always" or "session" answer would remember, in words (`cargo test in
+    /// /home/u/proj`, `reading /etc/hosts`).
+    pub signature: String,
+}
+
+/// The held requests a caller may see, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PendingList {
+    /// As many as fit in one packet (long commands are shortened).
+    pub items: Vec<PendingItem>,
+    /// How many more are held but did not fit: say so, never drop them silently.
+    pub omitted: u32,
+}
+
+/// The daemon's state, for `assent status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusInfo {
+    /// The daemon's package version.
+    pub version: String,
+    /// The protocol version it speaks.
+    pub protocol: u32,
+    /// `system` or `user`.
+    pub mode: String,
+    /// The socket it listens on.
+    pub socket: String,
+    /// Seconds since it started.
+    pub uptime_secs: u64,
+    /// Checks allowed since start.
+    pub allowed: u64,
+    /// Checks denied since start (by policy or by answer).
+    pub denied: u64,
+    /// Checks that were held.
+    pub held: u64,
+    /// Requests held right now.
+    pub pending: u32,
+    /// Where the policy in force came from (a file, or the embedded default).
+    pub policy: String,
+    /// Why the last policy reload failed (the running policy was kept); none after a good one.
+    pub policy_error: Option<String>,
+    /// Approval agents registered for the caller's uid (every uid's, for root).
+    pub approvers: u32,
+}
+
+/// One audit event, as `assent log` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    /// Milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    /// Requester uid.
+    pub uid: u32,
+    /// Requester pid.
+    pub pid: i32,
+    /// Who asked.
+    pub origin: Origin,
+    /// The command or tool call, shortened.
+    pub subject: String,
+    /// Its level.
+    pub level: Level,
+    /// Finding ids.
+    pub findings: Vec<String>,
+    /// `allow` or `deny` for a final outcome, `confirm` when a request was held.
+    pub decision: Decision,
+    /// Who decided.
+    pub by: DecidedBy,
+    /// In words.
+    pub reason: String,
+    /// The held request's token.
+    pub token: Option<String>,
+}
