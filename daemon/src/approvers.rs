@@ -23,6 +23,8 @@ use crate::peer::PeerIdentity;
 
 /// How many pushes wait for one agent before it is dropped as too slow.
 pub const PUSH_QUEUE: usize = 1024;
+/// How many agents one uid may have registered at once (one per login session).
+pub const MAX_AGENTS_PER_UID: usize = 8;
 
 /// A registered approval agent.
 #[derive(Debug, Clone)]
@@ -76,6 +78,12 @@ impl Approvers {
             return Err(RequestError::Invalid(format!(
                 "an approval agent is already registered for login session {} ({}, pid {}); one per session",
                 agent.sid, other.agent.name, other.agent.pid
+            )));
+        }
+        if agents.iter().filter(|r| r.agent.uid == agent.uid).count() >= MAX_AGENTS_PER_UID {
+            return Err(RequestError::Invalid(format!(
+                "uid {} already has {MAX_AGENTS_PER_UID} approval agents registered",
+                agent.uid
             )));
         }
         let (tx, rx) = mpsc::channel(PUSH_QUEUE);
@@ -171,9 +179,11 @@ impl Approvers {
     }
 }
 
-/// May `agent` answer a request owned by `owner` from login session `requester_sid`?
+/// May `agent` answer a request owned by `owner` from login session `requester_sid`? A
+/// requester whose session is unknown could be in any session, the agent's included, so no
+/// agent counts for it (`validate.rs` refuses a same-uid answer to it likewise).
 fn eligible(agent: &Agent, owner: u32, requester_sid: Option<i32>) -> bool {
-    agent.uid == owner && Some(agent.sid) != requester_sid
+    agent.uid == owner && requester_sid.is_some_and(|sid| sid != agent.sid)
 }
 
 /// In system mode only the installed agent may register: the peer's executable, read through
@@ -271,7 +281,10 @@ mod tests {
             .expect("registers");
         assert!(!approvers.available(1000, Some(50)));
         assert!(approvers.available(1000, Some(51)));
-        assert!(approvers.available(1000, None));
+        assert!(
+            !approvers.available(1000, None),
+            "a requester of unknown session could be in the agent's"
+        );
         assert!(!approvers.available(1001, Some(51)));
         approvers.push_held(1000, Some(50), &item("pa_self"));
         assert!(rx.try_recv().is_err());
@@ -308,10 +321,10 @@ mod tests {
             .add(agent(1, 1000, 50), vec![])
             .expect("registers");
         for n in 0..=PUSH_QUEUE {
-            approvers.push_held(1000, None, &item(&format!("pa_{n}")));
+            approvers.push_held(1000, Some(60), &item(&format!("pa_{n}")));
         }
         assert_eq!(approvers.count(), 0);
-        assert!(!approvers.available(1000, None));
+        assert!(!approvers.available(1000, Some(60)));
     }
 
     #[test]
@@ -321,6 +334,6 @@ mod tests {
             .add(agent(1, 1000, 50), vec![])
             .expect("registers");
         drop(rx);
-        assert!(!approvers.available(1000, None));
+        assert!(!approvers.available(1000, Some(60)));
     }
 }

@@ -379,9 +379,40 @@ impl Pending {
     }
 }
 
-/// A held request as approvers and `assent pending` see it.
+/// Commands of a listed request are shortened to this many bytes.
+const LISTED_SUBJECT_MAX: usize = 4096;
+/// Items of a listed batch are shortened to this many bytes each.
+const LISTED_BATCH_SUBJECT_MAX: usize = 512;
+/// Findings listed per item of a batch, at most.
+const LISTED_BATCH_FINDINGS_MAX: usize = 8;
+
+/// Cut `text` to at most `max` bytes at a character boundary, marking the cut.
+fn shorten(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+}
+
+/// Shorten a listed request's long parts, so that one item always fits a packet and what is
+/// queued for an approval agent stays small.
+fn shorten_item(mut item: PendingItem) -> PendingItem {
+    shorten(&mut item.subject, LISTED_SUBJECT_MAX);
+    shorten(&mut item.signature, LISTED_SUBJECT_MAX);
+    for held in &mut item.items {
+        shorten(&mut held.subject, LISTED_BATCH_SUBJECT_MAX);
+        held.findings.truncate(LISTED_BATCH_FINDINGS_MAX);
+    }
+    item
+}
+
+/// A held request as approvers and `assent pending` see it, its long parts shortened.
 fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
-    PendingItem {
+    shorten_item(PendingItem {
         token: token.to_string(),
         uid: e.hold.requester.uid,
         pid: e.hold.requester.pid,
@@ -395,7 +426,7 @@ fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
         items: Vec::new(),
         program: e.hold.program.clone(),
         signature: e.hold.signature.clone(),
-    }
+    })
 }
 
 /// Milliseconds, saturating.

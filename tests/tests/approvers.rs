@@ -363,3 +363,31 @@ fn with_no_approver_ask_the_client_denies_what_only_an_agents_prompt_could_answe
         "{output:?}"
     );
 }
+
+#[test]
+fn a_batch_of_tool_calls_claimed_interactive_meets_the_no_approver_rule_too() {
+    let daemon = daemon_denying_without_approver();
+    let mut conn = daemon.connect();
+    // Tool calls are judged as tool calls whatever the caller claims, so "interactive" does
+    // not make a person's own request of them.
+    let batch = Request::CheckBatch(assent_client::protocol::BatchRequest {
+        subjects: vec![assent_client::protocol::Subject::Tool {
+            name: "database.drop_everything".into(),
+            args_json: "{}".into(),
+        }],
+        origin: Origin::Interactive,
+        context: Context::default(),
+        wait: false,
+    });
+    match conn.request(&batch) {
+        Ok(Response::BatchVerdict(verdict)) => {
+            assert_eq!(verdict.token, None, "nothing held: {verdict:?}");
+            assert_eq!(verdict.items[0].decision, Decision::Deny, "{verdict:?}");
+            assert!(
+                verdict.items[0].reason.contains("assent-notify"),
+                "{verdict:?}"
+            );
+        }
+        reply => panic!("expected a batch verdict, got {reply:?}"),
+    }
+}

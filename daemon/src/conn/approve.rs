@@ -10,6 +10,9 @@ use crate::error::RequestError;
 use crate::pending::{Answerer, Approved};
 use crate::remember::{MAX_REMEMBER_SECS, SessionKey};
 
+/// How long one push to an approval agent may wait for its socket.
+const PUSH_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Conn {
     /// An approver's answer, and the remembering it asks for.
     pub(super) fn answer(
@@ -87,11 +90,13 @@ impl Conn {
         let flow = loop {
             tokio::select! {
                 push = pushes.recv() => match push {
-                    Some(mut push) => {
-                        if let Response::Held(item) = &mut push {
-                            super::replies::shorten_item(item);
+                    Some(push) => {
+                        // An agent that stops reading must not pin its queue (and this task)
+                        // forever: give up on it, as the store gives up on a full queue.
+                        if tokio::time::timeout(PUSH_SEND_TIMEOUT, self.send(&push)).await.is_err() {
+                            tracing::warn!(conn = self.id, "approval agent stopped reading; dropping it");
+                            break Flow::Close;
                         }
-                        self.send(&push).await;
                     }
                     // Dropped as too slow (or the daemon is going): end, it reconnects.
                     None => break Flow::Close,
@@ -106,13 +111,9 @@ impl Conn {
                             let reply = self.answer(&token, allow, session, item, remember);
                             self.send(&reply).await;
                         }
-                        Ok(Request::ListPending) => {
-                            let list = super::replies::pending_list(self.shared.pending.list(self.peer.uid));
-                            self.send(&Response::Pending(list)).await;
-                        }
                         Ok(_) => {
                             let error = RequestError::Invalid(
-                                "an approval agent's connection takes only Answer and ListPending".into(),
+                                "an approval agent's connection takes only Answer".into(),
                             );
                             self.send(&Response::Error(error.to_wire())).await;
                         }

@@ -98,9 +98,15 @@ impl Conn {
         let mut any_held = judged
             .iter()
             .any(|(j, _)| j.ruling.decision == Decision::Confirm);
-        let mut unasked = false;
+        // Which items the no-approver rule decided (none when a person's own item is held: a
+        // person can always be asked). The judged origin counts, not the claimed one: tool
+        // calls are judged as tool calls whatever the caller says.
+        let mut unasked = vec![false; count];
+        let persons_own = judged.iter().any(|(j, _)| {
+            j.ruling.decision == Decision::Confirm && j.origin == Origin::Interactive
+        });
         if any_held
-            && origin != Origin::Interactive
+            && !persons_own
             && no_approver != NoApprover::Hold
             && !self
                 .shared
@@ -109,17 +115,17 @@ impl Conn {
                 .available(owner, self.peer.sid)
         {
             let ask = no_approver == NoApprover::Ask;
-            for (judgement, _) in judged.iter_mut() {
+            for (index, (judgement, _)) in judged.iter_mut().enumerate() {
                 if judgement.ruling.decision == Decision::Confirm {
                     if !ask {
                         judgement.ruling.decision = Decision::Deny;
                     }
                     judgement.ruling.reason =
                         no_approver_reason(&judgement.ruling.reason, owner, ask);
+                    unasked[index] = true;
                 }
             }
             any_held = false;
-            unasked = true;
         }
         let mut reply = BatchVerdict {
             items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
@@ -133,7 +139,7 @@ impl Conn {
                 let decision = judgement.ruling.decision;
                 let by = if remembered[index] {
                     DecidedBy::Remembered
-                } else if unasked && decision != Decision::Allow {
+                } else if unasked[index] {
                     DecidedBy::NoApprover
                 } else {
                     DecidedBy::Policy

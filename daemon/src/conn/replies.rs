@@ -6,41 +6,9 @@ use assent_client::protocol::{PendingItem, PendingList, Response};
 
 use crate::error::RequestError;
 
-/// Commands in a pending list are shortened to this many bytes.
-const PENDING_SUBJECT_MAX: usize = 4096;
-/// Items of a held batch in a pending list are shortened to this many bytes each.
-const PENDING_BATCH_SUBJECT_MAX: usize = 512;
-/// Findings listed per item of a held batch, at most.
-const PENDING_BATCH_FINDINGS_MAX: usize = 8;
-
-/// Cut `text` to at most `max` bytes at a character boundary, marking the cut.
-fn shorten(text: &mut String, max: usize) {
-    if text.len() > max {
-        let mut end = max;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
-    }
-}
-
-/// Shorten a held request's long parts so that one item always fits a packet.
-pub(super) fn shorten_item(item: &mut PendingItem) {
-    shorten(&mut item.subject, PENDING_SUBJECT_MAX);
-    shorten(&mut item.signature, PENDING_SUBJECT_MAX);
-    for held in &mut item.items {
-        shorten(&mut held.subject, PENDING_BATCH_SUBJECT_MAX);
-        held.findings.truncate(PENDING_BATCH_FINDINGS_MAX);
-    }
-}
-
 /// As many held requests as fit in one packet, with long commands shortened, and a count of the
 /// rest: a list is never cut silently.
 pub(super) fn pending_list(mut items: Vec<PendingItem>) -> PendingList {
-    for item in &mut items {
-        shorten_item(item);
-    }
     let total = items.len();
     let fits = |n: usize| {
         let list = PendingList {

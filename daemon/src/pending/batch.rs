@@ -15,7 +15,9 @@ use tokio::time::Instant;
 
 use super::expiry::expired;
 use super::validate::{answered, authorise};
-use super::{Answerer, Approved, Inner, Pending, Requester, millis, new_token, now_ms};
+use super::{
+    Answerer, Approved, Inner, Pending, Requester, millis, new_token, now_ms, shorten_item,
+};
 use crate::error::RequestError;
 
 /// One item of a batch to hold.
@@ -91,7 +93,7 @@ impl BatchEntry {
                 findings: i.findings.clone(),
             })
             .collect();
-        PendingItem {
+        shorten_item(PendingItem {
             token: token.to_string(),
             uid: self.hold.requester.uid,
             pid: self.hold.requester.pid,
@@ -110,7 +112,7 @@ impl BatchEntry {
             program: self.hold.program.clone(),
             // Each item is remembered by its own signature.
             signature: String::new(),
-        }
+        })
     }
 }
 

@@ -150,6 +150,32 @@ async fn the_limit_is_per_uid_and_frees_up() {
     pending.hold(hold(1000, 5, None)).expect("a slot freed up");
 }
 
+#[tokio::test]
+async fn a_requester_of_unknown_session_is_not_answered_by_its_own_uid() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending
+        .hold(Hold {
+            requester: Requester {
+                sid: None,
+                ..requester(1000, 1)
+            },
+            ..hold(1000, 1, None)
+        })
+        .expect("held");
+    // It could be in the answerer's own session: the same uid may not answer it.
+    assert_eq!(
+        pending.answer(&held.token, &approver(1000), true),
+        Err(RequestError::SelfApproval)
+    );
+    // Another uid allowed to answer (root) still may.
+    assert_eq!(
+        pending
+            .answer(&held.token, &approver(0), true)
+            .map(|a| a.len()),
+        Ok(1)
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn expiry_denies_once_and_a_late_answer_hears_expired() {
     let pending = store(Duration::from_secs(5), 4);

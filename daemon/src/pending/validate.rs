@@ -56,6 +56,9 @@ fn check_not_self(owner: &Requester, by: &Answerer) -> Result<(), RequestError> 
             "the answering process's login session could not be established".into(),
         )),
         (Some(a), Some(b)) if a == b => Err(RequestError::SelfApproval),
+        // The requester's session is unknown (it left before it could be pinned): it could be
+        // the answerer's own, so the same uid may not answer; another uid (root) still may.
+        (None, Some(_)) if by.uid == owner.uid => Err(RequestError::SelfApproval),
         _ => Ok(()),
     }
 }
