@@ -1,6 +1,6 @@
 //! Where the daemon's socket is. Every binary finds it the same way:
 //! `--socket PATH`, else `$ASSENT_SOCKET`, else the system socket if it exists, else the user
-//! socket under `$XDG_RUNTIME_DIR`.
+//! socket under `$XDG_RUNTIME_DIR`. And the working directory a shell command is sent with.
 
 use std::path::{Path, PathBuf};
 
@@ -35,4 +35,22 @@ pub fn resolve_socket(flag: Option<&Path>) -> Result<PathBuf, Error> {
         return Ok(system.to_path_buf());
     }
     user_socket()
+}
+
+/// The working directory to send with a shell command: `flag` (`--cwd`) made absolute, else
+/// the current directory. The error is a sentence for the person.
+pub fn working_dir(flag: Option<&Path>) -> Result<String, String> {
+    let dir = match (flag, std::env::current_dir()) {
+        (Some(dir), _) if dir.is_absolute() => dir.to_path_buf(),
+        (Some(dir), Ok(current)) => current.join(dir),
+        (None, Ok(current)) => current,
+        (_, Err(error)) => {
+            return Err(format!(
+                "could not determine the working directory ({error}); pass --cwd DIR"
+            ));
+        }
+    };
+    dir.into_os_string()
+        .into_string()
+        .map_err(|_| "the working directory is not valid UTF-8; pass --cwd DIR".to_string())
 }

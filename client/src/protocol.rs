@@ -507,11 +507,58 @@ impl DecidedBy {
 }
 
 impl Subject {
+    /// A shell command line run in `cwd`, cut to [`TRUNCATE_COMMAND_AT`] bytes at a character
+    /// boundary (and marked `truncated`, so the daemon never counts it safe) if it is longer.
+    pub fn shell(command: &str, cwd: String) -> Subject {
+        let truncated = command.len() > TRUNCATE_COMMAND_AT;
+        let command = if truncated {
+            let mut end = TRUNCATE_COMMAND_AT;
+            while !command.is_char_boundary(end) {
+                end -= 1;
+            }
+            &command[..end]
+        } else {
+            command
+        };
+        Subject::Shell {
+            command: command.to_string(),
+            cwd,
+            truncated,
+        }
+    }
+
     /// A one-line description for lists and logs.
     pub fn summary(&self) -> String {
         match self {
             Subject::Shell { command, .. } => command.clone(),
             Subject::Tool { name, args_json } => format!("tool {name} {args_json}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_cut_at_a_character_boundary() {
+        let long = "é".repeat(TRUNCATE_COMMAND_AT);
+        match Subject::shell(&long, "/".into()) {
+            Subject::Shell {
+                command, truncated, ..
+            } => {
+                assert!(truncated);
+                assert!(command.len() <= TRUNCATE_COMMAND_AT);
+                assert!(command.len() > TRUNCATE_COMMAND_AT - 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            Subject::shell("ls", "/".into()),
+            Subject::Shell {
+                truncated: false,
+                ..
+            }
+        ));
     }
 }

@@ -182,7 +182,7 @@ impl Approvers {
 /// May `agent` answer a request owned by `owner` from login session `requester_sid`? A
 /// requester whose session is unknown could be in any session, the agent's included, so no
 /// agent counts for it (`validate.rs` refuses a same-uid answer to it likewise).
-fn eligible(agent: &Agent, owner: u32, requester_sid: Option<i32>) -> bool {
+pub(crate) fn eligible(agent: &Agent, owner: u32, requester_sid: Option<i32>) -> bool {
     agent.uid == owner && requester_sid.is_some_and(|sid| sid != agent.sid)
 }
 

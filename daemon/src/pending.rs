@@ -25,7 +25,7 @@ use assent_client::protocol::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::approvers::{Agent, Approvers};
+use crate::approvers::{Agent, Approvers, eligible};
 use crate::audit::Audit;
 use crate::error::RequestError;
 use crate::stats::Stats;
@@ -202,16 +202,14 @@ impl Pending {
         let mut snapshot: Vec<(Instant, PendingItem)> = inner
             .entries
             .iter()
-            .filter(|(_, e)| e.hold.owner == agent.uid && e.hold.requester.sid != Some(agent.sid))
+            .filter(|(_, e)| eligible(&agent, e.hold.owner, e.hold.requester.sid))
             .map(|(token, e)| (e.expires_at, listed(token, e, now)))
             .collect();
         snapshot.extend(
             inner
                 .batches
                 .iter()
-                .filter(|(_, b)| {
-                    b.hold.owner == agent.uid && b.hold.requester.sid != Some(agent.sid)
-                })
+                .filter(|(_, b)| eligible(&agent, b.hold.owner, b.hold.requester.sid))
                 .map(|(token, b)| (b.expires_at, b.listed(token, now))),
         );
         snapshot.sort_by_key(|(at, _)| *at);

@@ -3,8 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use assent_client::protocol::{
-    CheckRequest, Context, Decided, Decision, Origin, Request, Response, Subject,
-    TRUNCATE_COMMAND_AT, Verdict,
+    CheckRequest, Context, Decided, Decision, Origin, Request, Response, Subject, Verdict,
 };
 use clap::Args;
 use serde::Serialize;
@@ -83,43 +82,13 @@ struct JsonOutcome<'a> {
     decided: Option<&'a Decided>,
 }
 
-/// The working directory to send: `--cwd` made absolute, else the current directory.
+/// The working directory to send ([`assent_client::paths::working_dir`]), or the usage exit
+/// code after saying why not.
 pub fn working_dir(flag: Option<&Path>) -> Result<String, u8> {
-    let current = std::env::current_dir();
-    let dir = match (flag, current) {
-        (Some(dir), _) if dir.is_absolute() => dir.to_path_buf(),
-        (Some(dir), Ok(current)) => current.join(dir),
-        (None, Ok(current)) => current,
-        (_, Err(error)) => {
-            messages::say(&format!(
-                "could not determine the working directory ({error}); pass --cwd DIR"
-            ));
-            return Err(exit::USAGE);
-        }
-    };
-    dir.into_os_string().into_string().map_err(|_| {
-        messages::say("the working directory is not valid UTF-8; pass --cwd DIR");
+    assent_client::paths::working_dir(flag).map_err(|why| {
+        messages::say(&why);
         exit::USAGE
     })
-}
-
-/// A shell subject, cut to the protocol's limit at a character boundary if it is longer.
-pub fn shell_subject(command: &str, cwd: String) -> Subject {
-    let truncated = command.len() > TRUNCATE_COMMAND_AT;
-    let command = if truncated {
-        let mut end = TRUNCATE_COMMAND_AT;
-        while !command.is_char_boundary(end) {
-            end -= 1;
-        }
-        &command[..end]
-    } else {
-        command
-    };
-    Subject::Shell {
-        command: command.to_string(),
-        cwd,
-        truncated,
-    }
 }
 
 /// `assent check`.
@@ -135,7 +104,7 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
         .then(prompt::terminal)
         .flatten();
     let request = CheckRequest {
-        subject: shell_subject(&command, cwd),
+        subject: Subject::shell(&command, cwd),
         origin,
         context: Context {
             session: args.request.session,

@@ -10,7 +10,7 @@ use assent_client::protocol::{
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use super::check::{shell_subject, working_dir};
+use super::check::working_dir;
 use super::{OriginArg, exit, messages};
 
 /// `assent explain`.
@@ -84,7 +84,7 @@ pub fn explain(socket: Option<PathBuf>, args: ExplainArgs) -> u8 {
     }
     let command = args.command.join(" ");
     let origin: Origin = args.origin.into();
-    let explanation = match ask(&mut conn, shell_subject(&command, cwd), origin) {
+    let explanation = match ask(&mut conn, Subject::shell(&command, cwd), origin) {
         Ok(explanation) => explanation,
         Err(error) => {
             messages::error(&error);
@@ -143,7 +143,7 @@ fn batch(conn: &mut Connection, default_cwd: &str, default_origin: Origin) -> u8
             (Some(command), None) => {
                 let cwd = input.cwd.unwrap_or_else(|| default_cwd.to_string());
                 let origin = input.origin.unwrap_or(default_origin);
-                (command.clone(), shell_subject(&command, cwd), origin)
+                (command.clone(), Subject::shell(&command, cwd), origin)
             }
             (None, Some(name)) => {
                 let args_json = input

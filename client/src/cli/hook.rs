@@ -31,8 +31,6 @@ use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
 
-use super::check::shell_subject;
-
 /// The exit code of a deny: blocks the call in Claude Code, Codex and Gemini CLI alike (with the
 /// reason on stderr). Any other non-zero code lets the call run, so none is ever used.
 const BLOCK: u8 = 2;
@@ -436,7 +434,7 @@ fn shell_call(command: &str, cwd: &str, input: &Value) -> Result<Call, String> {
         return Err(format!("the working directory {cwd:?} is not absolute"));
     }
     Ok(Call {
-        subject: shell_subject(command, cwd.to_string()),
+        subject: Subject::shell(command, cwd.to_string()),
         origin: Origin::Agent,
         context: Context {
             session: session(input),

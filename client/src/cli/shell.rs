@@ -7,9 +7,9 @@ use std::io::{IsTerminal, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use assent_client::protocol::{CheckRequest, Context, Origin};
+use assent_client::protocol::{CheckRequest, Context, Origin, Subject};
 
-use super::check::{Outcome, RequestArgs, gate, shell_subject, working_dir};
+use super::check::{Outcome, RequestArgs, gate, working_dir};
 use super::{exit, messages};
 
 /// The shell `assent sh` runs an allowed command with.
@@ -30,7 +30,7 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
         Err(code) => return code,
     };
     let check = CheckRequest {
-        subject: shell_subject(&line, cwd),
+        subject: Subject::shell(&line, cwd),
         origin: request.origin.into(),
         context: Context {
             session: request.session,
@@ -118,7 +118,7 @@ fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Option<u8> {
         Err(code) => return Some(code),
     };
     let check = CheckRequest {
-        subject: shell_subject(line, cwd),
+        subject: Subject::shell(line, cwd),
         origin: Origin::Agent,
         context: Context {
             session: std::env::var("ASSENT_SESSION").ok(),

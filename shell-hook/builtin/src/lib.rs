@@ -48,8 +48,7 @@ use std::path::{Path, PathBuf};
 
 use assent_client::paths::resolve_socket;
 use assent_client::protocol::{
-    CheckRequest, Context, Decision, ErrorKind, Origin, Request, Response, Subject,
-    TRUNCATE_COMMAND_AT, Verdict,
+    CheckRequest, Context, Decision, ErrorKind, Origin, Request, Response, Subject, Verdict,
 };
 use assent_client::{CodecError, Connection, Error};
 use nix::errno::Errno;
@@ -179,7 +178,7 @@ fn check(
         Err(code) => return code,
     };
     let request = Request::Check(CheckRequest {
-        subject: shell_subject(command, cwd),
+        subject: Subject::shell(command, cwd),
         origin: Origin::Interactive,
         context: Context {
             session,
@@ -331,42 +330,10 @@ fn exchange(
 /// The working directory to send, as `assent check` works it out: `--cwd` made absolute, else
 /// the current directory.
 fn working_dir(flag: Option<&Path>) -> Result<String, u8> {
-    let current = std::env::current_dir();
-    let dir = match (flag, current) {
-        (Some(dir), _) if dir.is_absolute() => dir.to_path_buf(),
-        (Some(dir), Ok(current)) => current.join(dir),
-        (None, Ok(current)) => current,
-        (_, Err(error)) => {
-            say(&format!(
-                "could not determine the working directory ({error}); pass --cwd DIR"
-            ));
-            return Err(status::USAGE);
-        }
-    };
-    dir.into_os_string().into_string().map_err(|_| {
-        say("the working directory is not valid UTF-8; pass --cwd DIR");
+    assent_client::paths::working_dir(flag).map_err(|why| {
+        say(&why);
         status::USAGE
     })
-}
-
-/// A shell subject, cut to the protocol's limit at a character boundary, as `assent check`
-/// sends it.
-fn shell_subject(command: &str, cwd: String) -> Subject {
-    let truncated = command.len() > TRUNCATE_COMMAND_AT;
-    let command = if truncated {
-        let mut end = TRUNCATE_COMMAND_AT;
-        while !command.is_char_boundary(end) {
-            end -= 1;
-        }
-        &command[..end]
-    } else {
-        command
-    };
-    Subject::Shell {
-        command: command.to_string(),
-        cwd,
-        truncated,
-    }
 }
 
 /// A plain line on stderr, as the client prints it.
@@ -487,28 +454,6 @@ mod tests {
         ] {
             assert!(parse_words(words).is_err(), "{words:?}");
         }
-    }
-
-    #[test]
-    fn a_long_line_is_cut_at_a_character_boundary() {
-        let long = "é".repeat(TRUNCATE_COMMAND_AT);
-        match shell_subject(&long, "/".into()) {
-            Subject::Shell {
-                command, truncated, ..
-            } => {
-                assert!(truncated);
-                assert!(command.len() <= TRUNCATE_COMMAND_AT);
-                assert!(command.len() > TRUNCATE_COMMAND_AT - 2);
-            }
-            other => panic!("{other:?}"),
-        }
-        assert!(matches!(
-            shell_subject("ls", "/".into()),
-            Subject::Shell {
-                truncated: false,
-                ..
-            }
-        ));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use assent_client::protocol::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::super::check::{shell_subject, working_dir};
+use super::super::check::working_dir;
 use super::super::{exit, messages, wait};
 use super::ToolArgs;
 
@@ -85,7 +85,7 @@ fn read_batch() -> Result<Vec<(String, Subject)>, u8> {
                     Some(cwd) => cwd,
                     None => working_dir(None)?,
                 };
-                (command.clone(), shell_subject(&command, cwd))
+                (command.clone(), Subject::shell(&command, cwd))
             }
             (None, Some(name)) => {
                 let args_json = line
