@@ -14,6 +14,7 @@ pub mod error;
 pub mod judge;
 pub mod peer;
 pub mod pending;
+pub mod places;
 pub mod policy;
 pub mod remember;
 pub mod server;

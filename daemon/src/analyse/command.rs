@@ -1,23 +1,25 @@
 //! One simple command: which program really runs, which text runs as commands, and what the
-//! command changes in the shell for the commands after it (`cd`, `unset`, `read`).
+//! command changes in the shell for the commands after them (`cd`, `unset`, `read`).
 //!
-//! A command becomes a work list of [`Job`]s: wrappers (`sudo`, `env`, `xargs`, … in
-//! `wrappers`) and runners (`find -exec`, `parallel`, … in `runners`) push the commands they
-//! run instead of recursing. Shells given `-c STR`, `eval` of literal words and heredocs or
-//! here-strings fed to a shell queue their text to be parsed like the input; programs in
-//! other languages are `interp`'s. What a program does once found is `rules`' business.
+//! A command becomes a work list of [`Job`]s. [`one`] is the order in which a program is
+//! tried, written once: a name only known at run time; a function defined on the line; the
+//! shell's own `eval` and `source`; the program's entry in the index (a wrapper pushes the
+//! command it runs, a runner the commands it hands on, a shell or an interpreter queues its
+//! text; then its effects); else a program the gate does not know, judged by what it is given.
 
 use std::ops::Range;
 use std::rc::Rc;
 
+use super::act::Site;
 use super::catalogue;
+use super::effects::Effect::{Run, Use};
+use super::getopt::{self, Args};
+use super::index::{self, Entry, Judge, Role, Wrap, WrapKind};
 use super::interp;
-use super::rules;
-use super::runners;
+use super::programs;
 use super::source::{SpanMap, join_continuations};
-use super::words::{Place, Word, basename, place};
-use super::wrappers::{Then, WRAPPERS};
-use super::{Context, Shell, SimpleCommand, Source, State, join_path};
+use super::words::{Alts, Var, Word, basename};
+use super::{Shell, SimpleCommand, Source, State, join_path};
 
 /// Where a command's standard input comes from.
 #[derive(Debug, Clone, Default)]
@@ -25,8 +27,8 @@ pub enum Stdin {
     /// The caller's: a terminal or whatever the whole line reads.
     #[default]
     Inherited,
-    /// A pipe from the stage before.
-    Pipe,
+    /// A pipe from the stage before, with what it prints when that is known.
+    Pipe(Option<Rc<Alts>>),
     /// A file (`< file`).
     File,
     /// A heredoc or here-string whose text is on the line.
@@ -58,6 +60,8 @@ pub struct Job<'s> {
     pub stdin: Stdin,
     /// Runs in a child process: `cd` and the like change nothing for later commands.
     pub child: bool,
+    /// Runs in this directory instead of the shell's (`env -C DIR`, `sudo -D DIR`).
+    pub cwd: Option<Option<Rc<str>>>,
 }
 
 /// Where the command sits, for spans and inner texts.
@@ -81,12 +85,7 @@ impl Ctx<'_> {
     }
 }
 
-/// Shells that take `-c STR`.
-pub const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
-];
-
-/// Records the command and every command it runs, and applies the rules to each program.
+/// Records the command and every command it runs, and judges each program.
 pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
     let at = Ctx {
         src,
@@ -98,14 +97,23 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         path: cmd.path,
         stdin: cmd.stdin,
         child: false,
+        cwd: None,
     }];
     while let Some(job) = jobs.pop() {
-        one(job, &at, st, &mut jobs);
+        match job.cwd.clone() {
+            Some(cwd) => {
+                let saved = std::mem::replace(&mut st.shell.cwd, cwd);
+                one(job, &at, st, &mut jobs);
+                st.shell.cwd = saved;
+            }
+            None => one(job, &at, st, &mut jobs),
+        }
     }
 }
 
+/// One command, tried in the order the module doc gives.
 fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
-    let Some(first) = job.words.first() else {
+    let Some(first) = job.words.first().cloned() else {
         return;
     };
     let span = at
@@ -117,72 +125,299 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         argv: job.words.iter().map(|w| w.text.clone()).collect(),
         span: span.clone(),
     });
-    let Some(name) = first.literal() else {
+    let Some(full) = first.literal().map(str::to_owned) else {
         let span = at.src.map.span(first.span.clone());
-        st.add(catalogue::OPAQUE_DYNAMIC_COMMAND.at(span, &format!("`{}`", first.raw)));
+        st.add(catalogue::DYNAMIC_COMMAND.at(span, &format!("`{}`", first.raw)));
         return;
     };
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
-    let name = basename(name);
+    let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
+    // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
+    // or something else entirely. It is judged both ways.
+    if full.contains('/') && !system_program(&full) {
+        unknown(&first, name, &job.words[1..], span.clone(), st);
+        if index::lookup(name).is_none() {
+            return;
+        }
+    }
     // A function defined on the line: its body was analysed where it was defined.
     if first.raw == name && st.shell.functions.contains(name) {
         return;
     }
-    if let Some(w) = WRAPPERS.iter().find(|w| w.name == name) {
-        let scan = w.scan(&job.words);
-        if w.then == Then::Env {
-            let split = scan
-                .opts
-                .iter()
-                .find(|o| matches!(o.name, "S" | "split-string"));
-            if let Some(value) = split.and_then(|o| o.value.as_ref()) {
-                let rest = scan.start.map_or(&[][..], |s| &job.words[s..]);
-                env_split(value, rest, &join_path(&job.path, name), at, st);
-                return;
-            }
-        }
-        let Some(start) = scan.start else { return };
-        let path = join_path(&job.path, name);
-        let mut inner = Job {
-            words: job.words.clone(),
-            path: Rc::clone(&path),
-            stdin: job.stdin.clone(),
-            child: true,
-        };
-        match w.then {
-            Then::Xargs => runners::xargs(&mut inner, &scan.opts, start),
-            Then::Flock
-                if matches!(
-                    job.words.get(start).and_then(Word::literal),
-                    Some("-c" | "--command")
-                ) =>
-            {
-                command_string("flock -c", job.words.get(start + 1), &job.path, at, st);
-                return;
-            }
-            _ => {
-                inner.words.drain(..start);
-            }
-        }
-        jobs.push(inner);
+    if !job.child {
+        builtin(name, &job.words[1..], &job.stdin, st);
+    }
+    if let Some(Role::Wrapper(wrap)) = index::lookup(name).map(|e| &e.role) {
+        let entry = index::lookup(name).expect("looked up just above");
+        wrapper(entry, wrap, name, job, span, at, st, jobs);
         return;
     }
     let args = &job.words[1..];
-    if !job.child {
-        builtin(name, args, st);
-    }
-    if SHELLS.contains(&name) {
-        shell(name, args, &job, span, at, st);
-    } else if name == "eval" {
+    if name == "eval" {
         eval(args, &job.path, at, st);
-    } else if matches!(name, "source" | ".") && args.first().is_some_and(|w| !is_plain_file(w)) {
-        let word = args.first().map_or("", |w| w.raw);
-        st.add(catalogue::OPAQUE_SHELL_READS.at(span, &format!("`{name} {word}`")));
-    } else if runners::run(name, &job, at, st, jobs) || interp::run(name, &job, at, st) {
-    } else {
-        st.with_cwd(|st| rules::command(name, args, span, st));
+        return;
     }
+    if matches!(name, "source" | ".") {
+        source(name, args, span, st);
+        return;
+    }
+    match index::lookup(name) {
+        Some(entry) => match &entry.role {
+            Role::Wrapper(_) => {}
+            Role::Runner(run, also) => {
+                if !run(name, &job, at, st, jobs)
+                    && let Some(judge) = also
+                {
+                    tool(entry, judge, name, args, span, st);
+                }
+            }
+            Role::Shell => shell(name, args, &job, span, at, st),
+            Role::Interpreter(lang) => {
+                if !interp::run(lang, name, &job, at, st) {
+                    script(name, args, span, st);
+                }
+            }
+            Role::Tool(judge) => tool(entry, judge, name, args, span, st),
+        },
+        None => {
+            if !full.contains('/') || system_program(&full) {
+                unknown(&first, name, args, span, st);
+            }
+        }
+    }
+}
+
+/// A tool: its words read by its grammar, judged by its spec or model.
+fn tool(
+    entry: &Entry,
+    judge: &Judge,
+    name: &str,
+    args: &[Word],
+    span: Range<usize>,
+    st: &mut State,
+) {
+    let parsed = getopt::parse(args, &entry.grammar);
+    let mut site = Site::new(name, parsed, span, st);
+    match judge {
+        Judge::Nothing => {}
+        Judge::Spec(spec) => programs::spec(spec, &mut site),
+        Judge::Model(model) => model(args, &mut site),
+    }
+    site.report();
+}
+
+/// A program the gate does not know; one named by a path runs that file.
+fn unknown(first: &Word, name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+    let mut site = Site::new(name, Args::default(), span, st);
+    if first.text.contains('/') {
+        site.on(Run, first);
+    }
+    programs::unknown::judge(args, &mut site);
+    site.report();
+}
+
+/// An interpreter running a script file (`python3 tool.py ARGS`): the file runs, and its
+/// arguments are places its code may use.
+fn script(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+    let mut site = Site::new(name, Args::default(), span, st);
+    let file = args
+        .iter()
+        .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')));
+    if let Some(at) = file {
+        site.on(Run, &args[at]);
+    }
+    for w in &args[file.map_or(0, |f| f + 1)..] {
+        if let Some(place) = programs::unknown::place_word(w) {
+            site.quiet(Use, &place);
+        }
+    }
+    site.report();
+}
+
+/// `source FILE` runs FILE in this shell; a stream or a dynamic name cannot be read here.
+fn source(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+    let Some(file) = args.first() else { return };
+    if !is_plain_file(file) {
+        st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
+        return;
+    }
+    let mut site = Site::new(name, Args::default(), span, st);
+    site.on(Run, file);
+    site.report();
+}
+
+/// A wrapper: the command after its options runs, maybe in another directory, with more
+/// arguments (`xargs`), or as a string (`env -S`, `flock -c`).
+#[allow(clippy::too_many_arguments)]
+fn wrapper<'s>(
+    entry: &Entry,
+    wrap: &Wrap,
+    name: &str,
+    job: Job<'s>,
+    span: Range<usize>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) {
+    let args = &job.words[1..];
+    let parsed = getopt::parse(args, &entry.grammar);
+    if let Some(judge) = &wrap.also {
+        tool(entry, judge, name, args, span.clone(), st);
+    }
+    if parsed.has(wrap.inert) {
+        return;
+    }
+    let mut start = parsed.rest;
+    if matches!(wrap.kind, WrapKind::Env | WrapKind::Sudo) {
+        let first = start;
+        while args
+            .get(start)
+            .map(|w| w.literal().unwrap_or(w.raw))
+            .is_some_and(|t| super::scope::is_assignment(t) || t == "-")
+        {
+            start += 1;
+        }
+        // `env KEY=~/.aws/credentials ./run.sh` hands the place to the command.
+        let assigned = &args[first..start];
+        if !assigned.is_empty() {
+            let mut site = Site::new(name, Args::default(), span.clone(), st);
+            for w in assigned {
+                if let Some(place) = programs::unknown::place_word(w) {
+                    site.quiet(Use, &place);
+                }
+            }
+            site.report();
+        }
+    }
+    let path = join_path(&job.path, name);
+    match wrap.kind {
+        WrapKind::Env => {
+            if let Some(value) = parsed.value(&["S", "split-string"]) {
+                env_split(value, &args[start.min(args.len())..], &path, at, st);
+                return;
+            }
+        }
+        WrapKind::Sudo => {
+            // `sudo -s`, `sudo -i` alone start a shell that reads what comes next.
+            if start >= args.len() && parsed.has(&["s", "i", "shell", "login"]) {
+                fed_to_shell("sudo -s", &job.stdin, &job.path, span, at, st);
+                return;
+            }
+        }
+        WrapKind::Flock => {
+            let command = args.get(start + wrap.skip);
+            if matches!(command.and_then(Word::literal), Some("-c" | "--command")) {
+                command_string(
+                    "flock -c",
+                    args.get(start + wrap.skip + 1),
+                    &job.path,
+                    at,
+                    st,
+                );
+                return;
+            }
+        }
+        _ => {}
+    }
+    let start = start + wrap.skip;
+    if start >= args.len() {
+        return;
+    }
+    let dir = parsed
+        .value(&["C", "chdir", "D"])
+        .filter(|_| matches!(wrap.kind, WrapKind::Env | WrapKind::Sudo));
+    let cwd = dir.map(|d| {
+        st.paths(d)
+            .first()
+            .and_then(|p| p.literal_text())
+            .map(|t| Rc::from(t.as_str()))
+    });
+    let mut inner = Job {
+        words: args[start..].to_vec(),
+        path,
+        stdin: job.stdin.clone(),
+        child: true,
+        cwd,
+    };
+    if wrap.kind == WrapKind::Xargs {
+        xargs(&mut inner, &parsed, &job.stdin);
+    }
+    jobs.push(inner);
+}
+
+/// `xargs [opts] CMD ARGS`: CMD gets arguments from standard input, appended or in place of
+/// the replace string (`-I {}`, `-J {}`, `-i`); they are what the stage before printed, when
+/// that is known.
+fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
+    let read: Option<Rc<Alts>> = match stdin {
+        Stdin::Pipe(value) => value.clone(),
+        // `xargs CMD <<< WORDS`.
+        Stdin::Text {
+            text,
+            dynamic: false,
+            ..
+        } => {
+            let alts: Alts = text
+                .split_whitespace()
+                .take(16)
+                .map(|t| vec![crate::places::Piece::Lit(t.to_owned())])
+                .collect();
+            (!alts.is_empty()).then(|| Rc::new(alts))
+        }
+        _ => None,
+    };
+    let replace = opts
+        .value(&["I", "J", "replace"])
+        .and_then(Word::literal)
+        .map(str::to_owned)
+        .or_else(|| {
+            opts.has(&["i"]).then(|| {
+                opts.value(&["i"])
+                    .and_then(Word::literal)
+                    .unwrap_or("{}")
+                    .to_owned()
+            })
+        });
+    match replace.filter(|r| !r.is_empty()) {
+        Some(r) => {
+            for w in job.words.iter_mut().skip(1) {
+                if w.raw.contains(r.as_str()) || w.text.contains(r.as_str()) {
+                    *w = Word::runtime(w, "{stdin}", read.clone());
+                }
+            }
+        }
+        None => {
+            if let Some(last) = job.words.last() {
+                let input = Word::runtime(last, "{stdin}", read);
+                job.words.push(input);
+            }
+        }
+    }
+    // `xargs -a FILE` reads its arguments from FILE.
+    job.stdin = Stdin::Inherited;
+    job.child = true;
+}
+
+/// A program in a directory where the system's programs are installed, or a Windows path
+/// (`C:/Git/bin/git.exe`), which names the program the gate knows by that name.
+fn system_program(path: &str) -> bool {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    const DIRS: &[&str] = &[
+        "/bin",
+        "/sbin",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/local/bin",
+        "/usr/local/sbin",
+        "/snap/bin",
+        "/usr/libexec",
+        "/usr/lib/git-core",
+        "/opt/homebrew/bin",
+        "/run/current-system/sw/bin",
+    ];
+    let windows = path.as_bytes().get(1) == Some(&b':');
+    DIRS.contains(&dir) || windows
 }
 
 /// A script named by a literal path, not a stream (`<(…)`, `/dev/stdin`) or a dynamic word.
@@ -192,7 +427,7 @@ fn is_plain_file(w: &Word) -> bool {
 }
 
 /// Builtins that change the shell for the commands after them.
-fn builtin(name: &str, args: &[Word], st: &mut State) {
+fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
     let operands = || {
         args.iter().filter(|w| {
             !w.literal()
@@ -201,32 +436,87 @@ fn builtin(name: &str, args: &[Word], st: &mut State) {
     };
     match name {
         "cd" | "pushd" => {
-            let cwd = match operands().next() {
+            let target = operands().next().cloned();
+            let cwd = match target {
                 None => st.ctx.home.filter(|h| h.starts_with('/')).map(Rc::from),
-                Some(w) if w.literal() == Some("-") => None,
-                Some(w) => {
-                    let cwd = st.shell.cwd.clone();
-                    let ctx = Context {
-                        cwd: cwd.as_deref().unwrap_or(""),
-                        home: st.ctx.home,
-                        truncated: false,
-                    };
-                    match place(w, &ctx) {
-                        Place::Path(p) if !p.contains('*') => Some(Rc::from(p)),
-                        _ => None,
-                    }
-                }
+                Some(w) if w.literal() == Some("-") => st.shell.oldpwd.clone().or_else(|| match st
+                    .shell
+                    .vars
+                    .get("OLDPWD")
+                {
+                    Some(Var::Lit(v)) if v.starts_with('/') => Some(Rc::from(v.as_str())),
+                    _ => None,
+                }),
+                // With `CDPATH` a relative directory may be found elsewhere.
+                Some(w) if st.cdpath_named && !w.text.starts_with(['/', '.']) => None,
+                Some(w) => match st.paths(&w).as_slice() {
+                    [one] => one.literal_text().map(|t| Rc::from(t.as_str())),
+                    _ => None,
+                },
             };
-            st.shell.cwd = cwd;
+            let old = std::mem::replace(&mut st.shell.cwd, cwd);
+            st.shell.oldpwd = old;
         }
-        "popd" => st.shell.cwd = None,
+        "popd" => {
+            let old = st.shell.cwd.take();
+            st.shell.oldpwd = old;
+        }
         "unset" | "read" | "readarray" | "mapfile" | "getopts" => {
             let names: Vec<String> = operands()
                 .filter_map(Word::literal)
                 .map(str::to_owned)
                 .collect();
+            // `read p <<< TEXT`: one name takes the whole line.
+            let line = match (name, stdin) {
+                (
+                    "read",
+                    Stdin::Text {
+                        text,
+                        dynamic: false,
+                        ..
+                    },
+                ) if names.len() == 1 => Some(text.trim_end_matches('\n').to_owned()),
+                _ => None,
+            };
             for n in names {
-                st.shell.set_var(&n, None);
+                let value = line.clone().map_or(Var::Unknown, Var::Lit);
+                st.shell.set_var(&n, value);
+            }
+        }
+        // `printf -v NAME FORMAT ARGS…` stores what it would print.
+        "printf" if args.first().and_then(Word::literal) == Some("-v") => {
+            let Some(var) = args.get(1).and_then(Word::literal).map(str::to_owned) else {
+                return;
+            };
+            let value = args
+                .get(2)
+                .and_then(Word::literal)
+                .and_then(|format| super::flow::printf(format, &args[3..]));
+            let value = match value {
+                Some(alts) => match alts.as_slice() {
+                    [one] => match one.as_slice() {
+                        [crate::places::Piece::Lit(t)] => Var::Lit(t.clone()),
+                        _ => Var::Pattern(Rc::new(alts)),
+                    },
+                    _ => Var::Pattern(Rc::new(alts)),
+                },
+                None => Var::Unknown,
+            };
+            st.shell.set_var(&var, value);
+        }
+        // `set -- A B` (or `set A B`) sets `$1`, `$2`, ….
+        "set" => {
+            let values: Vec<&Word> = match args.first().and_then(Word::literal) {
+                Some("--") => args[1..].iter().collect(),
+                Some(t) if !t.starts_with(['-', '+']) => args.iter().collect(),
+                _ => return,
+            };
+            for (i, w) in values.iter().enumerate().take(9) {
+                let value = match w.literal() {
+                    Some(t) => Var::Lit(t.to_owned()),
+                    None => Var::Pattern(Rc::new(w.alternatives().into_owned())),
+                };
+                st.shell.set_var(&(i + 1).to_string(), value);
             }
         }
         _ => {}
@@ -234,16 +524,10 @@ fn builtin(name: &str, args: &[Word], st: &mut State) {
 }
 
 /// `env -S STR CMD…`: STR is split into words like a shell line, then the rest follows.
-fn env_split(
-    value: &super::wrappers::Value,
-    rest: &[Word],
-    path: &Rc<str>,
-    at: &Ctx,
-    st: &mut State,
-) {
+fn env_split(value: &Word, rest: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
     let Some(text) = value.literal() else {
         let span = at.span_of(rest);
-        st.add(catalogue::OPAQUE_DYNAMIC_SHELL.at(span, "`env -S`"));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, "`env -S`"));
         return;
     };
     let mut line = text.to_owned();
@@ -301,10 +585,19 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
         command_string(&format!("{name} -c"), operand, &job.path, at, st);
     } else if operand.is_none() || stdin_flag {
         fed_to_shell(name, &job.stdin, &job.path, span, at, st);
-    } else if let Some(script) = operand
-        && !is_plain_file(script)
-    {
-        st.add(catalogue::OPAQUE_SHELL_READS.at(span, &format!("`{name} {}`", script.raw)));
+    } else if let Some(script) = operand {
+        if is_plain_file(script) {
+            let mut site = Site::new(name, Args::default(), span, st);
+            site.on(Run, script);
+            for w in &args[i + 1..] {
+                if let Some(place) = programs::unknown::place_word(w) {
+                    site.quiet(Use, &place);
+                }
+            }
+            site.report();
+        } else {
+            st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", script.raw)));
+        }
     }
 }
 
@@ -319,12 +612,12 @@ pub fn fed_to_shell(
 ) {
     match stdin {
         Stdin::Inherited => {}
-        Stdin::Pipe => st.add(catalogue::OPAQUE_PIPE_TO_SHELL.at(span, name)),
+        Stdin::Pipe(_) => st.add(catalogue::PIPE_TO_SHELL.at(span, name)),
         Stdin::File => {
-            st.add(catalogue::OPAQUE_SHELL_READS.at(span, &format!("`{name}` reading a file")));
+            st.add(catalogue::SHELL_READS.at(span, &format!("`{name}` reading a file")));
         }
         Stdin::Text { dynamic: true, .. } => {
-            st.add(catalogue::OPAQUE_DYNAMIC_SHELL.at(span, &format!("fed to `{name}`")));
+            st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("fed to `{name}`")));
         }
         Stdin::Text {
             text,
@@ -361,7 +654,7 @@ pub fn command_string(
     let Some(word) = word else { return };
     let Some(text) = word.literal() else {
         let span = at.src.map.span(word.span.clone());
-        st.add(catalogue::OPAQUE_DYNAMIC_SHELL.at(span, &format!("`{}`", word.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", word.raw)));
         return;
     };
     let shell = st.shell.clone();
@@ -457,7 +750,7 @@ fn eval(args: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
     };
     if let Some(dynamic) = args.iter().find(|w| w.dynamic) {
         let span = at.src.map.span(first.span.start..last.span.end);
-        st.add(catalogue::OPAQUE_EVAL_DYNAMIC.at(span, &format!("`{}`", dynamic.raw)));
+        st.add(catalogue::EVAL_DYNAMIC.at(span, &format!("`{}`", dynamic.raw)));
         return;
     }
     let text = args

@@ -8,61 +8,67 @@
 //! call whose argument cannot be read is opaque; a program with none of them (printing,
 //! arithmetic) is safe. Data piped into an interpreter runs code nobody can see: opaque.
 
-mod sed;
+pub mod sed;
 mod tables;
 
 use std::ops::Range;
 
+use tables::DESTRUCTIVE_VERBS;
 use tables::Does::{Delete, DeleteTree, Opaque, Open, Shell, Write};
-use tables::{DESTRUCTIVE_VERBS, LANGS, Lang};
+pub use tables::{Lang, NODE, PERL, PHP, PYTHON, RUBY};
 
 use super::State;
+use super::act::Site;
 use super::catalogue;
 use super::command::{Ctx, Job, Stdin, queue_mapped};
+use super::effects::Effect::Use;
+use super::getopt::Args;
 use super::join_path;
+use super::programs::unknown::place_word;
 use super::words::Word;
 
-/// Judges the program if `name` is an interpreter given one; `true` when nothing else is to
-/// be judged.
-pub fn run(name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool {
-    if matches!(name, "sed" | "gsed") {
-        sed::sed(&job.words[1..], &job.path, at, st);
-        return false;
-    }
-    if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
-        sed::awk(&job.words[1..], &job.path, at, st);
-        return false;
-    }
-    let lang_name = name.split(['.', '-']).next().unwrap_or(name);
-    let lang_name = lang_name.trim_end_matches(|c: char| c.is_ascii_digit());
-    let Some(lang) = LANGS
-        .iter()
-        .find(|l| l.names.contains(&name) || l.names.contains(&lang_name))
-    else {
-        return false;
-    };
+/// Judges the program of an interpreter; `true` when nothing else is to be judged (a
+/// program on the line or on standard input), `false` when it runs a script file, which is
+/// judged like any command.
+pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool {
     let args = &job.words[1..];
     let span = at.span_of(&job.words);
     match program(lang, args) {
         Program::Code(words) => {
+            let last = words
+                .last()
+                .and_then(|l| args.iter().position(|a| std::ptr::eq(a, *l)));
             for w in words {
                 let code_span = at.src.map.span(w.span.clone());
                 match w.literal() {
                     Some(code) => inspect(lang, name, code, code_span, &job.path, at, st),
-                    None => st.add(
-                        catalogue::OPAQUE_INLINE_PROGRAM.at(code_span, &format!("`{}`", w.raw)),
-                    ),
+                    None => {
+                        st.add(catalogue::INLINE_PROGRAM.at(code_span, &format!("`{}`", w.raw)))
+                    }
                 }
+            }
+            // What follows the program is its arguments, often files it reads (`perl -pe1
+            // FILE`): places it may do anything with.
+            if let Some(last) = last {
+                let rest = &args[last + 1..];
+                let span = at.span_of(&job.words);
+                let mut site = Site::new(name, Args::default(), span, st);
+                for w in rest.iter().filter(|w| w.literal() != Some("--")) {
+                    if let Some(place) = place_word(w) {
+                        site.quiet(Use, &place);
+                    }
+                }
+                site.report();
             }
             true
         }
         Program::Stdin => match &job.stdin {
-            Stdin::Pipe | Stdin::File => {
-                st.add(catalogue::OPAQUE_STDIN_COMMANDS.at(span, name));
+            Stdin::Pipe(_) | Stdin::File => {
+                st.add(catalogue::STDIN_COMMANDS.at(span, name));
                 true
             }
             Stdin::Text { dynamic: true, .. } => {
-                st.add(catalogue::OPAQUE_STDIN_COMMANDS.at(span, name));
+                st.add(catalogue::STDIN_COMMANDS.at(span, name));
                 true
             }
             Stdin::Text {
@@ -232,15 +238,13 @@ fn inspect(
             (DeleteTree, Some(p)) => {
                 queue(format!("rm -rf -- {}", quote(&p)), &span, &segment, at, st);
             }
-            (Write, _) => {
-                st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), &format!("`{call}`")))
-            }
+            (Write, _) => st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`"))),
             (Open, _) => {
                 let modes = strings_in(&b[end..after.max(end)]);
                 if modes.iter().any(|m| m.starts_with('|') || m.ends_with('|')) {
                     opaque(&span, &format!("`{call}`"), st);
                 } else if modes.iter().any(|m| writes_mode(m)) {
-                    st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), &format!("`{call}`")));
+                    st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`")));
                 }
             }
             _ => opaque(&span, &format!("`{call}`"), st),
@@ -249,7 +253,7 @@ fn inspect(
 }
 
 fn opaque(span: &Range<usize>, detail: &str, st: &mut State) {
-    st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), detail));
+    st.add(catalogue::INLINE_PROGRAM.at(span.clone(), detail));
 }
 
 fn queue(text: String, span: &Range<usize>, segment: &std::rc::Rc<str>, at: &Ctx, st: &mut State) {

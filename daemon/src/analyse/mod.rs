@@ -7,33 +7,42 @@
 //! deny; that is policy's job.
 //!
 //! Layout: `grammar` (the parser, node kind names), `source` (line continuations, span maps),
-//! `walk` (the explicit-stack tree walk), `words` (quote removal, places), `command`
-//! (wrappers, inner shells), `rules` (per-command rules), `catalogue` (every finding id, level
-//! and sentence).
+//! `walk` (the explicit-stack tree walk), `words` (expansions, quote removal, what a word
+//! could be) with `flow` (what a substitution or a pipe carries), `command` (the order a
+//! program is tried in), `index` (every program the gate knows: grammar and effects) with
+//! `getopt` and `programs/`, `act` (effects to findings, through `places`), `effects` and
+//! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences).
 
+mod act;
 mod catalogue;
 mod command;
+pub mod effects;
+mod flow;
+mod getopt;
 mod grammar;
+mod index;
 mod interp;
-mod rules;
-mod runners;
+mod programs;
 mod scope;
 mod source;
 mod walk;
 mod words;
-mod wrappers;
 
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
 
 use assent_client::protocol::{self, Level};
 
+use crate::places::{self, Kind, Path, Piece, Placed, Where};
+use act::Carried;
+use effects::Effect;
 pub(crate) use grammar::{field, kind, parse};
 use source::SpanMap;
+use words::{Env, Var, Vars, Word};
 
 /// What the analyser knows about where the command runs.
 pub struct Context<'a> {
@@ -55,6 +64,9 @@ pub struct Finding {
     pub message: String,
     /// Byte range in the original input.
     pub span: Range<usize>,
+    /// The effect and place of the level table it comes from; `None` for input that cannot
+    /// be read.
+    pub cell: Option<(Effect, Kind)>,
 }
 
 /// A command that could run, wherever it is nested.
@@ -89,15 +101,17 @@ const MAX_FINDINGS: usize = 64;
 /// `eval eval eval …` would otherwise reparse the line once per word.
 const INNER_BUDGET: usize = 256 * 1024;
 
-/// Every finding id the analyser can report, from its one catalogue.
+/// Every finding id the analyser can report: the cells of the level table, and the ids of
+/// input that cannot be read.
 pub fn finding_ids() -> impl Iterator<Item = &'static str> {
-    catalogue::ALL.iter().map(|kind| kind.id)
+    effects::cell_ids().chain(catalogue::UNREADABLE.iter().map(|u| u.id))
 }
 
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
 pub fn shell(command: &str, ctx: &Context) -> Analysis {
     let mut st = State::new(ctx);
-    st.tmpdir_named = rules::names_tmpdir(command);
+    st.tmpdir_named = names(command, "TMPDIR");
+    st.cdpath_named = names(command, "CDPATH");
     if ctx.truncated {
         st.add(catalogue::OPAQUE_TRUNCATED.at(0..command.len(), ""));
     }
@@ -132,22 +146,43 @@ pub(crate) struct Source {
     pub shell: Shell,
 }
 
-/// What the shell knows as the line runs: where it is, the variables assigned literal values
-/// on the line, the functions defined on it. Subshells, pipeline stages and substitutions
-/// work on a copy that is dropped when they end.
+#[cfg(test)]
+#[test]
+fn naming_a_variable() {
+    assert!(!names("rm -rf $TMPDIR/x ${TMPDIR}/y", "TMPDIR"));
+    assert!(names("TMPDIR=/x rm -rf $TMPDIR/y", "TMPDIR"));
+    assert!(names("read TMPDIR; rm -rf $TMPDIR", "TMPDIR"));
+}
+
+/// Whether `line` names the variable other than by expanding it (`TMPDIR=/x`, `export
+/// TMPDIR`, `read TMPDIR`): then what the caller's environment holds may not be what it is on
+/// that line.
+fn names(line: &str, var: &str) -> bool {
+    line.match_indices(var).any(|(i, _)| {
+        let before = &line[..i];
+        !(before.ends_with('$') || before.ends_with("${"))
+    })
+}
+
+/// What the shell knows as the line runs: where it is, the variables assigned on the line, the
+/// functions defined on it, what moves and copies carried where. Subshells, pipeline stages
+/// and substitutions work on a copy that is dropped when they end.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Shell {
     /// The current directory; `None` once a `cd` went somewhere only known at run time.
     pub cwd: Option<Rc<str>>,
-    /// Variables assigned on the line: the literal value, or `None` when only known at run
-    /// time. A variable not here comes from the environment and is dynamic.
-    pub vars: Rc<HashMap<String, Option<String>>>,
+    /// The directory before the last `cd` on the line (`cd -`, `~-`).
+    pub oldpwd: Option<Rc<str>>,
+    /// Variables assigned on the line. A variable not here comes from the environment.
+    pub vars: Rc<Vars>,
     /// Functions defined on the line: calling one runs a body already analysed.
     pub functions: Rc<HashSet<String>>,
+    /// Paths that hold what a move, copy or link on the line put there.
+    pub carried: Rc<Carried>,
 }
 
 impl Shell {
-    pub fn set_var(&mut self, name: &str, value: Option<String>) {
+    pub fn set_var(&mut self, name: &str, value: Var) {
         Rc::make_mut(&mut self.vars).insert(name.to_owned(), value);
     }
 }
@@ -161,8 +196,11 @@ pub(crate) struct State<'c, 'a> {
     too_deep: bool,
     inner_bytes: usize,
     pub tmpdir_named: bool,
+    pub cdpath_named: bool,
     /// The shell state at the point of the walk.
     pub shell: Shell,
+    /// The request's project and home, for placing paths.
+    where_: Where,
 }
 
 impl<'c, 'a> State<'c, 'a> {
@@ -175,29 +213,102 @@ impl<'c, 'a> State<'c, 'a> {
             too_deep: false,
             inner_bytes: 0,
             tmpdir_named: false,
+            cdpath_named: false,
             shell: Shell::default(),
+            where_: Where::new(Some(ctx.cwd), ctx.home),
         }
     }
 
-    /// Runs `judge` (a rule) against the shell's current directory rather than the request's:
-    /// after `cd /`, `rm -rf *` is judged in `/`. An unknown directory is an empty cwd, which
-    /// makes every relative path unknown.
-    pub fn with_cwd(&mut self, judge: impl FnOnce(&mut State)) {
-        let cwd = self.shell.cwd.clone();
-        if cwd.as_deref() == Some(self.ctx.cwd) {
-            judge(self);
-            return;
-        }
-        let ctx = Context {
-            cwd: cwd.as_deref().unwrap_or(""),
+    /// What resolving a word knows here.
+    pub fn env(&self) -> Env<'_> {
+        Env {
+            vars: &self.shell.vars,
             home: self.ctx.home,
-            truncated: self.ctx.truncated,
-        };
-        let mut sub = State::new(&ctx);
-        sub.tmpdir_named = self.tmpdir_named;
-        sub.shell = self.shell.clone();
-        judge(&mut sub);
-        self.findings.append(&mut sub.findings);
+            cwd: self.shell.cwd.as_deref(),
+            oldpwd: self.shell.oldpwd.as_deref(),
+            tmpdir_named: self.tmpdir_named,
+            depth: 0,
+        }
+    }
+
+    /// The paths a word could name, relative paths from the shell's current directory.
+    pub fn paths(&self, w: &Word) -> Vec<Path> {
+        w.alternatives()
+            .iter()
+            .map(|alt| self.path_of(alt))
+            .collect()
+    }
+
+    pub fn path_of(&self, pieces: &[Piece]) -> Path {
+        let cwd = self.shell.cwd.as_deref();
+        Path::from_pieces(pieces, cwd).through_proc(cwd)
+    }
+
+    /// A path on another machine (`host:path`): its home is not this one's.
+    pub fn remote_path_of(&self, pieces: &[Piece]) -> Path {
+        Path::from_pieces(pieces, None)
+    }
+
+    /// Every place a word could name.
+    pub fn places(&self, w: &Word, tree: bool) -> Placed {
+        let mut placed = Placed::default();
+        for path in self.paths(w) {
+            placed.union(&self.places_of(&path, tree));
+        }
+        placed
+    }
+
+    /// Where a path is, and where what a move or copy on the line carried to it came from.
+    pub fn places_of(&self, path: &Path, tree: bool) -> Placed {
+        let mut placed = places::classify(path, tree, &self.where_);
+        if self.shell.carried.is_empty() {
+            return placed;
+        }
+        // A destination may hold what another destination held: follow a few hops.
+        let mut todo: Vec<Path> = vec![path.clone()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for p in &todo {
+                for source in self.shell.carried.sources(p) {
+                    placed.union(&places::classify(&source, tree, &self.where_));
+                    next.push(source);
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            todo = next;
+        }
+        placed
+    }
+
+    pub fn remember_alias(&mut self, dest: Path, sources: Vec<Path>) {
+        Rc::make_mut(&mut self.shell.carried).alias(dest, sources);
+    }
+
+    pub fn remember_download(&mut self, dest: String) {
+        Rc::make_mut(&mut self.shell.carried).download(dest);
+    }
+
+    /// Whether a word names a file fetched from the network on this line.
+    pub fn downloaded(&self, w: &Word) -> bool {
+        self.paths(w).iter().any(|p| {
+            p.literal_text()
+                .is_some_and(|t| self.shell.carried.downloaded(&t))
+        })
+    }
+
+    /// A word the analyser wrote with `~` (`~/.ssh/known_hosts`), with the home put in.
+    pub fn home_word<'s>(&self, w: &Word<'s>) -> Word<'s> {
+        let pieces = places::text_pieces(&w.text, self.ctx.home);
+        match pieces.as_slice() {
+            [Piece::Lit(t)] => Word::made(t.clone(), w.raw, w.span.clone()),
+            _ => Word {
+                value: Some(Rc::new(vec![pieces])),
+                dynamic: true,
+                ..w.clone()
+            },
+        }
     }
 
     pub fn add(&mut self, finding: Finding) {

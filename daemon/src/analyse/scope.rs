@@ -4,8 +4,10 @@
 
 use tree_sitter::Node;
 
+use std::rc::Rc;
+
 use super::catalogue;
-use super::words::{assigned_value, text};
+use super::words::{Var, assigned_value, fields, text};
 use super::{Source, State, kind};
 
 /// `NAME=value` as a statement (not a command's prefix): records the value, or that it is
@@ -16,13 +18,28 @@ pub fn assignment(node: Node, src: &Source, st: &mut State) {
     };
     let name = text(name, &src.text);
     let value_node = node.child_by_field_name("value");
-    // `x+=y` and `a[i]=y` are not plain values.
-    let plain = !text(node, &src.text).starts_with(&format!("{name}+="))
-        && value_node.is_none_or(|v| kind(v) != "array");
-    let value = if plain {
-        assigned_value(value_node, &src.text, &st.shell.vars, st.ctx.home)
-    } else {
-        None
+    // `x+=y` is not a plain value; `a=(x y)` holds each of its words.
+    let appends = text(node, &src.text).starts_with(&format!("{name}+="));
+    let value = match value_node {
+        _ if appends => Var::Unknown,
+        Some(v) if kind(v) == "array" => {
+            let env = st.env();
+            let mut words = Vec::new();
+            let mut cursor = v.walk();
+            for element in v.named_children(&mut cursor) {
+                fields(element, &src.text, &env, &mut words);
+            }
+            let alts: Vec<_> = words
+                .iter()
+                .flat_map(|w| w.alternatives().into_owned())
+                .collect();
+            if alts.is_empty() || alts.len() > MAX_LOOP_VALUES {
+                Var::Unknown
+            } else {
+                Var::Pattern(Rc::new(alts))
+            }
+        }
+        _ => assigned_value(value_node, &src.text, &st.env()),
     };
     st.shell.set_var(name, value);
 }
@@ -36,14 +53,48 @@ pub fn unset(node: Node, src: &Source, st: &mut State) {
         .map(|n| text(n, &src.text).to_owned())
         .collect();
     for name in names {
-        st.shell.set_var(&name, None);
+        st.shell.set_var(&name, Var::Unknown);
     }
 }
 
-/// `for NAME in …`: NAME takes values only known as the loop runs.
+/// How many values of a `for` list are followed; more and the variable is unknown.
+const MAX_LOOP_VALUES: usize = 16;
+
+/// `for NAME in WORDS`: NAME takes each of the words' values in turn.
 pub fn loop_variable(node: Node, src: &Source, st: &mut State) {
-    if let Some(var) = node.child_by_field_name("variable") {
-        st.shell.set_var(text(var, &src.text), None);
+    let Some(var) = node.child_by_field_name("variable") else {
+        return;
+    };
+    let mut words = Vec::new();
+    {
+        let env = st.env();
+        let mut cursor = node.walk();
+        for value in node.children_by_field_name("value", &mut cursor) {
+            fields(value, &src.text, &env, &mut words);
+        }
+    }
+    let mut alts = Vec::new();
+    for w in &words {
+        alts.extend(w.alternatives().iter().cloned());
+    }
+    let value = if alts.is_empty() || alts.len() > MAX_LOOP_VALUES {
+        Var::Unknown
+    } else {
+        Var::Pattern(Rc::new(alts))
+    };
+    st.shell.set_var(text(var, &src.text), value);
+}
+
+/// `NAME=value` with a valid shell name.
+pub fn is_assignment(t: &str) -> bool {
+    match t.split_once('=') {
+        Some((name, _)) => {
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
     }
 }
 
@@ -59,7 +110,7 @@ pub fn function(node: Node, src: &Source, st: &mut State) {
         && calls_itself_in_parallel(name, body, &src.text)
     {
         let span = src.map.span(node.byte_range());
-        st.add(catalogue::SYSTEM_FORK_BOMB.at(span, &format!("`{name}`")));
+        st.add(catalogue::FORK_BOMB.at(span, &format!("`{name}`")));
     }
 }
 

@@ -13,9 +13,11 @@ use std::rc::Rc;
 
 use tree_sitter::Node;
 
+use super::act;
 use super::catalogue;
 use super::command::{self, Cmd, Stdin};
-use super::rules;
+use super::effects::Effect;
+use super::flow;
 use super::scope;
 use super::words::{self, text};
 use super::{MAX_DEPTH, Shell, Source, State, field, join_indexed, join_path, kind};
@@ -167,7 +169,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
         "program" | "list" | "do_group" => {
             push_sequence(stack, named(node), &item.path, item.depth, &item.stdin);
         }
-        "pipeline" => pipeline(&item, named(node), 0, st, stack),
+        "pipeline" => pipeline(&item, named(node), 0, src, st, stack),
         "redirected_statement" => redirected(item, src, st, stack),
         "negated_command" => {
             for child in named(node).into_iter().rev() {
@@ -259,21 +261,28 @@ fn item_like<'t>(item: &Item<'t>, node: Node<'t>) -> Step<'t> {
 }
 
 /// Pipeline stages from `first_index` on: each runs in a subshell of its own, reading the
-/// stage before it.
+/// stage before it, and knowing what that prints when the line says it.
 fn pipeline<'t>(
     item: &Item<'t>,
     stages: Vec<Node<'t>>,
     first_index: usize,
+    src: &Source,
     st: &State,
     stack: &mut Stack<'t>,
 ) {
+    let env = st.env();
+    let printed: Vec<Option<std::rc::Rc<words::Alts>>> = stages
+        .iter()
+        .map(|s| flow::output(*s, &src.text, &env).map(std::rc::Rc::new))
+        .collect();
     for (i, stage) in stages.into_iter().enumerate().rev() {
         let n = i + first_index;
         stack.push(Step::Restore(st.shell.clone()));
         let stdin = if n == 0 {
             item.stdin.clone()
         } else {
-            Stdin::Pipe
+            let before = i.checked_sub(1).and_then(|b| printed[b].clone());
+            Stdin::Pipe(before)
         };
         let path = join_indexed(&item.path, "pipeline", n);
         stack.push(self::item(stage, path, item.depth, stdin));
@@ -403,23 +412,43 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
     let mut words = Vec::with_capacity(children);
     let mut nested = Vec::with_capacity(children);
     let mut stdin = item.stdin.clone();
-    let vars = Rc::clone(&st.shell.vars);
+    let env = st.env();
+    // Word nodes in a row, to be read as one word when they touch.
+    let mut run: Vec<Node> = Vec::new();
+    let text = src.text.as_str();
+    fn flush<'s>(
+        run: &mut Vec<Node>,
+        text: &'s str,
+        env: &words::Env,
+        out: &mut Vec<words::Word<'s>>,
+    ) {
+        if !run.is_empty() {
+            words::fields_of(run, text, env, out);
+            run.clear();
+        }
+    }
     let mut cursor = node.walk();
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
+            let word_node = match field(&cursor) {
+                Some("name") => Some(child.named_child(0).unwrap_or(child)),
+                Some("argument") => Some(child),
+                _ => None,
+            };
+            if let Some(w) = word_node {
+                if run.last().is_some_and(|l| l.end_byte() != w.start_byte()) {
+                    flush(&mut run, text, &env, &mut words);
+                }
+                run.push(w);
+                nested.push(w);
+            } else {
+                flush(&mut run, text, &env, &mut words);
+            }
             match field(&cursor) {
-                Some("name") => {
-                    let inner = child.named_child(0).unwrap_or(child);
-                    words::fields(inner, &src.text, &vars, &mut words);
-                    nested.push(inner);
-                }
-                Some("argument") => {
-                    words::fields(child, &src.text, &vars, &mut words);
-                    nested.push(child);
-                }
+                Some("name") | Some("argument") => {}
                 _ if kind(child) == "herestring_redirect" => {
-                    if let Some(s) = here_string(child, src) {
+                    if let Some(s) = here_string(child, src, &env) {
                         stdin = s;
                     }
                     nested.push(child);
@@ -437,8 +466,9 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
             }
         }
     }
+    flush(&mut run, text, &env, &mut words);
     for extra in &item.extra {
-        words::fields(*extra, &src.text, &vars, &mut words);
+        words::fields(*extra, &src.text, &env, &mut words);
         nested.push(*extra);
     }
     push_all(&item, nested, stack);
@@ -458,7 +488,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
     }
 }
 
-/// Reads a redirection's operator and target and hands them to `rules::redirect`.
+/// Reads a redirection's operator and target: what it does to the place the target names.
 fn redirect_node(node: Node, src: &Source, st: &mut State) {
     let mut op = String::new();
     let mut dest = None;
@@ -481,8 +511,32 @@ fn redirect_node(node: Node, src: &Source, st: &mut State) {
         }
     }
     if let Some(dest) = dest {
-        let word = words::resolve(dest, &src.text, &st.shell.vars);
+        let word = words::resolve(dest, &src.text, &st.env());
         let span = src.map.span(node.byte_range());
-        st.with_cwd(|st| rules::redirect(&op, &word, span, st));
+        for effect in redirect_effects(&op, &word) {
+            act::redirection(*effect, &word, span.clone(), st);
+        }
+    }
+}
+
+/// What a redirection operator does to its target. Overwriting (`>`, `>|`, `&>`, `<>`)
+/// replaces what the file held, appending (`>>`, `&>>`) adds to it, `<` reads it; `>&2` and
+/// `<&-` only duplicate or close descriptors.
+fn redirect_effects(op: &str, dest: &words::Word) -> &'static [Effect] {
+    match op {
+        ">" | ">|" | "&>" => &[Effect::Overwrite],
+        "<>" => &[Effect::Read, Effect::Overwrite],
+        ">>" | "&>>" => &[Effect::Write],
+        "<" => &[Effect::Read],
+        ">&" | "<&" | "&>&" => {
+            if dest.text == "-" || dest.text.bytes().all(|b| b.is_ascii_digit()) {
+                &[]
+            } else if op == "<&" {
+                &[Effect::Read]
+            } else {
+                &[Effect::Overwrite]
+            }
+        }
+        _ => &[Effect::Write],
     }
 }

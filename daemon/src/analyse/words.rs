@@ -1,21 +1,35 @@
-//! Words as bash would see them after quote removal, and where a word points on disk.
+//! Words as bash would see them: brace expansion, tilde expansion, parameter expansion of
+//! variables the line set, quote removal, word splitting on `$IFS`; and, for a word whose
+//! value is not fully known, what it could be, piece by piece ([`Piece`]: literal text, glob
+//! syntax, text only known at run time), so that `"$HOME/.ssh/id_rsa"`, `~/.ss?/id_*` and
+//! `$(echo ~/.aws/credentials)` are all placed.
 //!
-//! A word is resolved without running anything: quotes and escapes are removed, and any part
-//! only known at run time (parameter, command or arithmetic expansion, an unquoted glob or
-//! brace expansion) makes the whole word *dynamic*, shown as written. This module must stay
-//! pure string work: no file system, no environment.
+//! A word whose value is not one literal is *dynamic*: its `text` is the word as written and
+//! its `value` holds the alternatives. This module must stay pure string work: no file
+//! system, no environment but what [`Env`] says.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use tree_sitter::Node;
 
-use super::{Context, kind};
+use super::flow;
+use super::kind;
+use crate::places::Piece;
 
 mod ansi_c;
 
 use ansi_c::ansi_c;
+
+/// What a word could be: each alternative a sequence of pieces.
+pub type Alts = Vec<Vec<Piece>>;
+
+/// How many alternatives a word keeps before it is just unknown.
+const MAX_ALTS: usize = 16;
+/// How many words one brace expansion may make before the word is taken as it is written.
+const MAX_FIELDS: usize = 64;
 
 /// One shell word.
 #[derive(Debug, Clone)]
@@ -24,17 +38,93 @@ pub struct Word<'s> {
     pub text: String,
     /// The text as written.
     pub raw: &'s str,
-    /// Part of the value is only known at run time.
+    /// Part of the value is only known at run time, or is a pattern.
     pub dynamic: bool,
     /// Where it is in the parsed text (not yet mapped to the original input).
     pub span: Range<usize>,
+    /// What the value could be, when `text` does not say it all.
+    pub value: Option<Rc<Alts>>,
 }
 
-impl Word<'_> {
+impl<'s> Word<'s> {
+    /// A literal word made by the analyser (`rm -rf -- PATH` from an inline program).
+    pub fn made(text: String, raw: &'s str, span: Range<usize>) -> Word<'s> {
+        Word {
+            text,
+            raw,
+            dynamic: false,
+            span,
+            value: None,
+        }
+    }
+
+    /// A word standing for what a program reads or finds at run time, with what it could be
+    /// when that is known (`{}` of `find ~/.ssh -exec`).
+    pub fn runtime(like: &Word<'s>, shown: &'static str, value: Option<Rc<Alts>>) -> Word<'s> {
+        Word {
+            text: shown.to_owned(),
+            raw: shown,
+            dynamic: true,
+            span: like.span.clone(),
+            value: Some(value.unwrap_or_else(|| Rc::new(vec![vec![Piece::Opaque]]))),
+        }
+    }
+
     /// The literal value, or `None` when it is only known at run time.
     pub fn literal(&self) -> Option<&str> {
         (!self.dynamic).then_some(self.text.as_str())
     }
+
+    /// Every value the word could have, as pieces.
+    pub fn alternatives(&self) -> Cow<'_, [Vec<Piece>]> {
+        match &self.value {
+            Some(alts) => Cow::Borrowed(alts.as_slice()),
+            None => Cow::Owned(vec![vec![Piece::Lit(self.text.clone())]]),
+        }
+    }
+
+    /// The word from byte `at` of its value on: the value of `--output=FILE` or `-oFILE`.
+    /// `at` counts bytes of the literal start, which the caller has read.
+    pub fn tail(&self, at: usize) -> Word<'s> {
+        let text = self.text.get(at..).unwrap_or("").to_owned();
+        let raw = self
+            .raw
+            .get(self.raw.len().saturating_sub(text.len())..)
+            .unwrap_or(self.raw);
+        let value = self
+            .value
+            .as_ref()
+            .map(|alts| Rc::new(alts.iter().map(|alt| drop_front(alt, at)).collect::<Alts>()));
+        Word {
+            text,
+            raw: if self.dynamic { self.raw } else { raw },
+            dynamic: self.dynamic,
+            span: self.span.clone(),
+            value,
+        }
+    }
+}
+
+/// `alt` without its first `n` bytes, which must be literal; unknown if they are not.
+fn drop_front(alt: &[Piece], mut n: usize) -> Vec<Piece> {
+    let mut out = Vec::with_capacity(alt.len());
+    let mut pieces = alt.iter();
+    for piece in pieces.by_ref() {
+        if n == 0 {
+            out.push(piece.clone());
+            break;
+        }
+        match piece {
+            Piece::Lit(t) if t.len() <= n => n -= t.len(),
+            Piece::Lit(t) => {
+                out.push(Piece::Lit(t.get(n..).unwrap_or("").to_owned()));
+                n = 0;
+            }
+            _ => return vec![Piece::Opaque],
+        }
+    }
+    out.extend(pieces.cloned());
+    out
 }
 
 /// The text of a node; empty if the range is somehow not on a character boundary.
@@ -42,51 +132,194 @@ pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
 }
 
-/// Variables with literal values assigned earlier on the line (see `Shell::vars`).
-pub type Vars = HashMap<String, Option<String>>;
+/// What a variable assigned on the line holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Var {
+    Lit(String),
+    /// A value partly known: its alternatives.
+    Pattern(Rc<Alts>),
+    Unknown,
+}
 
-/// Resolves a word-like node (`word`, `string`, `concatenation`, …).
-pub fn resolve<'s>(node: Node, src: &'s str, vars: &Vars) -> Word<'s> {
-    let raw = text(node, src);
-    let mut r = Resolver {
-        vars,
-        out: String::with_capacity(raw.len()),
-        dynamic: false,
-        bracket: false,
-        brace: false,
-        brace_comma: false,
-        split: false,
-    };
-    if kind(node) == "concatenation" {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            r.part(child, src);
+/// Variables assigned earlier on the line (see `Shell::vars`).
+pub type Vars = HashMap<String, Var>;
+
+/// What resolving a word knows besides its text.
+#[derive(Clone, Copy)]
+pub struct Env<'e> {
+    pub vars: &'e Vars,
+    /// The requester's home (`~`, `$HOME`).
+    pub home: Option<&'e str>,
+    /// The shell's directory at this point (`$PWD`, `~+`), when known.
+    pub cwd: Option<&'e str>,
+    /// The directory before the last `cd` on the line (`$OLDPWD`, `~-`), when known.
+    pub oldpwd: Option<&'e str>,
+    /// The line names `TMPDIR` other than by expanding it, so `$TMPDIR` may not be `/tmp`.
+    pub tmpdir_named: bool,
+    /// How deep command substitutions are being looked into.
+    pub depth: u32,
+}
+
+/// Part of a word as written.
+#[derive(Debug, Clone)]
+enum Tok<'t> {
+    /// A character of unquoted text (escapes, globs, braces and `~` still to be read).
+    Bare(char),
+    /// A character that is literal whatever it is (quoted, or escaped).
+    Quoted(char),
+    /// An expansion or substitution; `true` inside double quotes.
+    Expand(Node<'t>, bool),
+    /// `$NAME` or `${NAME}` that the grammar left inside a plain word.
+    Var(String),
+    /// Another `$…` construct the grammar left inside a plain word: unknown.
+    Unknown,
+}
+
+/// Splits a word-like node into tokens.
+fn tokens<'t>(node: Node<'t>, src: &str, out: &mut Vec<Tok<'t>>) {
+    let t = text(node, src);
+    match kind(node) {
+        "concatenation" => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                tokens(child, src, out);
+            }
         }
-    } else {
-        r.part(node, src);
-    }
-    // A value with blanks splits only when it is the whole word; inside a longer word the
-    // result is too uncertain to follow.
-    let dynamic = r.dynamic || (r.split && kind(node) == "concatenation");
-    if dynamic {
-        // Shown as written; the buffer was sized for that.
-        r.out.clear();
-        r.out.push_str(raw);
-    }
-    Word {
-        text: r.out,
-        raw,
-        dynamic,
-        span: node.byte_range(),
+        "word" | "number" | "brace_expression" | "extglob_pattern" => {
+            let mut chars = t.chars().peekable();
+            while let Some(c) = chars.next() {
+                // tree-sitter-bash sometimes leaves `$HOME/x` inside a plain word after an
+                // expansion (`cat${IFS}$HOME/x`); bash expands it.
+                if c == '$'
+                    && chars.peek().is_some_and(|n| {
+                        n.is_ascii_alphabetic() || *n == '_' || *n == '{' || *n == '('
+                    })
+                {
+                    out.push(dollar(&mut chars));
+                    continue;
+                }
+                if c == '\\' {
+                    match chars.next() {
+                        // A backslash-newline is gone; `source` already joined most of them.
+                        Some('\n') => {}
+                        Some(n) => out.push(Tok::Quoted(n)),
+                        None => out.push(Tok::Quoted('\\')),
+                    }
+                } else {
+                    out.push(Tok::Bare(c));
+                }
+            }
+        }
+        "raw_string" => out.extend(strip(t, 1, 1).chars().map(Tok::Quoted)),
+        "ansi_c_string" => out.extend(ansi_c(strip(t, 2, 1)).chars().map(Tok::Quoted)),
+        "string" | "translated_string" => {
+            let mut cursor = node.walk();
+            for child in node.children(&mut cursor) {
+                match kind(child) {
+                    "\"" | "$\"" => {}
+                    "string_content" => {
+                        let mut s = String::new();
+                        dq_unescape(text(child, src), &mut s);
+                        out.extend(s.chars().map(Tok::Quoted));
+                    }
+                    "$" => out.push(Tok::Quoted('$')),
+                    _ => out.push(Tok::Expand(child, true)),
+                }
+            }
+        }
+        // A lone `$` the grammar split from the name after it (`cat${IFS}$HOME/x`).
+        "$" => out.push(Tok::Bare('$')),
+        _ => out.push(Tok::Expand(node, false)),
     }
 }
 
-/// Appends a word to `out` as the shell splits it: an unquoted `$X` whose literal value holds
-/// blanks becomes several words, and one whose value is empty none.
-pub fn fields<'s>(node: Node, src: &'s str, vars: &Vars, out: &mut Vec<Word<'s>>) {
-    let word = resolve(node, src, vars);
-    let expansion = matches!(kind(node), "simple_expansion" | "expansion");
-    if word.dynamic || !expansion {
+/// The expansion after a `$` in a plain word's text: a variable, or something unknown.
+fn dollar(chars: &mut std::iter::Peekable<std::str::Chars>) -> Tok<'static> {
+    let braced = chars.peek() == Some(&'{');
+    if chars.peek() == Some(&'(') {
+        // `$(…)` or `$((…))` the grammar did not parse: skip to the matching `)`.
+        let mut depth = 0usize;
+        for c in chars.by_ref() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        return Tok::Unknown;
+    }
+    if braced {
+        chars.next();
+    }
+    let mut name = String::new();
+    while let Some(&c) = chars.peek() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            name.push(c);
+            chars.next();
+        } else {
+            break;
+        }
+    }
+    if braced {
+        if chars.peek() == Some(&'}') {
+            chars.next();
+        } else {
+            // `${x%…}` and the like.
+            for c in chars.by_ref() {
+                if c == '}' {
+                    break;
+                }
+            }
+            return Tok::Unknown;
+        }
+    }
+    Tok::Var(name)
+}
+
+/// Appends a word to `out` as the shell makes words of it: brace expansion, then splitting
+/// on `$IFS` and on blanks in unquoted values assigned on the line.
+pub fn fields<'s>(node: Node, src: &'s str, env: &Env, out: &mut Vec<Word<'s>>) {
+    fields_of(&[node], src, env, out);
+}
+
+/// [`fields`] of nodes that touch one another: bash reads them as one word, where the grammar
+/// sometimes splits one (`cat${IFS}$` and `HOME/x`).
+pub fn fields_of<'s>(nodes: &[Node], src: &'s str, env: &Env, out: &mut Vec<Word<'s>>) {
+    let (Some(first), Some(last)) = (nodes.first(), nodes.last()) else {
+        return;
+    };
+    let mut toks = Vec::new();
+    for node in nodes {
+        tokens(*node, src, &mut toks);
+    }
+    let raw_range = first.start_byte()..last.end_byte();
+    let expanded = brace_expand(toks);
+    let many = expanded.len() > 1;
+    for toks in expanded {
+        for part in split_ifs(toks, src, env) {
+            let word = resolve_tokens(&part, raw_range.clone(), src, env);
+            split_blanks(word, &part, many, out);
+        }
+    }
+}
+
+/// Resolves a word-like node to one word (no brace expansion or splitting: a redirection's
+/// target, an assignment's value).
+pub fn resolve<'s>(node: Node, src: &'s str, env: &Env) -> Word<'s> {
+    let mut toks = Vec::new();
+    tokens(node, src, &mut toks);
+    resolve_tokens(&toks, node.byte_range(), src, env)
+}
+
+/// An unquoted expansion alone whose literal value holds blanks makes several words.
+fn split_blanks<'s>(word: Word<'s>, toks: &[Tok], from_braces: bool, out: &mut Vec<Word<'s>>) {
+    let lone_expansion = matches!(toks, [Tok::Expand(n, false)] if matches!(kind(*n), "simple_expansion" | "expansion"));
+    if word.dynamic || !lone_expansion || from_braces {
         out.push(word);
         return;
     }
@@ -94,142 +327,696 @@ pub fn fields<'s>(node: Node, src: &'s str, vars: &Vars, out: &mut Vec<Word<'s>>
         word.text
             .split([' ', '\t', '\n'])
             .filter(|t| !t.is_empty())
-            .map(|t| Word {
-                text: t.to_owned(),
-                raw: word.raw,
-                dynamic: word.dynamic,
-                span: word.span.clone(),
-            }),
+            .map(|t| Word::made(t.to_owned(), word.raw, word.span.clone())),
     );
 }
 
-/// The value of an assignment, with `~` expanded as bash does there (at the start and after
-/// `:`); `None` when it is only known at run time.
-pub fn assigned_value(
-    node: Option<Node>,
-    src: &str,
-    vars: &Vars,
-    home: Option<&str>,
-) -> Option<String> {
-    let Some(node) = node else {
-        return Some(String::new());
+/// Splits a word at unquoted `$IFS` expansions, which bash turns into field separators.
+fn split_ifs<'t>(toks: Vec<Tok<'t>>, src: &str, env: &Env) -> Vec<Vec<Tok<'t>>> {
+    let ifs_is_blank = match env.vars.get("IFS") {
+        None => true,
+        Some(Var::Lit(v)) => !v.is_empty() && v.chars().all(|c| matches!(c, ' ' | '\t' | '\n')),
+        Some(_) => false,
     };
-    let word = resolve(node, src, vars);
-    let value = word.literal()?;
-    if !word.raw.starts_with('~') && !word.raw.contains(":~") {
-        return Some(value.to_owned());
+    if !ifs_is_blank {
+        return vec![toks];
     }
-    let home = home.filter(|h| h.starts_with('/'))?;
-    let parts: Vec<String> = value
-        .split(':')
-        .map(|part| match part.strip_prefix('~') {
-            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{home}{rest}"),
-            _ => part.to_owned(),
-        })
-        .collect();
-    Some(parts.join(":"))
-}
-
-/// The variable an expansion node names, when it is a plain `$X` or `${X}`.
-fn expansion_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
-    let mut cursor = node.walk();
-    let named: Vec<Node> = node.named_children(&mut cursor).collect();
-    match named.as_slice() {
-        [name] if kind(*name) == "variable_name" => {
-            let t = text(node, src);
-            let plain = t.starts_with("${") && t.len() == text(*name, src).len() + 3
-                || t.len() == text(*name, src).len() + 1;
-            plain.then(|| text(*name, src))
+    let mut out = vec![Vec::new()];
+    for tok in toks {
+        let is_ifs =
+            matches!(&tok, Tok::Expand(n, false) if matches!(text(*n, src), "$IFS" | "${IFS}"));
+        if is_ifs {
+            if out.last().is_some_and(|f| !f.is_empty()) {
+                out.push(Vec::new());
+            }
+        } else if let Some(last) = out.last_mut() {
+            last.push(tok);
         }
-        _ => None,
     }
+    out.retain(|f| !f.is_empty());
+    if out.is_empty() {
+        out.push(Vec::new());
+    }
+    out
 }
 
-struct Resolver<'v> {
-    vars: &'v Vars,
-    /// An unquoted expansion produced blanks: the word splits.
-    split: bool,
-    out: String,
-    dynamic: bool,
-    /// An unquoted `[` was seen: a later unquoted `]` makes a glob.
-    bracket: bool,
-    /// An unquoted `{` was seen, and then an unquoted `,`: a later `}` makes a brace expansion.
-    brace: bool,
-    brace_comma: bool,
-}
-
-impl Resolver<'_> {
-    fn part(&mut self, node: Node, src: &str) {
-        let t = text(node, src);
-        match kind(node) {
-            "word" => self.unquoted(t),
-            "number" => self.out.push_str(t),
-            "raw_string" => self.out.push_str(strip(t, 1, 1)),
-            "ansi_c_string" => self.out.push_str(&ansi_c(strip(t, 2, 1))),
-            "string" | "translated_string" => self.double_quoted(node, src),
-            "simple_expansion" | "expansion" => match self.value(node, src) {
-                Some(v) => {
-                    // Unquoted, the value is split and globbed.
-                    if v.contains(['*', '?', '[']) {
-                        self.dynamic = true;
-                    }
-                    self.split |= v.contains([' ', '\t', '\n']);
-                    self.out.push_str(&v);
+/// Brace expansion over unquoted text: `a{b,c}d` is two words, `x{1..3}` three. A word that
+/// would make more than [`MAX_FIELDS`] is left as it is (and stays a pattern).
+fn brace_expand(toks: Vec<Tok>) -> Vec<Vec<Tok>> {
+    let mut done = Vec::new();
+    let mut todo = vec![toks];
+    while let Some(t) = todo.pop() {
+        match expand_first(&t) {
+            Some(parts) => {
+                if done.len() + todo.len() + parts.len() > MAX_FIELDS {
+                    return vec![t];
                 }
-                None => self.dynamic = true,
+                // Keep the order bash gives: the first alternative first.
+                todo.extend(parts.into_iter().rev());
+            }
+            None => done.push(t),
+        }
+        if done.len() > MAX_FIELDS {
+            break;
+        }
+    }
+    done
+}
+
+/// The words the first brace expression makes, or `None` when there is none.
+fn expand_first<'t>(toks: &[Tok<'t>]) -> Option<Vec<Vec<Tok<'t>>>> {
+    let bare = |i: usize, c: char| matches!(toks.get(i), Some(Tok::Bare(x)) if *x == c);
+    for open in 0..toks.len() {
+        if !bare(open, '{') || (open > 0 && bare(open - 1, '$')) {
+            continue;
+        }
+        // The matching `}`, and the top-level commas.
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for i in open + 1..toks.len() {
+            if bare(i, '{') {
+                depth += 1;
+            } else if bare(i, '}') {
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+                depth -= 1;
+            } else if bare(i, ',') && depth == 0 {
+                commas.push(i);
+            }
+        }
+        let Some(close) = close else { continue };
+        let (prefix, suffix) = (&toks[..open], &toks[close + 1..]);
+        let make = |middle: &[Tok<'t>]| -> Vec<Tok<'t>> {
+            let mut w = prefix.to_vec();
+            w.extend_from_slice(middle);
+            w.extend_from_slice(suffix);
+            w
+        };
+        if !commas.is_empty() {
+            let mut bounds = vec![open];
+            bounds.extend(&commas);
+            bounds.push(close);
+            return Some(
+                bounds
+                    .windows(2)
+                    .map(|w| make(&toks[w[0] + 1..w[1]]))
+                    .collect(),
+            );
+        }
+        // A sequence: `{1..5}`, `{a..e}`.
+        let inner: Option<String> = toks[open + 1..close]
+            .iter()
+            .map(|t| match t {
+                Tok::Bare(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        if let Some(items) = inner.as_deref().and_then(sequence) {
+            return Some(
+                items
+                    .into_iter()
+                    .map(|item| make(&item.chars().map(Tok::Quoted).collect::<Vec<_>>()))
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+/// The items of a brace sequence `a..b` (numbers or single letters), when few.
+fn sequence(inner: &str) -> Option<Vec<String>> {
+    let (a, b) = inner.split_once("..")?;
+    let b = b.split("..").next()?;
+    if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
+        let n = x.abs_diff(y) + 1;
+        if n as usize > MAX_FIELDS {
+            return None;
+        }
+        let step = if y >= x { 1 } else { -1 };
+        return Some((0..n as i64).map(|k| (x + k * step).to_string()).collect());
+    }
+    let (mut ca, mut cb) = (a.chars(), b.chars());
+    let (Some(x), None, Some(y), None) = (ca.next(), ca.next(), cb.next(), cb.next()) else {
+        return None;
+    };
+    let (lo, hi) = (x.min(y), x.max(y));
+    let items: Vec<String> = (lo..=hi).map(String::from).collect();
+    (items.len() <= MAX_FIELDS).then_some(items)
+}
+
+/// Builds the word from its tokens.
+fn resolve_tokens<'s>(toks: &[Tok], range: Range<usize>, src: &'s str, env: &Env) -> Word<'s> {
+    let raw = src.get(range.clone()).unwrap_or("");
+    let mut b = Builder::default();
+    let mut i = tilde(toks, env, &mut b);
+    // `NAME=~/x` as an argument: bash expands the tilde after `=` too.
+    let assignment_like = is_assignment_prefix(toks);
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Bare('*') | Tok::Bare('?') => {
+                b.glob(&toks[i..=i]);
+                i += 1;
+            }
+            Tok::Bare('[') => match class_end(toks, i) {
+                Some(end) => {
+                    b.glob(&toks[i..=end]);
+                    i = end + 1;
+                }
+                None => {
+                    b.lit('[');
+                    i += 1;
+                }
             },
-            _ => self.dynamic = true,
+            Tok::Bare('$') => {
+                let (name, used) = bare_variable(&toks[i + 1..]);
+                match name {
+                    Some(name) => variable(&name, false, env, &mut b),
+                    None => b.lit('$'),
+                }
+                i += 1 + used;
+            }
+            Tok::Bare(c @ ('=' | ':')) if assignment_like => {
+                b.lit(*c);
+                i += 1;
+                i += tilde(&toks[i..], env, &mut b);
+            }
+            Tok::Bare(c) | Tok::Quoted(c) => {
+                b.lit(*c);
+                i += 1;
+            }
+            Tok::Expand(n, quoted) => {
+                expand(*n, *quoted, src, env, &mut b);
+                i += 1;
+            }
+            Tok::Var(name) => {
+                variable(name, false, env, &mut b);
+                i += 1;
+            }
+            Tok::Unknown => {
+                b.piece(Piece::Opaque);
+                i += 1;
+            }
+        }
+    }
+    b.finish(raw, range)
+}
+
+/// A variable name in bare text after a `$`: `NAME` or `{NAME}`, and how many tokens it took.
+fn bare_variable(toks: &[Tok]) -> (Option<String>, usize) {
+    let braced = matches!(toks.first(), Some(Tok::Bare('{')));
+    let mut name = String::new();
+    let mut i = usize::from(braced);
+    while let Some(Tok::Bare(c)) = toks.get(i) {
+        if c.is_ascii_alphanumeric() || *c == '_' {
+            name.push(*c);
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) && name.len() > 1 {
+        return (None, 0);
+    }
+    if braced {
+        if !matches!(toks.get(i), Some(Tok::Bare('}'))) {
+            return (None, 0);
+        }
+        i += 1;
+    }
+    (Some(name), i)
+}
+
+/// `NAME=` at the start of unquoted text.
+fn is_assignment_prefix(toks: &[Tok]) -> bool {
+    let mut name = String::new();
+    for t in toks {
+        match t {
+            Tok::Bare('=') => {
+                return name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            }
+            Tok::Bare(c) if c.is_ascii_alphanumeric() || *c == '_' => name.push(*c),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The index of the `]` closing a bracket expression opened at `open`, within bare text.
+fn class_end(toks: &[Tok], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    if matches!(toks.get(i), Some(Tok::Bare('!' | '^'))) {
+        i += 1;
+    }
+    // A `]` right after the opening is a member.
+    if matches!(toks.get(i), Some(Tok::Bare(']'))) {
+        i += 1;
+    }
+    while let Some(t) = toks.get(i) {
+        match t {
+            Tok::Bare(']') => return Some(i),
+            Tok::Bare(_) | Tok::Quoted(_) => i += 1,
+            Tok::Expand(..) | Tok::Var(_) | Tok::Unknown => return None,
+        }
+    }
+    None
+}
+
+/// A tilde prefix at the start of `toks`: `~`, `~/…`, `~NAME`, `~+` (the directory), `~-`
+/// (the one before). Returns how many tokens it used.
+fn tilde(toks: &[Tok], env: &Env, b: &mut Builder) -> usize {
+    if !matches!(toks.first(), Some(Tok::Bare('~'))) {
+        return 0;
+    }
+    let mut name = String::new();
+    let mut n = 1;
+    while let Some(Tok::Bare(c)) = toks.get(n) {
+        if *c == '/' || *c == ':' {
+            break;
+        }
+        name.push(*c);
+        n += 1;
+    }
+    // Only unquoted characters make the prefix; `~"x"` is no tilde prefix.
+    if matches!(
+        toks.get(n),
+        Some(Tok::Quoted(_) | Tok::Expand(..) | Tok::Var(_) | Tok::Unknown)
+    ) {
+        return 0;
+    }
+    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    match name.as_str() {
+        "" => match env.home.filter(|h| h.starts_with('/')) {
+            Some(home) => b.lit_str(home),
+            None => b.piece(Piece::Home),
+        },
+        "+" => match env.cwd {
+            Some(cwd) => b.lit_str(cwd),
+            None => b.piece(Piece::Opaque),
+        },
+        "-" => match env.oldpwd {
+            Some(old) => b.lit_str(old),
+            None => b.piece(Piece::Opaque),
+        },
+        "root" => b.lit_str("/root"),
+        other if other.chars().all(valid) => b.lit_str(&format!("/home/{other}")),
+        _ => return 0,
+    }
+    b.dynamic_if_unknown();
+    n
+}
+
+/// A parameter expansion, command substitution or arithmetic, by what the line knows.
+fn expand(node: Node, quoted: bool, src: &str, env: &Env, b: &mut Builder) {
+    match kind(node) {
+        "simple_expansion" | "expansion" => {
+            if let Some(name) = expansion_name_of_text(node, src) {
+                variable(name, quoted, env, b);
+            } else if let Some(name) = array_name(node, src) {
+                b.alternatives(var_alts(name, env));
+            } else if let Some(alts) = trimmed(node, src, env) {
+                b.alternatives(alts);
+            } else if let Some((name, default)) = default_value(node, src, env) {
+                // `${X:-/tmp}`: the value, or the default.
+                let mut alts = var_alts(name, env);
+                alts.extend(default);
+                b.alternatives(alts);
+            } else {
+                b.piece(Piece::Opaque);
+            }
+        }
+        "command_substitution" => match flow::substitution(node, src, env) {
+            Some(alts) => b.alternatives(alts),
+            None => b.piece(Piece::Opaque),
+        },
+        "arithmetic_expansion" => b.piece(Piece::Name),
+        // `<(…)` is a pipe's name, `/dev/fd/N`.
+        "process_substitution" => {
+            b.piece(Piece::Lit("/dev/fd/63".to_owned()));
+            b.dynamic = true;
+        }
+        _ => b.piece(Piece::Opaque),
+    }
+}
+
+/// The variable of a plain `$X`, `${X}`, `$1`, `$$`.
+fn expansion_name_of_text<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    let t = text(node, src);
+    let inner = t
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| t.strip_prefix('$'))?;
+    let valid = !inner.is_empty()
+        && (inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || matches!(inner, "$" | "?" | "!" | "#" | "@" | "*" | "-"));
+    valid.then_some(inner)
+}
+
+/// `${NAME:?msg}` is the value (or an error); `${NAME%pat}`, `${NAME#pat}` and their doubled
+/// forms cut a literal suffix or prefix off a literal value.
+fn trimmed(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    let inner = text(node, src).strip_prefix("${")?.strip_suffix('}')?;
+    let at = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let (name, rest) = inner.split_at(at);
+    if name.is_empty() {
+        return None;
+    }
+    if rest.starts_with(":?") || rest.starts_with('?') {
+        return Some(var_alts(name, env));
+    }
+    let (op, pattern) = ["%%", "##", "%", "#"]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op).map(|p| (*op, p)))?;
+    if pattern.contains(['*', '?', '[', '$', '`', '"', '\'', '\\']) {
+        return None;
+    }
+    let alts = var_alts(name, env);
+    let [one] = alts.as_slice() else { return None };
+    let [Piece::Lit(value)] = one.as_slice() else {
+        return None;
+    };
+    let cut = match op {
+        "%" | "%%" => value.strip_suffix(pattern).unwrap_or(value),
+        _ => value.strip_prefix(pattern).unwrap_or(value),
+    };
+    Some(vec![vec![Piece::Lit(cut.to_owned())]])
+}
+
+/// `${NAME[@]}`, `${NAME[*]}`, `${NAME[N]}`: an element of an array.
+fn array_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    let inner = text(node, src).strip_prefix("${")?.strip_suffix('}')?;
+    let (name, index) = inner.split_once('[')?;
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (valid && index.ends_with(']')).then_some(name)
+}
+
+/// `${NAME:-WORD}` or `${NAME-WORD}`: the variable, and the default's alternatives when it
+/// is literal text and `$HOME`-like variables.
+fn default_value<'s>(node: Node, src: &'s str, env: &Env) -> Option<(&'s str, Alts)> {
+    let t = text(node, src);
+    let inner = t.strip_prefix("${")?.strip_suffix('}')?;
+    let at = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let (name, rest) = inner.split_at(at);
+    let default = rest
+        .strip_prefix(":-")
+        .or_else(|| rest.strip_prefix('-'))
+        .or_else(|| rest.strip_prefix(":="))
+        .or_else(|| rest.strip_prefix('='))?;
+    if name.is_empty() || default.contains(['`', '"', '\'', '\\', '{', '}', '*', '?', '[', '(']) {
+        return None;
+    }
+    // `$NAME` at the start of the default, then literal text.
+    let mut alt = Vec::new();
+    let rest = match default.strip_prefix('$') {
+        Some(after) => {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let (var, rest) = after.split_at(end);
+            let mut alts = var_alts(var, env);
+            if alts.len() != 1 {
+                return None;
+            }
+            alt.append(&mut alts[0]);
+            rest
+        }
+        None => default,
+    };
+    if rest.contains('$') {
+        return None;
+    }
+    match alt.last_mut() {
+        Some(Piece::Lit(t)) => t.push_str(rest),
+        _ => alt.push(Piece::Lit(rest.to_owned())),
+    }
+    Some((name, vec![alt]))
+}
+
+/// A variable's value: assigned on the line, or one the environment is known to hold.
+fn variable(name: &str, quoted: bool, env: &Env, b: &mut Builder) {
+    let alts = var_alts(name, env);
+    match alts.as_slice() {
+        [one] => {
+            for piece in one {
+                match piece {
+                    // Unquoted, a value's glob characters glob.
+                    Piece::Lit(v) if !quoted && v.contains(['*', '?', '[']) => {
+                        b.piece(Piece::Glob(v.clone()));
+                    }
+                    p => b.piece(p.clone()),
+                }
+            }
+        }
+        _ => b.alternatives(alts),
+    }
+}
+
+/// What a variable could hold.
+fn var_alts(name: &str, env: &Env) -> Alts {
+    match env.vars.get(name) {
+        Some(Var::Lit(v)) => return vec![vec![Piece::Lit(v.clone())]],
+        Some(Var::Pattern(alts)) => return alts.as_ref().clone(),
+        Some(Var::Unknown) => return vec![vec![Piece::Opaque]],
+        None => {}
+    }
+    let piece = match name {
+        "HOME" => match env.home.filter(|h| h.starts_with('/')) {
+            Some(h) => Piece::Lit(h.to_owned()),
+            None => Piece::Home,
+        },
+        "PWD" => match env.cwd {
+            Some(c) => Piece::Lit(c.to_owned()),
+            None => Piece::Opaque,
+        },
+        "OLDPWD" => match env.oldpwd {
+            Some(c) => Piece::Lit(c.to_owned()),
+            None => Piece::Opaque,
+        },
+        "TMPDIR" if !env.tmpdir_named => Piece::Lit("/tmp".to_owned()),
+        // Variables that name a place by convention: their usual value.
+        _ if let Some(rest) = usual_place(name) => match env.home.filter(|h| h.starts_with('/')) {
+            Some(h) => Piece::Lit(format!("{h}{rest}")),
+            None => return vec![vec![Piece::Home, Piece::Lit(rest.to_owned())]],
+        },
+        // Names and numbers: part of one path component at most.
+        "USER" | "LOGNAME" | "HOSTNAME" | "UID" | "EUID" | "PPID" | "RANDOM" | "SECONDS"
+        | "LINENO" | "$" | "?" | "!" | "#" | "BASHPID" | "SHLVL" => Piece::Name,
+        _ => Piece::Opaque,
+    };
+    vec![vec![piece]]
+}
+
+/// Where a variable that names a place usually points, below the home.
+fn usual_place(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "XDG_CONFIG_HOME" => "/.config",
+        "XDG_DATA_HOME" => "/.local/share",
+        "XDG_STATE_HOME" => "/.local/state",
+        "XDG_CACHE_HOME" => "/.cache",
+        "GNUPGHOME" => "/.gnupg",
+        "CARGO_HOME" => "/.cargo",
+        "RUSTUP_HOME" => "/.rustup",
+        "KUBECONFIG" => "/.kube/config",
+        "AWS_SHARED_CREDENTIALS_FILE" => "/.aws/credentials",
+        "AWS_CONFIG_FILE" => "/.aws/config",
+        "DOCKER_CONFIG" => "/.docker",
+        "CODEX_HOME" => "/.codex",
+        "CLAUDE_CONFIG_DIR" => "/.claude",
+        "GEMINI_CONFIG_DIR" => "/.gemini",
+        "NPM_CONFIG_USERCONFIG" => "/.npmrc",
+        "PASSWORD_STORE_DIR" => "/.password-store",
+        "GOOGLE_APPLICATION_CREDENTIALS" => "/.config/gcloud/application_default_credentials.json",
+        "CLOUDSDK_CONFIG" => "/.config/gcloud",
+        "AZURE_CONFIG_DIR" => "/.azure",
+        "VAULT_CONFIG_PATH" => "/.vault-token",
+        "NETRC" => "/.netrc",
+        "GIT_CONFIG_GLOBAL" => "/.gitconfig",
+        "ZDOTDIR" => "",
+        _ => return None,
+    })
+}
+
+/// Collects a word's value.
+#[derive(Default)]
+struct Builder {
+    /// The alternatives so far; empty means one empty alternative.
+    alts: Vec<Vec<Piece>>,
+    dynamic: bool,
+}
+
+impl Builder {
+    fn each(&mut self) -> &mut Vec<Vec<Piece>> {
+        if self.alts.is_empty() {
+            self.alts.push(Vec::new());
+        }
+        &mut self.alts
+    }
+
+    fn lit(&mut self, c: char) {
+        for alt in self.each() {
+            match alt.last_mut() {
+                Some(Piece::Lit(t)) => t.push(c),
+                _ => alt.push(Piece::Lit(c.to_string())),
+            }
         }
     }
 
-    /// The literal value of a plain `$X`, if the line assigned it one.
-    fn value(&self, node: Node, src: &str) -> Option<String> {
-        let name = expansion_name(node, src)?;
-        self.vars.get(name)?.clone()
+    fn lit_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.lit(c);
+        }
     }
 
-    fn unquoted(&mut self, t: &str) {
-        // Most words hold nothing that quoting, globbing or braces would change.
-        let special = |b: u8| matches!(b, b'\\' | b'*' | b'?' | b'[' | b']' | b'{' | b',' | b'}');
-        if !t.bytes().any(special) {
-            self.out.push_str(t);
+    fn piece(&mut self, piece: Piece) {
+        if let Piece::Lit(t) = &piece {
+            self.lit_str(t);
             return;
         }
-        let mut chars = t.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => match chars.next() {
-                    Some(next) => self.out.push(next),
-                    None => self.out.push('\\'),
-                },
-                '*' | '?' => self.dynamic = true,
-                '[' => self.bracket = true,
-                ']' if self.bracket => self.dynamic = true,
-                '{' => self.brace = true,
-                ',' if self.brace => self.brace_comma = true,
-                '}' if self.brace_comma => self.dynamic = true,
-                _ => {}
+        self.dynamic = true;
+        for alt in self.each() {
+            alt.push(piece.clone());
+        }
+    }
+
+    /// Glob syntax as written.
+    fn glob(&mut self, toks: &[Tok]) {
+        let mut g = String::new();
+        for t in toks {
+            match t {
+                Tok::Bare(c) => g.push(*c),
+                Tok::Quoted(c) => {
+                    if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '^' | '-') {
+                        g.push('\\');
+                    }
+                    g.push(*c);
+                }
+                Tok::Expand(..) | Tok::Var(_) | Tok::Unknown => {}
             }
-            if c != '\\' {
-                self.out.push(c);
+        }
+        self.piece(Piece::Glob(g));
+    }
+
+    fn alternatives(&mut self, alts: Alts) {
+        self.dynamic = true;
+        if alts.is_empty() {
+            self.piece(Piece::Opaque);
+            return;
+        }
+        let current = std::mem::take(&mut self.alts);
+        let current = if current.is_empty() {
+            vec![Vec::new()]
+        } else {
+            current
+        };
+        if current.len() * alts.len() > MAX_ALTS {
+            self.alts = current;
+            self.piece(Piece::Opaque);
+            return;
+        }
+        for head in &current {
+            for tail in &alts {
+                let mut alt = head.clone();
+                for p in tail {
+                    match (alt.last_mut(), p) {
+                        (Some(Piece::Lit(a)), Piece::Lit(b)) => a.push_str(b),
+                        _ => alt.push(p.clone()),
+                    }
+                }
+                self.alts.push(alt);
             }
         }
     }
 
-    fn double_quoted(&mut self, node: Node, src: &str) {
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            match kind(child) {
-                "\"" | "$\"" => {}
-                "string_content" => dq_unescape(text(child, src), &mut self.out),
-                "$" => self.out.push('$'),
-                "simple_expansion" | "expansion" => match self.value(child, src) {
-                    Some(v) => self.out.push_str(&v),
-                    None => self.dynamic = true,
-                },
-                _ => self.dynamic = true,
+    /// A tilde whose home was not known makes the word a pattern.
+    fn dynamic_if_unknown(&mut self) {
+        if self
+            .alts
+            .iter()
+            .flatten()
+            .any(|p| !matches!(p, Piece::Lit(_)))
+        {
+            self.dynamic = true;
+        }
+    }
+
+    fn finish<'s>(self, raw: &'s str, span: Range<usize>) -> Word<'s> {
+        let literal = match self.alts.as_slice() {
+            [] => Some(String::new()),
+            [one] if !self.dynamic => match one.as_slice() {
+                [] => Some(String::new()),
+                [Piece::Lit(t)] => Some(t.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match literal {
+            Some(text) => Word {
+                text,
+                raw,
+                dynamic: false,
+                span,
+                value: None,
+            },
+            None => Word {
+                text: raw.to_owned(),
+                raw,
+                dynamic: true,
+                span,
+                value: Some(Rc::new(self.alts)),
+            },
+        }
+    }
+}
+
+/// What an assignment stores: `~` is expanded at the start and after `:` (bash does that in
+/// assignments).
+pub fn assigned_value(node: Option<Node>, src: &str, env: &Env) -> Var {
+    let Some(node) = node else {
+        return Var::Lit(String::new());
+    };
+    let mut toks = Vec::new();
+    tokens(node, src, &mut toks);
+    // Assignments are not brace-expanded or split; `~` after `:` expands.
+    let mut b = Builder::default();
+    let mut i = tilde(&toks, env, &mut b);
+    while i < toks.len() {
+        match &toks[i] {
+            Tok::Bare(':') => {
+                b.lit(':');
+                i += 1;
+                i += tilde(&toks[i..], env, &mut b);
+            }
+            Tok::Bare(c) | Tok::Quoted(c) => {
+                b.lit(*c);
+                i += 1;
+            }
+            Tok::Expand(n, _) => {
+                // The value of an assignment is not split or globbed: quoted, in effect.
+                expand(*n, true, src, env, &mut b);
+                i += 1;
+            }
+            Tok::Var(name) => {
+                variable(name, true, env, &mut b);
+                i += 1;
+            }
+            Tok::Unknown => {
+                b.piece(Piece::Opaque);
+                i += 1;
             }
         }
+    }
+    let word = b.finish(text(node, src), node.byte_range());
+    match (word.literal(), &word.value) {
+        (Some(t), _) => Var::Lit(t.to_owned()),
+        (None, Some(alts)) if alts.iter().flatten().any(|p| !matches!(p, Piece::Opaque)) => {
+            Var::Pattern(Rc::clone(alts))
+        }
+        _ => Var::Unknown,
     }
 }
 
@@ -268,267 +1055,5 @@ pub fn basename(name: &str) -> &str {
     }
 }
 
-/// A path made absolute against `cwd` (if needed) and cleaned of `.`, `..` and doubled slashes.
-fn normalise(path: &str, cwd: &str) -> String {
-    // Most paths are clean already: join them without taking them apart.
-    if path.starts_with('/') {
-        if is_clean(path) {
-            return path.to_owned();
-        }
-    } else if is_clean(cwd) && clean_parts(path) {
-        let cwd = if cwd == "/" { "" } else { cwd };
-        let mut out = String::with_capacity(cwd.len() + 1 + path.len());
-        out.push_str(cwd);
-        out.push('/');
-        out.push_str(path);
-        return out;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    let joined = if path.starts_with('/') {
-        [path, ""]
-    } else {
-        [cwd, path]
-    };
-    for piece in joined {
-        for part in piece.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                p => parts.push(p),
-            }
-        }
-    }
-    let mut out = String::with_capacity(path.len() + 1);
-    for p in &parts {
-        out.push('/');
-        out.push_str(p);
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    out
-}
-
-/// An absolute path that [`normalise`] leaves as it is.
-fn is_clean(path: &str) -> bool {
-    path == "/" || path.strip_prefix('/').is_some_and(clean_parts)
-}
-
-/// Components joined by single slashes, none of them empty, `.` or `..`.
-fn clean_parts(path: &str) -> bool {
-    path.split('/').all(|part| !matches!(part, "" | "." | ".."))
-}
-
-/// Where a word points, as far as can be known before the line runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Place {
-    /// A cleaned absolute path; a trailing `*` component stays literal.
-    Path(String),
-    /// Inside the home directory, which the context does not name: the cleaned path below
-    /// it, `/` for home itself.
-    Home(String),
-    Unknown,
-}
-
-/// Resolves a word to a place: literal paths against `ctx.cwd`, and the forms of home that
-/// bash expands (`~`, `~/…`, `$HOME`, `${HOME}`, quoted `"$HOME"/…`).
-pub fn place(word: &Word, ctx: &Context) -> Place {
-    if let Some(other) = other_user_home(word) {
-        return Place::Path(other);
-    }
-    let home_rest = home_rest(word);
-    let Some(rest) = home_rest.as_deref() else {
-        if word.dynamic && !is_glob_of_literal(word.raw) {
-            return Place::Unknown;
-        }
-        let t = if word.dynamic {
-            word.raw
-        } else {
-            word.text.as_str()
-        };
-        if !t.starts_with('/') && !ctx.cwd.starts_with('/') {
-            return Place::Unknown;
-        }
-        return Place::Path(normalise(t, ctx.cwd));
-    };
-    match ctx.home.filter(|h| h.starts_with('/')) {
-        Some(home) => Place::Path(normalise(&format!("{home}/{rest}"), "/")),
-        None => Place::Home(normalise(rest, "/")),
-    }
-}
-
-/// `~NAME/…` is NAME's home; without a password database to ask, it is placed where homes
-/// usually are (`/root` for root, else `/home/NAME`), which the rules treat as a home.
-fn other_user_home(word: &Word) -> Option<String> {
-    if word.dynamic || !word.raw.starts_with('~') {
-        return None;
-    }
-    let after = word.text.strip_prefix('~')?;
-    let (name, rest) = after.split_at(after.find('/').unwrap_or(after.len()));
-    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    if name.is_empty() || !name.chars().all(valid) {
-        return None;
-    }
-    let home = if name == "root" {
-        "/root".to_owned()
-    } else {
-        format!("/home/{name}")
-    };
-    Some(normalise(&format!("{home}{rest}"), "/"))
-}
-
-/// The part of a home-relative word after the home prefix, or `None` if it is not one.
-fn home_rest(word: &Word) -> Option<String> {
-    if !word.dynamic {
-        // Only an unquoted tilde expands; `"~"` is a file named `~`.
-        let t = word.text.as_str();
-        let rest = t.strip_prefix('~').filter(|_| word.raw.starts_with('~'))?;
-        return (rest.is_empty() || rest.starts_with('/')).then(|| rest.to_owned());
-    }
-    let raw = word.raw;
-    let after = ["\"$HOME\"", "\"${HOME}\"", "$HOME", "${HOME}", "~"]
-        .iter()
-        .find_map(|p| raw.strip_prefix(p))?;
-    let rest: String = after.chars().filter(|&c| c != '"' && c != '\'').collect();
-    let literal_rest = !rest.contains(['$', '`', '\\']);
-    (literal_rest && (rest.is_empty() || rest.starts_with('/'))).then_some(rest)
-}
-
-/// A word that is dynamic only through `*`/`?` globs, such as `/*`: its shape is still known.
-fn is_glob_of_literal(raw: &str) -> bool {
-    !raw.contains(['$', '`', '"', '\'', '\\', '[', '{'])
-}
-
-impl Place {
-    /// The path below the home directory (`/` for home itself), if the place is in it.
-    pub fn in_home(&self, ctx: &Context) -> Option<&str> {
-        match self {
-            Place::Home(rest) => Some(rest),
-            Place::Path(p) => {
-                let home = ctx.home.filter(|h| h.starts_with('/'))?;
-                let home = if is_clean(home) {
-                    Cow::Borrowed(home)
-                } else {
-                    Cow::Owned(normalise(home, "/"))
-                };
-                if home == "/" {
-                    return Some(p);
-                }
-                let rest = p.strip_prefix(&*home)?;
-                if rest.is_empty() {
-                    Some("/")
-                } else {
-                    rest.starts_with('/').then_some(rest)
-                }
-            }
-            Place::Unknown => None,
-        }
-    }
-
-    /// `/`, `/*`, home or everything in home.
-    pub fn is_root_or_home(&self, ctx: &Context) -> bool {
-        let everything = |p: &str| p == "/" || p == "/*";
-        if let Place::Path(p) = self
-            && everything(p)
-        {
-            return true;
-        }
-        self.in_home(ctx).is_some_and(everything)
-    }
-
-    pub fn as_path(&self) -> Option<&str> {
-        match self {
-            Place::Path(p) => Some(p),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_word(src: &str) -> Word<'_> {
-        let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&tree_sitter_bash::LANGUAGE.into())
-            .expect("the bundled grammar matches the tree-sitter version");
-        let line = format!("echo {src}");
-        let tree = parser.parse(&line, None).expect("no timeout is set");
-        let cmd = tree.root_node().named_child(0).expect("one command");
-        let mut cursor = cmd.walk();
-        let arg = cmd
-            .children_by_field_name("argument", &mut cursor)
-            .next()
-            .expect("echo has an argument");
-        let w = resolve(arg, &line, &Vars::new());
-        Word {
-            text: w.text,
-            raw: src,
-            dynamic: w.dynamic,
-            span: w.span,
-        }
-    }
-
-    #[test]
-    fn words_resolve_like_bash() {
-        let cases: &[(&str, &str, bool)] = &[
-            ("r''m", "rm", false),
-            ("\"r\"m", "rm", false),
-            ("\\rm", "rm", false),
-            ("'a b'\"c\\\"d\"", "a bc\"d", false),
-            ("$'a\\tb\\x41\\101\\u00e9'", "a\tbAAé", false),
-            ("\"a\\$b\\e\"", "a$b\\e", false),
-            ("foo\\ bar", "foo bar", false),
-            ("$HOME", "$HOME", true),
-            ("\"$x\"", "\"$x\"", true),
-            ("*.c", "*.c", true),
-            ("a[1]", "a[1]", true),
-            ("{a,b}", "{a,b}", true),
-            ("\\*", "*", false),
-            ("[", "[", false),
-            ("~/x", "~/x", false),
-        ];
-        for (input, text, dynamic) in cases {
-            let w = parse_word(input);
-            assert_eq!(
-                (w.text.as_str(), w.dynamic),
-                (*text, *dynamic),
-                "word {input}"
-            );
-        }
-    }
-
-    #[test]
-    fn places() {
-        let ctx = Context {
-            cwd: "/home/u/repo",
-            home: Some("/home/u"),
-            truncated: false,
-        };
-        let cases: &[(&str, Place)] = &[
-            ("/", Place::Path("/".into())),
-            ("/*", Place::Path("/*".into())),
-            ("~", Place::Path("/home/u".into())),
-            ("\"$HOME\"/.ssh", Place::Path("/home/u/.ssh".into())),
-            ("..", Place::Path("/home/u".into())),
-            ("x/../../.bashrc", Place::Path("/home/u/.bashrc".into())),
-            ("$x", Place::Unknown),
-        ];
-        for (input, want) in cases {
-            assert_eq!(&place(&parse_word(input), &ctx), want, "word {input}");
-        }
-        let no_home = Context {
-            cwd: "/",
-            home: None,
-            truncated: false,
-        };
-        assert_eq!(
-            place(&parse_word("${HOME}/"), &no_home),
-            Place::Home("/".into())
-        );
-        assert!(place(&parse_word("~/*"), &no_home).is_root_or_home(&no_home));
-    }
-}
+mod tests;

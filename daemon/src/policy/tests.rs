@@ -8,6 +8,7 @@ use crate::judge::{Caller, judge_for};
 
 fn finding(id: &'static str, level: Level) -> Finding {
     Finding {
+        cell: None,
         id,
         level,
         message: String::new(),
@@ -78,7 +79,7 @@ fn the_default_table() {
 #[test]
 fn git_push_is_held_for_agents_only_and_the_rule_is_named() {
     let policy = Policy::embedded();
-    let push = [finding("git.push", Level::Moderate)];
+    let push = [finding("publish.remote", Level::Moderate)];
     let agent = policy.decide(Level::Moderate, &push, Origin::Agent, &Context::default());
     assert_eq!(agent.decision, Decision::Confirm);
     assert!(
@@ -151,7 +152,7 @@ fn a_good_file_parses_with_every_key() {
 fn the_embedded_default_has_no_warnings() {
     let loaded = parse(DEFAULT_POLICY, "embedded default").expect("parses");
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    assert!(known_ids_include("fs.rm_recursive") && known_ids_include("tool.unknown"));
+    assert!(known_ids_include("delete.project") && known_ids_include("tool.unknown"));
 }
 
 fn known_ids_include(id: &str) -> bool {
@@ -209,7 +210,7 @@ fn errors_name_the_line_and_column() {
 
 #[test]
 fn a_rule_that_can_never_match_is_warned_about() {
-    let text = "[[rule]]\nname = \"typo\"\nfinding = \"gti.push\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"tool for people\"\ntool = \"x\"\norigin = \"interactive\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"fine\"\nfinding = \"git.*\"\ndecision = \"deny\"\n";
+    let text = "[[rule]]\nname = \"typo\"\nfinding = \"gti.push\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"tool for people\"\ntool = \"x\"\norigin = \"interactive\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"fine\"\nfinding = \"delete.*\"\ndecision = \"deny\"\n";
     let loaded = parse(text, "w.toml").expect("parses");
     assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
     assert!(loaded.warnings[0].contains("gti.push") && loaded.warnings[0].contains("w.toml:1"));
@@ -247,7 +248,7 @@ priority = 10
 [[rule]]
 name = "deny force"
 command = "git push"
-finding = "git.push_force"
+finding = "overwrite.remote"
 decision = "deny"
 priority = -5
 "#,

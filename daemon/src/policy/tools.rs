@@ -147,6 +147,7 @@ fn finding(id: &'static str, level: Level, message: String, end: usize) -> Findi
         level,
         message,
         span: 0..end,
+        cell: None,
     }
 }
 

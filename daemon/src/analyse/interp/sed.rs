@@ -53,17 +53,16 @@ pub fn sed(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
     for w in scripts {
         let span = at.src.map.span(w.span.clone());
         let Some(script) = w.literal() else {
-            st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span, &format!("`sed {}`", w.raw)));
+            st.add(catalogue::INLINE_PROGRAM.at(span, &format!("`sed {}`", w.raw)));
             continue;
         };
         let (runs, writes) = sed_script(script);
         if runs {
             st.add(
-                catalogue::OPAQUE_INLINE_PROGRAM
-                    .at(span, "`sed` (its `e` command runs shell commands)"),
+                catalogue::INLINE_PROGRAM.at(span, "`sed` (its `e` command runs shell commands)"),
             );
         } else if writes {
-            st.add(catalogue::OPAQUE_INLINE_WRITES.at(span, "`sed` (`w`)"));
+            st.add(catalogue::INLINE_WRITES.at(span, "`sed` (`w`)"));
         }
         let _ = path;
     }
@@ -175,7 +174,7 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
     let Some(w) = args.get(i) else { return };
     let span = at.src.map.span(w.span.clone());
     let Some(program) = w.literal() else {
-        st.add(catalogue::OPAQUE_INLINE_PROGRAM.at(span, &format!("`awk {}`", w.raw)));
+        st.add(catalogue::INLINE_PROGRAM.at(span, &format!("`awk {}`", w.raw)));
         return;
     };
     let segment = join_path(path, "awk");
@@ -211,9 +210,9 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
             match command {
                 Some(cmd) if getline => queue(cmd, &span, &segment, at, st),
                 Some(cmd) => queue(format!("cat | {cmd}"), &span, &segment, at, st),
-                None => st.add(
-                    catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), "`awk` piping to a command"),
-                ),
+                None => {
+                    st.add(catalogue::INLINE_PROGRAM.at(span.clone(), "`awk` piping to a command"))
+                }
             }
             i += 1;
             continue;
@@ -228,7 +227,7 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
                 },
             );
             if b.get(j) == Some(&'"') {
-                st.add(catalogue::OPAQUE_INLINE_WRITES.at(span.clone(), "`awk` (`print >`)"));
+                st.add(catalogue::INLINE_WRITES.at(span.clone(), "`awk` (`print >`)"));
             }
             i += 1;
             continue;
@@ -245,8 +244,7 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
                     .and_then(|(v, _)| v);
                 match command {
                     Some(cmd) => queue(cmd, &span, &segment, at, st),
-                    None => st
-                        .add(catalogue::OPAQUE_INLINE_PROGRAM.at(span.clone(), "`awk` (`system`)")),
+                    None => st.add(catalogue::INLINE_PROGRAM.at(span.clone(), "`awk` (`system`)")),
                 }
             }
             i += 6;

@@ -21,7 +21,6 @@ pub enum Does {
 pub type Call = (&'static str, &'static [&'static str], Does);
 
 pub struct Lang {
-    pub names: &'static [&'static str],
     /// Short options whose value is the program (`-c`, `-e`).
     pub code: &'static str,
     /// Long options whose value is the program.
@@ -39,7 +38,7 @@ pub struct Lang {
 
 use Does::*;
 
-const PYTHON: &[Call] = &[
+const PYTHON_CALLS: &[Call] = &[
     ("system", &["os"], Shell),
     ("popen", &["os"], Shell),
     ("run", &["subprocess"], Shell),
@@ -78,7 +77,7 @@ const PYTHON: &[Call] = &[
     ("spawnl", &["os"], Opaque),
 ];
 
-const PERL: &[Call] = &[
+const PERL_CALLS: &[Call] = &[
     ("system", &[], Shell),
     ("exec", &[], Shell),
     ("qx", &[], Opaque),
@@ -95,7 +94,7 @@ const PERL: &[Call] = &[
     ("kill", &[], Opaque),
 ];
 
-const RUBY: &[Call] = &[
+const RUBY_CALLS: &[Call] = &[
     ("system", &[], Shell),
     ("exec", &[], Shell),
     ("spawn", &[], Shell),
@@ -122,7 +121,7 @@ const RUBY: &[Call] = &[
     ("send", &[], Opaque),
 ];
 
-const NODE: &[Call] = &[
+const NODE_CALLS: &[Call] = &[
     ("execSync", &[], Shell),
     ("exec", &[], Shell),
     ("spawnSync", &[], Opaque),
@@ -144,7 +143,7 @@ const NODE: &[Call] = &[
     ("Function", &[], Opaque),
 ];
 
-const PHP: &[Call] = &[
+const PHP_CALLS: &[Call] = &[
     ("system", &[], Shell),
     ("exec", &[], Shell),
     ("shell_exec", &[], Shell),
@@ -160,58 +159,55 @@ const PHP: &[Call] = &[
     ("rm", &[], DeleteTree),
 ];
 
-pub const LANGS: &[Lang] = &[
-    Lang {
-        names: &["python", "python2", "python3", "pypy", "pypy3"],
-        code: "c",
-        code_long: &[],
-        valued: "WXQ",
-        runs_named: "m",
-        backticks: false,
-        hash_comments: true,
-        calls: PYTHON,
-    },
-    Lang {
-        names: &["perl"],
-        code: "eE",
-        code_long: &[],
-        valued: "IMmixC",
-        runs_named: "",
-        backticks: true,
-        hash_comments: true,
-        calls: PERL,
-    },
-    Lang {
-        names: &["ruby"],
-        code: "e",
-        code_long: &[],
-        valued: "IrCEFx",
-        runs_named: "",
-        backticks: true,
-        hash_comments: true,
-        calls: RUBY,
-    },
-    Lang {
-        names: &["node", "nodejs", "bun", "deno"],
-        code: "ep",
-        code_long: &["eval", "print"],
-        valued: "r",
-        runs_named: "",
-        backticks: false,
-        hash_comments: false,
-        calls: NODE,
-    },
-    Lang {
-        names: &["php"],
-        code: "r",
-        code_long: &[],
-        valued: "cdfz",
-        runs_named: "",
-        backticks: true,
-        hash_comments: true,
-        calls: PHP,
-    },
-];
+pub const PYTHON: Lang = Lang {
+    code: "c",
+    code_long: &[],
+    valued: "WXQ",
+    runs_named: "m",
+    backticks: false,
+    hash_comments: true,
+    calls: PYTHON_CALLS,
+};
+
+pub const PERL: Lang = Lang {
+    code: "eE",
+    code_long: &[],
+    valued: "IMmixC",
+    runs_named: "",
+    backticks: true,
+    hash_comments: true,
+    calls: PERL_CALLS,
+};
+
+pub const RUBY: Lang = Lang {
+    code: "e",
+    code_long: &[],
+    valued: "IrCEFx",
+    runs_named: "",
+    backticks: true,
+    hash_comments: true,
+    calls: RUBY_CALLS,
+};
+
+pub const NODE: Lang = Lang {
+    code: "ep",
+    code_long: &["eval", "print"],
+    valued: "r",
+    runs_named: "",
+    backticks: false,
+    hash_comments: false,
+    calls: NODE_CALLS,
+};
+
+pub const PHP: Lang = Lang {
+    code: "r",
+    code_long: &[],
+    valued: "cdfz",
+    runs_named: "",
+    backticks: true,
+    hash_comments: true,
+    calls: PHP_CALLS,
+};
 
 /// Call names that read like deleting or wiping something; in a program with no table entry
 /// for them they are opaque (`client.deleteIndex('prod')`).

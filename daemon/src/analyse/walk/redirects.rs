@@ -14,6 +14,7 @@ use super::{Item, Stack, Step, is_leaf, item_like, named, pipeline, split_field}
 /// things on a heredoc that belong elsewhere: `cat <<EOF | sh` puts the rest of the pipeline
 /// inside the heredoc, and `sh <<EOF -x` the words after it.
 pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &mut Stack<'t>) {
+    let env = st.env();
     let (body, redirects) = split_field(item.node, "body");
     let mut stdin = item.stdin.clone();
     let mut extra = Vec::new();
@@ -59,7 +60,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
                 }
             }
             "herestring_redirect" => {
-                if let Some(s) = here_string(r, src) {
+                if let Some(s) = here_string(r, src, &env) {
                     stdin = s;
                 }
                 others.push(r);
@@ -72,7 +73,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
     }
     let has_tail = !tail.is_empty();
     if has_tail {
-        pipeline(&item, tail, 1, st, stack);
+        pipeline(&item, tail, 1, src, st, stack);
         stack.push(Step::Restore(st.shell.clone()));
     }
     for b in body.into_iter().rev() {
@@ -92,9 +93,9 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
 }
 
 /// The text a here-string feeds.
-pub(super) fn here_string(r: Node, src: &Source) -> Option<Stdin> {
+pub(super) fn here_string(r: Node, src: &Source, env: &words::Env) -> Option<Stdin> {
     let word = r.named_child(0)?;
-    let w = words::resolve(word, &src.text, &Default::default());
+    let w = words::resolve(word, &src.text, env);
     let base = command::verbatim(&w.text, &w).filter(|_| !w.dynamic);
     Some(Stdin::Text {
         text: w.text.clone(),

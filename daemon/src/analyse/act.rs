@@ -1,0 +1,322 @@
+//! From what a command does to findings: a program's model says which effects it has on which
+//! words or places (`Site::on`), and this module places each word in the vocabulary, looks
+//! the level up in the table, and writes one finding per effect and place, naming the words.
+//! Moves, copies and links made on the line are remembered here, so that what they carried
+//! keeps its place at the destination.
+
+use std::ops::Range;
+use std::rc::Rc;
+
+use assent_client::protocol::Level;
+
+use super::catalogue::Said;
+use super::effects::{self, Effect};
+use super::getopt::Args;
+use super::words::Word;
+use super::{Finding, State};
+use crate::places::{Kind, Path, Placed};
+
+/// What an effect lands on.
+enum Target<'s> {
+    /// A word that names a path.
+    Word(Word<'s>),
+    /// A path the model made (a file copied into a directory, what `find` finds).
+    Path(Vec<Path>, String),
+    /// A place that is not a file, said in the model's words.
+    Place(Kind, String),
+}
+
+struct Act<'s> {
+    effect: Effect,
+    target: Target<'s>,
+    tree: bool,
+    /// Reported only when it costs more than a moderate change.
+    quiet: bool,
+}
+
+/// A command being judged: its program's name and arguments, and what the model says it does.
+pub struct Site<'x, 's, 'c, 'a> {
+    /// The program, as it is named in messages.
+    pub name: &'x str,
+    /// The words as the program's grammar reads them.
+    pub args: Args<'x, 's>,
+    /// The command's span in the original input.
+    pub span: Range<usize>,
+    pub st: &'x mut State<'c, 'a>,
+    acts: Vec<Act<'s>>,
+    /// What the command carries where, remembered once its own effects are judged.
+    carried: Vec<(Path, Vec<Path>)>,
+    fetched: Vec<String>,
+}
+
+impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
+    pub fn new(
+        name: &'x str,
+        args: Args<'x, 's>,
+        span: Range<usize>,
+        st: &'x mut State<'c, 'a>,
+    ) -> Self {
+        Site {
+            name,
+            args,
+            span,
+            st,
+            acts: Vec::new(),
+            carried: Vec::new(),
+            fetched: Vec::new(),
+        }
+    }
+
+    /// The command has `effect` on the path `word` names.
+    pub fn on(&mut self, effect: Effect, word: &Word<'s>) {
+        self.acts.push(Act {
+            effect,
+            target: Target::Word(word.clone()),
+            tree: false,
+            quiet: false,
+        });
+    }
+
+    /// [`Site::tree`], told only when it makes the command more than a moderate change (the
+    /// arguments a build tool hands the project's code).
+    pub fn quiet(&mut self, effect: Effect, word: &Word<'s>) {
+        self.acts.push(Act {
+            effect,
+            target: Target::Word(word.clone()),
+            tree: true,
+            quiet: true,
+        });
+    }
+
+    /// The command has `effect` on the directory `word` names and everything beneath it.
+    pub fn tree(&mut self, effect: Effect, word: &Word<'s>) {
+        self.acts.push(Act {
+            effect,
+            target: Target::Word(word.clone()),
+            tree: true,
+            quiet: false,
+        });
+    }
+
+    /// The command has `effect` on paths the model made, shown as `shown`.
+    pub fn on_paths(&mut self, effect: Effect, paths: Vec<Path>, tree: bool, shown: String) {
+        self.acts.push(Act {
+            effect,
+            target: Target::Path(paths, shown),
+            tree,
+            quiet: false,
+        });
+    }
+
+    /// The command has `effect` on a place that is not a file, described as `shown`.
+    pub fn place(&mut self, effect: Effect, place: Kind, shown: String) {
+        self.acts.push(Act {
+            effect,
+            target: Target::Place(place, shown),
+            tree: false,
+            quiet: false,
+        });
+    }
+
+    /// A finding in the model's own words.
+    pub fn say(&mut self, said: Said, detail: &str) {
+        let finding = said.at(self.span.clone(), detail);
+        self.st.add(finding);
+    }
+
+    /// The paths a word could name, for models that reason about them (`cp`'s destination).
+    pub fn paths(&self, word: &Word) -> Vec<Path> {
+        self.st.paths(word)
+    }
+
+    /// Where `word` is.
+    pub fn placed(&self, word: &Word, tree: bool) -> Placed {
+        self.st.places(word, tree)
+    }
+
+    /// After this command, `dest` holds what `source` held: a move, copy or link.
+    pub fn carries(&mut self, dest: &[Path], source: &Word) {
+        let sources = self.st.paths(source);
+        for d in dest {
+            self.carried.push((d.clone(), sources.clone()));
+        }
+    }
+
+    /// After this command, `dest` holds what was fetched from the network.
+    pub fn fetched_into(&mut self, dest: &Word) {
+        for path in self.st.paths(dest) {
+            if let Some(text) = path.literal_text() {
+                self.fetched.push(text);
+            }
+        }
+    }
+
+    /// Turns the acts into findings.
+    pub fn report(self) {
+        let Site {
+            name,
+            span,
+            st,
+            acts,
+            carried,
+            fetched,
+            ..
+        } = self;
+        let actor = format!("`{name}`");
+        report(&actor, acts, span, st);
+        for (dest, sources) in carried {
+            st.remember_alias(dest, sources);
+        }
+        for dest in fetched {
+            st.remember_download(dest);
+        }
+    }
+}
+
+/// One finding per effect and place, naming up to three of the words that led to it.
+fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
+    // (effect, place) → (what a person is told the place is, words shown, all certain)
+    let mut cells: Vec<(Effect, Kind, &'static str, Vec<String>, bool)> = Vec::new();
+    for act in acts {
+        let described = !matches!(act.target, Target::Place(..));
+        let (placed, shown, certain) = match &act.target {
+            Target::Word(w) => {
+                let mut placed = st.places(w, act.tree);
+                if act.effect == Effect::Run && st.downloaded(w) {
+                    placed.add(Kind::Remote, "a file fetched from the network on this line");
+                }
+                (placed, format!("`{}`", w.raw), !w.dynamic)
+            }
+            Target::Path(paths, shown) => {
+                let mut placed = Placed::default();
+                for p in paths {
+                    placed.union(&st.places_of(p, act.tree));
+                }
+                let certain = paths.iter().all(Path::is_literal);
+                (placed, shown.clone(), certain)
+            }
+            Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
+        };
+        for kind in placed.kinds() {
+            let level = effects::level(act.effect, kind);
+            if level == Level::Safe || (act.quiet && level <= Level::Moderate) {
+                continue;
+            }
+            let why = if described { placed.why(kind) } else { "" };
+            match cells.iter_mut().find(|c| c.0 == act.effect && c.1 == kind) {
+                Some(cell) => {
+                    if !cell.3.contains(&shown) {
+                        cell.3.push(shown.clone());
+                    }
+                    cell.4 &= certain;
+                }
+                None => cells.push((act.effect, kind, why, vec![shown.clone()], certain)),
+            }
+        }
+    }
+    for (effect, kind, why, shown, certain) in cells {
+        let finding = cell_finding(actor, effect, kind, why, &shown, certain, span.clone());
+        st.add(finding);
+    }
+}
+
+/// The finding for one cell.
+pub fn cell_finding(
+    actor: &str,
+    effect: Effect,
+    kind: Kind,
+    why: &str,
+    shown: &[String],
+    certain: bool,
+    span: Range<usize>,
+) -> Finding {
+    let level = effects::level(effect, kind);
+    let mut words = shown.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if shown.len() > 3 {
+        words.push_str(&format!(" and {} more", shown.len() - 3));
+    }
+    let what = match (why, certain) {
+        ("", _) => String::new(),
+        (why, true) => format!(" ({why})"),
+        (why, false) => format!(" (which could be {why})"),
+    };
+    let mut message = if effect == Effect::Use {
+        format!("{actor} is not a program the gate knows, and it is given {words}{what}")
+    } else {
+        format!("{actor} {} {words}{what}", effect.verb())
+    };
+    if level >= Level::Destructive {
+        message.push_str(": ");
+        message.push_str(effect.cost());
+    }
+    Finding {
+        id: effects::cell_id(effect, kind),
+        level,
+        message,
+        span,
+        cell: Some((effect, kind)),
+    }
+}
+
+/// The acts of a redirection, reported as the redirection's.
+pub fn redirection(effect: Effect, word: &Word, span: Range<usize>, st: &mut State) {
+    let act = Act {
+        effect,
+        target: Target::Word(word.clone()),
+        tree: false,
+        quiet: false,
+    };
+    report("the redirection", vec![act], span, st);
+}
+
+/// Line state: paths that hold what another place held, and files fetched on the line.
+#[derive(Debug, Clone, Default)]
+pub struct Carried {
+    /// A destination (a path, or a pattern a variable named) → the paths it could hold the
+    /// contents of.
+    aliases: Vec<(Path, Rc<Vec<Path>>)>,
+    downloads: Vec<String>,
+}
+
+/// How many moves and copies a line is followed through.
+const MAX_CARRIED: usize = 256;
+
+impl Carried {
+    pub fn alias(&mut self, dest: Path, sources: Vec<Path>) {
+        if self.aliases.len() < MAX_CARRIED {
+            self.aliases.push((dest, Rc::new(sources)));
+        }
+    }
+
+    pub fn download(&mut self, dest: String) {
+        if self.downloads.len() < MAX_CARRIED {
+            self.downloads.push(dest);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.aliases.is_empty()
+    }
+
+    pub fn downloaded(&self, text: &str) -> bool {
+        self.downloads.iter().any(|d| d == text)
+    }
+
+    /// The sources a path may stand for: for each remembered destination at or above it (the
+    /// same components, patterns compared as written), the source with the rest appended.
+    pub fn sources(&self, path: &Path) -> Vec<Path> {
+        let mut out = Vec::new();
+        for (dest, sources) in &self.aliases {
+            if dest.anchor != path.anchor || !path.comps.starts_with(&dest.comps) {
+                continue;
+            }
+            let rest = &path.comps[dest.comps.len()..];
+            for source in sources.iter() {
+                let mut mapped = source.clone();
+                mapped.comps.extend(rest.iter().cloned());
+                out.push(mapped);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,490 @@
+//! What a command prints, when it is paths the line names: the words of `echo` and `printf`,
+//! what `find DIR` and `ls DIR` list, `pwd`, `dirname X`, text a decoder makes of literal text
+//! (`echo L2V0Yy9zaGFkb3c= | base64 -d`). A command substitution or a pipe into `xargs`
+//! hands that on, so `cat $(echo ~/.ssh/id_rsa)` and `echo ~/.ssh/id_rsa | xargs cat` read
+//! what they read; anything else prints something only known at run time.
+//!
+//! Looking into a substitution resolves its words, which may hold substitutions: the depth is
+//! bounded, past it the output is unknown.
+
+use tree_sitter::Node;
+
+use super::kind;
+use super::words::{Alts, Env, Word, basename, fields};
+use crate::places::Piece;
+
+/// How deep substitutions in substitutions are looked into.
+const MAX_DEPTH: u32 = 4;
+/// Alternatives kept for one output.
+const MAX_ALTS: usize = 16;
+
+/// What `$(…)` or `` `…` `` prints, as alternatives of a path.
+pub fn substitution(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    let last = last_statement(node)?;
+    output(last, src, env)
+}
+
+/// The last statement of a node that holds statements.
+fn last_statement(node: Node) -> Option<Node> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|n| kind(*n) != "comment")
+        .last()
+}
+
+/// Programs that print what they read when given no file: a pipe through them carries the
+/// paths upstream printed.
+const FILTERS: &[&str] = &[
+    "head", "tail", "sort", "uniq", "grep", "egrep", "fgrep", "cat", "tee", "tac", "shuf",
+];
+
+/// What a statement prints.
+pub fn output(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    if env.depth >= MAX_DEPTH {
+        return None;
+    }
+    let env = Env {
+        depth: env.depth + 1,
+        ..*env
+    };
+    match kind(node) {
+        "pipeline" => {
+            let mut cursor = node.walk();
+            let stages: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| kind(*n) != "comment")
+                .collect();
+            pipeline_output(&stages, src, &env)
+        }
+        "list" | "subshell" | "compound_statement" => {
+            // `cd DIR; pwd`: a `cd` to a literal directory before the last statement moves
+            // where it runs.
+            let mut cursor = node.walk();
+            let stmts: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|n| kind(*n) != "comment")
+                .collect();
+            let (last, before) = stmts.split_last()?;
+            let mut cwd = env.cwd.map(str::to_owned);
+            for stmt in before {
+                if let Some(dir) = cd_target(*stmt, src, &env) {
+                    cwd = match (dir.starts_with('/'), &cwd) {
+                        (true, _) => Some(dir),
+                        (false, Some(c)) => Some(
+                            crate::places::Path::absolute(&format!("{c}/{dir}"))
+                                .literal_text()
+                                .unwrap_or_default(),
+                        ),
+                        (false, None) => None,
+                    };
+                }
+            }
+            let inner = Env {
+                cwd: cwd.as_deref(),
+                ..env
+            };
+            output(*last, src, &inner)
+        }
+        "redirected_statement" => {
+            let body = node.child_by_field_name("body")?;
+            // `base64 -d <<< TEXT`: the input is on the line.
+            let input = here_string(node, src, &env);
+            command_output(body, src, &env, input)
+        }
+        "command" => command_output(node, src, &env, None),
+        _ => None,
+    }
+}
+
+/// The directory of a `cd DIR` statement, when literal.
+fn cd_target(node: Node, src: &str, env: &Env) -> Option<String> {
+    if kind(node) != "command" {
+        return None;
+    }
+    let words = words(node, src, env);
+    match words.as_slice() {
+        [cd, dir] if cd.literal() == Some("cd") => dir.literal().map(str::to_owned),
+        [cd] if cd.literal() == Some("cd") => env.home.map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// The output of the last stage, reading what the stages before it print.
+fn pipeline_output(stages: &[Node], src: &str, env: &Env) -> Option<Alts> {
+    let (last, before) = stages.split_last()?;
+    let input = if before.is_empty() {
+        None
+    } else {
+        pipeline_output(before, src, env)
+    };
+    match kind(*last) {
+        "command" => command_output(*last, src, env, input),
+        _ => output(*last, src, env),
+    }
+}
+
+/// A here-string's literal text.
+fn here_string(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    let mut cursor = node.walk();
+    let redirect = node
+        .children_by_field_name("redirect", &mut cursor)
+        .find(|r| kind(*r) == "herestring_redirect")?;
+    let word = redirect.named_child(0)?;
+    let mut words = Vec::new();
+    fields(word, src, env, &mut words);
+    literal_alts(&words)
+}
+
+/// Words of a command, resolved.
+fn words<'s>(node: Node, src: &'s str, env: &Env) -> Vec<Word<'s>> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            match cursor.field_name() {
+                Some("name") => fields(child.named_child(0).unwrap_or(child), src, env, &mut out),
+                Some("argument") => fields(child, src, env, &mut out),
+                _ => {}
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The alternatives of a few words: each word one alternative.
+fn alts_of(words: &[&Word]) -> Option<Alts> {
+    let mut out: Alts = Vec::new();
+    for w in words {
+        out.extend(w.alternatives().iter().cloned());
+        if out.len() > MAX_ALTS {
+            return None;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Literal text only: what a decoder can work on.
+fn literal_alts(words: &[Word]) -> Option<Alts> {
+    let text: Vec<&str> = words.iter().map(Word::literal).collect::<Option<_>>()?;
+    Some(vec![vec![Piece::Lit(text.join(" "))]])
+}
+
+/// `dir` followed by what a listing adds below it.
+fn below(alts: Alts) -> Alts {
+    alts.into_iter()
+        .map(|mut alt| {
+            alt.push(Piece::Lit("/".to_owned()));
+            alt.push(Piece::Below);
+            alt
+        })
+        .collect()
+}
+
+fn command_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
+    let words = words(node, src, env);
+    let (name, args) = words.split_first()?;
+    let name = basename(name.literal()?);
+    let operands: Vec<&Word> = args
+        .iter()
+        .filter(|w| {
+            !w.literal()
+                .is_some_and(|t| t.starts_with('-') && t.len() > 1)
+        })
+        .collect();
+    match name {
+        "echo" => {
+            let printed: Vec<&Word> = args
+                .iter()
+                .skip_while(|w| matches!(w.literal(), Some("-n" | "-e" | "-E" | "-ne" | "-en")))
+                .collect();
+            alts_of(&printed)
+        }
+        "printf" => {
+            let args = match args.first().and_then(Word::literal) {
+                Some("-v") => return None,
+                Some("--") => &args[1..],
+                _ => args,
+            };
+            let (format, rest) = args.split_first()?;
+            printf(format.literal()?, rest)
+        }
+        // `mktemp` makes a name in the temporary directory (`-p DIR`/`--tmpdir=DIR` elsewhere).
+        "mktemp" => {
+            let dir = args.windows(2).find_map(|w| {
+                (w[0].literal() == Some("-p"))
+                    .then(|| w[1].literal())
+                    .flatten()
+            });
+            let dir = dir.unwrap_or("/tmp");
+            Some(vec![vec![Piece::Lit(format!("{dir}/")), Piece::Name]])
+        }
+        // `compgen -G PATTERN` prints what the pattern matches.
+        "compgen" => {
+            let pattern = args
+                .windows(2)
+                .find(|w| w[0].literal() == Some("-G"))
+                .map(|w| &w[1])?;
+            alts_of(&[pattern])
+        }
+        "pwd" => Some(vec![vec![match env.cwd {
+            Some(cwd) => Piece::Lit(cwd.to_owned()),
+            None => Piece::Opaque,
+        }]]),
+        "realpath" | "readlink" => alts_of(&operands),
+        "dirname" => {
+            let mut alts = alts_of(&operands)?;
+            for alt in &mut alts {
+                alt.push(Piece::Lit("/..".to_owned()));
+            }
+            Some(alts)
+        }
+        "find" => {
+            let starts: Vec<&Word> = args
+                .iter()
+                .take_while(|w| {
+                    !w.literal()
+                        .is_some_and(|t| t.starts_with('-') || matches!(t, "(" | "!"))
+                })
+                .collect();
+            let shallow = args
+                .windows(2)
+                .any(|w| w[0].literal() == Some("-maxdepth") && w[1].literal() == Some("0"));
+            let starts = if starts.is_empty() {
+                vec![vec![Piece::Lit(".".to_owned())]]
+            } else {
+                alts_of(&starts)?
+            };
+            Some(if shallow { starts } else { below(starts) })
+        }
+        "ls" => {
+            // `ls DIR` prints names, which a reader then finds relative to its own
+            // directory; `ls -d DIR/*` prints the operands themselves.
+            let only_dirs = args.iter().any(|w| {
+                w.literal()
+                    .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('d'))
+            });
+            if only_dirs {
+                return alts_of(&operands);
+            }
+            let mut alts = vec![vec![Piece::Name]];
+            if let Some(listed) = alts_of(&operands) {
+                alts.extend(below(listed));
+            }
+            Some(alts)
+        }
+        "git" => {
+            let sub = operands.first().and_then(|w| w.literal())?;
+            match sub {
+                "ls-files" | "diff" | "status" | "grep" => Some(vec![vec![Piece::Name]]),
+                "rev-parse" => Some(vec![vec![match env.cwd {
+                    Some(cwd) => Piece::Lit(cwd.to_owned()),
+                    None => Piece::Opaque,
+                }]]),
+                _ => None,
+            }
+        }
+        "base64" | "base32"
+            if args
+                .iter()
+                .any(|w| matches!(w.literal(), Some("-d" | "--decode" | "-D"))) =>
+        {
+            decode(name, input?)
+        }
+        "rev" if operands.is_empty() => {
+            let alts = input?;
+            Some(
+                alts.into_iter()
+                    .map(|alt| match alt.as_slice() {
+                        [Piece::Lit(t)] => vec![Piece::Lit(t.chars().rev().collect())],
+                        _ => vec![Piece::Opaque],
+                    })
+                    .collect(),
+            )
+        }
+        "xargs" => {
+            // `… | xargs echo` prints what it read.
+            let cmd = operands.first().and_then(|w| w.literal())?;
+            matches!(cmd, "echo" | "printf").then_some(input?)
+        }
+        // `grep PATTERN` with no file filters its input.
+        "grep" | "egrep" | "fgrep" | "rg"
+            if operands.len()
+                <= usize::from(
+                    !args
+                        .iter()
+                        .any(|w| matches!(w.literal(), Some("-e" | "-f"))),
+                ) =>
+        {
+            input
+        }
+        f if FILTERS.contains(&f) && operands.is_empty() => input,
+        _ => None,
+    }
+}
+
+/// What `printf FORMAT ARGS…` prints: `%s` and its kin take the arguments in turn, the format
+/// repeats while arguments are left, each line a path.
+pub fn printf(format: &str, args: &[Word]) -> Option<Alts> {
+    let mut out: Alts = vec![Vec::new()];
+    let mut next = 0;
+    let mut rounds = 0;
+    loop {
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '%' => match chars.next() {
+                    Some('%') => push_lit(&mut out, "%"),
+                    Some(_) => {
+                        // Flags and widths are read as part of the conversion.
+                        while chars.peek().is_some_and(|c| {
+                            c.is_ascii_digit() || matches!(c, '-' | '.' | '#' | '+' | ' ')
+                        }) {
+                            chars.next();
+                        }
+                        match args.get(next) {
+                            Some(w) => {
+                                out = product(out, w.alternatives().as_ref())?;
+                                next += 1;
+                            }
+                            None => {}
+                        }
+                    }
+                    None => push_lit(&mut out, "%"),
+                },
+                '\\' => match chars.next() {
+                    Some('n') => push_lit(&mut out, "\n"),
+                    Some('t') => push_lit(&mut out, "\t"),
+                    Some(o) => push_lit(&mut out, &o.to_string()),
+                    None => push_lit(&mut out, "\\"),
+                },
+                c => push_lit(&mut out, &c.to_string()),
+            }
+        }
+        rounds += 1;
+        if next >= args.len() || next == 0 || rounds > MAX_ALTS {
+            break;
+        }
+    }
+    // Each line is a path on its own.
+    let mut lines = Vec::new();
+    for alt in out {
+        let mut line = Vec::new();
+        for piece in alt {
+            match piece {
+                Piece::Lit(t) if t.contains('\n') => {
+                    let mut parts = t.split('\n').peekable();
+                    while let Some(part) = parts.next() {
+                        if !part.is_empty() {
+                            line.push(Piece::Lit(part.to_owned()));
+                        }
+                        if parts.peek().is_some() && !line.is_empty() {
+                            lines.push(std::mem::take(&mut line));
+                        }
+                    }
+                }
+                p => line.push(p),
+            }
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+    }
+    (!lines.is_empty() && lines.len() <= MAX_ALTS).then_some(lines)
+}
+
+fn push_lit(alts: &mut Alts, text: &str) {
+    for alt in alts.iter_mut() {
+        match alt.last_mut() {
+            Some(Piece::Lit(t)) => t.push_str(text),
+            _ => alt.push(Piece::Lit(text.to_owned())),
+        }
+    }
+}
+
+/// Every head followed by every tail, unless there would be too many.
+fn product(heads: Alts, tails: &[Vec<Piece>]) -> Option<Alts> {
+    if heads.len() * tails.len() > MAX_ALTS {
+        return None;
+    }
+    let mut out = Vec::with_capacity(heads.len() * tails.len());
+    for h in &heads {
+        for t in tails {
+            let mut alt = h.clone();
+            for p in t {
+                match (alt.last_mut(), p) {
+                    (Some(Piece::Lit(a)), Piece::Lit(b)) => a.push_str(b),
+                    _ => alt.push(p.clone()),
+                }
+            }
+            out.push(alt);
+        }
+    }
+    Some(out)
+}
+
+/// Decodes literal base64 or base32 text.
+fn decode(name: &str, input: Alts) -> Option<Alts> {
+    let mut out = Vec::new();
+    for alt in input {
+        let [Piece::Lit(text)] = alt.as_slice() else {
+            return None;
+        };
+        let bytes = if name == "base64" {
+            base64(text.trim())?
+        } else {
+            return None;
+        };
+        let decoded = String::from_utf8(bytes).ok()?;
+        out.push(vec![Piece::Lit(decoded.trim_end_matches('\n').to_owned())]);
+    }
+    Some(out)
+}
+
+/// Standard base64, padding optional.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &c in text.as_bytes() {
+        if c == b'=' || c.is_ascii_whitespace() {
+            continue;
+        }
+        acc = (acc << 6) | value(c)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_decodes() {
+        assert_eq!(
+            base64("L2V0Yy9zaGFkb3c=").as_deref(),
+            Some(&b"/etc/shadow"[..])
+        );
+        assert_eq!(base64("aGk").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64("a!b"), None);
+    }
+}

@@ -1,0 +1,1651 @@
+//! The index: every program the gate knows, one entry each, saying how it reads its arguments
+//! (its [`Grammar`]) and what they do to which places. Read this file to learn how a program is
+//! judged. `command` tries, in this order: a function defined on the line; the entry's role
+//! (a wrapper runs the command after its options, a runner runs commands handed to it, a shell
+//! or an interpreter runs text as code); then its effects. A program in no entry is judged by
+//! the places it is given (`programs::unknown`).
+//!
+//! Most entries are a [`Spec`]: which operands are paths, the effect on them, which options
+//! name a file and what happens to it, which options widen the effect to whole trees or make
+//! the command do nothing. The rest name a model in `programs/` (git's subcommands, `tar`'s
+//! modes, `curl`'s uploads).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::act::Site;
+use super::effects::Effect::{self, Change, Delete, Erase, Overwrite, Read, Write};
+use super::getopt::{Grammar, Style};
+use super::interp::{self, Lang};
+use super::programs;
+use super::words::Word;
+
+/// A model in `programs/`: judges the words after the program's name.
+pub type Model = for<'s> fn(&[Word<'s>], &mut Site<'_, 's, '_, '_>);
+
+/// One program.
+pub struct Entry {
+    pub names: &'static [&'static str],
+    pub grammar: Grammar,
+    pub role: Role,
+}
+
+/// What the program is.
+pub enum Role {
+    /// Runs the command that follows its options (and `skip` more words, `timeout 5`), with
+    /// its own effects judged by `also`.
+    Wrapper(Wrap),
+    /// Runs commands handed to it as words or text (`find -exec`, `parallel`, `ssh HOST CMD`);
+    /// its own effects judged by `also`.
+    Runner(Runner, Option<Judge>),
+    /// A shell: `-c STR`, a script file, or what it reads.
+    Shell,
+    /// An interpreter of another language: `-c`/`-e` programs, heredocs, script files.
+    Interpreter(&'static Lang),
+    /// A program that acts on places.
+    Tool(Judge),
+}
+
+/// How a wrapper runs its command.
+pub struct Wrap {
+    /// Words after the options and before the command (`timeout DURATION`).
+    pub skip: usize,
+    /// Options after which nothing runs (`command -v`, `sudo -l`).
+    pub inert: &'static [&'static str],
+    pub kind: WrapKind,
+    /// What the wrapper itself does (`strace -o FILE` writes FILE).
+    pub also: Option<Judge>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WrapKind {
+    Plain,
+    /// `env`: `NAME=value` words, `-C DIR`, `-S STR`.
+    Env,
+    /// `sudo`: `NAME=value` words, `-D DIR`, `-s`/`-i` shells.
+    Sudo,
+    /// `xargs`: the command gets arguments read from standard input.
+    Xargs,
+    /// `flock FILE -c STR`.
+    Flock,
+    /// `busybox APPLET`.
+    Busybox,
+}
+
+/// Runs what a runner hands on; `true` when nothing else is to be judged.
+pub type Runner = programs::runners::Runner;
+
+/// How a tool is judged.
+pub enum Judge {
+    /// Its operands are not places, and it changes nothing (`echo`, `sleep`, `whoami`).
+    Nothing,
+    Spec(&'static Spec),
+    Model(Model),
+}
+
+/// What a tool's arguments do, declaratively.
+pub struct Spec {
+    /// The first operands are not paths (a pattern, a mode, a script) unless one of
+    /// `given_by`'s options supplies them.
+    pub skip: usize,
+    pub given_by: &'static [&'static str],
+    /// The effect on each operand; `None` when operands are not places.
+    pub operands: Option<Effect>,
+    /// Options that change the effect on the operands (`sed -i`, `tee -a`).
+    pub switch: &'static [(&'static str, Effect)],
+    /// Options whose value is a path, and the effect on it (`sort -o`, `grep -f`).
+    pub values: &'static [(&'static str, Effect)],
+    /// Options that make it act on whole trees (`-r`).
+    pub tree: &'static [&'static str],
+    /// Options after which it does nothing (`-n` dry runs).
+    pub inert: &'static [&'static str],
+}
+
+/// A spec whose operands get `effect`.
+pub const fn each(effect: Effect) -> Spec {
+    Spec {
+        skip: 0,
+        given_by: &[],
+        operands: Some(effect),
+        switch: &[],
+        values: &[],
+        tree: &[],
+        inert: &[],
+    }
+}
+
+const READS: Spec = each(Read);
+
+const fn gnu(short: &'static str, long: &'static [&'static str]) -> Grammar {
+    Grammar {
+        short,
+        long,
+        style: Style::Gnu,
+    }
+}
+
+const fn posix(short: &'static str, long: &'static [&'static str]) -> Grammar {
+    Grammar {
+        short,
+        long,
+        style: Style::Posix,
+    }
+}
+
+const fn tool(names: &'static [&'static str], grammar: Grammar, judge: Judge) -> Entry {
+    Entry {
+        names,
+        grammar,
+        role: Role::Tool(judge),
+    }
+}
+
+const fn wrapper(
+    names: &'static [&'static str],
+    grammar: Grammar,
+    skip: usize,
+    inert: &'static [&'static str],
+    kind: WrapKind,
+) -> Entry {
+    Entry {
+        names,
+        grammar,
+        role: Role::Wrapper(Wrap {
+            skip,
+            inert,
+            kind,
+            also: None,
+        }),
+    }
+}
+
+const NONE: Grammar = Grammar::NONE;
+
+// ---- Grammars of the file utilities (GNU coreutils' own option lists) ----
+
+const RM: Grammar = gnu(
+    "",
+    &[
+        "force",
+        "interactive=?",
+        "one-file-system",
+        "no-preserve-root",
+        "preserve-root=?",
+        "recursive",
+        "dir",
+        "verbose",
+        "help",
+        "version",
+    ],
+);
+const CP: Grammar = gnu(
+    "S:t:",
+    &[
+        "archive",
+        "attributes-only",
+        "backup=?",
+        "context=?",
+        "copy-contents",
+        "dereference",
+        "force",
+        "help",
+        "interactive",
+        "link",
+        "no-clobber",
+        "no-dereference",
+        "no-preserve=",
+        "no-target-directory",
+        "one-file-system",
+        "parents",
+        "preserve=?",
+        "recursive",
+        "reflink=?",
+        "remove-destination",
+        "sparse=",
+        "strip-trailing-slashes",
+        "suffix=",
+        "symbolic-link",
+        "target-directory=",
+        "update=?",
+        "verbose",
+        "version",
+    ],
+);
+const MV: Grammar = gnu(
+    "S:t:",
+    &[
+        "backup=?",
+        "context",
+        "force",
+        "help",
+        "interactive",
+        "no-clobber",
+        "no-copy",
+        "no-target-directory",
+        "strip-trailing-slashes",
+        "suffix=",
+        "target-directory=",
+        "update=?",
+        "verbose",
+        "version",
+    ],
+);
+const LN: Grammar = gnu(
+    "S:t:",
+    &[
+        "backup=?",
+        "directory",
+        "force",
+        "help",
+        "interactive",
+        "logical",
+        "no-dereference",
+        "no-target-directory",
+        "physical",
+        "relative",
+        "suffix=",
+        "symbolic",
+        "target-directory=",
+        "verbose",
+        "version",
+    ],
+);
+const INSTALL: Grammar = gnu(
+    "S:g:m:o:t:",
+    &[
+        "backup=?",
+        "compare",
+        "context=?",
+        "directory",
+        "group=",
+        "help",
+        "mode=",
+        "no-target-directory",
+        "owner=",
+        "preserve-context",
+        "preserve-timestamps",
+        "strip",
+        "strip-program=",
+        "suffix=",
+        "target-directory=",
+        "verbose",
+        "version",
+    ],
+);
+const CHMOD: Grammar = gnu(
+    "",
+    &[
+        "changes",
+        "dereference",
+        "from=",
+        "help",
+        "no-dereference",
+        "no-preserve-root",
+        "preserve-root",
+        "quiet",
+        "recursive",
+        "reference=",
+        "silent",
+        "verbose",
+        "version",
+    ],
+);
+const SED: Grammar = gnu(
+    "e:f:l:i::",
+    &[
+        "debug",
+        "expression=",
+        "file=",
+        "follow-symlinks",
+        "help",
+        "in-place=?",
+        "line-length=",
+        "null-data",
+        "posix",
+        "quiet",
+        "regexp-extended",
+        "sandbox",
+        "separate",
+        "silent",
+        "unbuffered",
+        "version",
+    ],
+);
+const GREP: Grammar = gnu(
+    "A:B:C:D:d:e:f:m:",
+    &[
+        "after-context=",
+        "basic-regexp",
+        "before-context=",
+        "binary",
+        "binary-files=",
+        "byte-offset",
+        "color=?",
+        "colour=?",
+        "context=",
+        "count",
+        "dereference-recursive",
+        "devices=",
+        "directories=",
+        "exclude=",
+        "exclude-dir=",
+        "exclude-from=",
+        "extended-regexp",
+        "file=",
+        "files-with-matches",
+        "files-without-match",
+        "fixed-strings",
+        "help",
+        "ignore-case",
+        "include=",
+        "invert-match",
+        "label=",
+        "line-number",
+        "line-regexp",
+        "max-count=",
+        "no-filename",
+        "null",
+        "only-matching",
+        "perl-regexp",
+        "quiet",
+        "recursive",
+        "regexp=",
+        "silent",
+        "text",
+        "version",
+        "with-filename",
+        "word-regexp",
+    ],
+);
+const SORT: Grammar = gnu(
+    "S:T:k:o:t:",
+    &[
+        "batch-size=",
+        "buffer-size=",
+        "check=?",
+        "compress-program=",
+        "debug",
+        "dictionary-order",
+        "field-separator=",
+        "files0-from=",
+        "general-numeric-sort",
+        "help",
+        "human-numeric-sort",
+        "ignore-case",
+        "ignore-leading-blanks",
+        "ignore-nonprinting",
+        "key=",
+        "merge",
+        "month-sort",
+        "numeric-sort",
+        "output=",
+        "parallel=",
+        "random-sort",
+        "random-source=",
+        "reverse",
+        "sort=",
+        "stable",
+        "temporary-directory=",
+        "unique",
+        "version",
+        "version-sort",
+        "zero-terminated",
+    ],
+);
+
+// ---- Specs ----
+
+const GREP_SPEC: Spec = Spec {
+    skip: 1,
+    given_by: &["e", "f", "regexp", "file"],
+    values: &[("f", Read), ("file", Read), ("exclude-from", Read)],
+    tree: &["r", "R", "recursive", "dereference-recursive"],
+    ..READS
+};
+const SED_SPEC: Spec = Spec {
+    skip: 1,
+    given_by: &["e", "f", "expression", "file"],
+    switch: &[("i", Overwrite), ("in-place", Overwrite)],
+    values: &[("f", Read), ("file", Read)],
+    ..READS
+};
+const SORT_SPEC: Spec = Spec {
+    values: &[
+        ("o", Overwrite),
+        ("output", Overwrite),
+        ("files0-from", Read),
+        ("random-source", Read),
+    ],
+    ..READS
+};
+const TEE_SPEC: Spec = Spec {
+    switch: &[("a", Write), ("append", Write)],
+    ..each(Overwrite)
+};
+const TOUCH_SPEC: Spec = Spec {
+    values: &[("r", Read), ("reference", Read)],
+    ..each(Write)
+};
+const TRUNCATE_SPEC: Spec = Spec {
+    values: &[("r", Read), ("reference", Read)],
+    ..each(Erase)
+};
+const JQ_SPEC: Spec = Spec {
+    skip: 1,
+    given_by: &["f", "from-file"],
+    values: &[("f", Read), ("from-file", Read)],
+    ..READS
+};
+const AWK_SPEC: Spec = Spec {
+    skip: 1,
+    given_by: &["f", "file"],
+    values: &[("f", Read), ("file", Read)],
+    ..READS
+};
+const DIFF_SPEC: Spec = Spec {
+    values: &[
+        ("from-file", Read),
+        ("to-file", Read),
+        ("exclude-from", Read),
+    ],
+    tree: &["r", "recursive"],
+    ..READS
+};
+const CONVERT: Spec = Spec {
+    values: &[("o", Overwrite), ("output", Overwrite)],
+    ..READS
+};
+
+/// Every program the gate knows. A name should appear once.
+pub const ENTRIES: &[Entry] = &[
+    // ---- Wrappers: the command follows their options ----
+    Entry {
+        names: &["sudo"],
+        grammar: posix(
+            "u:g:p:C:D:r:t:U:T:R:h::",
+            &[
+                "user=",
+                "group=",
+                "prompt=",
+                "close-from=",
+                "host=",
+                "chdir=",
+                "role=",
+                "type=",
+                "other-user=",
+                "command-timeout=",
+                "chroot=",
+                "preserve-env=?",
+                "login",
+                "shell",
+                "list",
+                "validate",
+                "remove-timestamp",
+                "reset-timestamp",
+                "edit",
+                "help",
+                "version",
+                "non-interactive",
+                "background",
+                "stdin",
+            ],
+        ),
+        role: Role::Wrapper(Wrap {
+            skip: 0,
+            inert: &[
+                "l", "list", "v", "validate", "k", "K", "V", "version", "help",
+            ],
+            kind: WrapKind::Sudo,
+            also: None,
+        }),
+    },
+    wrapper(
+        &["doas"],
+        posix("u:C:", &[]),
+        0,
+        &["C", "L"],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["env"],
+        posix(
+            "u:C:S:P:",
+            &[
+                "unset=",
+                "chdir=",
+                "split-string=",
+                "ignore-environment",
+                "null",
+                "debug",
+                "block-signal=?",
+                "default-signal=?",
+                "ignore-signal=?",
+                "list-signal-handling",
+                "help",
+                "version",
+            ],
+        ),
+        0,
+        &["help", "version"],
+        WrapKind::Env,
+    ),
+    wrapper(
+        &["nice"],
+        posix("n:", &["adjustment="]),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["ionice"],
+        posix("c:n:p::P::u::", &["class=", "classdata="]),
+        0,
+        &["p", "P", "u"],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &[
+            "nohup",
+            "setsid",
+            "builtin",
+            "pkexec",
+            "torsocks",
+            "proxychains",
+            "proxychains4",
+            "caffeinate",
+            "catchsegv",
+            "fakeroot",
+            "unbuffer",
+            "systemd-inhibit",
+            "firejail",
+            "bwrap",
+        ],
+        posix("", &["user="]),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["timeout"],
+        posix(
+            "k:s:",
+            &[
+                "kill-after=",
+                "signal=",
+                "foreground",
+                "preserve-status",
+                "verbose",
+            ],
+        ),
+        1,
+        &[],
+        WrapKind::Plain,
+    ),
+    Entry {
+        names: &["time"],
+        grammar: posix(
+            "f:o:",
+            &[
+                "format=",
+                "output=",
+                "append",
+                "portability",
+                "verbose",
+                "quiet",
+            ],
+        ),
+        role: Role::Wrapper(Wrap {
+            skip: 0,
+            inert: &[],
+            kind: WrapKind::Plain,
+            also: Some(Judge::Spec(&Spec {
+                values: &[("o", Overwrite), ("output", Overwrite)],
+                ..each(Read)
+            })),
+        }),
+    },
+    wrapper(
+        &["command"],
+        posix("", &[]),
+        0,
+        &["v", "V"],
+        WrapKind::Plain,
+    ),
+    wrapper(&["exec"], posix("a:", &[]), 0, &[], WrapKind::Plain),
+    wrapper(
+        &["stdbuf"],
+        posix("i:o:e:", &["input=", "output=", "error="]),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["flock"],
+        posix(
+            "w:E:",
+            &[
+                "timeout=",
+                "wait=",
+                "conflict-exit-code=",
+                "shared",
+                "exclusive",
+                "unlock",
+                "nonblock",
+                "close",
+                "no-fork",
+            ],
+        ),
+        1,
+        &[],
+        WrapKind::Flock,
+    ),
+    wrapper(
+        &["chroot"],
+        posix("", &["userspec=", "groups=", "skip-chdir"]),
+        1,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["unshare"],
+        posix(
+            "RwSG",
+            &[
+                "root=",
+                "wd=",
+                "setuid=",
+                "setgid=",
+                "propagation=",
+                "setgroups=",
+                "map-user=",
+                "map-group=",
+                "map-users=",
+                "map-groups=",
+            ],
+        ),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["nsenter"],
+        posix(
+            "t:S:G:r::w::m::u::i::n::p::U::C::T::",
+            &["target=", "setuid=", "setgid="],
+        ),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    Entry {
+        names: &["strace", "ltrace"],
+        grammar: posix(
+            "o:e:p:s:u:E:a:I:O:P:S:X:b:U:A:n:",
+            &["output=", "trace=", "signal=", "attach=", "user=", "env="],
+        ),
+        role: Role::Wrapper(Wrap {
+            skip: 0,
+            inert: &[],
+            kind: WrapKind::Plain,
+            also: Some(Judge::Spec(&Spec {
+                values: &[("o", Overwrite), ("output", Overwrite)],
+                operands: None,
+                ..READS
+            })),
+        }),
+    },
+    wrapper(
+        &["run0"],
+        posix("u:", &["user=", "chdir=", "setenv="]),
+        0,
+        &[],
+        WrapKind::Sudo,
+    ),
+    wrapper(
+        &["taskset"],
+        posix("", &["all-tasks", "pid", "cpu-list"]),
+        1,
+        &["p", "pid"],
+        WrapKind::Plain,
+    ),
+    wrapper(&["chrt"], posix("", &[]), 1, &["p", "pid"], WrapKind::Plain),
+    wrapper(
+        &["numactl"],
+        posix("C:N:m:p:i:", &[]),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
+    wrapper(
+        &["busybox", "toybox"],
+        posix("", &[]),
+        0,
+        &["list", "help"],
+        WrapKind::Busybox,
+    ),
+    Entry {
+        names: &["xargs"],
+        grammar: posix(
+            "E:L:P:a:d:e::i::n:s:I:",
+            &[
+                "arg-file=",
+                "delimiter=",
+                "eof=?",
+                "exit",
+                "interactive",
+                "max-args=",
+                "max-chars=",
+                "max-lines=",
+                "max-procs=",
+                "no-run-if-empty",
+                "null",
+                "open-tty",
+                "process-slot-var=",
+                "replace=?",
+                "show-limits",
+                "verbose",
+                "help",
+                "version",
+            ],
+        ),
+        role: Role::Wrapper(Wrap {
+            skip: 0,
+            inert: &["help", "version", "show-limits"],
+            kind: WrapKind::Xargs,
+            also: Some(Judge::Spec(&Spec {
+                operands: None,
+                values: &[("a", Read), ("arg-file", Read)],
+                ..READS
+            })),
+        }),
+    },
+    // ---- Runners: commands handed to them as words or text ----
+    Entry {
+        names: &["find"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::runners::find,
+            Some(Judge::Model(programs::files::find)),
+        ),
+    },
+    Entry {
+        names: &["parallel", "sem"],
+        grammar: NONE,
+        role: Role::Runner(programs::runners::parallel, None),
+    },
+    Entry {
+        names: &["watch"],
+        grammar: NONE,
+        role: Role::Runner(programs::runners::watch, None),
+    },
+    Entry {
+        names: &["su"],
+        grammar: NONE,
+        role: Role::Runner(programs::runners::su, None),
+    },
+    Entry {
+        names: &["ssh"],
+        grammar: NONE,
+        role: Role::Runner(programs::runners::ssh, None),
+    },
+    // ---- Shells and interpreters ----
+    Entry {
+        names: &[
+            "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh",
+            "tcsh", "rbash",
+        ],
+        grammar: NONE,
+        role: Role::Shell,
+    },
+    Entry {
+        names: &["python", "python2", "python3", "pypy", "pypy3"],
+        grammar: NONE,
+        role: Role::Interpreter(&interp::PYTHON),
+    },
+    Entry {
+        names: &["perl"],
+        grammar: NONE,
+        role: Role::Interpreter(&interp::PERL),
+    },
+    Entry {
+        names: &["ruby"],
+        grammar: NONE,
+        role: Role::Interpreter(&interp::RUBY),
+    },
+    Entry {
+        names: &["node", "nodejs", "bun", "deno"],
+        grammar: NONE,
+        role: Role::Interpreter(&interp::NODE),
+    },
+    Entry {
+        names: &["php"],
+        grammar: NONE,
+        role: Role::Interpreter(&interp::PHP),
+    },
+    // ---- Reading ----
+    tool(
+        &[
+            "cat", "tac", "nl", "less", "more", "most", "bat", "batcat", "zcat", "bzcat", "xzcat",
+            "zstdcat", "zless", "zmore", "strings", "hexdump", "hd", "od", "fold", "fmt", "column",
+            "expand", "unexpand", "rev", "paste", "join", "look", "pr", "iconv", "base32",
+            "basenc", "tsort", "cksum", "sum", "numfmt",
+        ],
+        gnu("w:f:t:n:N:j:A:", &["wrap=", "from-code=", "to-code="]),
+        Judge::Spec(&CONVERT),
+    ),
+    tool(
+        &["head", "tail"],
+        gnu(
+            "c:n:s:f::",
+            &[
+                "bytes=",
+                "lines=",
+                "follow=?",
+                "max-unchanged-stats=",
+                "pid=",
+                "sleep-interval=",
+                "quiet",
+                "silent",
+                "verbose",
+                "retry",
+                "zero-terminated",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["cut"],
+        gnu(
+            "b:c:d:f:",
+            &[
+                "bytes=",
+                "characters=",
+                "delimiter=",
+                "fields=",
+                "output-delimiter=",
+                "complement",
+                "only-delimited",
+                "zero-terminated",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["base64"],
+        gnu("w:", &["decode", "ignore-garbage", "wrap="]),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["grep", "egrep", "fgrep", "zgrep", "rgrep"],
+        GREP,
+        Judge::Spec(&GREP_SPEC),
+    ),
+    tool(
+        &["rg", "ag", "ack", "ugrep"],
+        gnu(
+            "e:f:g:t:T:m:A:B:C:j:M:",
+            &[
+                "regexp=",
+                "file=",
+                "glob=",
+                "type=",
+                "type-not=",
+                "max-count=",
+                "pre=",
+                "pre-glob=",
+                "ignore-file=",
+            ],
+        ),
+        Judge::Model(programs::files::ripgrep),
+    ),
+    Entry {
+        names: &["sed", "gsed"],
+        grammar: SED,
+        role: Role::Runner(programs::runners::sed, Some(Judge::Spec(&SED_SPEC))),
+    },
+    Entry {
+        names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
+        grammar: gnu(
+            "F:v:f:i:l:E:",
+            &[
+                "field-separator=",
+                "assign=",
+                "file=",
+                "include=",
+                "load=",
+                "exec=",
+            ],
+        ),
+        role: Role::Runner(programs::runners::awk, Some(Judge::Spec(&AWK_SPEC))),
+    },
+    tool(
+        &["jq", "yq", "gojq", "jaq"],
+        gnu(
+            "f:L:",
+            &[
+                "from-file=",
+                "rawfile=",
+                "slurpfile=",
+                "arg=",
+                "argjson=",
+                "indent=",
+                "args",
+                "jsonargs",
+            ],
+        ),
+        Judge::Spec(&JQ_SPEC),
+    ),
+    tool(&["sort"], SORT, Judge::Spec(&SORT_SPEC)),
+    tool(
+        &["uniq"],
+        gnu(
+            "f:s:w:",
+            &[
+                "skip-fields=",
+                "skip-chars=",
+                "check-chars=",
+                "all-repeated=?",
+                "group=?",
+            ],
+        ),
+        Judge::Model(programs::files::in_out),
+    ),
+    tool(
+        &["xxd"],
+        gnu("c:g:l:o:s:n:", &[]),
+        Judge::Model(programs::files::in_out),
+    ),
+    tool(
+        &[
+            "diff",
+            "diff3",
+            "sdiff",
+            "cmp",
+            "comm",
+            "colordiff",
+            "delta",
+            "difft",
+        ],
+        gnu(
+            "D:F:I:S:W:X:x:i:n:",
+            &[
+                "from-file=",
+                "to-file=",
+                "exclude-from=",
+                "exclude=",
+                "label=",
+                "recursive",
+                "brief",
+            ],
+        ),
+        Judge::Spec(&DIFF_SPEC),
+    ),
+    tool(
+        &["split", "csplit"],
+        gnu(
+            "C:a:b:l:n:t:f:",
+            &[
+                "additional-suffix=",
+                "bytes=",
+                "line-bytes=",
+                "lines=",
+                "number=",
+                "separator=",
+                "suffix-length=",
+                "filter=",
+                "prefix=",
+            ],
+        ),
+        Judge::Model(programs::files::split),
+    ),
+    tool(
+        &["gpg", "gpg2"],
+        gnu(
+            "o:u:r:",
+            &["output=", "local-user=", "recipient=", "homedir="],
+        ),
+        Judge::Model(programs::files::gpg),
+    ),
+    tool(&["openssl"], NONE, Judge::Model(programs::files::openssl)),
+    // ---- Looking at names, not contents ----
+    tool(
+        &[
+            "ls",
+            "exa",
+            "eza",
+            "lsd",
+            "tree",
+            "stat",
+            "file",
+            "du",
+            "df",
+            "realpath",
+            "readlink",
+            "basename",
+            "dirname",
+            "test",
+            "[",
+            "[[",
+            "wc",
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "namei",
+            "lsattr",
+            "getfacl",
+            "pathchk",
+            "ssh-add",
+            "ssh-copy-id",
+            "which",
+            "whence",
+            "where",
+            "whereis",
+            "type",
+            "hash",
+            "ldd",
+            "nm",
+            "objdump",
+            "readelf",
+            "size",
+            "file-rename",
+        ],
+        NONE,
+        Judge::Nothing,
+    ),
+    tool(
+        &[
+            "echo",
+            "printf",
+            "pwd",
+            "true",
+            "false",
+            ":",
+            "cd",
+            "pushd",
+            "popd",
+            "dirs",
+            "seq",
+            "expr",
+            "sleep",
+            "wait",
+            "yes",
+            "tput",
+            "clear",
+            "reset",
+            "export",
+            "unset",
+            "set",
+            "alias",
+            "unalias",
+            "read",
+            "readarray",
+            "mapfile",
+            "local",
+            "declare",
+            "typeset",
+            "readonly",
+            "shift",
+            "return",
+            "exit",
+            "break",
+            "continue",
+            "jobs",
+            "fg",
+            "bg",
+            "disown",
+            "trap",
+            "shopt",
+            "getopts",
+            "let",
+            "ulimit",
+            "umask",
+            "history",
+            "fc",
+            "complete",
+            "compgen",
+            "bind",
+            "enable",
+            "logout",
+            "man",
+            "info",
+            "help",
+            "apropos",
+            "whatis",
+            "tldr",
+            "whoami",
+            "id",
+            "groups",
+            "users",
+            "who",
+            "w",
+            "last",
+            "lastlog",
+            "uptime",
+            "uname",
+            "arch",
+            "nproc",
+            "printenv",
+            "locale",
+            "tty",
+            "ps",
+            "pgrep",
+            "pidof",
+            "top",
+            "htop",
+            "btop",
+            "free",
+            "vmstat",
+            "iostat",
+            "mpstat",
+            "lsof",
+            "lsblk",
+            "blkid",
+            "findmnt",
+            "lscpu",
+            "lsusb",
+            "lspci",
+            "lsmod",
+            "ss",
+            "netstat",
+            "ip",
+            "ping",
+            "ping6",
+            "traceroute",
+            "tracepath",
+            "mtr",
+            "dig",
+            "nslookup",
+            "host",
+            "getent",
+            "cal",
+            "apt-cache",
+            "dpkg-query",
+            "env-update",
+            "fuser",
+            "nvidia-smi",
+            "sensors",
+            "hostnamectl",
+            "timedatectl",
+            "localectl",
+            "loginctl",
+            "journalctl",
+            "dmesg",
+            "uuidgen",
+            "mktemp",
+            "cowsay",
+            "figlet",
+            "bc",
+            "dc",
+            "factor",
+            "units",
+            "sl",
+            "tmux",
+            "screen",
+            "stty",
+            "notify-send",
+            "xdg-open",
+            "open",
+            "gio",
+            "sync",
+        ],
+        NONE,
+        Judge::Nothing,
+    ),
+    tool(
+        &["date"],
+        gnu(
+            "d:f:r:s:I::",
+            &[
+                "date=",
+                "file=",
+                "reference=",
+                "set=",
+                "iso-8601=?",
+                "rfc-3339=",
+                "utc",
+                "universal",
+            ],
+        ),
+        Judge::Model(programs::files::date),
+    ),
+    tool(&["hostname"], NONE, Judge::Model(programs::files::hostname)),
+    // ---- Writing, moving, deleting ----
+    tool(&["rm"], RM, Judge::Model(programs::files::rm)),
+    tool(
+        &["rmdir"],
+        gnu("", &["ignore-fail-on-non-empty", "parents", "verbose"]),
+        Judge::Spec(&each(Change)),
+    ),
+    tool(&["unlink"], NONE, Judge::Spec(&each(Delete))),
+    tool(
+        &["shred"],
+        gnu(
+            "n:s:u::",
+            &[
+                "force",
+                "iterations=",
+                "random-source=",
+                "remove=?",
+                "size=",
+                "verbose",
+                "exact",
+                "zero",
+            ],
+        ),
+        Judge::Model(programs::files::shred),
+    ),
+    tool(
+        &["truncate"],
+        gnu("r:s:", &["no-create", "io-blocks", "reference=", "size="]),
+        Judge::Spec(&TRUNCATE_SPEC),
+    ),
+    tool(
+        &["touch"],
+        gnu(
+            "d:r:t:",
+            &[
+                "date=",
+                "reference=",
+                "time=",
+                "no-create",
+                "no-dereference",
+            ],
+        ),
+        Judge::Spec(&TOUCH_SPEC),
+    ),
+    tool(
+        &["mkdir", "mkfifo", "mknod"],
+        gnu("m:Z::", &["mode=", "parents", "verbose", "context=?"]),
+        Judge::Spec(&each(Write)),
+    ),
+    tool(
+        &["tee"],
+        gnu("", &["append", "ignore-interrupts", "output-error=?"]),
+        Judge::Spec(&TEE_SPEC),
+    ),
+    tool(&["cp"], CP, Judge::Model(programs::files::cp)),
+    tool(&["mv"], MV, Judge::Model(programs::files::mv)),
+    tool(&["ln", "link"], LN, Judge::Model(programs::files::ln)),
+    tool(
+        &["install"],
+        INSTALL,
+        Judge::Model(programs::files::install),
+    ),
+    tool(&["dd"], NONE, Judge::Model(programs::files::dd)),
+    tool(&["chmod"], CHMOD, Judge::Model(programs::files::chmod)),
+    tool(
+        &["chown", "chgrp"],
+        CHMOD,
+        Judge::Model(programs::files::chown),
+    ),
+    tool(
+        &["chattr", "setfacl", "setfattr"],
+        gnu("m:x:M:X:", &["modify=", "remove="]),
+        Judge::Model(programs::files::perms_after_first),
+    ),
+    tool(
+        &[
+            "vi", "vim", "nvim", "nano", "emacs", "micro", "ed", "ex", "pico", "joe", "kak", "hx",
+            "code", "subl", "gedit", "kate", "view",
+        ],
+        gnu("c:S:u:i:T:", &["cmd="]),
+        Judge::Model(programs::files::edit),
+    ),
+    // ---- Archives ----
+    tool(
+        &["tar", "bsdtar", "gtar"],
+        NONE,
+        Judge::Model(programs::archive::tar),
+    ),
+    tool(&["zip"], NONE, Judge::Model(programs::archive::zip)),
+    tool(&["unzip"], NONE, Judge::Model(programs::archive::unzip)),
+    tool(
+        &[
+            "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd",
+            "lz4", "pigz", "brotli",
+        ],
+        gnu(
+            "S:o:",
+            &["stdout", "to-stdout", "keep", "force", "suffix=", "output="],
+        ),
+        Judge::Model(programs::archive::compress),
+    ),
+    tool(
+        &["7z", "7za", "7zr"],
+        NONE,
+        Judge::Model(programs::archive::seven),
+    ),
+    tool(
+        &["cpio", "ar", "rar", "unrar"],
+        NONE,
+        Judge::Model(programs::archive::other),
+    ),
+    // ---- The network ----
+    tool(&["curl"], NONE, Judge::Model(programs::net::curl)),
+    tool(&["wget", "wget2"], NONE, Judge::Model(programs::net::wget)),
+    tool(
+        &["http", "https", "xh", "xhs", "httpie"],
+        NONE,
+        Judge::Model(programs::net::httpie),
+    ),
+    tool(&["rsync"], NONE, Judge::Model(programs::net::rsync)),
+    tool(&["scp", "sftp"], NONE, Judge::Model(programs::net::scp)),
+    tool(
+        &["nc", "ncat", "netcat", "socat", "telnet"],
+        NONE,
+        Judge::Model(programs::net::netcat),
+    ),
+    tool(
+        &["ssh-keygen"],
+        NONE,
+        Judge::Model(programs::net::ssh_keygen),
+    ),
+    // ---- git ----
+    tool(&["git"], NONE, Judge::Model(programs::git::git)),
+    // ---- Disks ----
+    tool(
+        &["mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs"],
+        NONE,
+        Judge::Model(programs::disk::mkfs),
+    ),
+    tool(
+        &["wipefs", "blkdiscard", "hdparm", "cryptsetup", "sgdisk"],
+        NONE,
+        Judge::Model(programs::disk::erase),
+    ),
+    tool(
+        &[
+            "fdisk",
+            "gdisk",
+            "cfdisk",
+            "sfdisk",
+            "parted",
+            "mdadm",
+            "pvremove",
+            "vgremove",
+            "lvremove",
+            "lvreduce",
+            "vgreduce",
+            "btrfs",
+            "pvmove",
+            "nbd-client",
+        ],
+        NONE,
+        Judge::Model(programs::disk::layout),
+    ),
+    // ---- The system ----
+    tool(
+        &["shutdown", "reboot", "halt", "poweroff"],
+        NONE,
+        Judge::Model(programs::system::power),
+    ),
+    tool(
+        &["init", "telinit"],
+        NONE,
+        Judge::Model(programs::system::init),
+    ),
+    tool(
+        &["systemctl"],
+        NONE,
+        Judge::Model(programs::system::systemctl),
+    ),
+    tool(&["service"], NONE, Judge::Model(programs::system::service)),
+    tool(&["kill"], NONE, Judge::Model(programs::system::kill)),
+    tool(
+        &["killall", "pkill"],
+        NONE,
+        Judge::Model(programs::system::kill_by_name),
+    ),
+    tool(
+        &["killall5"],
+        NONE,
+        Judge::Model(programs::system::kill_everything),
+    ),
+    tool(&["crontab"], NONE, Judge::Model(programs::system::crontab)),
+    tool(
+        &[
+            "iptables",
+            "ip6tables",
+            "iptables-legacy",
+            "iptables-nft",
+            "ebtables",
+            "arptables",
+        ],
+        NONE,
+        Judge::Model(programs::system::iptables),
+    ),
+    tool(&["nft"], NONE, Judge::Model(programs::system::nft)),
+    tool(&["ufw"], NONE, Judge::Model(programs::system::ufw)),
+    tool(
+        &["userdel", "deluser", "groupdel", "delgroup", "chpasswd"],
+        NONE,
+        Judge::Model(programs::system::account),
+    ),
+    tool(&["passwd"], NONE, Judge::Model(programs::system::passwd)),
+    tool(&["usermod"], NONE, Judge::Model(programs::system::usermod)),
+    tool(&["visudo"], NONE, Judge::Model(programs::system::visudo)),
+    tool(
+        &[
+            "mount",
+            "umount",
+            "swapon",
+            "swapoff",
+            "sysctl",
+            "modprobe",
+            "rmmod",
+            "insmod",
+            "useradd",
+            "adduser",
+            "groupadd",
+            "chsh",
+            "chfn",
+            "update-alternatives",
+            "ldconfig",
+            "setcap",
+            "systemd-run",
+        ],
+        NONE,
+        Judge::Model(programs::system::change),
+    ),
+    // ---- Data stores ----
+    tool(
+        &[
+            "psql",
+            "mysql",
+            "mariadb",
+            "cqlsh",
+            "clickhouse-client",
+            "usql",
+        ],
+        NONE,
+        Judge::Model(programs::data::sql_client),
+    ),
+    tool(
+        &["sqlite3", "sqlite", "duckdb"],
+        NONE,
+        Judge::Model(programs::data::sqlite),
+    ),
+    tool(
+        &["redis-cli", "valkey-cli"],
+        NONE,
+        Judge::Model(programs::data::redis),
+    ),
+    tool(
+        &["mongo", "mongosh"],
+        NONE,
+        Judge::Model(programs::data::mongo),
+    ),
+    tool(
+        &["dropdb", "dropuser", "pg_dropcluster"],
+        NONE,
+        Judge::Model(programs::data::drops),
+    ),
+    tool(
+        &["mysqladmin"],
+        NONE,
+        Judge::Model(programs::data::mysqladmin),
+    ),
+    tool(
+        &["DROP", "TRUNCATE", "DELETE", "UPDATE", "ALTER"],
+        NONE,
+        Judge::Model(programs::data::bare_sql),
+    ),
+    // ---- Package managers and builders: they run the project's code ----
+    tool(
+        &[
+            "apt",
+            "apt-get",
+            "aptitude",
+            "dnf",
+            "yum",
+            "microdnf",
+            "zypper",
+            "apk",
+            "snap",
+            "flatpak",
+            "brew",
+            "port",
+            "pip",
+            "pip3",
+            "pipx",
+            "uv",
+            "npm",
+            "pnpm",
+            "bun-pm",
+            "yarn",
+            "cargo",
+            "gem",
+            "conda",
+            "mamba",
+            "micromamba",
+            "pacman",
+            "yay",
+            "paru",
+            "dpkg",
+            "rpm",
+            "nix-env",
+            "npx",
+            "pnpx",
+            "bunx",
+            "deno-task",
+            "poetry",
+            "pipenv",
+            "pdm",
+            "hatch",
+            "rye",
+            "go",
+            "make",
+            "gmake",
+            "cmake",
+            "ninja",
+            "meson",
+            "gradle",
+            "gradlew",
+            "mvn",
+            "mvnw",
+            "sbt",
+            "mix",
+            "dotnet",
+            "swift",
+            "zig",
+            "bundle",
+            "composer",
+            "tox",
+            "nox",
+            "pytest",
+            "jest",
+            "vitest",
+            "mocha",
+            "rustc",
+            "rustup",
+            "rustfmt",
+            "gofmt",
+            "javac",
+            "java",
+            "gcc",
+            "g++",
+            "cc",
+            "c++",
+            "clang",
+            "clang++",
+            "ld",
+            "tsc",
+            "eslint",
+            "prettier",
+            "black",
+            "ruff",
+            "mypy",
+            "pyright",
+            "flake8",
+            "pylint",
+            "isort",
+            "clippy-driver",
+            "cargo-clippy",
+            "bazel",
+            "buck2",
+            "just",
+            "task",
+            "turbo",
+            "nx",
+            "lerna",
+            "vite",
+            "webpack",
+            "esbuild",
+            "rollup",
+            "parcel",
+            "next",
+            "nuxt",
+            "tsx",
+            "ts-node",
+            "stack",
+            "cabal",
+            "ghc",
+            "elixir",
+            "erl",
+            "lua",
+            "luajit",
+            "R",
+            "Rscript",
+            "julia",
+            "kotlinc",
+            "scalac",
+            "clj",
+            "lein",
+            "pre-commit",
+            "terraform-docs",
+            "hugo",
+            "jekyll",
+            "mkdocs",
+            "sphinx-build",
+            "doxygen",
+        ],
+        NONE,
+        Judge::Model(programs::packages::builder),
+    ),
+];
+
+/// The entry for a program, by its name; `mkfs.ext4` is `mkfs`, `python3.12` is `python3`.
+pub fn lookup(name: &str) -> Option<&'static Entry> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static Entry>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = HashMap::new();
+        for entry in ENTRIES {
+            for n in entry.names {
+                index.entry(*n).or_insert(entry);
+            }
+        }
+        index
+    });
+    if let Some(e) = index.get(name) {
+        return Some(e);
+    }
+    let family = name
+        .split_once('.')
+        .map(|(head, _)| head)
+        .filter(|head| !head.is_empty())?;
+    index.get(family).copied()
+}

@@ -1,0 +1,319 @@
+//! Archives and compressors: `tar` by its mode (create reads trees and writes the archive,
+//! extract reads the archive and writes over the directory it extracts into), `zip`, `unzip`,
+//! `7z`, and `gzip` and kin, which replace what they compress.
+
+use std::borrow::Cow;
+
+use super::super::act::Site;
+use super::super::catalogue;
+use super::super::effects::Effect::{Overwrite, Read, Write};
+use super::super::getopt::{self, Grammar, Style};
+use super::super::words::Word;
+use super::unknown;
+use crate::places::Kind;
+
+const TAR: Grammar = Grammar {
+    short: "f:C:T:X:b:g:F:H:I:K:L:N:V:",
+    long: &[
+        "absolute-names",
+        "append",
+        "auto-compress",
+        "catenate",
+        "concatenate",
+        "compare",
+        "create",
+        "delete",
+        "diff",
+        "directory=",
+        "exclude=",
+        "exclude-from=",
+        "extract",
+        "get",
+        "file=",
+        "files-from=",
+        "gzip",
+        "gunzip",
+        "bzip2",
+        "xz",
+        "zstd",
+        "keep-old-files",
+        "list",
+        "overwrite",
+        "remove-files",
+        "to-command=",
+        "to-stdout",
+        "update",
+        "use-compress-program=",
+        "verbose",
+        "checkpoint-action=",
+        "info-script=",
+        "new-volume-script=",
+        "rsh-command=",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
+/// Compressors `tar` may be told to run that are just compressors.
+const COMPRESSORS: &[&str] = &[
+    "gzip", "gunzip", "pigz", "bzip2", "pbzip2", "xz", "pixz", "zstd", "lz4", "lzip", "brotli",
+];
+
+/// `tar`'s first word may be its options without a dash (`tar xzf a.tgz`): the letters are
+/// options, and those that take a value take the next words in order.
+fn old_style<'s>(words: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
+    let first = words.first()?.literal()?;
+    if first.starts_with('-') || !first.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let modes = ['c', 'x', 't', 'r', 'u', 'A'];
+    if !first.chars().any(|c| modes.contains(&c)) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(words.len() + 2);
+    let mut rest = words[1..].iter();
+    for c in first.chars() {
+        let flag = format!("-{c}");
+        out.push(Word::made(flag, words[0].raw, words[0].span.clone()));
+        if "fCTXbgFHIKLNV".contains(c)
+            && let Some(v) = rest.next()
+        {
+            out.push(v.clone());
+        }
+    }
+    out.extend(rest.cloned());
+    Some(out)
+}
+
+pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let rewritten = old_style(words);
+    let words: Cow<[Word]> = match rewritten {
+        Some(w) => Cow::Owned(w),
+        None => Cow::Borrowed(words),
+    };
+    let a = getopt::parse(&words, &TAR);
+    if a.only_help() {
+        return;
+    }
+    let archive: Vec<Word> = a.values(&["f", "file"]).cloned().collect();
+    let dirs: Vec<Word> = a.values(&["C", "directory"]).cloned().collect();
+    let lists: Vec<Word> = a
+        .values(&["T", "files-from", "X", "exclude-from"])
+        .cloned()
+        .collect();
+    let creates = a.has(&[
+        "c",
+        "create",
+        "r",
+        "append",
+        "u",
+        "update",
+        "A",
+        "catenate",
+        "concatenate",
+    ]);
+    let extracts = a.has(&["x", "extract", "get"]);
+    let deletes = a.has(&["delete"]);
+    let runs: Vec<Word> = a
+        .values(&[
+            "to-command",
+            "checkpoint-action",
+            "info-script",
+            "new-volume-script",
+            "rsh-command",
+            "F",
+        ])
+        .cloned()
+        .collect();
+    let compress: Vec<Word> = a.values(&["I", "use-compress-program"]).cloned().collect();
+    let operands: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    for l in &lists {
+        site.on(Read, l);
+    }
+    if creates {
+        // `-C DIR` makes the members after it relative to DIR.
+        let base = dirs.last().and_then(Word::literal).map(str::to_owned);
+        for w in &operands {
+            match (&base, w.literal()) {
+                (Some(dir), Some(t)) if !t.starts_with('/') => {
+                    let joined = Word::made(format!("{dir}/{t}"), w.raw, w.span.clone());
+                    site.tree(Read, &joined);
+                }
+                _ => site.tree(Read, w),
+            }
+        }
+        for f in &archive {
+            site.on(Overwrite, f);
+        }
+    } else if extracts {
+        for f in &archive {
+            site.on(Read, f);
+        }
+        if a.has(&["absolute-names", "P"]) {
+            site.place(
+                Overwrite,
+                Kind::Root,
+                "the paths the archive holds".to_owned(),
+            );
+        }
+        // Extracting creates files in the directory (over those of the same names).
+        if !a.has(&["to-stdout", "O"]) && runs.is_empty() {
+            if dirs.is_empty() {
+                let here = Word::made(".".to_owned(), ".", 0..0);
+                site.tree(Write, &here);
+            }
+            for d in &dirs {
+                site.tree(Write, d);
+            }
+        }
+    } else if deletes {
+        for f in &archive {
+            site.on(Overwrite, f);
+        }
+    } else {
+        for f in &archive {
+            site.on(Read, f);
+        }
+    }
+    for r in &runs {
+        site.say(
+            catalogue::INLINE_PROGRAM,
+            &format!("`tar` running `{}`", r.raw),
+        );
+    }
+    for c in &compress {
+        if !c.literal().is_some_and(|t| COMPRESSORS.contains(&t)) {
+            site.say(
+                catalogue::INLINE_PROGRAM,
+                &format!("`tar` running `{}`", c.raw),
+            );
+        }
+    }
+}
+
+/// `zip ARCHIVE FILE…`: reads the files (trees with `-r`), writes the archive; `-TT CMD`
+/// runs a command.
+pub fn zip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const ZIP: Grammar = Grammar {
+        short: "b:n:t:x:i:P:",
+        long: &["unzip-command=", "temp-path=", "password="],
+        style: Style::Gnu,
+    };
+    let a = getopt::parse(words, &ZIP);
+    let tree = a.has(&["r", "R", "recurse-paths"]);
+    let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    if words
+        .iter()
+        .any(|w| matches!(w.literal(), Some("-TT" | "--unzip-command")))
+    {
+        site.say(catalogue::INLINE_PROGRAM, "`zip -TT`");
+    }
+    if let Some((archive, files)) = ops.split_first() {
+        site.on(Overwrite, archive);
+        for f in files {
+            if tree {
+                site.tree(Read, f);
+            } else {
+                site.on(Read, f);
+            }
+        }
+    }
+}
+
+/// `unzip ARCHIVE [-d DIR]`: reads the archive, writes over the directory; listing and
+/// testing (`-l`, `-t`, `-v`, `-p` to standard output) write nothing.
+pub fn unzip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const UNZIP: Grammar = Grammar {
+        short: "d:x:P:",
+        long: &[],
+        style: Style::Gnu,
+    };
+    let a = getopt::parse(words, &UNZIP);
+    let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    if let Some(archive) = ops.first() {
+        site.on(Read, archive);
+    }
+    if a.has(&["l", "t", "v", "p", "Z", "z"]) {
+        return;
+    }
+    let dirs: Vec<Word> = a.values(&["d"]).cloned().collect();
+    if dirs.is_empty() {
+        site.tree(Write, &Word::made(".".to_owned(), ".", 0..0));
+    }
+    for d in &dirs {
+        site.tree(Write, d);
+    }
+}
+
+/// `gzip FILE…` and kin replace each file by its (de)compressed form; with `-c` they only
+/// read.
+pub fn compress<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if site.args.only_help() || site.args.has(&["l", "list", "t", "test"]) {
+        return;
+    }
+    let to_stdout = site.args.has(&["c", "stdout", "to-stdout"]);
+    let tree = site.args.has(&["r", "recursive"]);
+    let ops: Vec<Word> = site.args.operands.iter().map(|w| (*w).clone()).collect();
+    let outputs: Vec<Word> = site.args.values(&["o", "output"]).cloned().collect();
+    for w in ops.iter().filter(|w| w.literal() != Some("-")) {
+        let effect = if to_stdout { Read } else { Overwrite };
+        if tree {
+            site.tree(effect, w);
+        } else {
+            site.on(effect, w);
+        }
+        if !to_stdout {
+            site.on(Read, w);
+        }
+    }
+    for o in &outputs {
+        site.on(Overwrite, o);
+    }
+}
+
+/// `7z a ARCHIVE FILE…`, `7z x ARCHIVE -oDIR`.
+pub fn seven<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let ops: Vec<&Word> = words
+        .iter()
+        .filter(|w| !w.literal().is_some_and(|t| t.starts_with('-')))
+        .collect();
+    let out_dir = words.iter().find_map(|w| {
+        w.literal()
+            .and_then(|t| t.strip_prefix("-o"))
+            .map(|_| w.tail(2))
+    });
+    let Some((command, rest)) = ops.split_first() else {
+        return;
+    };
+    match command.literal() {
+        Some("a" | "u" | "d" | "rn") => {
+            if let Some((archive, files)) = rest.split_first() {
+                site.on(Overwrite, archive);
+                for f in files {
+                    site.tree(Read, f);
+                }
+            }
+        }
+        Some("x" | "e") => {
+            if let Some(archive) = rest.first() {
+                site.on(Read, archive);
+            }
+            match &out_dir {
+                Some(d) => site.tree(Write, d),
+                None => site.tree(Write, &Word::made(".".to_owned(), ".", 0..0)),
+            }
+        }
+        _ => {
+            if let Some(archive) = rest.first() {
+                site.on(Read, archive);
+            }
+        }
+    }
+}
+
+/// `cpio`, `ar`, `rar`: judged by what they are given, like a program the gate does not
+/// model.
+pub fn other<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    unknown::given(words, site, Write);
+}

@@ -1,0 +1,43 @@
+//! Containers, orchestration, infrastructure and the many service CLIs (`aws`, `gcloud`,
+//! `vault`, `gh`, `rclone`, …), and HTTP clients asked to `DELETE`.
+//!
+//! There is no table of every service: [`service`] runs for each program no family knows and
+//! looks for a destructive verb where CLIs put their subcommands (`verbs`), for an HTTP
+//! `DELETE` (`http`), and first for the few programs whose destructive forms no verb shows
+//! (`programs`: `docker rm`, `terraform apply -auto-approve`, `rclone sync`, …).
+
+mod http;
+mod programs;
+mod verbs;
+
+use super::super::act::Site;
+use super::super::words::Word;
+
+/// Judges a program no family knows by the service verbs it uses; true if it reported.
+pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
+    programs::special(args, site) || http::delete(args, site) || verbs::destructive(args, site)
+}
+
+/// An HTTP `DELETE` for programs another family judges (`curl`); true if it reported.
+pub fn http_delete<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
+    http::delete(args, site)
+}
+
+/// The operands among `args`: words that are not options (a dynamic word counts).
+fn operands<'a, 'w>(args: &'a [Word<'w>]) -> impl Iterator<Item = &'a Word<'w>> {
+    args.iter()
+        .filter(|w| w.literal().is_none_or(|t| !t.starts_with('-') || t == "-"))
+}
+
+/// The program and up to four words after it, as written, for a message.
+fn shown(name: &str, args: &[Word]) -> String {
+    let mut out = vec![name];
+    out.extend(args.iter().take(4).map(|w| w.raw));
+    if args.len() > 4 {
+        out.push("…");
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests;

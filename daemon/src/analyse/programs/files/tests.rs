@@ -1,0 +1,160 @@
+//! Table tests for the file rules: command in, level and finding ids out.
+
+use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Safe};
+
+use super::world_writable;
+use crate::analyse::{Context, shell};
+
+const CTX: Context<'static> = Context {
+    cwd: "/home/u/repo",
+    home: Some("/home/u"),
+    truncated: false,
+};
+
+#[rustfmt::skip]
+const CASES: &[(&str, Level, &[&str])] = &[
+    // rm: by what is named.
+    ("rm notes.txt", Destructive, &["delete.project"]),
+    ("rm -f a.o", Destructive, &["delete.project"]),
+    ("rm -rf src", Destructive, &["delete.project"]),
+    ("rm -rf ./*", Destructive, &["delete.project", "delete.build"]),
+    ("rm -rf *", Destructive, &["delete.project", "delete.build"]),
+    ("rm -rf /some/path", Destructive, &["delete.data"]),
+    ("rm -rf \"$x\"", Destructive, &["delete.unknown"]),
+    ("rm -rf", Destructive, &["delete.unknown"]),
+    ("rm -rf /tmp/../etc/x", Destructive, &["delete.protected"]),
+    ("rm -rf /tmp/a /etc/passwd", Destructive, &["delete.temp", "delete.protected"]),
+    ("rm --help", Safe, &[]),
+    // Scratch space and build output.
+    ("rm -rf /tmp/x", Moderate, &["delete.temp"]),
+    ("rm -rf /tmp/*", Moderate, &["delete.temp"]),
+    ("rm -rf /tmp", Moderate, &["delete.temp"]),
+    ("rm -f /var/tmp/a /dev/shm/b", Moderate, &["delete.temp"]),
+    ("rm -rf $TMPDIR/x", Moderate, &["delete.temp"]),
+    ("rm -rf \"${TMPDIR}/x\"", Moderate, &["delete.temp"]),
+    ("rm -rf ${TMPDIR:-/tmp}/build", Moderate, &["delete.temp"]),
+    ("rm -rf $TMPDIR/../etc", Forbidden, &["delete.system"]),
+    ("rm -rf $TMPDIR/$x", Destructive, &["delete.temp", "delete.unknown"]),
+    ("TMPDIR=/home/u rm -rf $TMPDIR/x", Destructive, &["delete.unknown"]),
+    ("export TMPDIR=/x; rm -rf \"$TMPDIR\"", Destructive, &["delete.data"]),
+    ("rm -rf target", Moderate, &["delete.build"]),
+    ("rm -rf ./node_modules dist/", Moderate, &["delete.build"]),
+    ("rm -rf target/debug/*", Moderate, &["delete.build"]),
+    ("rm -rf src/__pycache__ .pytest_cache", Moderate, &["delete.build"]),
+    ("rm -rf /tmp/x build", Moderate, &["delete.temp", "delete.build"]),
+    ("rm -rf ../other/target", Destructive, &["delete.data"]),
+    ("rm -rf build src", Destructive, &["delete.build", "delete.project"]),
+    // Forbidden.
+    ("rm -rf /", Forbidden, &["delete.root"]),
+    ("rm -rf ~", Forbidden, &["delete.home"]),
+    ("rm ~/*", Forbidden, &["delete.home"]),
+    ("rm -rf ..", Forbidden, &["delete.home"]),
+    ("rm -rf /home/other", Forbidden, &["delete.home"]),
+    ("rm -rf /etc", Forbidden, &["delete.system"]),
+    ("rm -rf /usr/*", Forbidden, &["delete.system"]),
+    ("rm -r /var/log", Forbidden, &["delete.system"]),
+    ("rm /etc", Destructive, &["delete.protected"]),
+    ("rm --no-preserve-root -rf /x", Forbidden, &["delete.root", "delete.data"]),
+    // Other deletes.
+    ("rmdir empty", Moderate, &["change.project"]),
+    ("unlink a.txt", Destructive, &["delete.project"]),
+    ("unlink /tmp/sock", Moderate, &["delete.temp"]),
+    ("shred -u secret.txt", Destructive, &["delete.project"]),
+    ("shred /dev/sda", Forbidden, &["erase.device"]),
+    ("truncate -s 0 app.log", Destructive, &["erase.project"]),
+    ("truncate -s0 /tmp/x.log", Moderate, &["erase.temp"]),
+    ("find . -name '*.pyc' -delete", Destructive, &["delete.project"]),
+    ("find -delete", Destructive, &["delete.project"]),
+    ("find /tmp/x -mtime +3 -delete", Moderate, &["delete.temp"]),
+    ("find target -name '*.d' -delete", Moderate, &["delete.build"]),
+    ("find . -name '*.rs'", Safe, &[]),
+    ("find . -name -delete -print", Safe, &[]),
+    ("find -L . -type f", Safe, &[]),
+    // Writing onto files.
+    ("cp a b", Moderate, &["overwrite.project", "write.project"]),
+    ("cp x ~/.bashrc", Destructive, &["overwrite.protected", "write.data"]),
+    ("cp .bashrc ~", Destructive, &["overwrite.data", "write.protected"]),
+    ("cp -t /etc x.conf", Destructive, &["write.protected"]),
+    ("cp --target-directory=/etc x", Destructive, &["write.protected"]),
+    ("mv a /etc/passwd", Destructive, &["move.project", "overwrite.protected", "write.protected"]),
+    ("mv ~/.ssh/id_rsa /tmp/k", Destructive, &["move.secret", "overwrite.temp", "write.secret"]),
+    ("mv dir ../elsewhere", Destructive, &["move.project", "overwrite.data", "write.data"]),
+    ("mv old.txt new.txt", Moderate, &["move.project", "overwrite.project", "write.project"]),
+    ("ln -sf /tmp/evil ~/.profile", Destructive, &["overwrite.protected", "write.data"]),
+    ("ln -s ../lib lib", Moderate, &["overwrite.project", "write.project"]),
+    ("install -m 755 tool /usr/local/bin/", Destructive, &["write.protected"]),
+    ("install -d build/out", Moderate, &["write.build"]),
+    ("cp x .git/hooks/pre-commit", Destructive, &["overwrite.protected", "write.protected"]),
+    ("tee ~/.ssh/authorized_keys", Destructive, &["overwrite.protected"]),
+    ("tee -a log.txt", Moderate, &["write.project"]),
+    ("tee /dev/null", Safe, &[]),
+    ("rsync -a src/ dest/", Moderate, &["write.project"]),
+    ("rsync -a --delete src/ dest/", Destructive, &["write.project", "delete.project"]),
+    ("rsync --del src/ dest/", Destructive, &["write.project", "delete.project"]),
+    ("rsync -an --delete src/ dest/", Safe, &[]),
+    ("rsync --delete --dry-run src/ dest/", Safe, &[]),
+    ("scp file.txt host:/tmp/", Moderate, &["write.temp", "send.remote"]),
+    ("scp host:key ~/.ssh/authorized_keys", Destructive, &["overwrite.secret", "overwrite.protected"]),
+    ("scp config.conf user@host:/etc/", Destructive, &["write.protected", "send.remote"]),
+    ("scp -r ./data user@host:/", Destructive, &["write.root", "send.remote"]),
+    ("scp key.pub host:.ssh/authorized_keys", Destructive, &["overwrite.protected", "send.remote"]),
+    ("scp a.txt host:docs/", Moderate, &["write.data", "send.remote"]),
+    ("ssh-keygen -f ~/.ssh/known_hosts -R 10.0.0.1", Destructive, &["overwrite.protected"]),
+    ("ssh-keygen -lf ~/.ssh/id_rsa.pub", Safe, &[]),
+    ("ssh-keygen -t ed25519 -f /tmp/k", Moderate, &["overwrite.temp"]),
+    // Owners and permissions.
+    ("chmod +x run.sh", Moderate, &["perms.project"]),
+    ("chmod -R 755 /home/u/repo", Moderate, &["perms.project"]),
+    ("chmod 600 ~/.ssh/id_rsa", Moderate, &["perms.secret"]),
+    ("chmod -w notes.txt", Moderate, &["perms.project"]),
+    ("chmod 777 x", Destructive, &["expose.project"]),
+    ("chmod -R o+w src", Destructive, &["expose.project"]),
+    ("chmod 0777 /etc", Destructive, &["expose.protected"]),
+    ("chmod --recursive 755 /etc", Forbidden, &["perms.system"]),
+    ("chmod -R 700 ~", Forbidden, &["perms.home"]),
+    ("chown -R u:u /", Forbidden, &["perms.root"]),
+    ("chown root /etc/shadow", Destructive, &["perms.secret", "perms.protected"]),
+    ("chown -R u:u build", Moderate, &["perms.build"]),
+    ("chgrp staff notes.txt", Moderate, &["perms.project"]),
+];
+
+#[test]
+fn table() {
+    let mut failed = Vec::new();
+    for (line, level, ids) in CASES {
+        let a = shell(line, &CTX);
+        let got: Vec<&str> = a.findings.iter().map(|f| f.id).collect();
+        if (a.level, got.as_slice()) != (*level, *ids) {
+            failed.push(format!(
+                "{line:?}: got {:?} {got:?}, want {level:?} {ids:?}",
+                a.level
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} cases failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn world_writable_modes() {
+    let cases: &[(&str, bool)] = &[
+        ("777", true),
+        ("0666", true),
+        ("1777", true),
+        ("755", false),
+        ("0644", false),
+        ("o+w", true),
+        ("a=rwx", true),
+        ("go+rw", true),
+        ("u+w,o-w", false),
+        ("+w", false),
+        ("a-w", false),
+    ];
+    for (mode, want) in cases {
+        assert_eq!(world_writable(mode), *want, "{mode}");
+    }
+}

@@ -1,0 +1,112 @@
+//! git subcommands that write files of the working tree: `checkout`, `switch`, `restore`,
+//! `rm`. Moving to another branch is moderate (git refuses to overwrite local changes);
+//! checking out *paths*, or forcing, overwrites uncommitted work without a copy.
+
+use super::super::super::act::Site;
+use super::super::super::catalogue;
+use super::super::super::words::Word;
+use super::{Spec, longs, report, scan};
+
+/// An operand that can only be a path, never a branch (`.`, `./src`, `:/`, a glob).
+fn pathlike(w: &Word) -> bool {
+    let t = w.text.as_str();
+    t == "."
+        || t == ".."
+        || t.starts_with("./")
+        || t.starts_with("../")
+        || t.starts_with(':')
+        || (w.dynamic && w.raw.contains(['*', '?']))
+}
+
+pub(super) fn checkout<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &super::Git<'s>) {
+    let spec = Spec {
+        short_args: "bBU",
+        long_args: &[
+            "orphan",
+            "conflict",
+            "unified",
+            "inter-hunk-context",
+            "pathspec-from-file",
+        ],
+        optional: &[
+            ("track", &["direct", "inherit"]),
+            ("recurse-submodules", &["checkout", "on-demand"]),
+        ],
+        all: longs::CHECKOUT,
+    };
+    let o = scan(args, &spec);
+    // `-b`, `-B` and `--orphan` make a branch; git refuses paths with them.
+    let creates = o.short.contains(['b', 'B']) || o.has_long("orphan");
+    let paths = o.has_long("pathspec-from-file")
+        || !o.after.is_empty()
+        || (!creates
+            && (o.positional.len() >= 2 || o.positional.first().is_some_and(|w| pathlike(w))));
+    if o.has('f', "force") || paths {
+        super::discard(
+            site,
+            g,
+            catalogue::GIT_DISCARD,
+            &super::shown("checkout", args),
+        );
+    } else {
+        report(site, catalogue::GIT_CHANGE, "checkout", args);
+    }
+}
+
+pub(super) fn switch<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &super::Git<'s>) {
+    let spec = Spec {
+        short_args: "cC",
+        long_args: &["create", "force-create", "orphan", "conflict"],
+        all: longs::SWITCH,
+        ..Spec::default()
+    };
+    let o = scan(args, &spec);
+    if o.has('f', "force") || o.has_long("discard-changes") {
+        super::discard(
+            site,
+            g,
+            catalogue::GIT_DISCARD,
+            &super::shown("switch", args),
+        );
+    } else {
+        report(site, catalogue::GIT_CHANGE, "switch", args);
+    }
+}
+
+pub(super) fn restore<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &super::Git<'s>) {
+    let spec = Spec {
+        short_args: "s",
+        long_args: &["source", "pathspec-from-file", "conflict"],
+        all: longs::RESTORE,
+        ..Spec::default()
+    };
+    let o = scan(args, &spec);
+    let paths = o.operands() > 0 || o.has_long("pathspec-from-file");
+    // Without `--staged` the working tree is restored; `--staged` alone only unstages.
+    let worktree = o.has('W', "worktree") || !o.has('S', "staged");
+    if paths && worktree {
+        super::discard(
+            site,
+            g,
+            catalogue::GIT_DISCARD,
+            &super::shown("restore", args),
+        );
+    } else {
+        report(site, catalogue::GIT_CHANGE, "restore", args);
+    }
+}
+
+/// `git rm` refuses to delete files with changes not in a commit, unless forced; with
+/// `--cached` it leaves the files alone.
+pub(super) fn rm<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &super::Git<'s>) {
+    let spec = Spec {
+        all: longs::RM,
+        ..Spec::default()
+    };
+    let o = scan(args, &spec);
+    if o.has('f', "force") && !o.has_long("cached") {
+        super::discard(site, g, catalogue::GIT_DISCARD, &super::shown("rm", args));
+    } else {
+        report(site, catalogue::GIT_CHANGE, "rm", args);
+    }
+}

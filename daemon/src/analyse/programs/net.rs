@@ -1,0 +1,506 @@
+//! The network: `curl` and `wget` (what they upload, where they save, which method they use),
+//! httpie, `rsync` and `scp` (what they copy from and over, on which host), `nc`, and
+//! `ssh-keygen`'s rewrites of keys. A file saved from the network is remembered, so running
+//! it later on the line is running code nobody has seen.
+
+use super::super::act::Site;
+use super::super::effects::Effect::{Delete, Overwrite, Read, Send, Write};
+use super::super::getopt::{self, Grammar, Style};
+use super::super::words::Word;
+use super::cloud;
+use crate::places::{Kind, Piece};
+
+const CURL: Grammar = Grammar {
+    short: "A:b:c:C:d:D:e:E:F:H:K:m:o:P:Q:r:T:u:U:w:x:X:y:Y:z:",
+    long: &[
+        "data=",
+        "data-ascii=",
+        "data-binary=",
+        "data-raw=",
+        "data-urlencode=",
+        "form=",
+        "form-string=",
+        "json=",
+        "upload-file=",
+        "output=",
+        "output-dir=",
+        "remote-name",
+        "remote-name-all",
+        "remote-header-name",
+        "config=",
+        "cookie=",
+        "cookie-jar=",
+        "dump-header=",
+        "trace=",
+        "trace-ascii=",
+        "stderr=",
+        "request=",
+        "header=",
+        "user=",
+        "url=",
+        "cert=",
+        "key=",
+        "cacert=",
+        "netrc-file=",
+        "write-out=",
+        "max-time=",
+        "connect-timeout=",
+        "retry=",
+        "proxy=",
+        "user-agent=",
+        "referer=",
+        "range=",
+        "silent",
+        "show-error",
+        "fail",
+        "location",
+        "insecure",
+        "include",
+        "head",
+        "get",
+        "verbose",
+        "compressed",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
+/// The file an `@FILE` or `<FILE` value reads (`-d @.env`, `-F key=@id_rsa`, `--data-urlencode
+/// name@file`).
+fn data_file<'s>(value: &Word<'s>) -> Option<Word<'s>> {
+    let text = value.literal().unwrap_or(value.raw);
+    if let Some(at) = text.find(['@', '<']) {
+        let before = &text[..at];
+        // `name=@file` (a form), `@file`, `name@file` (urlencode): the file follows.
+        if before.is_empty() || before.ends_with('=') || !before.contains(['=', '@']) {
+            return Some(value.tail(at + 1));
+        }
+    }
+    None
+}
+
+/// The file name `-O` saves a URL as: its last path segment.
+fn remote_name(url: &str) -> Option<String> {
+    let path = url.split(['?', '#']).next()?;
+    let (_, after) = path.split_once("://")?;
+    let name = after.split('/').skip(1).last()?;
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if cloud::http_delete(words, site) {
+        return;
+    }
+    let a = getopt::parse(words, &CURL);
+    if a.only_help() {
+        return;
+    }
+    let mut sends = false;
+    let mut reads = Vec::new();
+    for v in a.values(&[
+        "d",
+        "data",
+        "data-ascii",
+        "data-binary",
+        "data-urlencode",
+        "F",
+        "form",
+        "json",
+    ]) {
+        sends = true;
+        if let Some(file) = data_file(v) {
+            reads.push(file);
+        }
+    }
+    let uploads: Vec<Word> = a.values(&["T", "upload-file"]).cloned().collect();
+    reads.extend(
+        a.values(&["K", "config", "b", "cookie", "netrc-file"])
+            .cloned(),
+    );
+    let outputs: Vec<Word> = a
+        .values(&[
+            "o",
+            "output",
+            "c",
+            "cookie-jar",
+            "D",
+            "dump-header",
+            "trace",
+            "trace-ascii",
+            "stderr",
+        ])
+        .cloned()
+        .collect();
+    let saved: Vec<Word> = a.values(&["o", "output"]).cloned().collect();
+    let method = a
+        .value(&["X", "request"])
+        .and_then(Word::literal)
+        .map(str::to_ascii_uppercase);
+    sends |= !uploads.is_empty() || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD");
+    for r in &reads {
+        site.on(Read, r);
+    }
+    for u in &uploads {
+        site.on(Read, u);
+    }
+    for o in &outputs {
+        site.on(Overwrite, o);
+    }
+    for s in &saved {
+        site.fetched_into(s);
+    }
+    if a.has(&["O", "remote-name", "remote-name-all"]) {
+        let urls: Vec<String> = a
+            .operands
+            .iter()
+            .filter_map(|w| w.literal())
+            .filter_map(remote_name)
+            .collect();
+        for name in urls {
+            let w = Word::made(name, "", 0..0);
+            site.on(Write, &w);
+            site.fetched_into(&w);
+        }
+    }
+    if sends {
+        site.place(Send, Kind::Remote, "a remote server".to_owned());
+    }
+}
+
+pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const WGET: Grammar = Grammar {
+        short: "A:B:D:I:O:P:Q:R:T:U:X:a:e:i:l:o:t:w:",
+        long: &[
+            "output-document=",
+            "directory-prefix=",
+            "output-file=",
+            "append-output=",
+            "input-file=",
+            "post-file=",
+            "body-file=",
+            "post-data=",
+            "body-data=",
+            "method=",
+            "load-cookies=",
+            "save-cookies=",
+            "execute=",
+            "config=",
+            "header=",
+            "user=",
+            "password=",
+            "spider",
+            "help",
+            "version",
+        ],
+        style: Style::Gnu,
+    };
+    if cloud::http_delete(words, site) {
+        return;
+    }
+    let a = getopt::parse(words, &WGET);
+    if a.only_help() {
+        return;
+    }
+    let reads: Vec<Word> = a
+        .values(&[
+            "i",
+            "input-file",
+            "post-file",
+            "body-file",
+            "load-cookies",
+            "config",
+        ])
+        .cloned()
+        .collect();
+    let logs: Vec<Word> = a
+        .values(&["o", "output-file", "a", "append-output", "save-cookies"])
+        .cloned()
+        .collect();
+    let documents: Vec<Word> = a.values(&["O", "output-document"]).cloned().collect();
+    let dirs: Vec<Word> = a.values(&["P", "directory-prefix"]).cloned().collect();
+    for r in &reads {
+        site.on(Read, r);
+    }
+    for l in &logs {
+        site.on(Write, l);
+    }
+    if a.has(&["spider"]) {
+        return;
+    }
+    for d in &documents {
+        site.on(Overwrite, d);
+        site.fetched_into(d);
+    }
+    if documents.is_empty() {
+        let names: Vec<String> = a
+            .operands
+            .iter()
+            .filter_map(|w| w.literal())
+            .filter_map(remote_name)
+            .collect();
+        for d in &dirs {
+            site.tree(Write, d);
+        }
+        for name in names {
+            let w = match dirs.first().and_then(Word::literal) {
+                Some(dir) => Word::made(format!("{dir}/{name}"), "", 0..0),
+                None => Word::made(name, "", 0..0),
+            };
+            site.on(Write, &w);
+            site.fetched_into(&w);
+        }
+    }
+    if a.has(&["post-file", "body-file", "post-data", "body-data"]) {
+        site.place(Send, Kind::Remote, "a remote server".to_owned());
+    }
+}
+
+/// httpie: `http [METHOD] URL [ITEM…]`; `field=@file` and `@file` send a file.
+pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if cloud::http_delete(words, site) {
+        return;
+    }
+    let mut sends = false;
+    for w in words {
+        let Some(t) = w.literal() else { continue };
+        if t.starts_with('-') {
+            continue;
+        }
+        if let Some(at) = t.find("=@").or_else(|| t.find(":=@")) {
+            let skip = if t[at..].starts_with(":=@") { 3 } else { 2 };
+            site.on(Read, &w.tail(at + skip));
+            sends = true;
+        } else if let Some(rest) = t.strip_prefix('@') {
+            let _ = rest;
+            site.on(Read, &w.tail(1));
+            sends = true;
+        } else if t.contains('=') && !t.contains("://") {
+            sends = true;
+        }
+    }
+    let output: Vec<Word> = words
+        .windows(2)
+        .filter(|w| matches!(w[0].literal(), Some("-o" | "--output")))
+        .map(|w| w[1].clone())
+        .collect();
+    for o in &output {
+        site.on(Overwrite, o);
+        site.fetched_into(o);
+    }
+    if sends {
+        site.place(Send, Kind::Remote, "a remote server".to_owned());
+    }
+}
+
+/// A `HOST:PATH` operand of `rsync` or `scp`: the path on the other machine, seen from an
+/// unknown home there.
+fn remote_path(w: &Word) -> Option<Vec<Piece>> {
+    let t = w.literal()?;
+    let (host, path) = t.split_once(':')?;
+    if host.is_empty() || host.contains('/') {
+        return None;
+    }
+    let path = path.strip_prefix("//").unwrap_or(path);
+    Some(match path {
+        "" | "~" => vec![Piece::Home],
+        p if p.starts_with('/') => vec![Piece::Lit(p.to_owned())],
+        p => vec![
+            Piece::Home,
+            Piece::Lit(format!("/{}", p.strip_prefix("~/").unwrap_or(p))),
+        ],
+    })
+}
+
+/// `rsync SRC… DEST`, `scp SRC… DEST`: reads the sources, writes over the destination;
+/// `--delete` deletes in the destination what the sources lack. A remote side is on
+/// another machine, whose protected files are still protected.
+fn copy_over<'s>(
+    site: &mut Site<'_, 's, '_, '_>,
+    ops: &[Word<'s>],
+    tree: bool,
+    delete: Option<&str>,
+    move_sources: bool,
+) {
+    let Some((dest, sources)) = ops.split_last().filter(|(_, s)| !s.is_empty()) else {
+        return;
+    };
+    for s in sources {
+        if remote_path(s).is_some() {
+            continue;
+        }
+        let effect = if move_sources { Delete } else { Read };
+        if tree {
+            site.tree(effect, s);
+        } else {
+            site.on(effect, s);
+        }
+    }
+    // Into a directory (several sources, a trailing `/`, a tree) it creates files; onto one
+    // file it replaces it.
+    let into = sources.len() > 1 || dest.raw.ends_with('/') || tree;
+    let lands = if into { Write } else { Overwrite };
+    match remote_path(dest) {
+        Some(pieces) => {
+            let path = site.st.remote_path_of(&pieces);
+            let shown = format!("`{}` (on another machine)", dest.raw);
+            site.on_paths(lands, vec![path.clone()], tree, shown.clone());
+            if let Some(option) = delete {
+                site.on_paths(Delete, vec![path], true, format!("{shown} with `{option}`"));
+            }
+            site.place(Send, Kind::Remote, format!("`{}`", dest.raw));
+        }
+        None => {
+            site.tree(lands, dest);
+            if delete.is_some() {
+                site.tree(Delete, dest);
+            }
+            for s in sources {
+                if remote_path(s).is_some() {
+                    site.fetched_into(dest);
+                }
+            }
+        }
+    }
+}
+
+/// rsync options that delete in the destination (`--del` is `--delete-during`).
+const RSYNC_DELETES: &[&str] = &[
+    "del",
+    "delete",
+    "delete-before",
+    "delete-during",
+    "delete-delay",
+    "delete-after",
+    "delete-excluded",
+    "delete-missing-args",
+];
+
+pub fn rsync<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const RSYNC: Grammar = Grammar {
+        short: "e:f:B:T:M:",
+        long: &[
+            "rsh=",
+            "filter=",
+            "exclude=",
+            "include=",
+            "exclude-from=",
+            "include-from=",
+            "files-from=",
+            "rsync-path=",
+            "out-format=",
+            "log-file=",
+            "password-file=",
+            "temp-dir=",
+            "partial-dir=",
+            "backup-dir=",
+            "compare-dest=",
+            "link-dest=",
+            "copy-dest=",
+            "chmod=",
+            "chown=",
+            "archive",
+            "recursive",
+            "dry-run",
+            "list-only",
+            "remove-source-files",
+            "del",
+            "delete",
+            "delete-before",
+            "delete-during",
+            "delete-delay",
+            "delete-after",
+            "delete-excluded",
+            "delete-missing-args",
+            "help",
+            "version",
+        ],
+        style: Style::Gnu,
+    };
+    let a = getopt::parse(words, &RSYNC);
+    if a.only_help() || a.has(&["n", "dry-run", "list-only"]) {
+        return;
+    }
+    let reads: Vec<Word> = a
+        .values(&[
+            "exclude-from",
+            "include-from",
+            "files-from",
+            "password-file",
+        ])
+        .cloned()
+        .collect();
+    for r in &reads {
+        site.on(Read, r);
+    }
+    let delete = RSYNC_DELETES
+        .iter()
+        .find(|d| a.has(&[d]))
+        .map(|d| format!("--{d}"));
+    let tree = a.has(&["r", "a", "recursive", "archive"]);
+    let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    // `--remove-source-files` deletes what it sent.
+    let moves = a.has(&["remove-source-files"]);
+    copy_over(site, &ops, tree, delete.as_deref(), moves);
+}
+
+pub fn scp<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const SCP: Grammar = Grammar {
+        short: "c:F:i:J:l:o:P:S:X:D:",
+        long: &[],
+        style: Style::Gnu,
+    };
+    let a = getopt::parse(words, &SCP);
+    let tree = a.has(&["r"]);
+    let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    copy_over(site, &ops, tree, None, false);
+}
+
+/// `nc HOST PORT`: whatever it reads goes to the network.
+pub fn netcat<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if words
+        .iter()
+        .any(|w| matches!(w.literal(), Some("-h" | "--help" | "--version")))
+    {
+        return;
+    }
+    site.place(Send, Kind::Remote, "a network connection".to_owned());
+}
+
+/// `ssh-keygen`: `-p` rewrites a private key, `-R HOST` rewrites `known_hosts`, making a key
+/// writes it (over an old one of the same name); listing and printing only read.
+pub fn ssh_keygen<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const KEYGEN: Grammar = Grammar {
+        short: "a:b:C:E:f:F:I:J:m:N:n:O:P:r:R:s:t:V:w:z:Z:",
+        long: &[],
+        style: Style::Gnu,
+    };
+    let a = getopt::parse(words, &KEYGEN);
+    if words
+        .iter()
+        .any(|w| matches!(w.literal(), Some("--help" | "--version" | "-?")))
+    {
+        return;
+    }
+    let file = a.value(&["f"]).cloned();
+    if a.has(&["l", "y", "F", "L", "B", "Q", "H", "D"]) {
+        return;
+    }
+    if a.has(&["R"]) {
+        let known = file.unwrap_or_else(|| {
+            Word::made("~/.ssh/known_hosts".to_owned(), "~/.ssh/known_hosts", 0..0)
+        });
+        let known = site.st.home_word(&known);
+        site.on(Overwrite, &known);
+        return;
+    }
+    let key = match file {
+        Some(f) => f,
+        None => {
+            let kind = a.value(&["t"]).and_then(Word::literal).unwrap_or("ed25519");
+            let default = format!("~/.ssh/id_{kind}");
+            site.st.home_word(&Word::made(default, "~/.ssh/id_…", 0..0))
+        }
+    };
+    site.on(Overwrite, &key);
+}

@@ -1,0 +1,426 @@
+//! Programs that run commands handed to them as words or text: `find -exec`, `parallel`,
+//! `watch`, `su -c`, `ssh HOST CMD`, and the scripts of `sed` and `awk`. `xargs` is a wrapper
+//! (`command` peels it).
+//!
+//! A command they run is queued as a [`Job`] (words) or as shell text; an argument that comes
+//! from their input (`xargs`, `{}` of `find`) is a word only known at run time, with what it
+//! could be when that is known, so `echo / | xargs rm -rf` is `rm -rf` of whatever `echo`
+//! printed, and `find . -name __pycache__ -exec rm -rf {} +` deletes build output.
+
+use std::rc::Rc;
+
+use super::super::State;
+use super::super::catalogue;
+use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, fresh, queue_text};
+use super::super::interp;
+use super::super::join_path;
+use super::super::words::Word;
+use super::files;
+
+/// Runs what a program hands on; `true` when nothing else is to be judged.
+pub type Runner =
+    for<'s, 'x, 'c, 'a> fn(&str, &Job<'s>, &Ctx<'x>, &mut State<'c, 'a>, &mut Vec<Job<'s>>) -> bool;
+
+/// `find … -exec CMD {} ;` (and `-execdir`, `-ok`, `-okdir`, `+`): CMD runs per file found.
+pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<Job<'s>>) -> bool {
+    let words = &job.words;
+    let path = &job.path;
+    let found = Rc::new(files::found(&words[1..]).found);
+    let mut i = 1;
+    while i < words.len() {
+        let action = words[i].literal().unwrap_or("");
+        i += 1;
+        if !matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            continue;
+        }
+        let mut cmd = Vec::new();
+        while let Some(w) = words.get(i) {
+            i += 1;
+            if matches!(w.literal(), Some(";" | "+")) {
+                break;
+            }
+            cmd.push(if w.raw.contains("{}") || w.text.contains("{}") {
+                Word::runtime(w, "{found}", Some(Rc::clone(&found)))
+            } else {
+                w.clone()
+            });
+        }
+        if !cmd.is_empty() {
+            jobs.push(Job {
+                words: cmd,
+                path: join_path(path, &format!("find {action}")),
+                stdin: Stdin::Inherited,
+                child: true,
+                cwd: None,
+            });
+        }
+    }
+    false
+}
+
+/// GNU parallel options that take a value as the next word.
+const PARALLEL_ARGS: &[&str] = &[
+    "-j",
+    "--jobs",
+    "-P",
+    "--max-procs",
+    "-S",
+    "--sshlogin",
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "--eof",
+    "-I",
+    "--colsep",
+    "-C",
+    "-n",
+    "--max-args",
+    "-N",
+    "-L",
+    "--max-lines",
+    "--delay",
+    "--timeout",
+    "--joblog",
+    "--results",
+    "--res",
+    "--tmpdir",
+    "--workdir",
+    "--wd",
+    "--basefile",
+    "--bf",
+    "--env",
+    "--sshloginfile",
+    "--slf",
+    "--tag-string",
+    "--tagstring",
+    "--memfree",
+    "--load",
+    "--nice",
+    "--retries",
+    "--halt",
+    "--id",
+    "--semaphorename",
+    "--fg",
+    "--block",
+    "--block-size",
+    "--recstart",
+    "--recend",
+    "--cat",
+    "--fifo",
+    "--termseq",
+];
+
+/// Arguments given after `:::` are used when they are this few; more, or from elsewhere,
+/// stand for a dynamic word.
+const PARALLEL_INSTANCES: usize = 8;
+
+/// `parallel CMD ::: ARGS` runs CMD once per argument, `{}` replaced or the argument
+/// appended; without CMD the arguments are commands; without `:::` they come from input.
+pub fn parallel<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let words = &job.words;
+    let path = &job.path;
+    let mut i = 1;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t.starts_with(":::") {
+            break;
+        }
+        i += if PARALLEL_ARGS.contains(&t) { 2 } else { 1 };
+    }
+    let rest = words.get(i..).unwrap_or(&[]);
+    let sep = rest
+        .iter()
+        .position(|w| matches!(w.literal(), Some(":::" | "::::" | ":::+" | "::::+")));
+    let (template, inputs) = match sep {
+        Some(s) => (&rest[..s], Some(&rest[s..])),
+        None => (rest, None),
+    };
+    // Literal arguments of a single `:::` group, when few; otherwise unknown.
+    let literal: Option<Vec<&Word<'s>>> = inputs.and_then(|group| {
+        let (head, args) = group.split_first()?;
+        let single = head.literal() == Some(":::")
+            && !args
+                .iter()
+                .any(|w| w.literal().is_some_and(|t| t.starts_with(":::")));
+        (single && args.len() <= PARALLEL_INSTANCES && args.iter().all(|w| !w.dynamic))
+            .then(|| args.iter().collect())
+    });
+    let segment = join_path(path, name);
+    if template.is_empty() {
+        match literal {
+            Some(commands) => {
+                for c in commands {
+                    command_string(name, Some(c), path, at, st);
+                }
+            }
+            None => {
+                let span = at.span_of(words);
+                st.add(catalogue::STDIN_COMMANDS.at(span, name));
+            }
+        }
+        return true;
+    }
+    let placeholder = |t: &str| {
+        t.contains("{}")
+            || t.contains("{.}")
+            || t.contains("{/}")
+            || t.contains("{//}")
+            || t.contains("{/.}")
+            || t.contains("{#}")
+            || t.contains("{%}")
+            || (1..=9).any(|n| t.contains(&format!("{{{n}}}")))
+    };
+    let instances: Vec<Option<&Word<'s>>> = match literal {
+        Some(args) if !args.is_empty() => args.into_iter().map(Some).collect(),
+        _ => vec![None],
+    };
+    for input in instances {
+        let mut cmd: Vec<Word<'s>> = Vec::with_capacity(template.len() + 1);
+        let mut placed = false;
+        for w in template {
+            if placeholder(&w.text) || placeholder(w.raw) {
+                placed = true;
+                cmd.push(match input {
+                    Some(arg) => Word {
+                        text: w.text.replace("{}", &arg.text),
+                        dynamic: w.dynamic || placeholder(&w.text.replace("{}", "")),
+                        ..w.clone()
+                    },
+                    None => Word::runtime(w, "{input}", None),
+                });
+            } else {
+                cmd.push(w.clone());
+            }
+        }
+        if !placed && let Some(last) = template.last() {
+            cmd.push(match input {
+                Some(arg) => arg.clone(),
+                None => Word::runtime(last, "{input}", None),
+            });
+        }
+        jobs.push(Job {
+            words: cmd,
+            path: Rc::clone(&segment),
+            stdin: Stdin::Inherited,
+            child: true,
+            cwd: None,
+        });
+    }
+    true
+}
+
+/// `watch [opts] CMD…`: the words are joined and run by `sh -c` again and again (`-x` runs
+/// them as they are).
+pub fn watch<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let words = &job.words;
+    let path = &job.path;
+    let mut i = 1;
+    let mut exec = false;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += 1;
+        if let Some(long) = t.strip_prefix("--") {
+            exec |= long == "exec";
+            if matches!(long, "interval" | "equexit") {
+                i += 1;
+            }
+        } else {
+            exec |= t.contains('x');
+            // `-n SECS` and `-q CYCLES` take a value unless it is attached.
+            if let Some(p) = t.find(['n', 'q'])
+                && p + 1 == t.len()
+            {
+                i += 1;
+            }
+        }
+    }
+    let Some(cmd) = words.get(i..).filter(|c| !c.is_empty()) else {
+        return true;
+    };
+    let segment = join_path(path, "watch");
+    if exec {
+        jobs.push(Job {
+            words: cmd.to_vec(),
+            path: segment,
+            stdin: Stdin::Inherited,
+            child: true,
+            cwd: None,
+        });
+        return true;
+    }
+    if let Some(dynamic) = cmd.iter().find(|w| w.dynamic) {
+        let span = at.src.map.span(dynamic.span.clone());
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", dynamic.raw)));
+        return true;
+    }
+    let text = cmd
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let refs: Vec<&Word> = cmd.iter().collect();
+    let shell = fresh(st.shell.cwd.clone());
+    queue_or_verbatim(text, &refs, segment, at, shell, st);
+    true
+}
+
+fn queue_or_verbatim(
+    text: String,
+    words: &[&Word],
+    path: Rc<str>,
+    at: &Ctx,
+    shell: super::super::Shell,
+    st: &mut State,
+) {
+    let verbatim = match words {
+        [w] if w.raw == text => Some(w.span.start),
+        [w] if w.raw.len() >= 2 && w.raw.get(1..w.raw.len() - 1) == Some(text.as_str()) => {
+            Some(w.span.start + 1)
+        }
+        _ => None,
+    };
+    match verbatim {
+        Some(base) => queue_text(text, Ok(base), path, at, shell, st),
+        None => queue_text(text, Err(words), path, at, shell, st),
+    }
+}
+
+/// `su [opts] [-] [USER] -c STR`: STR runs through the user's shell; without `-c` a shell
+/// reads standard input.
+pub fn su(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
+    let words = &job.words;
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        i += 1;
+        let Some(t) = w.literal() else { continue };
+        let value = if matches!(t, "-c" | "--command" | "--session-command") {
+            words.get(i)
+        } else if t.starts_with("--command=") || t.starts_with("--session-command=") {
+            let text = t.split_once('=').map_or("", |(_, v)| v);
+            let word = Word {
+                text: text.to_owned(),
+                ..w.clone()
+            };
+            command_string("su -c", Some(&word), &job.path, at, st);
+            return true;
+        } else if t.starts_with('-') && !t.starts_with("--") && t.ends_with('c') {
+            words.get(i)
+        } else {
+            continue;
+        };
+        command_string("su -c", value, &job.path, at, st);
+        return true;
+    }
+    let span = at.span_of(words);
+    fed_to_shell("su", &job.stdin, &job.path, span, at, st);
+    true
+}
+
+/// ssh options that take a value.
+const SSH_ARGS: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+
+/// `ssh [opts] HOST [CMD…]`: CMD's words are joined and run by the remote user's shell, in
+/// their home; the path marks it remote. Without CMD a remote shell reads standard input.
+pub fn ssh(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
+    let words = &job.words;
+    let mut i = 1;
+    let mut no_command = false;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t.len() < 2 {
+            break;
+        }
+        i += 1;
+        for (at, c) in t.char_indices().skip(1) {
+            no_command |= c == 'N';
+            if SSH_ARGS.contains(c) {
+                if at + 1 == t.len() {
+                    i += 1;
+                }
+                break;
+            }
+        }
+    }
+    let Some(host) = words.get(i) else {
+        return true;
+    };
+    if no_command {
+        return true;
+    }
+    let segment = join_path(&job.path, &format!("ssh {}", host.raw));
+    let cmd = &words[i + 1..];
+    let span = at.span_of(words);
+    if cmd.is_empty() {
+        fed_to_shell(
+            &format!("ssh {}", host.raw),
+            &job.stdin,
+            &job.path,
+            span,
+            at,
+            st,
+        );
+        return true;
+    }
+    // The local shell expands the words, the remote one parses the result: dynamic words
+    // are kept as written, without their outer double quotes, so their parts stay dynamic.
+    let text = cmd
+        .iter()
+        .map(|w| match w.literal() {
+            Some(t) => t.to_owned(),
+            None => w
+                .raw
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(w.raw)
+                .to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let home = st.ctx.home.filter(|h| h.starts_with('/')).map(Rc::from);
+    let shell = fresh(Some(home.unwrap_or_else(|| Rc::from(""))));
+    let refs: Vec<&Word> = cmd.iter().collect();
+    if cmd.iter().all(|w| !w.dynamic) {
+        queue_or_verbatim(text, &refs, segment, at, shell, st);
+    } else {
+        queue_text(text, Err(&refs), segment, at, shell, st);
+    }
+    true
+}
+
+/// `sed`'s script: the `e` command runs shell commands, `w` writes files.
+pub fn sed(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
+    interp::sed::sed(&job.words[1..], &job.path, at, st);
+    false
+}
+
+/// `awk`'s program: `system()`, `print | "cmd"` and `"cmd" | getline` run shell commands.
+pub fn awk(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
+    interp::sed::awk(&job.words[1..], &job.path, at, st);
+    false
+}

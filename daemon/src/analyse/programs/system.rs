@@ -1,0 +1,319 @@
+//! The system: power (`shutdown`, `systemctl reboot`), services (`systemctl stop`), processes
+//! (`kill -9 -1`, `pkill`), scheduled jobs (`crontab -r`), firewalls (`iptables -F`, `nft
+//! flush`, `ufw disable`) and accounts (`userdel`, `passwd -d`, `visudo`). Fork bombs are
+//! found from the shape of the line, not here.
+
+use super::super::act::Site;
+use super::super::catalogue::{self, Said};
+use super::super::words::Word;
+
+/// Literal words, dynamic ones as written.
+fn texts<'a>(args: &'a [Word]) -> impl Iterator<Item = &'a str> {
+    args.iter().map(|w| w.text.as_str())
+}
+
+/// The first word that is not an option.
+fn first_operand<'a>(args: &'a [Word]) -> Option<&'a str> {
+    texts(args).find(|t| !t.starts_with('-'))
+}
+
+fn helps(args: &[Word]) -> bool {
+    texts(args).any(|t| t == "--help" || t == "--version")
+}
+
+fn report(site: &mut Site, kind: Said, args: &[Word]) {
+    let mut out = vec![site.name];
+    out.extend(args.iter().take(3).map(|w| w.raw));
+    let detail = out.join(" ");
+    site.say(kind, &detail);
+}
+
+pub fn power<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if helps(args) {
+        return;
+    }
+    // `shutdown -c` cancels a pending shutdown.
+    if site.name == "shutdown" && texts(args).any(|t| t == "-c") {
+        report(site, catalogue::SYSTEM_CHANGE, args);
+    } else {
+        report(site, catalogue::SYSTEM_POWER, args);
+    }
+}
+
+pub fn init<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    match first_operand(args) {
+        Some("0" | "6" | "1" | "s" | "S" | "halt" | "reboot") => {
+            report(site, catalogue::SYSTEM_POWER, args)
+        }
+        Some(_) => report(site, catalogue::SYSTEM_CHANGE, args),
+        None => {}
+    }
+}
+
+/// `systemctl` verbs that only read.
+const SYSTEMCTL_READS: &[&str] = &[
+    "status",
+    "show",
+    "cat",
+    "list-units",
+    "list-unit-files",
+    "list-sockets",
+    "list-timers",
+    "list-jobs",
+    "list-dependencies",
+    "list-machines",
+    "is-active",
+    "is-enabled",
+    "is-failed",
+    "is-system-running",
+    "get-default",
+    "help",
+    "show-environment",
+];
+
+pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let Some(verb) = first_operand(args) else {
+        return;
+    };
+    let kind = match verb {
+        "reboot" | "poweroff" | "halt" | "kexec" | "soft-reboot" | "rescue" | "emergency"
+        | "isolate" | "default" => catalogue::SYSTEM_POWER,
+        "stop" | "disable" | "mask" | "kill" => catalogue::SERVICE_STOP,
+        v if SYSTEMCTL_READS.contains(&v) => return,
+        _ => catalogue::SYSTEM_CHANGE,
+    };
+    report(site, kind, args);
+}
+
+/// `service NAME stop`.
+pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let ops: Vec<&str> = texts(args).filter(|t| !t.starts_with('-')).collect();
+    match ops.get(1) {
+        Some(&"stop") => report(site, catalogue::SERVICE_STOP, args),
+        Some(&("status" | "--status-all")) | None => {}
+        Some(_) => report(site, catalogue::SYSTEM_CHANGE, args),
+    }
+}
+
+/// `kill [-SIGNAL | -s SIGNAL | -n NUM] PID…`: a PID of `-1` is every process the user may
+/// signal.
+pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let mut words = texts(args).peekable();
+    let mut pids = Vec::new();
+    let mut first = true;
+    while let Some(t) = words.next() {
+        match t {
+            "-l" | "-L" | "--list" | "--table" if first => return,
+            "-s" | "-n" | "--signal" if first => {
+                words.next();
+            }
+            "--" => pids.extend(words.by_ref()),
+            t if first && t.starts_with('-') && t.len() > 1 => {}
+            t => pids.push(t),
+        }
+        first = false;
+    }
+    if pids.contains(&"-1") {
+        report(site, catalogue::KILL_ALL, args);
+    } else if !pids.is_empty() {
+        report(site, catalogue::SYSTEM_CHANGE, args);
+    }
+}
+
+pub fn kill_by_name<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let lists = texts(args).any(|t| matches!(t, "-l" | "--list" | "-V" | "--version" | "--help"));
+    if !lists && !args.is_empty() {
+        report(site, catalogue::KILL_BY_NAME, args);
+    }
+}
+
+pub fn kill_everything<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    report(site, catalogue::KILL_ALL, args);
+}
+
+pub fn crontab<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let removes =
+        texts(args).any(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('r'));
+    if removes {
+        report(site, catalogue::CRONTAB_REMOVE, args);
+    } else if !texts(args).any(|t| t == "-l") {
+        report(site, catalogue::CRONTAB_WRITE, args);
+    }
+}
+
+pub fn iptables<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let mut kind = None;
+    for t in texts(args) {
+        let short = t.strip_prefix('-').filter(|s| !s.starts_with('-'));
+        let k = match (t, short) {
+            ("--flush" | "--delete-chain" | "--delete" | "--policy", _) => {
+                Some(catalogue::FIREWALL)
+            }
+            (_, Some(s)) if s.starts_with(['F', 'X', 'D', 'P']) => Some(catalogue::FIREWALL),
+            ("--list" | "--list-rules" | "--check", _) => None,
+            (_, Some(s)) if s.starts_with(['L', 'S', 'C']) => None,
+            ("--append" | "--insert" | "--replace" | "--new-chain" | "--zero", _) => {
+                Some(catalogue::SYSTEM_CHANGE)
+            }
+            (_, Some(s)) if s.starts_with(['A', 'I', 'R', 'N', 'Z', 'E']) => {
+                Some(catalogue::SYSTEM_CHANGE)
+            }
+            _ => None,
+        };
+        if let Some(k) = k
+            && kind.is_none_or(|old: Said| level(k) > level(old))
+        {
+            kind = Some(k);
+        }
+    }
+    if let Some(k) = kind {
+        report(site, k, args);
+    }
+}
+
+pub fn nft<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    match first_operand(args) {
+        Some("flush" | "delete" | "destroy") => report(site, catalogue::FIREWALL, args),
+        Some("list" | "describe" | "monitor") | None => {
+            if texts(args).any(|t| t == "-f" || t == "--file") {
+                report(site, catalogue::SYSTEM_CHANGE, args);
+            }
+        }
+        Some(_) => report(site, catalogue::SYSTEM_CHANGE, args),
+    }
+}
+
+pub fn ufw<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    match first_operand(args) {
+        Some("disable" | "reset" | "delete") => report(site, catalogue::FIREWALL, args),
+        Some("status" | "show" | "version" | "app") | None => {}
+        Some(_) => report(site, catalogue::SYSTEM_CHANGE, args),
+    }
+}
+
+pub fn account<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if !helps(args) {
+        report(site, catalogue::USER, args);
+    }
+}
+
+pub fn passwd<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    // `-d` deletes the password, `-l` locks the account, `-e` expires it.
+    let harms = texts(args).any(|t| {
+        matches!(t, "--delete" | "--lock" | "--expire")
+            || (t.starts_with('-') && !t.starts_with("--") && t.contains(['d', 'l', 'e']))
+    });
+    if texts(args).any(|t| t == "-S" || t == "--status") {
+        return;
+    }
+    let kind = if harms {
+        catalogue::USER
+    } else {
+        catalogue::SYSTEM_CHANGE
+    };
+    report(site, kind, args);
+}
+
+pub fn usermod<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let harms = texts(args).any(|t| {
+        matches!(
+            t,
+            "-L" | "--lock" | "-e" | "--expiredate" | "-p" | "--password"
+        )
+    });
+    let kind = if harms {
+        catalogue::USER
+    } else {
+        catalogue::SYSTEM_CHANGE
+    };
+    report(site, kind, args);
+}
+
+/// Mounting, kernel settings, accounts added: changes to the machine that can be undone.
+pub fn change<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if !helps(args) && !args.is_empty() {
+        report(site, catalogue::SYSTEM_CHANGE, args);
+    }
+}
+
+fn level(said: Said) -> assent_client::protocol::Level {
+    super::super::effects::level(said.effect, said.place)
+}
+
+pub fn visudo<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    // `visudo -c` only checks the file.
+    if !texts(args).any(|t| t == "-c" || t == "--check" || t == "--help") {
+        report(site, catalogue::SUDOERS, args);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Safe};
+
+    use super::super::git::tests::check;
+
+    const FIREWALL: &[&str] = &["system.firewall"];
+    const USER: &[&str] = &["system.user"];
+
+    #[rustfmt::skip]
+    const CASES: &[(&str, Level, &[&str])] = &[
+        ("shutdown -h now", Destructive, &["stop.machine"]),
+        ("reboot", Destructive, &["stop.machine"]),
+        ("poweroff", Destructive, &["stop.machine"]),
+        ("shutdown -c", Moderate, &["change.services"]),
+        ("systemctl reboot", Destructive, &["stop.machine"]),
+        ("systemctl --user stop app", Destructive, &["stop.services"]),
+        ("systemctl disable --now nginx", Destructive, &["stop.services"]),
+        ("systemctl mask sshd", Destructive, &["stop.services"]),
+        ("systemctl restart nginx", Moderate, &["change.services"]),
+        ("systemctl status nginx", Safe, &[]),
+        ("init 0", Destructive, &["stop.machine"]),
+        ("telinit 6", Destructive, &["stop.machine"]),
+        ("service nginx stop", Destructive, &["stop.services"]),
+        ("service nginx status", Safe, &[]),
+        ("service nginx restart", Moderate, &["change.services"]),
+        ("kill -9 -1", Forbidden, &["stop.root"]),
+        ("kill -KILL -1", Forbidden, &["stop.root"]),
+        ("kill -s KILL -1", Forbidden, &["stop.root"]),
+        ("kill -- -1", Forbidden, &["stop.root"]),
+        ("killall5 -9", Forbidden, &["stop.root"]),
+        ("kill 1234", Moderate, &["change.services"]),
+        ("kill -9 1234", Moderate, &["change.services"]),
+        ("kill -l", Safe, &[]),
+        ("pkill -f 'npm run dev'", Destructive, &["stop.services"]),
+        ("killall node", Destructive, &["stop.services"]),
+        ("crontab -r", Destructive, &["delete.protected"]),
+        ("crontab -ir", Destructive, &["delete.protected"]),
+        ("crontab -l", Safe, &[]),
+        ("crontab jobs.txt", Destructive, &["write.protected"]),
+        ("iptables -F", Destructive, &["delete.machine"]),
+        ("iptables --flush INPUT", Destructive, &["delete.machine"]),
+        ("ip6tables -X", Destructive, &["delete.machine"]),
+        ("iptables -P INPUT DROP", Destructive, &["delete.machine"]),
+        ("iptables -A INPUT -p tcp --dport 22 -j ACCEPT", Moderate, &["change.services"]),
+        ("iptables -L -n", Safe, &[]),
+        ("nft flush ruleset", Destructive, &["delete.machine"]),
+        ("nft delete table inet filter", Destructive, &["delete.machine"]),
+        ("nft list ruleset", Safe, &[]),
+        ("ufw disable", Destructive, &["delete.machine"]),
+        ("ufw reset", Destructive, &["delete.machine"]),
+        ("ufw allow 22", Moderate, &["change.services"]),
+        ("ufw status", Safe, &[]),
+        ("userdel -r bob", Destructive, &["delete.machine"]),
+        ("deluser bob", Destructive, &["delete.machine"]),
+        ("passwd -d bob", Destructive, &["delete.machine"]),
+        ("passwd -l bob", Destructive, &["delete.machine"]),
+        ("passwd -S bob", Safe, &[]),
+        ("usermod -L bob", Destructive, &["delete.machine"]),
+        ("usermod -aG docker bob", Moderate, &["change.services"]),
+        ("echo 'bob:x' | chpasswd", Destructive, &["delete.machine"]),
+        ("visudo", Destructive, &["overwrite.protected"]),
+        ("visudo -c", Safe, &[]),
+    ];
+
+    #[test]
+    fn system_table() {
+        check(CASES);
+    }
+}

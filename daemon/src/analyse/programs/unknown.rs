@@ -1,0 +1,257 @@
+//! A program the gate does not model is judged by the places it is given: it works in the
+//! current directory, and every operand and option value that could be a path is a place it
+//! may do anything with (`use`): a secret makes it a secret read, a protected place at least
+//! destructive, a word only known at run time opaque; project, build output and temp paths
+//! leave it moderate. Service CLIs (`aws`, `kubectl`, `docker`) are first looked at for the
+//! verbs that delete what a service holds (`cloud`).
+
+use super::super::act::Site;
+use super::super::effects::Effect::{self, Read, Use};
+use super::super::words::Word;
+use super::cloud;
+use crate::places::Kind;
+
+/// Commands that print stored credentials: the program, the words that must follow it, and
+/// what they print.
+const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
+    ("gh", &["auth", "token"], "the GitHub CLI's token"),
+    ("glab", &["auth", "token"], "the GitLab CLI's token"),
+    ("aws", &["configure", "get"], "AWS credentials"),
+    (
+        "aws",
+        &["configure", "export-credentials"],
+        "AWS credentials",
+    ),
+    ("aws", &["ecr", "get-login-password"], "a registry password"),
+    (
+        "aws",
+        &["sts", "get-session-token"],
+        "AWS session credentials",
+    ),
+    (
+        "gcloud",
+        &["auth", "print-access-token"],
+        "a Google Cloud token",
+    ),
+    (
+        "gcloud",
+        &["auth", "print-identity-token"],
+        "a Google Cloud token",
+    ),
+    (
+        "gcloud",
+        &["auth", "application-default", "print-access-token"],
+        "a Google Cloud token",
+    ),
+    ("az", &["account", "get-access-token"], "an Azure token"),
+    (
+        "kubectl",
+        &["config", "view", "--raw"],
+        "Kubernetes credentials",
+    ),
+    ("kubectl", &["create", "token"], "a Kubernetes token"),
+    ("pass", &["show"], "a stored password"),
+    ("gopass", &["show"], "a stored password"),
+    ("op", &["read"], "a 1Password secret"),
+    ("bw", &["get"], "a Bitwarden item"),
+    ("secret-tool", &["lookup"], "a keyring secret"),
+    ("vault", &["kv", "get"], "a Vault secret"),
+    ("vault", &["read"], "a Vault secret"),
+    ("vault", &["print", "token"], "a Vault token"),
+    ("doppler", &["secrets"], "Doppler secrets"),
+    ("heroku", &["auth:token"], "a Heroku token"),
+    ("docker", &["login"], "registry credentials"),
+    ("npm", &["token", "list"], "npm tokens"),
+    ("az", &["keyvault", "secret", "show"], "a Key Vault secret"),
+    (
+        "gcloud",
+        &["secrets", "versions", "access"],
+        "a Secret Manager secret",
+    ),
+    (
+        "aws",
+        &["secretsmanager", "get-secret-value"],
+        "an AWS secret",
+    ),
+];
+
+/// A command that prints a stored credential: the words that must appear, in order, among
+/// the operands (options may sit between them).
+fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
+    PRINTS_SECRETS.iter().find_map(|(program, needs, what)| {
+        if *program != name {
+            return None;
+        }
+        let mut given = words.iter().filter_map(Word::literal);
+        let all = needs.iter().all(|n| given.any(|g| g == *n));
+        // `pass NAME` shows NAME too.
+        let pass_name = name == "pass"
+            && words.first().and_then(Word::literal).is_some_and(|t| {
+                !t.starts_with('-')
+                    && !matches!(
+                        t,
+                        "ls" | "list"
+                            | "insert"
+                            | "generate"
+                            | "edit"
+                            | "rm"
+                            | "mv"
+                            | "cp"
+                            | "git"
+                            | "init"
+                            | "find"
+                            | "grep"
+                            | "help"
+                            | "version"
+                    )
+            });
+        (all || pass_name).then_some(*what)
+    })
+}
+
+/// Options that, given alone, ask any program only to describe itself.
+const SELF_DESCRIBING: &[&str] = &["--version", "-V", "--help", "-h", "version", "help"];
+
+/// Judges a program no entry of the index names.
+pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if let [only] = words
+        && only.literal().is_some_and(|t| SELF_DESCRIBING.contains(&t))
+    {
+        return;
+    }
+    if let Some(what) = prints_secret(site.name, words) {
+        site.place(Read, Kind::Secret, what.to_owned());
+    }
+    if cloud::service(words, site) {
+        return;
+    }
+    let here = Word::made(".".to_owned(), ".", 0..0);
+    site.on(Use, &here);
+    // A service CLI's arguments name things on the service, not files: only the secrets a
+    // word names count (`aws ssm get-parameters --names /app/one`, `kong check /etc/kong.conf`).
+    let effect = if SERVICE_CLIS.contains(&site.name) {
+        Read
+    } else {
+        Use
+    };
+    given(words, site, effect);
+}
+
+/// Command-line clients of services, whose arguments are mostly names on the service.
+const SERVICE_CLIS: &[&str] = &[
+    "aws",
+    "gcloud",
+    "gsutil",
+    "bq",
+    "az",
+    "azcopy",
+    "kubectl",
+    "oc",
+    "helm",
+    "k9s",
+    "kubectx",
+    "kustomize",
+    "docker",
+    "podman",
+    "nerdctl",
+    "docker-compose",
+    "podman-compose",
+    "terraform",
+    "tofu",
+    "terragrunt",
+    "pulumi",
+    "gh",
+    "glab",
+    "hub",
+    "vault",
+    "consul",
+    "nomad",
+    "doppler",
+    "op",
+    "bw",
+    "fly",
+    "flyctl",
+    "heroku",
+    "vercel",
+    "netlify",
+    "wrangler",
+    "firebase",
+    "supabase",
+    "stripe",
+    "rclone",
+    "restic",
+    "borg",
+    "kong",
+    "deck",
+    "haproxy",
+    "nginx",
+    "promtool",
+    "amtool",
+    "kafka-topics",
+    "rabbitmqctl",
+    "nats",
+    "redis-server",
+    "etcdctl",
+    "ansible",
+    "ansible-playbook",
+    "packer",
+    "vagrant",
+    "minikube",
+    "kind",
+    "k3d",
+    "skaffold",
+    "argocd",
+    "flux",
+    "istioctl",
+    "linkerd",
+    "eksctl",
+    "doctl",
+    "hcloud",
+    "linode-cli",
+    "gitlab-rake",
+    "jenkins-cli",
+    "sentry-cli",
+    "datadog-ci",
+    "newrelic",
+    "mc",
+    "s3cmd",
+];
+
+/// Every word that could name a place gets `effect`: operands, the values of `--opt=value`
+/// and `KEY=value`, and `@file` (curl's and many tools' way to name a file to read).
+pub fn given<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, effect: Effect) {
+    for w in words {
+        if let Some(place) = place_word(w) {
+            site.tree(effect, &place);
+        }
+    }
+}
+
+/// The part of a word that could name a place: the word, what follows `=` in an option or
+/// assignment, what follows `@`. Flags (`-la`) and addresses (`https://…`) name none.
+pub fn place_word<'s>(w: &Word<'s>) -> Option<Word<'s>> {
+    let text = w.literal().unwrap_or(w.raw);
+    // A word with blanks is a message or a command (`-m "fix it"`), not a path.
+    if text.is_empty() || text.contains("://") || (!w.dynamic && text.contains(char::is_whitespace))
+    {
+        return None;
+    }
+    if text.starts_with('-') {
+        let eq = text.find('=')?;
+        return place_word(&w.tail(eq + 1));
+    }
+    if let Some(rest) = text.strip_prefix('@')
+        && !rest.is_empty()
+    {
+        return Some(w.tail(1));
+    }
+    if let Some((key, _)) = text.split_once('=')
+        && !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    {
+        return place_word(&w.tail(key.len() + 1));
+    }
+    Some(w.clone())
+}

@@ -1,0 +1,482 @@
+//! One path component as a pattern: a literal name, or a glob as bash matches file names
+//! (`*`, `?`, `[…]`), and the two questions the vocabulary asks of a pair of them: could one
+//! name match both ([`Glob::meets`]), and does every name one matches also match the other
+//! ([`Glob::within`], answered conservatively).
+//!
+//! A component never holds `/`. Bash does not let a wildcard match a leading `.` of a name
+//! (`dotglob` off), so `~/*/id_rsa` cannot reach `~/.ssh/id_rsa` while `~/.*/id_rsa` can: the
+//! side that is a command's word obeys that rule, the vocabulary's side does not (its patterns
+//! describe names, not expansions).
+
+/// One token of a component pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    /// `?`: any one character.
+    One,
+    /// `*`: any run of characters, empty included.
+    Any,
+    /// `[…]`: one character in (or, negated, not in) the ranges.
+    Class {
+        ranges: Vec<(char, char)>,
+        negated: bool,
+    },
+}
+
+impl Tok {
+    fn accepts(&self, c: char) -> bool {
+        match self {
+            Tok::Char(x) => *x == c,
+            Tok::One | Tok::Any => true,
+            Tok::Class { ranges, negated } => {
+                ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != *negated
+            }
+        }
+    }
+
+    /// Characters worth trying when looking for one both tokens accept: their own characters
+    /// and range ends, their neighbours (for negated classes), and a few ordinary ones.
+    fn candidates(&self, out: &mut Vec<char>) {
+        let near = |c: char, out: &mut Vec<char>| {
+            out.push(c);
+            out.extend(char::from_u32(u32::from(c).wrapping_sub(1)));
+            out.extend(char::from_u32(u32::from(c).wrapping_add(1)));
+        };
+        match self {
+            Tok::Char(c) => out.push(*c),
+            Tok::One | Tok::Any => {}
+            Tok::Class { ranges, .. } => {
+                for (lo, hi) in ranges {
+                    near(*lo, out);
+                    near(*hi, out);
+                }
+            }
+        }
+    }
+}
+
+/// Characters that any two wildcards can agree on: a private-use character no class in
+/// practice names, and ordinary letters and digits.
+const ORDINARY: [char; 5] = ['a', 'Z', '0', '_', '\u{e000}'];
+
+/// A component pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob {
+    toks: Vec<Tok>,
+}
+
+impl Glob {
+    /// A name matched only by itself.
+    pub fn literal(name: &str) -> Glob {
+        Glob {
+            toks: name.chars().map(Tok::Char).collect(),
+        }
+    }
+
+    /// A component in glob syntax: `*`, `?`, `[a-z]`, `[!x]`/`[^x]`, `\c` for a literal `c`.
+    /// A `[` without its `]` is a literal, as bash takes it.
+    pub fn parse(text: &str) -> Glob {
+        let chars: Vec<char> = text.chars().collect();
+        let mut toks = Vec::with_capacity(chars.len());
+        let mut i = 0;
+        while i < chars.len() {
+            match chars[i] {
+                '\\' if i + 1 < chars.len() => {
+                    toks.push(Tok::Char(chars[i + 1]));
+                    i += 2;
+                    continue;
+                }
+                '*' => {
+                    // `**` is `*` within one component.
+                    if toks.last() != Some(&Tok::Any) {
+                        toks.push(Tok::Any);
+                    }
+                }
+                '?' => toks.push(Tok::One),
+                '[' => {
+                    if let Some((class, next)) = class(&chars, i) {
+                        toks.push(class);
+                        i = next;
+                        continue;
+                    }
+                    toks.push(Tok::Char('['));
+                }
+                c => toks.push(Tok::Char(c)),
+            }
+            i += 1;
+        }
+        Glob { toks }
+    }
+
+    /// Appends a pattern written in glob syntax to this one (a word made of literal and
+    /// unquoted parts: `"$d"*.pem`).
+    pub fn push_glob(&mut self, text: &str) {
+        for tok in Glob::parse(text).toks {
+            if tok == Tok::Any && self.toks.last() == Some(&Tok::Any) {
+                continue;
+            }
+            self.toks.push(tok);
+        }
+    }
+
+    /// Appends another pattern.
+    pub fn append(&mut self, other: &Glob) {
+        for tok in &other.toks {
+            if *tok == Tok::Any && self.toks.last() == Some(&Tok::Any) {
+                continue;
+            }
+            self.toks.push(tok.clone());
+        }
+    }
+
+    /// Appends literal text.
+    pub fn push_literal(&mut self, text: &str) {
+        self.toks.extend(text.chars().map(Tok::Char));
+    }
+
+    /// The name, when the pattern matches exactly one.
+    pub fn as_literal(&self) -> Option<String> {
+        self.toks
+            .iter()
+            .map(|t| match t {
+                Tok::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn is_literal(&self) -> bool {
+        self.toks.iter().all(|t| matches!(t, Tok::Char(_)))
+    }
+
+    /// Holds no literal character at all (`*`, `?*`, `[!.]*`): it could name any entry of a
+    /// directory.
+    pub fn is_wildcard_only(&self) -> bool {
+        !self.toks.is_empty() && self.toks.iter().all(|t| !matches!(t, Tok::Char(_)))
+    }
+
+    /// Matches nearly any name: wildcard-only, starting with `*`, `?`, a negated class or a
+    /// wide one (`*`, `?*`, `[!.]*`, `[a-z]*`, but not `[eu]*`).
+    pub fn is_everything(&self) -> bool {
+        self.is_wildcard_only()
+            && match &self.toks[0] {
+                Tok::Any | Tok::One => true,
+                Tok::Class { negated: true, .. } => true,
+                Tok::Class { ranges, .. } => {
+                    ranges
+                        .iter()
+                        .map(|(lo, hi)| u32::from(*hi) - u32::from(*lo) + 1)
+                        .sum::<u32>()
+                        >= 26
+                }
+                Tok::Char(_) => false,
+            }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.toks.is_empty()
+    }
+
+    /// Whether `name` matches, as a vocabulary pattern matches a name (no leading-dot rule).
+    pub fn matches(&self, name: &str) -> bool {
+        let name: Vec<char> = name.chars().collect();
+        // Positions in the pattern reachable after each character: a small NFA run.
+        let mut states = vec![false; self.toks.len() + 1];
+        states[0] = true;
+        self.close(&mut states);
+        for c in name {
+            let mut next = vec![false; self.toks.len() + 1];
+            for (i, on) in states.iter().enumerate() {
+                if !on {
+                    continue;
+                }
+                if let Some(tok) = self.toks.get(i)
+                    && tok.accepts(c)
+                {
+                    if *tok == Tok::Any {
+                        next[i] = true;
+                    } else {
+                        next[i + 1] = true;
+                    }
+                }
+            }
+            self.close(&mut next);
+            states = next;
+            if !states.iter().any(|s| *s) {
+                return false;
+            }
+        }
+        states[self.toks.len()]
+    }
+
+    /// `*` may match nothing: a state before one reaches the state after it.
+    fn close(&self, states: &mut [bool]) {
+        for i in 0..self.toks.len() {
+            if states[i] && self.toks[i] == Tok::Any {
+                states[i + 1] = true;
+            }
+        }
+    }
+
+    /// Whether some name matches both: `self` is a word's component (bash's leading-dot rule
+    /// applies to it), `rule` a vocabulary pattern.
+    pub fn meets(&self, rule: &Glob) -> bool {
+        self.product(rule, false)
+    }
+
+    /// [`Glob::meets`], where the word must also spell out part of what the rule names: some
+    /// character of the rule's literal text is matched by the word's own (`id_*` and `*.pem`
+    /// name keys; `*` and `notes-*` could match `x.pem` but name nothing in particular).
+    pub fn names(&self, rule: &Glob) -> bool {
+        if self.is_wildcard_only() {
+            return false;
+        }
+        self.product(rule, true)
+    }
+
+    fn product(&self, rule: &Glob, pin: bool) -> bool {
+        let (n, m) = (self.toks.len(), rule.toks.len());
+        // State (i, j, started, pinned): positions in both, whether a character was consumed,
+        // whether a literal of the word met a literal of the rule.
+        let idx = |i: usize, j: usize, s: bool, p: bool| {
+            ((i * (m + 1) + j) * 2 + usize::from(s)) * 2 + usize::from(p)
+        };
+        let mut seen = vec![false; (n + 1) * (m + 1) * 4];
+        let mut stack = vec![(0usize, 0usize, false, !pin)];
+        while let Some((i, j, s, p)) = stack.pop() {
+            if seen[idx(i, j, s, p)] {
+                continue;
+            }
+            seen[idx(i, j, s, p)] = true;
+            if i == n && j == m && p {
+                return true;
+            }
+            let a = self.toks.get(i);
+            let b = rule.toks.get(j);
+            if a == Some(&Tok::Any) {
+                stack.push((i + 1, j, s, p));
+            }
+            if b == Some(&Tok::Any) {
+                stack.push((i, j + 1, s, p));
+            }
+            let (Some(a), Some(b)) = (a, b) else { continue };
+            let mut cands = Vec::with_capacity(12);
+            a.candidates(&mut cands);
+            b.candidates(&mut cands);
+            cands.extend(ORDINARY);
+            // Bash lets only a pattern that starts with a literal `.` match a leading one.
+            let leading_dot_ok = s || (i == 0 && *a == Tok::Char('.'));
+            let shared = cands.iter().any(|c| {
+                *c != '/' && (leading_dot_ok || *c != '.') && a.accepts(*c) && b.accepts(*c)
+            });
+            if shared {
+                let ni = if *a == Tok::Any { i } else { i + 1 };
+                let nj = if *b == Tok::Any { j } else { j + 1 };
+                // A letter or digit, or the leading dot of a dot file, spells something out;
+                // a `.` in the middle (`*.*`) does not.
+                let pinned = p
+                    || match (a, b) {
+                        (Tok::Char(x), Tok::Char(_)) => x.is_alphanumeric() || (*x == '.' && !s),
+                        _ => false,
+                    };
+                stack.push((ni, nj, true, pinned));
+            }
+        }
+        false
+    }
+
+    /// Whether every name `self` matches (under the leading-dot rule) also matches `rule`.
+    /// Conservative: `false` when not sure, which makes a vocabulary exception not apply.
+    pub fn within(&self, rule: &Glob) -> bool {
+        if let Some(name) = self.as_literal() {
+            return rule.matches(&name);
+        }
+        if let Some(names) = self.expand(64) {
+            return names.iter().all(|n| rule.matches(n));
+        }
+        if self == rule || rule.toks.iter().all(|t| *t == Tok::Any) {
+            return true;
+        }
+        // `rule` = literal prefix, `*`, literal suffix; `self` must carry both literally.
+        let any = rule.toks.iter().filter(|t| **t == Tok::Any).count();
+        if any != 1
+            || rule
+                .toks
+                .iter()
+                .any(|t| matches!(t, Tok::One | Tok::Class { .. }))
+        {
+            return false;
+        }
+        let star = rule.toks.iter().position(|t| *t == Tok::Any).unwrap_or(0);
+        let (prefix, suffix) = (&rule.toks[..star], &rule.toks[star + 1..]);
+        self.toks.len() >= prefix.len() + suffix.len()
+            && self.toks.starts_with(prefix)
+            && self.toks.ends_with(suffix)
+    }
+}
+
+impl Glob {
+    /// Every name a pattern of literal characters and small classes matches, when there are
+    /// at most `limit`.
+    fn expand(&self, limit: usize) -> Option<Vec<String>> {
+        let mut names = vec![String::new()];
+        for tok in &self.toks {
+            let chars: Vec<char> = match tok {
+                Tok::Char(c) => vec![*c],
+                Tok::Class {
+                    ranges,
+                    negated: false,
+                } => {
+                    let mut cs = Vec::new();
+                    for (lo, hi) in ranges {
+                        for c in *lo..=*hi {
+                            cs.push(c);
+                            if cs.len() > limit {
+                                return None;
+                            }
+                        }
+                    }
+                    cs
+                }
+                _ => return None,
+            };
+            if names.len() * chars.len() > limit {
+                return None;
+            }
+            names = names
+                .iter()
+                .flat_map(|n| chars.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+        }
+        Some(names)
+    }
+}
+
+/// A bracket expression starting at `open`: the class token and the index after its `]`.
+fn class(chars: &[char], open: usize) -> Option<(Tok, usize)> {
+    let mut i = open + 1;
+    let negated = matches!(chars.get(i), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut ranges = Vec::new();
+    let mut first = true;
+    while let Some(&c) = chars.get(i) {
+        if c == ']' && !first {
+            return Some((Tok::Class { ranges, negated }, i + 1));
+        }
+        first = false;
+        // `[:alpha:]` and friends: take them as any character of their kind, roughly.
+        if c == '[' && chars.get(i + 1) == Some(&':') {
+            let end = (i + 2..chars.len().saturating_sub(1))
+                .find(|&k| chars[k] == ':' && chars[k + 1] == ']')?;
+            let name: String = chars[i + 2..end].iter().collect();
+            ranges.extend(named_class(&name));
+            i = end + 2;
+            continue;
+        }
+        let lo = if c == '\\' {
+            i += 1;
+            *chars.get(i)?
+        } else {
+            c
+        };
+        if chars.get(i + 1) == Some(&'-') && chars.get(i + 2).is_some_and(|h| *h != ']') {
+            let hi = chars[i + 2];
+            ranges.push((lo.min(hi), lo.max(hi)));
+            i += 3;
+        } else {
+            ranges.push((lo, lo));
+            i += 1;
+        }
+    }
+    None
+}
+
+fn named_class(name: &str) -> Vec<(char, char)> {
+    match name {
+        "alpha" => vec![('a', 'z'), ('A', 'Z')],
+        "digit" => vec![('0', '9')],
+        "alnum" => vec![('a', 'z'), ('A', 'Z'), ('0', '9')],
+        "lower" => vec![('a', 'z')],
+        "upper" => vec![('A', 'Z')],
+        "space" | "blank" => vec![(' ', ' '), ('\t', '\t')],
+        "punct" => vec![('!', '/'), (':', '@'), ('[', '`'), ('{', '~')],
+        "xdigit" => vec![('0', '9'), ('a', 'f'), ('A', 'F')],
+        // Anything printable: the whole range a name uses.
+        _ => vec![(' ', '\u{10ffff}')],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_names() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("*.pem", "key.pem", true),
+            ("*.pem", "key.pe", false),
+            (".env.*", ".env.local", true),
+            ("id_*", "id_rsa", true),
+            ("[a-c]x", "bx", true),
+            ("[!a-c]x", "bx", false),
+            ("?", "", false),
+            ("a\\*", "a*", true),
+            ("a\\*", "ab", false),
+            ("[", "[", true),
+        ];
+        for (glob, name, want) in cases {
+            assert_eq!(Glob::parse(glob).matches(name), *want, "{glob} ~ {name}");
+        }
+    }
+
+    #[test]
+    fn words_meet_rules() {
+        let cases: &[(&str, &str, bool)] = &[
+            (".ss?", ".ssh", true),
+            ("*", ".ssh", false),
+            (".*", ".ssh", true),
+            ("?ssh", ".ssh", false),
+            ("[.]ssh", ".ssh", false),
+            ("*", "id_rsa", true),
+            ("id_*", "*.pub", true),
+            ("*.pem", "id_rsa", false),
+            ("[a-z]*", "*.pem", true),
+            (".e[n]v", ".env", true),
+            (".env", ".env.*", false),
+            ("e[n]v", "env", true),
+            (".env*", ".env.*", true),
+            ("[!.]*", ".bashrc", false),
+            ("*rc", ".bashrc", false),
+            (".*rc", ".bashrc", true),
+        ];
+        for (word, rule, want) in cases {
+            assert_eq!(
+                Glob::parse(word).meets(&Glob::parse(rule)),
+                *want,
+                "{word} ∩ {rule}"
+            );
+        }
+    }
+
+    #[test]
+    fn within_is_conservative() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("id_rsa.pub", "*.pub", true),
+            ("*.pub", "*.pub", true),
+            ("id_*.pub", "*.pub", true),
+            ("*", "*.pub", false),
+            (".env.ex*", ".env.example", false),
+            ("anything", "*", true),
+            ("known_hosts*", "known_hosts*", true),
+        ];
+        for (word, rule, want) in cases {
+            assert_eq!(
+                Glob::parse(word).within(&Glob::parse(rule)),
+                *want,
+                "{word} ⊆ {rule}"
+            );
+        }
+    }
+}

@@ -1,0 +1,627 @@
+//! The one vocabulary of places: what a path is to the person whose machine it is. The shell
+//! analysis, the arguments of tool calls and the signatures of remembered approvals all name
+//! places through [`classify`] and [`Kind`], so `cat ~/.aws/credentials`, a `Read` of
+//! `/home/u/.aws/credentials` and a rule a person remembers agree on what that file is.
+//!
+//! A path is judged by its text, never by the file system: pure, no I/O. A pattern (a glob, a
+//! word only partly known) is judged by every place it could name. Which paths are which is
+//! `vocabulary`'s table; where the project, the home and temp are comes from the request.
+
+mod glob;
+mod path;
+mod vocabulary;
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+pub use glob::Glob;
+pub use path::{Anchor, Comp, Path, Piece};
+use vocabulary::{At, RComp, Rule, Says, meets, names, views, within};
+
+/// What a place is. File places first, then the places that are not files, which programs'
+/// models name (`git push` publishes to a `Remote`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// `/`, or everything in it.
+    Root,
+    /// A home directory as a whole, or everything in it.
+    Home,
+    /// A directory the system needs, as a whole.
+    System,
+    /// A disk, a partition, the machine's memory.
+    Device,
+    /// Keys, tokens, passwords, credential stores.
+    Secret,
+    /// What runs at login or start-up, git's internals and configuration, the gate's own
+    /// files, the agents' hook settings, the system's files.
+    Protected,
+    /// Files outside the project: the owner's elsewhere in the home, another user's, the
+    /// machine's data.
+    Data,
+    /// The working directory's tree.
+    Project,
+    /// Output a build recreates, in the project.
+    Build,
+    /// Scratch space.
+    Temp,
+    /// `/dev/null`, the standard streams: nothing is kept or lost.
+    Null,
+    /// Only known when the command runs.
+    Unknown,
+    /// A remote repository, host or service.
+    Remote,
+    /// A database's tables and keys.
+    Database,
+    /// Containers, images, volumes, clusters' workloads.
+    Containers,
+    /// This machine's services and processes.
+    Services,
+    /// This machine: power, firewall, accounts, kernel.
+    Machine,
+    /// Installed software.
+    Packages,
+    /// A repository's commits, branches, stashes and reflog.
+    History,
+    /// Uncommitted changes in a working tree.
+    Changes,
+}
+
+impl Kind {
+    /// Every kind, in the order of the level table's columns.
+    pub const ALL: [Kind; 20] = [
+        Kind::Root,
+        Kind::Home,
+        Kind::System,
+        Kind::Device,
+        Kind::Secret,
+        Kind::Protected,
+        Kind::Data,
+        Kind::Project,
+        Kind::Build,
+        Kind::Temp,
+        Kind::Null,
+        Kind::Unknown,
+        Kind::Remote,
+        Kind::Database,
+        Kind::Containers,
+        Kind::Services,
+        Kind::Machine,
+        Kind::Packages,
+        Kind::History,
+        Kind::Changes,
+    ];
+
+    /// The name in finding ids and in the level table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Root => "root",
+            Kind::Home => "home",
+            Kind::System => "system",
+            Kind::Device => "device",
+            Kind::Secret => "secret",
+            Kind::Protected => "protected",
+            Kind::Data => "data",
+            Kind::Project => "project",
+            Kind::Build => "build",
+            Kind::Temp => "temp",
+            Kind::Null => "null",
+            Kind::Unknown => "unknown",
+            Kind::Remote => "remote",
+            Kind::Database => "database",
+            Kind::Containers => "containers",
+            Kind::Services => "services",
+            Kind::Machine => "machine",
+            Kind::Packages => "packages",
+            Kind::History => "history",
+            Kind::Changes => "changes",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// What a person is told the place is, when no entry says more.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Root => "the whole file system",
+            Kind::Home => "a home directory and everything in it",
+            Kind::System => "a directory the system needs",
+            Kind::Device => "a disk or the machine's memory",
+            Kind::Secret => "a file that holds secrets",
+            Kind::Protected => "a protected file",
+            Kind::Data => "files outside the project",
+            Kind::Project => "the project",
+            Kind::Build => "build output that the build recreates",
+            Kind::Temp => "a temporary directory",
+            Kind::Null => "a place that keeps nothing",
+            Kind::Unknown => "a place only known when the command runs",
+            Kind::Remote => "a remote repository or service",
+            Kind::Database => "a database",
+            Kind::Containers => "containers, images or volumes",
+            Kind::Services => "services and processes",
+            Kind::Machine => "the machine itself",
+            Kind::Packages => "installed software",
+            Kind::History => "the repository's history",
+            Kind::Changes => "uncommitted changes",
+        }
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// The places a path could be, each with what a person is told it is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Placed {
+    bits: u32,
+    why: [&'static str; Kind::ALL.len()],
+}
+
+impl Placed {
+    /// One place.
+    pub fn one(kind: Kind, why: &'static str) -> Placed {
+        let mut p = Placed::default();
+        p.add(kind, why);
+        p
+    }
+
+    pub fn add(&mut self, kind: Kind, why: &'static str) {
+        if !self.has(kind) {
+            self.bits |= kind.bit();
+            self.why[kind as usize] = why;
+        }
+    }
+
+    pub fn union(&mut self, other: &Placed) {
+        for kind in other.kinds() {
+            self.add(kind, other.why(kind));
+        }
+    }
+
+    pub fn has(&self, kind: Kind) -> bool {
+        self.bits & kind.bit() != 0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        Kind::ALL.into_iter().filter(|k| self.has(*k))
+    }
+
+    /// What the place is, in words: the entry that matched, else the kind's own description.
+    pub fn why(&self, kind: Kind) -> &'static str {
+        match self.why[kind as usize] {
+            "" => kind.describe(),
+            why => why,
+        }
+    }
+}
+
+/// Where a request is made: the requester's home and working directory, once split into
+/// components for the many paths of one command line.
+#[derive(Debug, Clone)]
+pub struct Where {
+    home: Option<Vec<Comp>>,
+    /// The working directory, when it holds a project: not `/`, not the home or above it.
+    project: Option<Vec<Comp>>,
+    cwd: Option<String>,
+}
+
+impl Where {
+    pub fn new(cwd: Option<&str>, home: Option<&str>) -> Where {
+        let home_path = home.filter(|h| h.starts_with('/')).map(Path::absolute);
+        let cwd_path = cwd.filter(|c| c.starts_with('/')).map(Path::absolute);
+        let project = cwd_path.filter(|c| {
+            !c.comps.is_empty()
+                && home_path
+                    .as_ref()
+                    .is_none_or(|h| !h.comps.starts_with(&c.comps))
+                && !(c.comps.len() == 1 && SYSTEM_TOPS.iter().any(|t| is_name(&c.comps[0], t)))
+        });
+        Where {
+            home: home_path.map(|h| h.comps),
+            project: project.map(|p| p.comps),
+            cwd: cwd.filter(|c| c.starts_with('/')).map(str::to_owned),
+        }
+    }
+
+    /// The working directory, when known.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+}
+
+/// Top-level directories that are no project even when a command runs in them.
+const SYSTEM_TOPS: &[&str] = &["home", "usr", "etc", "var", "opt", "srv", "mnt", "media"];
+
+fn is_name(comp: &Comp, name: &str) -> bool {
+    matches!(comp, Comp::Name(g) if g.as_literal().as_deref() == Some(name))
+}
+
+/// Directories that builds, package managers and test runners recreate from the sources.
+/// `out/`, `bin/`, `vendor/` and `.cache/` are left out: hand-made files live there too often.
+const BUILD_DIRS: &[&str] = &[
+    "target",
+    "node_modules",
+    "build",
+    "dist",
+    "_build",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    ".venv",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".parcel-cache",
+    ".gradle",
+    "coverage",
+    "htmlcov",
+    ".eggs",
+    ".angular",
+    ".docusaurus",
+    "zig-cache",
+    ".zig-cache",
+    "dist-newstyle",
+    ".stack-work",
+];
+
+/// Scratch directories.
+const TEMP_DIRS: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
+
+/// The compiled vocabulary.
+struct Vocabulary {
+    rules: Vec<Rule>,
+    /// Finds the rules whose key a literal path holds.
+    keys: AhoCorasick,
+    /// For each key, the rules that have it.
+    by_key: Vec<Vec<usize>>,
+    /// The literal start of each anchored rule (`/etc/assent`, `~*/.config/gh`), for finding
+    /// what lies beneath a directory.
+    starts: Vec<Option<String>>,
+    temp: Vec<Vec<RComp>>,
+    build: Vec<Glob>,
+}
+
+fn vocabulary() -> &'static Vocabulary {
+    static V: OnceLock<Vocabulary> = OnceLock::new();
+    V.get_or_init(|| {
+        let rules: Vec<Rule> = vocabulary::ENTRIES
+            .iter()
+            .map(|(pattern, says, why)| Rule::compile(pattern, *says, why))
+            .collect();
+        let mut key_texts: Vec<String> = Vec::new();
+        let mut by_key: Vec<Vec<usize>> = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            match key_texts.iter().position(|k| *k == rule.key) {
+                Some(k) => by_key[k].push(i),
+                None => {
+                    key_texts.push(rule.key.clone());
+                    by_key.push(vec![i]);
+                }
+            }
+        }
+        let keys =
+            AhoCorasick::new(&key_texts).expect("the vocabulary's keys are a few short strings");
+        let starts = vocabulary::ENTRIES
+            .iter()
+            .map(|(pattern, _, _)| literal_start(pattern))
+            .collect();
+        let temp = TEMP_DIRS
+            .iter()
+            .map(|t| Rule::compile(&format!("{t}/**"), Says::Ordinary, "").comps)
+            .collect();
+        let build = BUILD_DIRS.iter().map(|b| Glob::literal(b)).collect();
+        Vocabulary {
+            rules,
+            keys,
+            by_key,
+            starts,
+            temp,
+            build,
+        }
+    })
+}
+
+/// The literal components a pattern starts with, for a pattern anchored at the root or a
+/// home: `Some("/etc/assent")`, `Some("~*/.config/gh")`; `None` for `**/…`.
+fn literal_start(pattern: &str) -> Option<String> {
+    if pattern.starts_with("**") {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, part) in pattern.split('/').enumerate() {
+        if part.contains(['*', '?', '[']) && !(i == 0 && part == "~*") {
+            break;
+        }
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(part);
+    }
+    Some(out)
+}
+
+/// Where `path` is. `tree`: the command acts on the directory and everything beneath it
+/// (`rm -r`, `chmod -R`, `tar c`), so a directory holding secrets or protected files counts
+/// as them.
+pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
+    let v = vocabulary();
+    let mut placed = Placed::default();
+    let home = w.home.as_deref();
+    let literal = path.literal_text();
+    // A directory acted on as a whole: the root, a home, a system directory. A path whose
+    // start is unknown is not taken for one of them: it is unknown.
+    let whole = match path
+        .everything_in()
+        .filter(|_| path.anchor != Anchor::Unknown)
+    {
+        Some(dir) => Some(Cow::Owned(dir)),
+        None => (tree && path.anchor != Anchor::Unknown).then_some(Cow::Borrowed(path)),
+    };
+    if let Some(dir) = &whole {
+        for rule in v.rules.iter().filter(|r| r.tree) {
+            if let Says::Is(kind) | Says::Both(kind, _) = rule.says
+                && let Some(certain) = match_rule(dir, rule, home)
+            {
+                placed.add(kind, rule.why);
+                if certain && dir.is_literal() {
+                    return placed;
+                }
+            }
+        }
+    }
+    let candidates = literal.as_deref().map(|text| {
+        let mut on = vec![false; v.rules.len()];
+        for m in v.keys.find_overlapping_iter(text) {
+            for &r in &v.by_key[m.pattern().as_usize()] {
+                on[r] = true;
+            }
+        }
+        on
+    });
+    // Settled: an entry that is not `Ordinary` matches every path the word names. An
+    // `Ordinary` entry that may match leaves part of the pattern to where it lies.
+    let mut settled = false;
+    let mut ordinary = false;
+    for (i, rule) in v.rules.iter().enumerate() {
+        if rule.tree || candidates.as_ref().is_some_and(|on| !on[i]) {
+            continue;
+        }
+        let Some(certain) = match_rule(path, rule, home) else {
+            continue;
+        };
+        match rule.says {
+            Says::Is(kind) => placed.add(kind, rule.why),
+            Says::Both(a, b) => {
+                placed.add(a, rule.why);
+                placed.add(b, rule.why);
+            }
+            Says::Ordinary => ordinary = true,
+        }
+        if certain {
+            settled = rule.says != Says::Ordinary;
+            break;
+        }
+    }
+    if !settled || ordinary {
+        structural(path, w, &mut placed);
+    }
+    // Beneath a directory only known at run time lies anything: it is unknown already.
+    if tree && path.anchor != Anchor::Unknown {
+        beneath(path, literal.as_deref(), w, &mut placed);
+    }
+    placed
+}
+
+/// Whether `rule` could match `path`: `Some(true)` when every path it names does.
+fn match_rule(path: &Path, rule: &Rule, home: Option<&[Comp]>) -> Option<bool> {
+    let mut seen = Vec::new();
+    views(path, rule.at, home, &mut seen);
+    let mut hit = None;
+    for view in &seen {
+        let may = if rule.at == At::Anywhere {
+            names(view, &rule.comps)
+        } else {
+            meets(view, &rule.comps)
+        };
+        if may {
+            let all = within(view, &rule.comps);
+            hit = Some(hit.unwrap_or(false) || all);
+            if all {
+                break;
+            }
+        }
+    }
+    hit
+}
+
+/// Temp, build output, the project, the home, elsewhere: where a path lies.
+fn structural(path: &Path, w: &Where, placed: &mut Placed) {
+    match path.anchor {
+        Anchor::Unknown => {
+            placed.add(Kind::Unknown, "");
+            return;
+        }
+        Anchor::Home => {
+            placed.add(Kind::Data, "your files outside the project");
+            return;
+        }
+        Anchor::Root => {}
+    }
+    let v = vocabulary();
+    let comps = path.comps.as_slice();
+    // Unknown text may hold `..` and lead anywhere (`/tmp/$x`); what a listing finds below a
+    // directory (`Below`) stays there.
+    if comps.contains(&Comp::Opaque) {
+        placed.add(Kind::Unknown, "");
+    }
+    let under = |dir: &[Comp], add_any: bool| -> (bool, bool) {
+        let mut rule: Vec<RComp> = dir.iter().map(as_rcomp).collect();
+        if add_any {
+            rule.push(RComp::AnyDirs);
+        }
+        (meets(comps, &rule), within(comps, &rule))
+    };
+    for temp in &v.temp {
+        if meets(comps, temp) {
+            placed.add(Kind::Temp, "");
+            if within(comps, temp) {
+                return;
+            }
+        }
+    }
+    if let Some(project) = &w.project {
+        let (may, all) = under(project, true);
+        if may {
+            if let Some(build) = build_output(comps, project, &v.build) {
+                placed.add(Kind::Build, "");
+                if build {
+                    return;
+                }
+            }
+            placed.add(Kind::Project, "");
+            if all {
+                return;
+            }
+        }
+    }
+    if let Some(home) = &w.home {
+        let (may, all) = under(home, true);
+        if may {
+            placed.add(Kind::Data, "your files outside the project");
+            if all {
+                return;
+            }
+        }
+    }
+    placed.add(Kind::Data, "files outside the project");
+}
+
+/// Whether a path below `project` is at or under a build directory: `Some(true)` certainly,
+/// `Some(false)` possibly (a glob).
+fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool> {
+    let below = comps.get(project.len()..)?;
+    let mut maybe = false;
+    for c in below {
+        match c {
+            Comp::Name(g) => {
+                if let Some(name) = g.as_literal() {
+                    if build.iter().any(|b| b.matches(&name)) || name.ends_with(".egg-info") {
+                        return Some(true);
+                    }
+                } else if build.iter().any(|b| g.meets(b)) {
+                    maybe = true;
+                }
+            }
+            Comp::Opaque | Comp::Beneath | Comp::Below => {}
+        }
+    }
+    maybe.then_some(false)
+}
+
+fn as_rcomp(c: &Comp) -> RComp {
+    match c {
+        Comp::Name(g) => RComp::Name(g.clone()),
+        Comp::Opaque | Comp::Beneath | Comp::Below => RComp::AnyDirs,
+    }
+}
+
+/// What lies beneath a directory a command acts on as a whole: the secrets and protected
+/// files the vocabulary places there (`rm -r ~/.config` deletes the gate's policy).
+fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
+    let v = vocabulary();
+    let home = w.home.as_deref();
+    let below = path.beneath();
+    let home_text = home.map(|h| {
+        let mut t = String::new();
+        for c in h {
+            if let Comp::Name(g) = c {
+                t.push('/');
+                t.push_str(&g.as_literal().unwrap_or_default());
+            }
+        }
+        t
+    });
+    for (rule, start) in v.rules.iter().zip(&v.starts) {
+        let kind = match rule.says {
+            Says::Is(k @ (Kind::Secret | Kind::Protected)) | Says::Both(k, _) => k,
+            _ => continue,
+        };
+        if rule.tree || rule.at == At::Anywhere {
+            continue;
+        }
+        if let (Some(text), Some(start)) = (literal, start)
+            && !starts_beneath(start, text, home_text.as_deref())
+        {
+            continue;
+        }
+        if match_rule(&below, rule, home).is_some() {
+            placed.add(kind, rule.why);
+        }
+    }
+}
+
+/// Whether a rule starting with the literal `start` may lie at or beneath the literal path
+/// `text`.
+fn starts_beneath(start: &str, text: &str, home: Option<&str>) -> bool {
+    let expanded;
+    let start = if let Some(rest) = start.strip_prefix("~*") {
+        // Any home: below the requester's, `/root` or `/home/*`; too many forms to expand,
+        // so only the requester's home is narrowed.
+        match home {
+            Some(h) if text.starts_with(h) => {
+                expanded = format!("{h}{rest}");
+                expanded.as_str()
+            }
+            _ => return true,
+        }
+    } else if let Some(rest) = start.strip_prefix('~') {
+        match home {
+            Some(h) => {
+                expanded = format!("{h}{rest}");
+                expanded.as_str()
+            }
+            None => return true,
+        }
+    } else {
+        start
+    };
+    // The rule's start is beneath the path, or the path is beneath the rule's start.
+    let text = text.trim_end_matches('/');
+    let below = |a: &str, b: &str| a == b || a.starts_with(&format!("{b}/")) || b.is_empty();
+    below(start, text) || below(text, start)
+}
+
+/// Where a literal path text is (a tool call's argument, a remembered approval's file). `~`
+/// and `~/…` name the requester's home; a relative path is below the working directory.
+pub fn classify_text(text: &str, tree: bool, w: &Where, home: Option<&str>) -> Placed {
+    let pieces = text_pieces(text, home);
+    classify(&Path::from_pieces(&pieces, w.cwd()), tree, w)
+}
+
+/// A literal path text as pieces, `~` expanded.
+pub fn text_pieces(text: &str, home: Option<&str>) -> Vec<Piece> {
+    let rest = match text.strip_prefix('~') {
+        Some(r) if r.is_empty() || r.starts_with('/') => Some(r),
+        _ => None,
+    };
+    match (rest, home.filter(|h| h.starts_with('/'))) {
+        (Some(rest), Some(home)) => vec![Piece::Lit(format!("{home}{rest}"))],
+        (Some(rest), None) => vec![Piece::Home, Piece::Lit(rest.to_owned())],
+        (None, _) => vec![Piece::Lit(text.to_owned())],
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,206 @@
+//! The vocabulary's table: a path (written as a word would be, `*` a glob, `$` an unknown part)
+//! in, the places it could be out.
+
+use super::*;
+
+const HOME: &str = "/home/u";
+const CWD: &str = "/home/u/proj";
+
+/// Pieces from a compact notation: `$` is unknown text that may hold `/`, `@` unknown text
+/// within one name, `*`, `?` and `[` start glob syntax up to the next `/`.
+fn pieces(spec: &str) -> Vec<Piece> {
+    let spec = match spec.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{HOME}{rest}"),
+        _ => spec.to_owned(),
+    };
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut chars = spec.chars().peekable();
+    let flush = |lit: &mut String, out: &mut Vec<Piece>| {
+        if !lit.is_empty() {
+            out.push(Piece::Lit(std::mem::take(lit)));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => {
+                flush(&mut lit, &mut out);
+                out.push(Piece::Opaque);
+            }
+            '@' => {
+                flush(&mut lit, &mut out);
+                out.push(Piece::Name);
+            }
+            '*' | '?' | '[' => {
+                flush(&mut lit, &mut out);
+                let mut g = c.to_string();
+                while let Some(&n) = chars.peek() {
+                    if n == '/' {
+                        break;
+                    }
+                    g.push(n);
+                    chars.next();
+                }
+                out.push(Piece::Glob(g));
+            }
+            c => lit.push(c),
+        }
+    }
+    flush(&mut lit, &mut out);
+    out
+}
+
+fn kinds(spec: &str, tree: bool, w: &Where) -> Vec<&'static str> {
+    let path = Path::from_pieces(&pieces(spec), w.cwd());
+    classify(&path, tree, w).kinds().map(Kind::name).collect()
+}
+
+#[rustfmt::skip]
+const CASES: &[(&str, bool, &[&str])] = &[
+    // One file, one place.
+    ("~/.ssh/id_rsa", false, &["secret"]),
+    ("~/.ssh/id_rsa.pub", false, &["data"]),
+    ("~/.ssh/known_hosts", false, &["protected"]),
+    ("~/.ssh/authorized_keys", false, &["protected"]),
+    ("~/.ssh/config", false, &["protected"]),
+    ("/home/bob/.ssh/id_ed25519", false, &["secret"]),
+    ("/root/.aws/credentials", false, &["secret"]),
+    ("~/.aws/credentials", false, &["secret"]),
+    ("~/.config/gh/hosts.yml", false, &["secret"]),
+    ("~/.claude/.credentials.json", false, &["secret"]),
+    ("/etc/shadow", false, &["secret", "protected"]),
+    ("/etc/passwd", false, &["protected"]),
+    ("/etc/hosts", false, &["protected"]),
+    ("/proc/self/environ", false, &["secret"]),
+    (".env", false, &["secret"]),
+    ("app/.env.production", false, &["secret"]),
+    (".env.example", false, &["project"]),
+    ("certs/server.pem", false, &["secret"]),
+    ("~/.bashrc", false, &["protected"]),
+    ("~/.config/fish/config.fish", false, &["protected"]),
+    ("~/.gitconfig", false, &["protected"]),
+    (".git/hooks/pre-commit", false, &["protected"]),
+    (".git/config", false, &["protected"]),
+    ("~/.claude/settings.json", false, &["protected"]),
+    (".claude/settings.local.json", false, &["protected"]),
+    ("/etc/assent/policy.toml", false, &["protected"]),
+    ("~/.config/assent/policy.toml", false, &["protected"]),
+    ("src/main.rs", false, &["project"]),
+    ("target/debug/x", false, &["build"]),
+    ("web/node_modules", false, &["build"]),
+    ("x.egg-info/PKG-INFO", false, &["build"]),
+    ("/tmp/x", false, &["temp"]),
+    ("/tmp", false, &["temp"]),
+    ("~/Documents/thesis.tex", false, &["data"]),
+    ("../other/file", false, &["data"]),
+    ("/srv/data/db", false, &["data"]),
+    ("/home/bob/notes", false, &["data"]),
+    ("/dev/null", false, &["null"]),
+    ("/dev/sda", false, &["device"]),
+    ("/dev/nvme0n1p2", false, &["device"]),
+    ("/dev/tty3", false, &["protected"]),
+    // Whole trees.
+    ("/", true, &["root"]),
+    ("~", true, &["home"]),
+    ("..", true, &["home"]),
+    ("/home/bob", true, &["home"]),
+    ("/root", true, &["home"]),
+    ("/usr", true, &["system"]),
+    ("/usr/lib", true, &["system"]),
+    ("/etc", true, &["system"]),
+    ("/var/log", true, &["system"]),
+    ("~/*", false, &["home"]),
+    ("/*", false, &["root"]),
+    ("/usr/*", false, &["system"]),
+    ("/tmp/*", false, &["temp"]),
+    ("*", false, &["project", "build"]),
+    ("*.*", false, &["project"]),
+    ("*.pem", false, &["secret"]),
+    ("id_*", false, &["project", "secret"]),
+    ("notes-*", false, &["project"]),
+    (".*", false, &["project", "build", "secret", "protected"]),
+    ("/tmp/build", true, &["temp"]),
+    ("target", true, &["build"]),
+    ("src", true, &["project"]),
+    ("~/.ssh", true, &["secret", "protected"]),
+    ("~/.config", true, &["data", "secret", "protected"]),
+    ("/etc/ssh/sshd_config", true, &["protected"]),
+    // Not a tree: the directory alone.
+    ("/usr", false, &["protected"]),
+    ("~", false, &["data"]),
+    // Globs: every place they could name.
+    ("~/.ss?/id_*", false, &["secret", "data"]),
+    ("~/.*/credentials", false, &["secret", "data", "protected"]),
+    ("~/*/id_rsa", false, &["secret"]),
+    ("~/.ssh/*.pub", false, &["data"]),
+    ("~/.ssh/*", false, &["data", "protected", "secret"]),
+    (".e[n]v", false, &["secret"]),
+    (".env*", false, &["project", "secret"]),
+    ("*.rs", false, &["project"]),
+    ("/[a-z]*", false, &["root"]),
+    ("/[eu]*/", true, &["system", "protected", "secret", "data"]),
+    // Unknown parts.
+    ("$", false, &["unknown"]),
+    ("$/.ssh/id_rsa", false, &["secret"]),
+    ("$/credentials", false, &["unknown"]),
+    ("$.pem", false, &["secret"]),
+    ("~/$", false, &["data", "unknown"]),
+    ("~/$", true, &["home", "data", "secret", "protected", "unknown"]),
+    ("/home/@/.ssh/id_rsa", false, &["secret"]),
+    ("/etc/sha@", false, &["secret", "protected"]),
+];
+
+#[test]
+fn places_of_paths() {
+    let w = Where::new(Some(CWD), Some(HOME));
+    let mut failures = Vec::new();
+    for (spec, tree, want) in CASES {
+        let mut got = kinds(spec, *tree, &w);
+        let mut want = want.to_vec();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            failures.push(format!("{spec} (tree {tree}): got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_requester_places_the_home() {
+    let root = Where::new(Some("/root/app"), Some("/root"));
+    assert_eq!(kinds("/root", true, &root), ["home"]);
+    assert_eq!(kinds("/root/app/src", false, &root), ["project"]);
+    assert_eq!(kinds("/root/notes", false, &root), ["data"]);
+    assert_eq!(kinds("/root/.ssh/id_rsa", false, &root), ["secret"]);
+    assert_eq!(kinds("/root/.bashrc", false, &root), ["protected"]);
+    // In the home itself there is no project: everything there is the owner's data.
+    let at_home = Where::new(Some(HOME), Some(HOME));
+    assert_eq!(kinds("notes.txt", false, &at_home), ["data"]);
+    assert_eq!(kinds("*", false, &at_home), ["home"]);
+}
+
+#[test]
+fn without_a_home_or_a_directory() {
+    let w = Where::new(None, None);
+    assert_eq!(kinds("x", false, &w), ["unknown"]);
+    assert_eq!(kinds("/etc/shadow", false, &w), ["secret", "protected"]);
+    let unknown_home = Path::from_pieces(&text_pieces("~/.ssh/id_rsa", None), None);
+    assert_eq!(
+        classify(&unknown_home, false, &w)
+            .kinds()
+            .map(Kind::name)
+            .collect::<Vec<_>>(),
+        ["secret"]
+    );
+}
+
+#[test]
+fn literal_text_of_tool_arguments() {
+    let w = Where::new(Some(CWD), Some(HOME));
+    let secret = classify_text("~/.aws/credentials", false, &w, Some(HOME));
+    assert!(secret.has(Kind::Secret));
+    assert_eq!(secret.why(Kind::Secret), "AWS credentials");
+    assert!(classify_text("notes/../.env", false, &w, Some(HOME)).has(Kind::Secret));
+    assert!(classify_text("README.md", false, &w, Some(HOME)).has(Kind::Project));
+}
