@@ -230,28 +230,39 @@ pub fn given<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, effect: Ef
 /// The part of a word that could name a place: the word, what follows `=` in an option or
 /// assignment, what follows `@`. Flags (`-la`) and addresses (`https://…`) name none.
 pub fn place_word<'s>(w: &Word<'s>) -> Option<Word<'s>> {
-    let text = w.literal().unwrap_or(w.raw);
-    // A word with blanks is a message or a command (`-m "fix it"`), not a path.
-    if text.is_empty() || text.contains("://") || (!w.dynamic && text.contains(char::is_whitespace))
-    {
-        return None;
+    let mut w = w.clone();
+    // Each step takes a prefix off the text (a dynamic word's text is as written); a step
+    // that takes nothing off ends the walk.
+    loop {
+        let text = w.text.as_str();
+        // A word with blanks is a message or a command (`-m "fix it"`), not a path.
+        if text.is_empty()
+            || text.contains("://")
+            || (!w.dynamic && text.contains(char::is_whitespace))
+        {
+            return None;
+        }
+        let cut = if text.starts_with('-') {
+            Some(text.find('=')? + 1)
+        } else if text.len() > 1 && text.starts_with('@') {
+            return Some(w.tail(1));
+        } else {
+            text.split_once('=')
+                .filter(|(key, _)| {
+                    !key.is_empty()
+                        && key
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+                })
+                .map(|(key, _)| key.len() + 1)
+        };
+        let Some(cut) = cut else {
+            return Some(w);
+        };
+        let next = w.tail(cut);
+        if next.text.len() >= w.text.len() {
+            return Some(next);
+        }
+        w = next;
     }
-    if text.starts_with('-') {
-        let eq = text.find('=')?;
-        return place_word(&w.tail(eq + 1));
-    }
-    if let Some(rest) = text.strip_prefix('@')
-        && !rest.is_empty()
-    {
-        return Some(w.tail(1));
-    }
-    if let Some((key, _)) = text.split_once('=')
-        && !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-    {
-        return place_word(&w.tail(key.len() + 1));
-    }
-    Some(w.clone())
 }
