@@ -4,6 +4,7 @@
 //! Moves, copies and links made on the line are remembered here, so that what they carried
 //! keeps its place at the destination.
 
+use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -45,7 +46,7 @@ pub struct Site<'x, 's, 'c, 'a> {
     pub st: &'x mut State<'c, 'a>,
     acts: Vec<Act<'s>>,
     /// What the command carries where, remembered once its own effects are judged.
-    carried: Vec<(Path, Vec<Path>)>,
+    carried: Vec<(Path, Vec<Path>, Carry)>,
     fetched: Vec<String>,
 }
 
@@ -129,16 +130,16 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
         self.st.paths(word)
     }
 
-    /// Where `word` is.
+    /// Where `word` is, and what moves, copies and links on the line put there.
     pub fn placed(&self, word: &Word, tree: bool) -> Placed {
-        self.st.places(word, tree)
+        self.st.places(word, tree, true)
     }
 
     /// After this command, `dest` holds what `source` held: a move, copy or link.
-    pub fn carries(&mut self, dest: &[Path], source: &Word) {
+    pub fn carries(&mut self, dest: &[Path], source: &Word, how: Carry) {
         let sources = self.st.paths(source);
         for d in dest {
-            self.carried.push((d.clone(), sources.clone()));
+            self.carried.push((d.clone(), sources.clone(), how));
         }
     }
 
@@ -164,8 +165,8 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
         } = self;
         let actor = format!("`{name}`");
         report(&actor, acts, span, st);
-        for (dest, sources) in carried {
-            st.remember_alias(dest, sources);
+        for (dest, sources, how) in carried {
+            st.remember_alias(dest, sources, how);
         }
         for dest in fetched {
             st.remember_download(dest);
@@ -173,15 +174,30 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
     }
 }
 
+/// Words a finding names; the rest are counted.
+const SHOWN: usize = 3;
+
+/// One cell of the table a command reaches, and the words that led to it.
+struct Cell {
+    effect: Effect,
+    kind: Kind,
+    /// What a person is told the place is.
+    why: &'static str,
+    /// The first few words, then the other distinct words, to count them.
+    shown: Vec<String>,
+    more: HashSet<String>,
+    /// Every word names the place for certain.
+    certain: bool,
+}
+
 /// One finding per effect and place, naming up to three of the words that led to it.
 fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
-    // (effect, place) → (what a person is told the place is, words shown, all certain)
-    let mut cells: Vec<(Effect, Kind, &'static str, Vec<String>, bool)> = Vec::new();
+    let mut cells: Vec<Cell> = Vec::new();
     for act in acts {
         let described = !matches!(act.target, Target::Place(..));
         let (placed, shown, certain) = match &act.target {
             Target::Word(w) => {
-                let mut placed = st.places(w, act.tree);
+                let mut placed = st.places(w, act.tree, act.effect.reads_content());
                 if act.effect == Effect::Run && st.downloaded(w) {
                     placed.add(Kind::Remote, "a file fetched from the network on this line");
                 }
@@ -190,7 +206,7 @@ fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
             Target::Path(paths, shown) => {
                 let mut placed = Placed::default();
                 for p in paths {
-                    placed.union(&st.places_of(p, act.tree));
+                    placed.union(&st.places_of(p, act.tree, act.effect.reads_content()));
                 }
                 let certain = paths.iter().all(Path::is_literal);
                 (placed, shown.clone(), certain)
@@ -199,41 +215,56 @@ fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
         };
         for kind in placed.kinds() {
             let level = effects::level(act.effect, kind);
-            if level == Level::Safe || (act.quiet && level <= Level::Moderate) {
+            if level == Level::Safe || (act.quiet && level <= Level::Moderate) || !st.wants(level) {
                 continue;
             }
             let why = if described { placed.why(kind) } else { "" };
-            match cells.iter_mut().find(|c| c.0 == act.effect && c.1 == kind) {
-                Some(cell) => {
-                    if !cell.3.contains(&shown) {
-                        cell.3.push(shown.clone());
-                    }
-                    cell.4 &= certain;
+            let cell = match cells
+                .iter_mut()
+                .position(|c| c.effect == act.effect && c.kind == kind)
+            {
+                Some(i) => &mut cells[i],
+                None => {
+                    cells.push(Cell {
+                        effect: act.effect,
+                        kind,
+                        why,
+                        shown: Vec::new(),
+                        more: HashSet::new(),
+                        certain: true,
+                    });
+                    let last = cells.len() - 1;
+                    &mut cells[last]
                 }
-                None => cells.push((act.effect, kind, why, vec![shown.clone()], certain)),
+            };
+            if !cell.shown.contains(&shown) {
+                if cell.shown.len() < SHOWN {
+                    cell.shown.push(shown.clone());
+                } else {
+                    cell.more.insert(shown.clone());
+                }
             }
+            cell.certain &= certain;
         }
     }
-    for (effect, kind, why, shown, certain) in cells {
-        let finding = cell_finding(actor, effect, kind, why, &shown, certain, span.clone());
-        st.add(finding);
+    for cell in cells {
+        st.add(cell_finding(actor, &cell, span.clone()));
     }
 }
 
 /// The finding for one cell.
-pub fn cell_finding(
-    actor: &str,
-    effect: Effect,
-    kind: Kind,
-    why: &str,
-    shown: &[String],
-    certain: bool,
-    span: Range<usize>,
-) -> Finding {
+fn cell_finding(actor: &str, cell: &Cell, span: Range<usize>) -> Finding {
+    let Cell {
+        effect,
+        kind,
+        why,
+        certain,
+        ..
+    } = *cell;
     let level = effects::level(effect, kind);
-    let mut words = shown.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
-    if shown.len() > 3 {
-        words.push_str(&format!(" and {} more", shown.len() - 3));
+    let mut words = cell.shown.join(", ");
+    if !cell.more.is_empty() {
+        words.push_str(&format!(" and {} more", cell.more.len()));
     }
     let what = match (why, certain) {
         ("", _) => String::new(),
@@ -273,18 +304,44 @@ pub fn redirection(effect: Effect, word: &Word, span: Range<usize>, st: &mut Sta
 #[derive(Debug, Clone, Default)]
 pub struct Carried {
     /// A destination (a path, or a pattern a variable named) → the paths it could hold the
-    /// contents of.
-    aliases: Vec<(Path, Rc<Vec<Path>>)>,
+    /// contents of, and how they got there.
+    aliases: Vec<(Path, Rc<Vec<Path>>, Carry)>,
     downloads: Vec<String>,
+}
+
+/// How a destination came to hold what a source held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carry {
+    /// Moved or linked: the destination is the source, and what is done to it is done to the
+    /// source.
+    Same,
+    /// Copied: the destination holds the source's contents, so reading or sending it reads
+    /// or sends them; deleting or changing the copy leaves the source as it was.
+    Copy,
 }
 
 /// How many moves and copies a line is followed through.
 const MAX_CARRIED: usize = 256;
 
 impl Carried {
-    pub fn alias(&mut self, dest: Path, sources: Vec<Path>) {
+    /// Remembers that `dest` may hold what `sources` held. The same destination again adds
+    /// the sources it did not have yet, so a line that repeats a move costs nothing more.
+    pub fn alias(&mut self, dest: Path, sources: Vec<Path>, how: Carry) {
+        if let Some((_, known, _)) = self
+            .aliases
+            .iter_mut()
+            .find(|(d, _, h)| *d == dest && *h == how)
+        {
+            let fresh: Vec<Path> = sources.into_iter().filter(|s| !known.contains(s)).collect();
+            if !fresh.is_empty() {
+                let known = Rc::make_mut(known);
+                let room = MAX_CARRIED.saturating_sub(known.len());
+                known.extend(fresh.into_iter().take(room));
+            }
+            return;
+        }
         if self.aliases.len() < MAX_CARRIED {
-            self.aliases.push((dest, Rc::new(sources)));
+            self.aliases.push((dest, Rc::new(sources), how));
         }
     }
 
@@ -304,10 +361,14 @@ impl Carried {
 
     /// The sources a path may stand for: for each remembered destination at or above it (the
     /// same components, patterns compared as written), the source with the rest appended.
-    pub fn sources(&self, path: &Path) -> Vec<Path> {
+    /// Copies count only when `copies`: for what reads the contents.
+    pub fn sources(&self, path: &Path, copies: bool) -> Vec<Path> {
         let mut out = Vec::new();
-        for (dest, sources) in &self.aliases {
-            if dest.anchor != path.anchor || !path.comps.starts_with(&dest.comps) {
+        for (dest, sources, how) in &self.aliases {
+            if (*how == Carry::Copy && !copies)
+                || dest.anchor != path.anchor
+                || !path.comps.starts_with(&dest.comps)
+            {
                 continue;
             }
             let rest = &path.comps[dest.comps.len()..];

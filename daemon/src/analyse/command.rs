@@ -53,9 +53,55 @@ pub struct Cmd<'s> {
     pub depth: u32,
 }
 
+/// A command's words, shared with the command that wraps it: peeling `sudo sudo … rm`
+/// moves a start, it copies nothing.
+#[derive(Clone)]
+pub struct Words<'s> {
+    all: Rc<Vec<Word<'s>>>,
+    start: usize,
+}
+
+impl<'s> Words<'s> {
+    /// The words from `n` on, sharing these.
+    pub fn starting_at(&self, n: usize) -> Words<'s> {
+        Words {
+            all: Rc::clone(&self.all),
+            start: (self.start + n).min(self.all.len()),
+        }
+    }
+
+    /// The words to change (`xargs` appends one): copied once if shared.
+    pub fn to_mut(&mut self) -> &mut Vec<Word<'s>> {
+        if self.start > 0 {
+            self.all = Rc::new(self.all[self.start..].to_vec());
+            self.start = 0;
+        }
+        Rc::make_mut(&mut self.all)
+    }
+}
+
+impl<'s> From<Vec<Word<'s>>> for Words<'s> {
+    fn from(words: Vec<Word<'s>>) -> Self {
+        Words {
+            all: Rc::new(words),
+            start: 0,
+        }
+    }
+}
+
+impl<'s> std::ops::Deref for Words<'s> {
+    type Target = [Word<'s>];
+    fn deref(&self) -> &[Word<'s>] {
+        &self.all[self.start..]
+    }
+}
+
+/// Words of a command kept in its record, for `assent explain`; a longer command is cut.
+const MAX_ARGV: usize = 64;
+
 /// A command waiting to be judged: the walk's, or one a wrapper or runner runs.
 pub struct Job<'s> {
-    pub words: Vec<Word<'s>>,
+    pub words: Words<'s>,
     pub path: Rc<str>,
     pub stdin: Stdin,
     /// Runs in a child process: `cd` and the like change nothing for later commands.
@@ -93,7 +139,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         depth: cmd.depth,
     };
     let mut jobs = vec![Job {
-        words: cmd.words,
+        words: cmd.words.into(),
         path: cmd.path,
         stdin: cmd.stdin,
         child: false,
@@ -122,7 +168,13 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         .span(first.span.start..at.end.max(first.span.start));
     st.command(SimpleCommand {
         path: job.path.to_string(),
-        argv: job.words.iter().map(|w| w.text.clone()).collect(),
+        argv: job
+            .words
+            .iter()
+            .take(MAX_ARGV)
+            .map(|w| w.text.clone())
+            .chain((job.words.len() > MAX_ARGV).then(|| "…".to_owned()))
+            .collect(),
         span: span.clone(),
     });
     let Some(full) = first.literal().map(str::to_owned) else {
@@ -298,12 +350,10 @@ fn wrapper<'s>(
                 return;
             }
         }
-        WrapKind::Sudo => {
-            // `sudo -s`, `sudo -i` alone start a shell that reads what comes next.
-            if start >= args.len() && parsed.has(&["s", "i", "shell", "login"]) {
-                fed_to_shell("sudo -s", &job.stdin, &job.path, span, at, st);
-                return;
-            }
+        // `sudo -s`, `sudo -i` alone start a shell that reads what comes next.
+        WrapKind::Sudo if start >= args.len() && parsed.has(&["s", "i", "shell", "login"]) => {
+            fed_to_shell("sudo -s", &job.stdin, &job.path, span, at, st);
+            return;
         }
         WrapKind::Flock => {
             let command = args.get(start + wrap.skip);
@@ -334,7 +384,7 @@ fn wrapper<'s>(
             .map(|t| Rc::from(t.as_str()))
     });
     let mut inner = Job {
-        words: args[start..].to_vec(),
+        words: job.words.starting_at(1 + start),
         path,
         stdin: job.stdin.clone(),
         child: true,
@@ -381,7 +431,7 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
         });
     match replace.filter(|r| !r.is_empty()) {
         Some(r) => {
-            for w in job.words.iter_mut().skip(1) {
+            for w in job.words.to_mut().iter_mut().skip(1) {
                 if w.raw.contains(r.as_str()) || w.text.contains(r.as_str()) {
                     *w = Word::runtime(w, "{stdin}", read.clone());
                 }
@@ -390,7 +440,7 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
         None => {
             if let Some(last) = job.words.last() {
                 let input = Word::runtime(last, "{stdin}", read);
-                job.words.push(input);
+                job.words.to_mut().push(input);
             }
         }
     }
@@ -426,6 +476,24 @@ fn is_plain_file(w: &Word) -> bool {
         .is_some_and(|t| !t.starts_with("/dev/") && !t.starts_with("/proc/"))
 }
 
+/// Whether `text` is a relative path of plain names: no `.`, `..`, empty or patterned
+/// component, nothing a shell would expand.
+fn is_plain_relative(text: &str) -> bool {
+    !text.starts_with('/')
+        && text.trim_end_matches('/').split('/').all(|c| {
+            !c.is_empty()
+                && c != "."
+                && c != ".."
+                && c.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+' | b'@')
+                })
+        })
+}
+
+/// The longest current directory followed, in bytes; past it the directory is unknown, and
+/// relative paths are unknown places.
+const MAX_CWD: usize = 1024;
+
 /// Builtins that change the shell for the commands after them.
 fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
     let operands = || {
@@ -449,11 +517,21 @@ fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
                 }),
                 // With `CDPATH` a relative directory may be found elsewhere.
                 Some(w) if st.cdpath_named && !w.text.starts_with(['/', '.']) => None,
+                // `cd dir/sub`: plain names below a known directory are joined as text.
+                Some(w) if w.value.is_none() && is_plain_relative(&w.text) => {
+                    st.shell.cwd.as_ref().map(|cwd| {
+                        let cwd = cwd.trim_end_matches('/');
+                        Rc::from(format!("{cwd}/{}", w.text.trim_end_matches('/')))
+                    })
+                }
                 Some(w) => match st.paths(&w).as_slice() {
                     [one] => one.literal_text().map(|t| Rc::from(t.as_str())),
                     _ => None,
                 },
             };
+            // A directory deeper than any real one is not followed: every path placed
+            // after it would cost its depth.
+            let cwd = cwd.filter(|c| c.len() <= MAX_CWD);
             let old = std::mem::replace(&mut st.shell.cwd, cwd);
             st.shell.oldpwd = old;
         }
@@ -738,7 +816,7 @@ pub fn queue_mapped(
         map: Rc::new(map),
         path,
         depth: at.depth + 1,
-        shell,
+        shell: super::Start::Fresh(shell),
     };
     st.inner(inner, span);
 }

@@ -79,6 +79,21 @@ impl Effect {
         }
     }
 
+    /// Whether the effect is on what a file holds rather than on the file: reading, sending
+    /// or running a copy does it to the original's contents; deleting or changing the copy
+    /// leaves the original alone.
+    pub fn reads_content(self) -> bool {
+        matches!(
+            self,
+            Effect::Read
+                | Effect::Expose
+                | Effect::Use
+                | Effect::Run
+                | Effect::Send
+                | Effect::Publish
+        )
+    }
+
     pub fn from_name(name: &str) -> Option<Effect> {
         Effect::ALL.iter().copied().find(|e| e.name() == name)
     }

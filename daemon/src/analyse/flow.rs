@@ -10,7 +10,7 @@
 use tree_sitter::Node;
 
 use super::kind;
-use super::words::{Alts, Env, Word, basename, fields};
+use super::words::{Alts, Env, Word, basename, fields, text};
 use crate::places::Piece;
 
 /// How deep substitutions in substitutions are looked into.
@@ -111,15 +111,29 @@ fn cd_target(node: Node, src: &str, env: &Env) -> Option<String> {
 
 /// The output of the last stage, reading what the stages before it print.
 fn pipeline_output(stages: &[Node], src: &str, env: &Env) -> Option<Alts> {
-    let (last, before) = stages.split_last()?;
-    let input = if before.is_empty() {
-        None
-    } else {
-        pipeline_output(before, src, env)
-    };
-    match kind(*last) {
-        "command" => command_output(*last, src, env, input),
-        _ => output(*last, src, env),
+    let mut input = None;
+    for stage in stages {
+        input = stage_output(*stage, src, env, input);
+    }
+    input
+}
+
+/// What a pipeline stage prints, given what the stage before it printed. `node` may itself
+/// be a run of stages (a long pipeline parsed in pieces).
+pub fn stage_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
+    match kind(node) {
+        "command" => command_output(node, src, env, input),
+        "pipeline" => {
+            let mut input = input;
+            let mut cursor = node.walk();
+            for stage in node.named_children(&mut cursor) {
+                if kind(stage) != "comment" {
+                    input = stage_output(stage, src, env, input);
+                }
+            }
+            input
+        }
+        _ => output(node, src, env),
     }
 }
 
@@ -184,7 +198,34 @@ fn below(alts: Alts) -> Alts {
         .collect()
 }
 
+/// Programs whose output `command_output` knows, besides `FILTERS`.
+const PRINTERS: &[&str] = &[
+    "echo", "printf", "mktemp", "compgen", "pwd", "realpath", "readlink", "dirname", "find", "ls",
+    "git", "base64", "base32", "rev", "xargs", "rg",
+];
+
+/// Whether a command named as written cannot print anything `command_output` knows: a plain
+/// word naming no program it knows. Saves resolving the words of every other command.
+fn prints_nothing_known(node: Node, src: &str) -> bool {
+    let mut cursor = node.walk();
+    let Some(name) = node
+        .named_children(&mut cursor)
+        .find(|c| kind(*c) == "command_name")
+    else {
+        return false;
+    };
+    let written = text(name, src);
+    let plain = written
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'));
+    let program = basename(written);
+    plain && !PRINTERS.contains(&program) && !FILTERS.contains(&program)
+}
+
 fn command_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
+    if prints_nothing_known(node, src) {
+        return None;
+    }
     let words = words(node, src, env);
     let (name, args) = words.split_first()?;
     let name = basename(name.literal()?);
@@ -345,12 +386,9 @@ pub fn printf(format: &str, args: &[Word]) -> Option<Alts> {
                         }) {
                             chars.next();
                         }
-                        match args.get(next) {
-                            Some(w) => {
-                                out = product(out, w.alternatives().as_ref())?;
-                                next += 1;
-                            }
-                            None => {}
+                        if let Some(w) = args.get(next) {
+                            out = product(out, w.alternatives().as_ref())?;
+                            next += 1;
                         }
                     }
                     None => push_lit(&mut out, "%"),

@@ -25,6 +25,7 @@ mod interp;
 mod programs;
 mod scope;
 mod source;
+mod split;
 mod walk;
 mod words;
 
@@ -97,9 +98,13 @@ pub const MAX_DEPTH: u32 = 256;
 /// learns nothing more. The most severe are kept.
 const MAX_FINDINGS: usize = 64;
 
+/// Sources followed, at most, when placing a path that moves and copies on the line may have
+/// filled.
+const MAX_SOURCES: usize = 64;
+
 /// Bytes of inner command strings (`bash -c`, `eval`) parsed per analysis, beyond the input:
 /// `eval eval eval …` would otherwise reparse the line once per word.
-const INNER_BUDGET: usize = 256 * 1024;
+const INNER_BUDGET: usize = 64 * 1024;
 
 /// Every finding id the analyser can report: the cells of the level table, and the ids of
 /// input that cannot be read.
@@ -109,6 +114,17 @@ pub fn finding_ids() -> impl Iterator<Item = &'static str> {
 
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
 pub fn shell(command: &str, ctx: &Context) -> Analysis {
+    analyse(command, ctx, true)
+}
+
+/// The same analysis with the line always parsed whole, never cut in pieces: what `shell`
+/// must agree with. For tests; slow on long pipelines.
+#[doc(hidden)]
+pub fn shell_unsplit(command: &str, ctx: &Context) -> Analysis {
+    analyse(command, ctx, false)
+}
+
+fn analyse(command: &str, ctx: &Context, may_split: bool) -> Analysis {
     let mut st = State::new(ctx);
     st.tmpdir_named = names(command, "TMPDIR");
     st.cdpath_named = names(command, "CDPATH");
@@ -120,19 +136,129 @@ pub fn shell(command: &str, ctx: &Context) -> Analysis {
         cwd: Some(ctx.cwd).filter(|c| c.starts_with('/')).map(Rc::from),
         ..Shell::default()
     };
-    st.queue.push(Source {
-        text,
-        map: Rc::new(SpanMap::root(removed)),
-        path: Rc::from(""),
-        depth: 0,
-        shell,
-    });
+    let map = Rc::new(SpanMap::root(removed));
+    let chunks = if may_split {
+        split_long(&text, &map)
+    } else {
+        None
+    };
+    match chunks {
+        Some(chunks) => {
+            st.chain = shell;
+            st.queue.extend(chunks.into_iter().rev());
+        }
+        None => st.queue.push(Source {
+            text,
+            map,
+            path: Rc::from(""),
+            depth: 0,
+            shell: Start::Fresh(shell),
+        }),
+    }
     // Inner strings are queued rather than analysed where they are found, so nesting costs
     // heap, not stack.
     while let Some(src) = st.queue.pop() {
         walk::walk(&src, &mut st);
     }
     st.finish()
+}
+
+/// Lines longer than this are parsed in pieces where they can be cut (`split`).
+const SPLIT_AT: usize = 2048;
+
+/// Statements parsed together, at most, when a long line is cut.
+const STATEMENTS_PER_CHUNK: usize = 32;
+
+/// Pipeline stages parsed together. tree-sitter-bash parses two stages in about the time of
+/// one but a third costs ten times more (its pipeline rule is ambiguous and the parser forks),
+/// so a pipeline of three stages or more is parsed two stages at a time, at any length.
+const STAGES_PER_CHUNK: usize = 2;
+
+/// A line cut into texts the parser takes in turn, or `None` to parse it whole: long lines,
+/// and lines holding a pipeline of more than `STAGES_PER_CHUNK` stages.
+fn split_long(text: &str, map: &Rc<SpanMap>) -> Option<Vec<Source>> {
+    let long = text.len() > SPLIT_AT;
+    // A cheap test first: without two pipes there is no pipeline to cut.
+    if !long && text.bytes().filter(|&b| b == b'|').count() < STAGES_PER_CHUNK {
+        return None;
+    }
+    let parts = split::parts(text)?;
+    // Statements: runs of parts joined by pipes.
+    let mut statements: Vec<Vec<Range<usize>>> = Vec::new();
+    for p in parts {
+        match (p.joint, statements.last_mut()) {
+            (split::Joint::Pipe, Some(last)) => last.push(p.range),
+            _ => statements.push(vec![p.range]),
+        }
+    }
+    if !long && statements.iter().all(|s| s.len() <= STAGES_PER_CHUNK) {
+        return None;
+    }
+    let many = statements.len() > 1;
+    let chunk = |range: Range<usize>, path: Rc<str>, shell: Start| Source {
+        text: text[range.clone()].to_owned(),
+        map: Rc::new(SpanMap::inner(map, range.start, Vec::new())),
+        path,
+        depth: 0,
+        shell,
+    };
+    let mut out = Vec::new();
+    // Statements waiting to be parsed together: their range and the index of the first.
+    let mut batch: Option<(Range<usize>, usize)> = None;
+    let mut in_batch = 0;
+    let flush = |batch: &mut Option<(Range<usize>, usize)>, out: &mut Vec<Source>| {
+        if let Some((range, first)) = batch.take() {
+            out.push(chunk(range, Rc::from(""), Start::Continue { first, many }));
+        }
+    };
+    for (index, stages) in statements.into_iter().enumerate() {
+        let (Some(first), Some(last)) = (stages.first(), stages.last()) else {
+            continue;
+        };
+        if stages.len() <= STAGES_PER_CHUNK {
+            let range = first.start..last.end;
+            batch = Some(match batch.take() {
+                Some((b, at)) => (b.start..range.end, at),
+                None => (range, index),
+            });
+            in_batch += 1;
+            if in_batch >= STATEMENTS_PER_CHUNK {
+                flush(&mut batch, &mut out);
+                in_batch = 0;
+            }
+            continue;
+        }
+        flush(&mut batch, &mut out);
+        in_batch = 0;
+        let path: Rc<str> = if many {
+            join_indexed("", "list", index)
+        } else {
+            Rc::from("")
+        };
+        // tree-sitter-bash hangs a redirection after a pipeline on the whole pipeline, so a
+        // stage with one is parsed alone, where the redirection can only be its own.
+        let redirects = |r: &Range<usize>| text[r.clone()].contains(['<', '>']);
+        let mut at = 0;
+        while let Some(first) = stages.get(at) {
+            let mut end = at + 1;
+            while end < stages.len()
+                && end - at < STAGES_PER_CHUNK
+                && !redirects(first)
+                && !redirects(&stages[end])
+            {
+                end += 1;
+            }
+            let last = &stages[end - 1];
+            out.push(chunk(
+                first.start..last.end,
+                Rc::clone(&path),
+                Start::Stage { first_stage: at },
+            ));
+            at = end;
+        }
+    }
+    flush(&mut batch, &mut out);
+    Some(out)
 }
 
 /// A text to parse: the input, or an inner command string found in it.
@@ -143,7 +269,20 @@ pub(crate) struct Source {
     pub path: Rc<str>,
     pub depth: u32,
     /// What the shell that runs this text knows when it starts.
-    pub shell: Shell,
+    pub shell: Start,
+}
+
+/// Where a text's shell starts.
+pub(crate) enum Start {
+    /// A shell of its own (an inner command string), knowing this.
+    Fresh(Shell),
+    /// The next statements of a line cut in pieces, from where the piece before left off.
+    /// `first` is the index of the first statement in the whole line; `many` says whether
+    /// the line holds more than one (how the statements are named).
+    Continue { first: usize, many: bool },
+    /// Stages of a pipeline cut in pieces, from stage `first_stage` on: each in a subshell of
+    /// the shell before the pipeline, the first reading what the stage before it printed.
+    Stage { first_stage: usize },
 }
 
 #[cfg(test)]
@@ -187,6 +326,9 @@ impl Shell {
     }
 }
 
+/// A literal word, the directory it is placed from, and whether it is a whole tree.
+type WordKey = (String, Option<Rc<str>>, bool);
+
 /// What the walk collects.
 pub(crate) struct State<'c, 'a> {
     pub ctx: &'c Context<'a>,
@@ -199,9 +341,30 @@ pub(crate) struct State<'c, 'a> {
     pub cdpath_named: bool,
     /// The shell state at the point of the walk.
     pub shell: Shell,
+    /// Where the last piece of a long line left the shell, for the next piece.
+    pub chain: Shell,
+    /// The shell before a long pipeline cut in pieces, and what its last stage printed.
+    pub stage_base: Shell,
+    pub stage_printed: Option<Rc<words::Alts>>,
     /// The request's project and home, for placing paths.
     where_: Where,
+    /// Places of paths already placed on this line: a long line names the same paths often.
+    placed: std::cell::RefCell<std::collections::HashMap<(Path, bool), Placed>>,
+    /// Findings added, by level.
+    added: [usize; 5],
+    /// The current directory taken apart, for the directory it was taken from.
+    cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
+    /// Places of literal words, from the directory they were placed in: the same words come
+    /// back on a long line, and placing one builds a path first.
+    placed_words: std::cell::RefCell<std::collections::HashMap<WordKey, Placed>>,
+    /// How many paths with globs or unknown parts were placed; past [`MAX_PATTERNS`] the
+    /// rest are unknown, and the analysis says so.
+    patterns: std::cell::Cell<usize>,
 }
+
+/// Paths with globs or unknown parts placed per analysis; each costs a walk through the
+/// vocabulary.
+const MAX_PATTERNS: usize = 512;
 
 impl<'c, 'a> State<'c, 'a> {
     fn new(ctx: &'c Context<'a>) -> Self {
@@ -215,7 +378,15 @@ impl<'c, 'a> State<'c, 'a> {
             tmpdir_named: false,
             cdpath_named: false,
             shell: Shell::default(),
+            chain: Shell::default(),
+            stage_base: Shell::default(),
+            stage_printed: None,
             where_: Where::new(Some(ctx.cwd), ctx.home),
+            placed: Default::default(),
+            added: [0; 5],
+            cwd_path: Default::default(),
+            placed_words: Default::default(),
+            patterns: Default::default(),
         }
     }
 
@@ -241,7 +412,21 @@ impl<'c, 'a> State<'c, 'a> {
 
     pub fn path_of(&self, pieces: &[Piece]) -> Path {
         let cwd = self.shell.cwd.as_deref();
-        Path::from_pieces(pieces, cwd).through_proc(cwd)
+        Path::from_pieces_in(pieces, || self.cwd_path()).through_proc(cwd)
+    }
+
+    /// The current directory as a path, taken apart once per directory.
+    fn cwd_path(&self) -> Option<Path> {
+        let cwd = self.shell.cwd.as_ref().filter(|c| c.starts_with('/'))?;
+        let mut cached = self.cwd_path.borrow_mut();
+        match &*cached {
+            Some((text, path)) if Rc::ptr_eq(text, cwd) || **text == **cwd => Some(path.clone()),
+            _ => {
+                let path = Path::absolute(cwd);
+                *cached = Some((Rc::clone(cwd), path.clone()));
+                Some(path)
+            }
+        }
     }
 
     /// A path on another machine (`host:path`): its home is not this one's.
@@ -249,28 +434,52 @@ impl<'c, 'a> State<'c, 'a> {
         Path::from_pieces(pieces, None)
     }
 
-    /// Every place a word could name.
-    pub fn places(&self, w: &Word, tree: bool) -> Placed {
+    /// Every place a word could name. `copies`: what copies made on the line put there counts
+    /// too (for an effect on the contents, not on the file).
+    pub fn places(&self, w: &Word, tree: bool, copies: bool) -> Placed {
+        // A literal word's places depend only on the directory, while nothing on the line
+        // has carried a place elsewhere.
+        let literal = w.value.is_none() && self.shell.carried.is_empty();
+        if literal {
+            let key = (w.text.clone(), self.shell.cwd.clone(), tree);
+            if let Some(p) = self.placed_words.borrow().get(&key) {
+                return p.clone();
+            }
+            let placed = self.places_of(&self.path_of(&[Piece::Lit(w.text.clone())]), tree, copies);
+            self.placed_words.borrow_mut().insert(key, placed.clone());
+            return placed;
+        }
         let mut placed = Placed::default();
         for path in self.paths(w) {
-            placed.union(&self.places_of(&path, tree));
+            placed.union(&self.places_of(&path, tree, copies));
         }
         placed
     }
 
     /// Where a path is, and where what a move or copy on the line carried to it came from.
-    pub fn places_of(&self, path: &Path, tree: bool) -> Placed {
-        let mut placed = places::classify(path, tree, &self.where_);
+    pub fn places_of(&self, path: &Path, tree: bool, copies: bool) -> Placed {
+        let mut placed = self.classify(path, tree);
         if self.shell.carried.is_empty() {
             return placed;
         }
-        // A destination may hold what another destination held: follow a few hops.
+        // A destination may hold what another destination held: follow a few hops, each
+        // source once, and at most `MAX_SOURCES` of them.
+        let mut seen: Vec<Path> = vec![path.clone()];
         let mut todo: Vec<Path> = vec![path.clone()];
         for _ in 0..4 {
             let mut next = Vec::new();
             for p in &todo {
-                for source in self.shell.carried.sources(p) {
-                    placed.union(&places::classify(&source, tree, &self.where_));
+                for source in self.shell.carried.sources(p, copies) {
+                    if seen.len() >= MAX_SOURCES {
+                        // More than can be followed: what the path holds is not known.
+                        placed.add(Kind::Unknown, "what moves and copies on the line put there");
+                        return placed;
+                    }
+                    if seen.contains(&source) {
+                        continue;
+                    }
+                    placed.union(&self.classify(&source, tree));
+                    seen.push(source.clone());
                     next.push(source);
                 }
             }
@@ -282,8 +491,26 @@ impl<'c, 'a> State<'c, 'a> {
         placed
     }
 
-    pub fn remember_alias(&mut self, dest: Path, sources: Vec<Path>) {
-        Rc::make_mut(&mut self.shell.carried).alias(dest, sources);
+    /// [`places::classify`], remembered for the line, within the budget for patterns.
+    fn classify(&self, path: &Path, tree: bool) -> Placed {
+        let key = (path.clone(), tree);
+        if let Some(p) = self.placed.borrow().get(&key) {
+            return p.clone();
+        }
+        if !path.is_literal() {
+            let n = self.patterns.get() + 1;
+            self.patterns.set(n);
+            if n > MAX_PATTERNS {
+                return Placed::one(Kind::Unknown, "");
+            }
+        }
+        let placed = places::classify(path, tree, &self.where_);
+        self.placed.borrow_mut().insert(key, placed.clone());
+        placed
+    }
+
+    pub fn remember_alias(&mut self, dest: Path, sources: Vec<Path>, how: act::Carry) {
+        Rc::make_mut(&mut self.shell.carried).alias(dest, sources, how);
     }
 
     pub fn remember_download(&mut self, dest: String) {
@@ -312,7 +539,19 @@ impl<'c, 'a> State<'c, 'a> {
     }
 
     pub fn add(&mut self, finding: Finding) {
+        if let Some(n) = self.added.get_mut(finding.level as usize) {
+            *n += 1;
+        }
         self.findings.push(finding);
+    }
+
+    /// Whether a finding of `level` could still be among those kept: false once far more
+    /// than [`MAX_FINDINGS`] at least as severe are held, so a line of thousands of commands
+    /// does not spell out a sentence for each. (Findings are made unique only at the end, so
+    /// the margin is wide.)
+    pub fn wants(&self, level: Level) -> bool {
+        let at_least: usize = self.added.iter().skip(level as usize).sum();
+        at_least < 4 * MAX_FINDINGS
     }
 
     pub fn command(&mut self, command: SimpleCommand) {
@@ -349,6 +588,11 @@ impl<'c, 'a> State<'c, 'a> {
     }
 
     fn finish(mut self) -> Analysis {
+        if self.patterns.get() > MAX_PATTERNS {
+            let detail = format!("more than {MAX_PATTERNS} patterns of paths");
+            self.findings
+                .push(catalogue::OPAQUE_TOO_LARGE.at(0..0, &detail));
+        }
         let mut findings = self.findings;
         findings.sort_by_key(|f| (f.span.start, f.span.end));
         findings.dedup_by(|a, b| a.id == b.id && a.span == b.span);
@@ -415,14 +659,35 @@ fn shorten(text: &str) -> String {
     format!("{}…", &text[..end])
 }
 
+/// How much of a deep path is kept before its middle is left out: `sudo sudo sudo …` nests
+/// once per word, and a path spelled out in full at every level would cost the square of
+/// the line.
+const MAX_PATH_HEAD: usize = 120;
+
+/// `path` with its middle left out when it is long: its first [`MAX_PATH_HEAD`] bytes, then
+/// `… > `. Only the head is kept, so a path shortened once stays that short.
+fn path_head(path: &str) -> (&str, &str) {
+    if path.len() <= 2 * MAX_PATH_HEAD {
+        return (path, " > ");
+    }
+    let mut end = MAX_PATH_HEAD;
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    // Cut after a whole segment when there is one.
+    let end = path[..end].rfind(" > ").unwrap_or(end);
+    (&path[..end], " > … > ")
+}
+
 /// `a > b`, or `b` when `a` is empty.
 pub(crate) fn join_path(path: &str, segment: &str) -> Rc<str> {
     if path.is_empty() {
         return Rc::from(segment);
     }
-    let mut out = String::with_capacity(path.len() + 3 + segment.len());
-    out.push_str(path);
-    out.push_str(" > ");
+    let (head, joint) = path_head(path);
+    let mut out = String::with_capacity(head.len() + joint.len() + segment.len());
+    out.push_str(head);
+    out.push_str(joint);
     out.push_str(segment);
     Rc::from(out)
 }
@@ -442,10 +707,11 @@ pub(crate) fn join_indexed(path: &str, name: &str, index: usize) -> Rc<str> {
         }
     }
     let digits = std::str::from_utf8(&digits[at..]).unwrap_or("0");
-    let mut out = String::with_capacity(path.len() + 3 + name.len() + digits.len() + 2);
+    let (head, joint) = path_head(path);
+    let mut out = String::with_capacity(head.len() + joint.len() + name.len() + digits.len() + 2);
     if !path.is_empty() {
-        out.push_str(path);
-        out.push_str(" > ");
+        out.push_str(head);
+        out.push_str(joint);
     }
     out.push_str(name);
     out.push('[');

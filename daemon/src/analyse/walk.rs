@@ -20,7 +20,7 @@ use super::effects::Effect;
 use super::flow;
 use super::scope;
 use super::words::{self, text};
-use super::{MAX_DEPTH, Shell, Source, State, field, join_indexed, join_path, kind};
+use super::{MAX_DEPTH, Shell, Source, Start, State, field, join_indexed, join_path, kind};
 
 mod redirects;
 
@@ -78,12 +78,34 @@ fn is_leaf(kind: &str) -> bool {
 
 /// Parses one source and walks it, adding commands and findings to `st`.
 pub fn walk(src: &Source, st: &mut State) {
-    st.shell = src.shell.clone();
+    let mut stdin = Stdin::Inherited;
+    st.shell = match &src.shell {
+        Start::Fresh(shell) => shell.clone(),
+        Start::Continue { .. } => st.chain.clone(),
+        Start::Stage { first_stage: 0 } => {
+            st.stage_base = st.chain.clone();
+            st.chain.clone()
+        }
+        Start::Stage { .. } => {
+            stdin = Stdin::Pipe(st.stage_printed.take());
+            st.stage_base.clone()
+        }
+    };
     let Some(tree) = super::parse(&src.text) else {
         let span = src.map.span(0..src.text.len());
         st.add(catalogue::OPAQUE_PARSE_ERROR.at(span, "the parser gave up"));
         return;
     };
+    walk_tree(&tree, src, stdin, st);
+    match &src.shell {
+        Start::Fresh(_) => {}
+        Start::Continue { .. } => st.chain = st.shell.clone(),
+        // A stage runs in a subshell: the line goes on from the shell before the pipeline.
+        Start::Stage { .. } => st.chain = st.stage_base.clone(),
+    }
+}
+
+fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut State) {
     let root = tree.root_node();
     if root.has_error()
         && let Some(bad) = first_error(root, &src.text)
@@ -108,12 +130,46 @@ pub fn walk(src: &Source, st: &mut State) {
         }
         st.add(catalogue::OPAQUE_PARSE_ERROR.at(src.map.span(start..end), &detail));
     }
-    let mut stack = vec![item(
-        root,
-        Rc::clone(&src.path),
-        src.depth,
-        Stdin::Inherited,
-    )];
+    let mut stack = Vec::new();
+    match src.shell {
+        Start::Fresh(_) => stack.push(item(root, Rc::clone(&src.path), src.depth, stdin)),
+        Start::Continue { first, many } => {
+            push_sequence(
+                &mut stack,
+                named(root),
+                &src.path,
+                src.depth,
+                &stdin,
+                first,
+                many,
+            );
+        }
+        Start::Stage { first_stage } => {
+            let whole = Item {
+                node: root,
+                path: Rc::clone(&src.path),
+                depth: src.depth,
+                stdin: Stdin::Inherited,
+                extra: Vec::new(),
+            };
+            let stmts: Vec<Node> = named(root)
+                .into_iter()
+                .filter(|n| kind(*n) != "comment")
+                .collect();
+            // What the last of these stages prints goes to the next piece.
+            st.stage_printed = match stmts.as_slice() {
+                [one] if kind(*one) == "pipeline" => {
+                    pipeline(&whole, named(*one), first_stage, stdin, src, st, &mut stack)
+                }
+                [one] => pipeline(&whole, vec![*one], first_stage, stdin, src, st, &mut stack),
+                // Not the shape the cut promised: walk it as it is.
+                _ => {
+                    stack.push(Step::Visit(Item { stdin, ..whole }));
+                    None
+                }
+            };
+        }
+    }
     while let Some(step) = stack.pop() {
         match step {
             Step::Visit(item) => visit(item, src, st, &mut stack),
@@ -167,9 +223,20 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             push_children(&item, stack);
         }
         "program" | "list" | "do_group" => {
-            push_sequence(stack, named(node), &item.path, item.depth, &item.stdin);
+            push_sequence(
+                stack,
+                named(node),
+                &item.path,
+                item.depth,
+                &item.stdin,
+                0,
+                false,
+            );
         }
-        "pipeline" => pipeline(&item, named(node), 0, src, st, stack),
+        "pipeline" => {
+            let stdin = item.stdin.clone();
+            pipeline(&item, named(node), 0, stdin, src, st, stack);
+        }
         "redirected_statement" => redirected(item, src, st, stack),
         "negated_command" => {
             for child in named(node).into_iter().rev() {
@@ -248,7 +315,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
         "case_statement" => nested(&item, "case", named(node), false, src, st, stack),
         "case_item" => {
             let (patterns, stmts) = split_field(node, "value");
-            push_sequence(stack, stmts, &item.path, item.depth, &item.stdin);
+            push_sequence(stack, stmts, &item.path, item.depth, &item.stdin, 0, false);
             push_all(&item, patterns, stack);
         }
         kind if is_leaf(kind) => {}
@@ -261,32 +328,39 @@ fn item_like<'t>(item: &Item<'t>, node: Node<'t>) -> Step<'t> {
 }
 
 /// Pipeline stages from `first_index` on: each runs in a subshell of its own, reading the
-/// stage before it, and knowing what that prints when the line says it.
+/// stage before it (the first reads `first_stdin`), and knowing what that prints when the
+/// line says it. Returns what the last stage prints, when known.
 fn pipeline<'t>(
     item: &Item<'t>,
     stages: Vec<Node<'t>>,
     first_index: usize,
+    first_stdin: Stdin,
     src: &Source,
     st: &State,
     stack: &mut Stack<'t>,
-) {
+) -> Option<Rc<words::Alts>> {
     let env = st.env();
+    let mut input = match &first_stdin {
+        Stdin::Pipe(Some(alts)) => Some(alts.as_ref().clone()),
+        _ => None,
+    };
     let printed: Vec<Option<std::rc::Rc<words::Alts>>> = stages
         .iter()
-        .map(|s| flow::output(*s, &src.text, &env).map(std::rc::Rc::new))
+        .map(|s| {
+            input = flow::stage_output(*s, &src.text, &env, input.take());
+            input.clone().map(std::rc::Rc::new)
+        })
         .collect();
     for (i, stage) in stages.into_iter().enumerate().rev() {
-        let n = i + first_index;
         stack.push(Step::Restore(st.shell.clone()));
-        let stdin = if n == 0 {
-            item.stdin.clone()
-        } else {
-            let before = i.checked_sub(1).and_then(|b| printed[b].clone());
-            Stdin::Pipe(before)
+        let stdin = match i.checked_sub(1) {
+            None => first_stdin.clone(),
+            Some(b) => Stdin::Pipe(printed[b].clone()),
         };
-        let path = join_indexed(&item.path, "pipeline", n);
+        let path = join_indexed(&item.path, "pipeline", i + first_index);
         stack.push(self::item(stage, path, item.depth, stdin));
     }
+    printed.last().cloned().flatten()
 }
 
 /// A construct that nests commands: one more level, and a path segment. A `scoped` one runs
@@ -312,7 +386,7 @@ fn nested<'t>(
         stack.push(Step::Restore(st.shell.clone()));
     }
     let path = join_path(&item.path, segment);
-    push_sequence(stack, stmts, &path, depth, &item.stdin);
+    push_sequence(stack, stmts, &path, depth, &item.stdin, 0, false);
 }
 
 /// Statements in order; `a && b || c` flattens into the same `list[i]` numbering as `a; b`.
@@ -322,6 +396,8 @@ fn push_sequence<'t>(
     path: &Rc<str>,
     depth: u32,
     stdin: &Stdin,
+    first: usize,
+    many: bool,
 ) {
     let mut flat = Vec::with_capacity(stmts.len());
     // Lists nest leftwards, one node per operator: flatten with a stack of our own.
@@ -333,10 +409,10 @@ fn push_sequence<'t>(
             flat.push(n);
         }
     }
-    let many = flat.len() > 1;
+    let many = many || flat.len() > 1;
     for (i, node) in flat.into_iter().enumerate().rev() {
         let path = if many {
-            join_indexed(path, "list", i)
+            join_indexed(path, "list", first + i)
         } else {
             Rc::clone(path)
         };

@@ -293,6 +293,24 @@ pub fn fields_of<'s>(nodes: &[Node], src: &'s str, env: &Env, out: &mut Vec<Word
     let (Some(first), Some(last)) = (nodes.first(), nodes.last()) else {
         return;
     };
+    // Most words are plain: no quoting, expansion, pattern, brace or tilde to resolve.
+    if let [node] = nodes
+        && kind(*node) == "word"
+    {
+        let raw = text(*node, src);
+        let plain = !raw.is_empty()
+            && raw.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(
+                        b,
+                        b'-' | b'_' | b'.' | b'/' | b',' | b'+' | b'@' | b'%' | b'=' | b':'
+                    )
+            });
+        if plain {
+            out.push(Word::made(raw.to_owned(), raw, node.byte_range()));
+            return;
+        }
+    }
     let mut toks = Vec::new();
     for node in nodes {
         tokens(*node, src, &mut toks);

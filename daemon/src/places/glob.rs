@@ -9,7 +9,7 @@
 //! describe names, not expansions).
 
 /// One token of a component pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Tok {
     Char(char),
     /// `?`: any one character.
@@ -59,8 +59,25 @@ impl Tok {
 /// practice names, and ordinary letters and digits.
 const ORDINARY: [char; 5] = ['a', 'Z', '0', '_', '\u{e000}'];
 
+/// Whether some character other than `/` is accepted by both tokens (not `.` unless
+/// `dot_ok`).
+fn shared_char(a: &Tok, b: &Tok, dot_ok: bool) -> bool {
+    let ok = |c: char| c != '/' && (dot_ok || c != '.') && a.accepts(c) && b.accepts(c);
+    match (a, b) {
+        (Tok::Char(x), _) => ok(*x),
+        (_, Tok::Char(y)) => ok(*y),
+        _ => {
+            let mut cands = Vec::with_capacity(16);
+            a.candidates(&mut cands);
+            b.candidates(&mut cands);
+            cands.extend(ORDINARY);
+            cands.into_iter().any(ok)
+        }
+    }
+}
+
 /// A component pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Glob {
     toks: Vec<Tok>,
 }
@@ -179,12 +196,58 @@ impl Glob {
 
     /// Whether `name` matches, as a vocabulary pattern matches a name (no leading-dot rule).
     pub fn matches(&self, name: &str) -> bool {
-        let name: Vec<char> = name.chars().collect();
-        // Positions in the pattern reachable after each character: a small NFA run.
+        self.matches_chars(name.chars(), false)
+    }
+
+    /// Whether the characters match; `dot_rule`: a leading `.` needs a literal `.` in the
+    /// pattern (bash's file-name matching).
+    fn matches_chars(&self, name: impl Iterator<Item = char>, dot_rule: bool) -> bool {
+        let n = self.toks.len();
+        if n >= 64 {
+            let name: Vec<char> = name.collect();
+            if dot_rule && name.first() == Some(&'.') && self.toks.first() != Some(&Tok::Char('.'))
+            {
+                return false;
+            }
+            return self.matches_slow(&name);
+        }
+        // Positions in the pattern reachable after each character, as bits: a small NFA run.
+        let close = |mut states: u64| {
+            for i in 0..n {
+                if states & (1 << i) != 0 && self.toks[i] == Tok::Any {
+                    states |= 1 << (i + 1);
+                }
+            }
+            states
+        };
+        let mut states = close(1);
+        for (k, c) in name.enumerate() {
+            if k == 0 && dot_rule && c == '.' && self.toks.first() != Some(&Tok::Char('.')) {
+                return false;
+            }
+            let mut next = 0u64;
+            for i in 0..n {
+                if states & (1 << i) != 0 && self.toks[i].accepts(c) {
+                    next |= if self.toks[i] == Tok::Any {
+                        1 << i
+                    } else {
+                        1 << (i + 1)
+                    };
+                }
+            }
+            states = close(next);
+            if states == 0 {
+                return false;
+            }
+        }
+        states & (1 << n) != 0
+    }
+
+    fn matches_slow(&self, name: &[char]) -> bool {
         let mut states = vec![false; self.toks.len() + 1];
         states[0] = true;
         self.close(&mut states);
-        for c in name {
+        for &c in name {
             let mut next = vec![false; self.toks.len() + 1];
             for (i, on) in states.iter().enumerate() {
                 if !on {
@@ -221,7 +284,21 @@ impl Glob {
     /// Whether some name matches both: `self` is a word's component (bash's leading-dot rule
     /// applies to it), `rule` a vocabulary pattern.
     pub fn meets(&self, rule: &Glob) -> bool {
-        self.product(rule, false)
+        // Most components on both sides are plain names.
+        match (self.is_literal(), rule.is_literal()) {
+            (true, true) => self.toks == rule.toks,
+            (true, false) => rule.matches_chars(self.chars(), false),
+            (false, true) => self.matches_chars(rule.chars(), true),
+            (false, false) => self.product(rule, false),
+        }
+    }
+
+    /// The characters of a literal pattern.
+    fn chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.toks.iter().filter_map(|t| match t {
+            Tok::Char(c) => Some(*c),
+            _ => None,
+        })
     }
 
     /// [`Glob::meets`], where the word must also spell out part of what the rule names: some
@@ -230,6 +307,9 @@ impl Glob {
     pub fn names(&self, rule: &Glob) -> bool {
         if self.is_wildcard_only() {
             return false;
+        }
+        if self.is_literal() {
+            return self.meets(rule);
         }
         self.product(rule, true)
     }
@@ -241,8 +321,17 @@ impl Glob {
         let idx = |i: usize, j: usize, s: bool, p: bool| {
             ((i * (m + 1) + j) * 2 + usize::from(s)) * 2 + usize::from(p)
         };
-        let mut seen = vec![false; (n + 1) * (m + 1) * 4];
-        let mut stack = vec![(0usize, 0usize, false, !pin)];
+        let states = (n + 1) * (m + 1) * 4;
+        let mut small = [false; 1024];
+        let mut large = Vec::new();
+        let seen: &mut [bool] = if states <= small.len() {
+            &mut small[..states]
+        } else {
+            large.resize(states, false);
+            &mut large
+        };
+        let mut stack = Vec::with_capacity(16);
+        stack.push((0usize, 0usize, false, !pin));
         while let Some((i, j, s, p)) = stack.pop() {
             if seen[idx(i, j, s, p)] {
                 continue;
@@ -260,15 +349,9 @@ impl Glob {
                 stack.push((i, j + 1, s, p));
             }
             let (Some(a), Some(b)) = (a, b) else { continue };
-            let mut cands = Vec::with_capacity(12);
-            a.candidates(&mut cands);
-            b.candidates(&mut cands);
-            cands.extend(ORDINARY);
             // Bash lets only a pattern that starts with a literal `.` match a leading one.
             let leading_dot_ok = s || (i == 0 && *a == Tok::Char('.'));
-            let shared = cands.iter().any(|c| {
-                *c != '/' && (leading_dot_ok || *c != '.') && a.accepts(*c) && b.accepts(*c)
-            });
+            let shared = shared_char(a, b, leading_dot_ok);
             if shared {
                 let ni = if *a == Tok::Any { i } else { i + 1 };
                 let nj = if *b == Tok::Any { j } else { j + 1 };

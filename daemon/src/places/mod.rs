@@ -211,6 +211,9 @@ pub struct Where {
     /// The working directory, when it holds a project: not `/`, not the home or above it.
     project: Option<Vec<Comp>>,
     cwd: Option<String>,
+    home_text: Option<String>,
+    /// Each vocabulary entry's start for this home, made when first needed.
+    starts: OnceLock<Vec<Start>>,
 }
 
 impl Where {
@@ -225,10 +228,21 @@ impl Where {
                 && !(c.comps.len() == 1 && SYSTEM_TOPS.iter().any(|t| is_name(&c.comps[0], t)))
         });
         Where {
+            home_text: home_path.as_ref().and_then(Path::literal_text),
             home: home_path.map(|h| h.comps),
             project: project.map(|p| p.comps),
             cwd: cwd.filter(|c| c.starts_with('/')).map(str::to_owned),
+            starts: OnceLock::new(),
         }
+    }
+
+    fn starts(&self) -> &[Start] {
+        self.starts.get_or_init(|| {
+            vocabulary::ENTRIES
+                .iter()
+                .map(|(pattern, _, _)| Start::new(pattern, self.home_text.as_deref()))
+                .collect()
+        })
     }
 
     /// The working directory, when known.
@@ -286,11 +300,12 @@ struct Vocabulary {
     keys: AhoCorasick,
     /// For each key, the rules that have it.
     by_key: Vec<Vec<usize>>,
-    /// The literal start of each anchored rule (`/etc/assent`, `~*/.config/gh`), for finding
-    /// what lies beneath a directory.
-    starts: Vec<Option<String>>,
     temp: Vec<Vec<RComp>>,
     build: Vec<Glob>,
+    /// Whole-tree entries that name one literal directory from the root, by its text.
+    tree_literal: std::collections::HashMap<String, usize>,
+    /// The other whole-tree entries (a home, `/home/*`).
+    tree_other: Vec<usize>,
 }
 
 fn vocabulary() -> &'static Vocabulary {
@@ -313,22 +328,40 @@ fn vocabulary() -> &'static Vocabulary {
         }
         let keys =
             AhoCorasick::new(&key_texts).expect("the vocabulary's keys are a few short strings");
-        let starts = vocabulary::ENTRIES
-            .iter()
-            .map(|(pattern, _, _)| literal_start(pattern))
-            .collect();
         let temp = TEMP_DIRS
             .iter()
             .map(|t| Rule::compile(&format!("{t}/**"), Says::Ordinary, "").comps)
             .collect();
         let build = BUILD_DIRS.iter().map(|b| Glob::literal(b)).collect();
+        let mut tree_literal = std::collections::HashMap::new();
+        let mut tree_other = Vec::new();
+        for (i, (pattern, _, _)) in vocabulary::ENTRIES.iter().enumerate() {
+            if !rules[i].tree {
+                continue;
+            }
+            let literal = pattern.starts_with('/') && !pattern.contains(['*', '?', '[']);
+            if literal {
+                let text = pattern.trim_end_matches('/');
+                tree_literal.insert(
+                    if text.is_empty() {
+                        "/".to_owned()
+                    } else {
+                        text.to_owned()
+                    },
+                    i,
+                );
+            } else {
+                tree_other.push(i);
+            }
+        }
         Vocabulary {
             rules,
             keys,
             by_key,
-            starts,
             temp,
             build,
+            tree_literal,
+            tree_other,
         }
     })
 }
@@ -370,7 +403,31 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         None => (tree && path.anchor != Anchor::Unknown).then_some(Cow::Borrowed(path)),
     };
     if let Some(dir) = &whole {
-        for rule in v.rules.iter().filter(|r| r.tree) {
+        let text = dir.literal_text();
+        if let Some(&i) = text.as_ref().and_then(|t| v.tree_literal.get(t)) {
+            let rule = &v.rules[i];
+            if let Says::Is(kind) | Says::Both(kind, _) = rule.says {
+                placed.add(kind, rule.why);
+                return placed;
+            }
+        }
+        let others: Box<dyn Iterator<Item = usize>> = if text.is_some() {
+            Box::new(v.tree_other.iter().copied())
+        } else {
+            Box::new((0..v.rules.len()).filter(|&i| v.rules[i].tree))
+        };
+        let starts = w.starts();
+        let probe = text
+            .as_deref()
+            .map(|t| Probe::new(t, w.home_text.as_deref()));
+        for i in others {
+            let rule = &v.rules[i];
+            // A literal directory can lie in an entry's tree only where their starts meet.
+            if let Some(p) = &probe
+                && starts.get(i).is_some_and(|s| !s.may_be_beneath(p))
+            {
+                continue;
+            }
             if let Says::Is(kind) | Says::Both(kind, _) = rule.says
                 && let Some(certain) = match_rule(dir, rule, home)
             {
@@ -381,9 +438,12 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
             }
         }
     }
-    let candidates = literal.as_deref().map(|text| {
+    // An entry's key is literal text within one component: a path can match it only if one of
+    // its literal components holds the key, or one of its globs could spell it (unknown
+    // components match only wildcards in the vocabulary, never literal text).
+    let candidates = key_text(path).map(|text| {
         let mut on = vec![false; v.rules.len()];
-        for m in v.keys.find_overlapping_iter(text) {
+        for m in v.keys.find_overlapping_iter(&text) {
             for &r in &v.by_key[m.pattern().as_usize()] {
                 on[r] = true;
             }
@@ -422,6 +482,21 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         beneath(path, literal.as_deref(), w, &mut placed);
     }
     placed
+}
+
+/// The literal components of a path that has no globs, joined by `/`, for the key search.
+fn key_text(path: &Path) -> Option<String> {
+    let mut text = String::new();
+    for c in &path.comps {
+        match c {
+            Comp::Name(g) => {
+                text.push('/');
+                text.push_str(&g.as_literal()?);
+            }
+            Comp::Opaque | Comp::Below | Comp::Beneath => text.push('/'),
+        }
+    }
+    Some(text)
 }
 
 /// Whether `rule` could match `path`: `Some(true)` when every path it names does.
@@ -543,17 +618,9 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
     let v = vocabulary();
     let home = w.home.as_deref();
     let below = path.beneath();
-    let home_text = home.map(|h| {
-        let mut t = String::new();
-        for c in h {
-            if let Comp::Name(g) = c {
-                t.push('/');
-                t.push_str(&g.as_literal().unwrap_or_default());
-            }
-        }
-        t
-    });
-    for (rule, start) in v.rules.iter().zip(&v.starts) {
+    let starts = w.starts();
+    let probe = literal.map(|t| Probe::new(t, w.home_text.as_deref()));
+    for (i, rule) in v.rules.iter().enumerate() {
         let kind = match rule.says {
             Says::Is(k @ (Kind::Secret | Kind::Protected)) | Says::Both(k, _) => k,
             _ => continue,
@@ -561,8 +628,8 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
         if rule.tree || rule.at == At::Anywhere {
             continue;
         }
-        if let (Some(text), Some(start)) = (literal, start)
-            && !starts_beneath(start, text, home_text.as_deref())
+        if let Some(p) = &probe
+            && !starts[i].may_be_beneath(p)
         {
             continue;
         }
@@ -572,35 +639,78 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
     }
 }
 
-/// Whether a rule starting with the literal `start` may lie at or beneath the literal path
-/// `text`.
-fn starts_beneath(start: &str, text: &str, home: Option<&str>) -> bool {
-    let expanded;
-    let start = if let Some(rest) = start.strip_prefix("~*") {
-        // Any home: below the requester's, `/root` or `/home/*`; too many forms to expand,
-        // so only the requester's home is narrowed.
-        match home {
-            Some(h) if text.starts_with(h) => {
-                expanded = format!("{h}{rest}");
-                expanded.as_str()
-            }
-            _ => return true,
+/// Where an anchored entry of the vocabulary starts, for the request: its literal start with
+/// the requester's home put in, to tell quickly whether it can lie beneath a path.
+#[derive(Debug, Clone)]
+enum Start {
+    /// Any home: the entry's start below it; the home may be the requester's, `/root` or
+    /// `/home/NAME`.
+    AnyHome(String),
+    Text(String),
+    /// Nothing literal to go by.
+    Anything,
+}
+
+impl Start {
+    fn new(pattern: &str, home: Option<&str>) -> Start {
+        let Some(start) = literal_start(pattern) else {
+            return Start::Anything;
+        };
+        if let Some(rest) = start.strip_prefix("~*") {
+            return Start::AnyHome(rest.to_owned());
         }
-    } else if let Some(rest) = start.strip_prefix('~') {
-        match home {
-            Some(h) => {
-                expanded = format!("{h}{rest}");
-                expanded.as_str()
-            }
-            None => return true,
+        if let Some(rest) = start.strip_prefix('~') {
+            return match home {
+                Some(h) => Start::Text(format!("{h}{rest}")),
+                None => Start::Anything,
+            };
         }
-    } else {
-        start
+        Start::Text(start)
+    }
+
+    /// Whether the entry may lie at or beneath the probed path (or above it).
+    fn may_be_beneath(&self, probe: &Probe) -> bool {
+        match self {
+            Start::Anything => true,
+            Start::Text(start) => related(start, probe.text),
+            Start::AnyHome(rest) => match &probe.below_home {
+                Some(r) => related(r, rest),
+                // `/`, `/home`: every home is below.
+                None => matches!(probe.text, "" | "/home"),
+            },
+        }
+    }
+}
+
+/// Whether one of two literal paths lies at or beneath the other.
+fn related(a: &str, b: &str) -> bool {
+    let below = |x: &str, y: &str| {
+        y.is_empty() || x == y || (x.starts_with(y) && x.as_bytes().get(y.len()) == Some(&b'/'))
     };
-    // The rule's start is beneath the path, or the path is beneath the rule's start.
-    let text = text.trim_end_matches('/');
-    let below = |a: &str, b: &str| a == b || a.starts_with(&format!("{b}/")) || b.is_empty();
-    below(start, text) || below(text, start)
+    below(a, b) || below(b, a)
+}
+
+/// A literal path, read once for [`Start::may_be_beneath`]: its text, and the part of it
+/// below whichever home it is in.
+struct Probe<'t> {
+    text: &'t str,
+    below_home: Option<&'t str>,
+}
+
+impl<'t> Probe<'t> {
+    fn new(text: &'t str, home: Option<&str>) -> Probe<'t> {
+        let text = text.trim_end_matches('/');
+        let below_home = if let Some(h) = home
+            && related(text, h)
+        {
+            Some(text.strip_prefix(h).unwrap_or(""))
+        } else if let Some(after) = text.strip_prefix("/home/") {
+            Some(after.find('/').map_or("", |i| &after[i..]))
+        } else {
+            text.strip_prefix("/root")
+        };
+        Probe { text, below_home }
+    }
 }
 
 /// Where a literal path text is (a tool call's argument, a remembered approval's file). `~`

@@ -28,7 +28,7 @@ pub enum Piece {
 }
 
 /// Where a path starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Anchor {
     /// `/`.
     Root,
@@ -40,7 +40,7 @@ pub enum Anchor {
 }
 
 /// One component.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Comp {
     Name(Glob),
     /// Any number of components only known at run time, none included.
@@ -53,7 +53,7 @@ pub enum Comp {
 }
 
 /// A path pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Path {
     pub anchor: Anchor,
     pub comps: Vec<Comp>,
@@ -72,6 +72,14 @@ impl Path {
 
     /// Builds the path a word names. `cwd` is where a relative path starts (`None`: unknown).
     pub fn from_pieces(pieces: &[Piece], cwd: Option<&str>) -> Path {
+        Path::from_pieces_in(pieces, || {
+            cwd.filter(|c| c.starts_with('/')).map(Path::absolute)
+        })
+    }
+
+    /// [`Path::from_pieces`], with the current directory already taken apart: `cwd` is
+    /// asked only for a relative path.
+    pub fn from_pieces_in(pieces: &[Piece], cwd: impl FnOnce() -> Option<Path>) -> Path {
         let starts_absolute = match pieces.first() {
             Some(Piece::Lit(t)) => t.starts_with('/'),
             _ => false,
@@ -93,13 +101,10 @@ impl Path {
                 comps: Vec::new(),
             }
         } else {
-            match cwd.filter(|c| c.starts_with('/')) {
-                Some(cwd) => Path::absolute(cwd),
-                None => Path {
-                    anchor: Anchor::Unknown,
-                    comps: Vec::new(),
-                },
-            }
+            cwd().unwrap_or(Path {
+                anchor: Anchor::Unknown,
+                comps: Vec::new(),
+            })
         };
         let mut builder = CompBuilder::default();
         for piece in pieces {

@@ -630,6 +630,16 @@ fn literal_runs(pattern: &str) -> Vec<String> {
     runs
 }
 
+/// A cleared table of `len` flags: on the stack when small, else on the heap.
+fn scratch<'a>(small: &'a mut [bool; 512], large: &'a mut Vec<bool>, len: usize) -> &'a mut [bool] {
+    if len <= small.len() {
+        &mut small[..len]
+    } else {
+        large.resize(len, false);
+        large
+    }
+}
+
 /// Could some one path match both?
 pub fn meets(path: &[Comp], rule: &[RComp]) -> bool {
     meets_as(path, rule, false)
@@ -644,7 +654,9 @@ pub fn names(path: &[Comp], rule: &[RComp]) -> bool {
 
 fn meets_as(path: &[Comp], rule: &[RComp], pin_last: bool) -> bool {
     let (n, m) = (path.len(), rule.len());
-    let mut seen = vec![false; (n + 1) * (m + 1)];
+    let mut small = [false; 512];
+    let mut large = Vec::new();
+    let seen = scratch(&mut small, &mut large, (n + 1) * (m + 1));
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {
         let at = i * (m + 1) + j;
@@ -696,7 +708,9 @@ fn meets_as(path: &[Comp], rule: &[RComp], pin_last: bool) -> bool {
 /// sure, and always for paths with unknown parts.
 pub fn within(path: &[Comp], rule: &[RComp]) -> bool {
     let (n, m) = (path.len(), rule.len());
-    let mut seen = vec![false; (n + 1) * (m + 1)];
+    let mut small = [false; 512];
+    let mut large = Vec::new();
+    let seen = scratch(&mut small, &mut large, (n + 1) * (m + 1));
     let mut stack = vec![(0usize, 0usize)];
     while let Some((i, j)) = stack.pop() {
         let at = i * (m + 1) + j;

@@ -200,8 +200,6 @@ mod tests {
 
     use super::super::git::tests::check;
 
-    const DROP: &[&str] = &["data.drop"];
-
     #[rustfmt::skip]
     const CASES: &[(&str, Level, &[&str])] = &[
         ("psql -c 'DROP TABLE users'", Destructive, &["delete.database"]),

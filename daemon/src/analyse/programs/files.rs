@@ -3,7 +3,7 @@
 //! owners and permissions (`chmod`, `chown`), `find`'s own effects (its `-exec` commands are
 //! `runners`'), and readers whose operands do different things (`uniq IN OUT`).
 
-use super::super::act::Site;
+use super::super::act::{Carry, Site};
 use super::super::effects::Effect::{
     Change, Delete, Erase, Expose, Move, Overwrite, Perms, Read, Run, Write,
 };
@@ -154,7 +154,7 @@ pub fn cp<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     land(site, &c, tree);
     if let Some(source) = c.sources.first() {
-        site.carries(&c.all(), source);
+        site.carries(&c.all(), source, Carry::Copy);
     }
 }
 
@@ -169,7 +169,7 @@ pub fn mv<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     land(site, &c, true);
     if let Some(source) = c.sources.first() {
-        site.carries(&c.all(), source);
+        site.carries(&c.all(), source, Carry::Same);
     }
 }
 
@@ -182,7 +182,7 @@ pub fn ln<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let c = copies(site);
     land(site, &c, false);
     if let Some(target) = c.sources.first() {
-        site.carries(&c.all(), target);
+        site.carries(&c.all(), target, Carry::Same);
     }
 }
 

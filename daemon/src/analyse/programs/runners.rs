@@ -47,7 +47,7 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
         }
         if !cmd.is_empty() {
             jobs.push(Job {
-                words: cmd,
+                words: cmd.into(),
                 path: join_path(path, &format!("find {action}")),
                 stdin: Stdin::Inherited,
                 child: true,
@@ -210,7 +210,7 @@ pub fn parallel<'s>(
             });
         }
         jobs.push(Job {
-            words: cmd,
+            words: cmd.into(),
             path: Rc::clone(&segment),
             stdin: Stdin::Inherited,
             child: true,
@@ -263,7 +263,7 @@ pub fn watch<'s>(
     let segment = join_path(path, "watch");
     if exec {
         jobs.push(Job {
-            words: cmd.to_vec(),
+            words: cmd.to_vec().into(),
             path: segment,
             stdin: Stdin::Inherited,
             child: true,

@@ -253,9 +253,6 @@ mod tests {
 
     use super::super::git::tests::check;
 
-    const FIREWALL: &[&str] = &["system.firewall"];
-    const USER: &[&str] = &["system.user"];
-
     #[rustfmt::skip]
     const CASES: &[(&str, Level, &[&str])] = &[
         ("shutdown -h now", Destructive, &["stop.machine"]),
