@@ -361,6 +361,15 @@ impl Carried {
 
     /// The sources a path may stand for: for each remembered destination at or above it (the
     /// same components, patterns compared as written), the source with the rest appended.
+    /// What `path` leads to when it is exactly a destination moved or linked on the line.
+    pub fn links(&self, path: &Path) -> Vec<Path> {
+        self.aliases
+            .iter()
+            .filter(|(dest, _, how)| *how == Carry::Same && dest == path)
+            .flat_map(|(_, sources, _)| sources.iter().cloned())
+            .collect()
+    }
+
     /// Copies count only when `copies`: for what reads the contents.
     pub fn sources(&self, path: &Path, copies: bool) -> Vec<Path> {
         let mut out = Vec::new();

@@ -453,7 +453,42 @@ impl<'c, 'a> State<'c, 'a> {
         for path in self.paths(w) {
             placed.union(&self.places_of(&path, tree, copies));
         }
+        // `..` after a link made on this line climbs out of where the link leads, not out
+        // of where the link is: `ln -s ~ /tmp/l; rm -rf /tmp/l/..` deletes `/home`.
+        if w.text.contains("..") {
+            for path in self.through_links(&w.text) {
+                placed.union(&self.places_of(&path, tree, copies));
+            }
+        }
         placed
+    }
+
+    /// `text` read again where a `..` follows a link made on the line: the link's target,
+    /// then the rest of the text.
+    fn through_links(&self, text: &str) -> Vec<Path> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(i) = text[at..].find("/..").map(|i| at + i) {
+            at = i + 3;
+            let after_ok = text.as_bytes().get(at).is_none_or(|&b| b == b'/');
+            if !after_ok {
+                continue;
+            }
+            let link = self.path_of(&[Piece::Lit(text[..i].to_owned())]);
+            for target in self.shell.carried.links(&link) {
+                let mut joined = target.literal_text().unwrap_or_default();
+                joined.push_str(&text[i..]);
+                if target.is_literal() {
+                    out.push(self.path_of(&[Piece::Lit(joined)]));
+                } else {
+                    out.push(Path::from_pieces(&[Piece::Opaque], None));
+                }
+                if out.len() >= MAX_SOURCES {
+                    return out;
+                }
+            }
+        }
+        out
     }
 
     /// Where a path is, and where what a move or copy on the line carried to it came from.

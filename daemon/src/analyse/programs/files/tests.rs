@@ -116,6 +116,13 @@ const CASES: &[(&str, Level, &[&str])] = &[
     ("chown root /etc/shadow", Destructive, &["perms.secret", "perms.protected"]),
     ("chown -R u:u build", Moderate, &["perms.build"]),
     ("chgrp staff notes.txt", Moderate, &["perms.project"]),
+    // Line state: what moves, copies and links on the line put where.
+    ("mv ~/.ssh /tmp/k && rm -rf /tmp/k", Destructive, &["move.secret", "move.protected", "overwrite.temp", "write.temp", "delete.secret", "delete.protected", "delete.temp"]),
+    ("cp -r ~/.ssh /tmp/k && rm -rf /tmp/k", Destructive, &["read.secret", "overwrite.temp", "write.temp", "delete.temp"]),
+    ("cp ~/.aws/credentials /tmp/c; cat /tmp/c", Destructive, &["read.secret", "overwrite.temp", "write.temp", "read.secret"]),
+    ("ln -s ~ /tmp/l; rm -rf /tmp/l/..", Forbidden, &["overwrite.temp", "write.temp", "delete.system", "delete.temp"]),
+    ("ln -s /etc x; cat x/../etc/shadow", Destructive, &["overwrite.project", "write.project", "read.secret"]),
+    ("mkdir -p /tmp/a; rm -rf /tmp/a/..", Moderate, &["write.temp", "delete.temp"]),
 ];
 
 #[test]
