@@ -4,7 +4,7 @@
 use assent_client::protocol::{Context, Origin, Subject};
 
 use crate::analyse::{self, Analysis, Finding};
-use crate::policy::{Facts, Policy, Ruling, tools};
+use crate::policy::{Facts, Globs, Policy, Ruling, tools};
 
 /// Findings past this many are summarised, so a reply always fits one packet.
 pub const MAX_FINDINGS_ON_WIRE: usize = 64;
@@ -69,7 +69,19 @@ pub fn judge_for(
                 home: caller.home,
                 truncated: *truncated,
             };
-            let analysis = analyse::shell(command, &ctx);
+            let added = crate::places::Added {
+                secret: policy
+                    .settings
+                    .sensitive_paths
+                    .as_ref()
+                    .map(Globs::patterns),
+                protected: policy
+                    .settings
+                    .protected_paths
+                    .as_ref()
+                    .map(Globs::patterns),
+            };
+            let analysis = analyse::shell_in(command, &ctx, added);
             let paths: Vec<String> = analysis
                 .commands
                 .iter()

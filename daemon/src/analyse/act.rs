@@ -289,6 +289,43 @@ fn cell_finding(actor: &str, cell: &Cell, span: Range<usize>) -> Finding {
     }
 }
 
+/// The findings of a tool call that does `effect` to what a path argument names: the same
+/// cells and levels as a shell command doing it. `tool` is the tool's name.
+pub fn tool_findings(
+    tool: &str,
+    effect: Effect,
+    shown: &str,
+    placed: &Placed,
+    certain: bool,
+    span: Range<usize>,
+) -> Vec<Finding> {
+    let actor = format!("`{tool}`");
+    let mut out = Vec::new();
+    for kind in placed.kinds() {
+        if effects::level(effect, kind) == Level::Safe {
+            continue;
+        }
+        let cell = Cell {
+            effect,
+            kind,
+            why: placed.why(kind),
+            shown: vec![format!("`{shown}`")],
+            more: HashSet::new(),
+            certain,
+        };
+        let mut finding = cell_finding(&actor, &cell, span.clone());
+        if effect == Effect::Use {
+            finding.message = finding.message.replacen(
+                "is not a program the gate knows",
+                "is not a tool the gate knows",
+                1,
+            );
+        }
+        out.push(finding);
+    }
+    out
+}
+
 /// The acts of a redirection, reported as the redirection's.
 pub fn redirection(effect: Effect, word: &Word, span: Range<usize>, st: &mut State) {
     let act = Act {

@@ -38,7 +38,7 @@ use std::rc::Rc;
 
 use assent_client::protocol::{self, Level};
 
-use crate::places::{self, Kind, Path, Piece, Placed, Where};
+use crate::places::{self, Added, Kind, Path, Piece, Placed, Where};
 use act::Carried;
 use effects::Effect;
 pub(crate) use grammar::{field, kind, parse};
@@ -114,18 +114,51 @@ pub fn finding_ids() -> impl Iterator<Item = &'static str> {
 
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
 pub fn shell(command: &str, ctx: &Context) -> Analysis {
-    analyse(command, ctx, true)
+    analyse(command, ctx, Added::default(), true)
+}
+
+/// [`shell`], with the places a policy adds to the vocabulary.
+pub fn shell_in(command: &str, ctx: &Context, added: Added) -> Analysis {
+    analyse(command, ctx, added, true)
+}
+
+/// What a tool call does to a place named by one of its path arguments, judged like a shell
+/// command doing it: `Read` of `~/.ssh/id_rsa` is `read.secret` as `cat ~/.ssh/id_rsa` is.
+/// `path` is placed as a shell word would be (`~`, relative to `cwd`, `*`, `?` and `[…]` as
+/// patterns); `tree`: the tool acts on everything below a directory. `tool` names the actor.
+#[allow(clippy::too_many_arguments)]
+pub fn tool_path(
+    tool: &str,
+    effect: Effect,
+    path: &str,
+    tree: bool,
+    cwd: Option<&str>,
+    home: Option<&str>,
+    added: Added,
+    span: Range<usize>,
+) -> Vec<Finding> {
+    let w = Where::new(cwd, home).with_added(added);
+    let pieces: Vec<Piece> = places::text_pieces(path, home)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Lit(t) if t.contains(['*', '?', '[']) => Piece::Glob(t),
+            other => other,
+        })
+        .collect();
+    let certain = pieces.iter().all(|p| matches!(p, Piece::Lit(_)));
+    let placed = places::classify(&Path::from_pieces(&pieces, w.cwd()), tree, &w);
+    act::tool_findings(tool, effect, path, &placed, certain, span)
 }
 
 /// The same analysis with the line always parsed whole, never cut in pieces: what `shell`
 /// must agree with. For tests; slow on long pipelines.
 #[doc(hidden)]
 pub fn shell_unsplit(command: &str, ctx: &Context) -> Analysis {
-    analyse(command, ctx, false)
+    analyse(command, ctx, Added::default(), false)
 }
 
-fn analyse(command: &str, ctx: &Context, may_split: bool) -> Analysis {
-    let mut st = State::new(ctx);
+fn analyse(command: &str, ctx: &Context, added: Added, may_split: bool) -> Analysis {
+    let mut st = State::new(ctx, added);
     st.tmpdir_named = names(command, "TMPDIR");
     st.cdpath_named = names(command, "CDPATH");
     if ctx.truncated {
@@ -347,7 +380,7 @@ pub(crate) struct State<'c, 'a> {
     pub stage_base: Shell,
     pub stage_printed: Option<Rc<words::Alts>>,
     /// The request's project and home, for placing paths.
-    where_: Where,
+    where_: Where<'c>,
     /// Places of paths already placed on this line: a long line names the same paths often.
     placed: std::cell::RefCell<std::collections::HashMap<(Path, bool), Placed>>,
     /// Findings added, by level.
@@ -367,7 +400,7 @@ pub(crate) struct State<'c, 'a> {
 const MAX_PATTERNS: usize = 512;
 
 impl<'c, 'a> State<'c, 'a> {
-    fn new(ctx: &'c Context<'a>) -> Self {
+    fn new(ctx: &'c Context<'a>, added: Added<'c>) -> Self {
         State {
             ctx,
             findings: Vec::new(),
@@ -381,7 +414,7 @@ impl<'c, 'a> State<'c, 'a> {
             chain: Shell::default(),
             stage_base: Shell::default(),
             stage_printed: None,
-            where_: Where::new(Some(ctx.cwd), ctx.home),
+            where_: Where::new(Some(ctx.cwd), ctx.home).with_added(added),
             placed: Default::default(),
             added: [0; 5],
             cwd_path: Default::default(),

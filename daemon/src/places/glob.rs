@@ -125,6 +125,33 @@ impl Glob {
         Glob { toks }
     }
 
+    /// The pattern written in glob syntax, without escapes: `id_*`, `[a-c]x`.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for t in &self.toks {
+            match t {
+                Tok::Char(c) => out.push(*c),
+                Tok::One => out.push('?'),
+                Tok::Any => out.push('*'),
+                Tok::Class { ranges, negated } => {
+                    out.push('[');
+                    if *negated {
+                        out.push('!');
+                    }
+                    for (lo, hi) in ranges {
+                        out.push(*lo);
+                        if lo != hi {
+                            out.push('-');
+                            out.push(*hi);
+                        }
+                    }
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+
     /// Appends a pattern written in glob syntax to this one (a word made of literal and
     /// unquoted parts: `"$d"*.pem`).
     pub fn push_glob(&mut self, text: &str) {

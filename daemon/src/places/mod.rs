@@ -203,10 +203,28 @@ impl Placed {
     }
 }
 
+/// Places a policy adds to the vocabulary (`sensitive_paths`, `protected_paths`): globs over
+/// a path's text, as it is absolute and, below the requester's home, as `~/…`. They add to
+/// what the vocabulary says, never take from it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Added<'a> {
+    pub secret: Option<Patterns<'a>>,
+    pub protected: Option<Patterns<'a>>,
+}
+
+/// Globs as written and compiled.
+#[derive(Debug, Clone, Copy)]
+pub struct Patterns<'a> {
+    pub written: &'a [String],
+    pub set: &'a globset::GlobSet,
+}
+
 /// Where a request is made: the requester's home and working directory, once split into
 /// components for the many paths of one command line.
 #[derive(Debug, Clone)]
-pub struct Where {
+pub struct Where<'a> {
+    /// What the policy adds to the vocabulary.
+    added: Added<'a>,
     home: Option<Vec<Comp>>,
     /// The working directory, when it holds a project: not `/`, not the home or above it.
     project: Option<Vec<Comp>>,
@@ -216,8 +234,8 @@ pub struct Where {
     starts: OnceLock<Vec<Start>>,
 }
 
-impl Where {
-    pub fn new(cwd: Option<&str>, home: Option<&str>) -> Where {
+impl<'a> Where<'a> {
+    pub fn new(cwd: Option<&str>, home: Option<&str>) -> Where<'a> {
         let home_path = home.filter(|h| h.starts_with('/')).map(Path::absolute);
         let cwd_path = cwd.filter(|c| c.starts_with('/')).map(Path::absolute);
         let project = cwd_path.filter(|c| {
@@ -228,12 +246,19 @@ impl Where {
                 && !(c.comps.len() == 1 && SYSTEM_TOPS.iter().any(|t| is_name(&c.comps[0], t)))
         });
         Where {
+            added: Added::default(),
             home_text: home_path.as_ref().and_then(Path::literal_text),
             home: home_path.map(|h| h.comps),
             project: project.map(|p| p.comps),
             cwd: cwd.filter(|c| c.starts_with('/')).map(str::to_owned),
             starts: OnceLock::new(),
         }
+    }
+
+    /// With the places a policy adds.
+    pub fn with_added(mut self, added: Added<'a>) -> Where<'a> {
+        self.added = added;
+        self
     }
 
     fn starts(&self) -> &[Start] {
@@ -481,7 +506,64 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     if tree && path.anchor != Anchor::Unknown {
         beneath(path, literal.as_deref(), w, &mut placed);
     }
+    added(path, literal.as_deref(), tree, w, &mut placed);
     placed
+}
+
+/// The places a policy adds: a path whose text one of its globs matches, or (`tree`) a
+/// literal directory that holds what one of them names below a literal start.
+fn added(path: &Path, literal: Option<&str>, tree: bool, w: &Where, placed: &mut Placed) {
+    let lists = [
+        (
+            w.added.secret,
+            Kind::Secret,
+            "a place your policy names as secret",
+        ),
+        (
+            w.added.protected,
+            Kind::Protected,
+            "a place your policy protects",
+        ),
+    ];
+    if lists.iter().all(|(p, _, _)| p.is_none()) {
+        return;
+    }
+    let text = path.pattern_text();
+    let home = w.home_text.as_deref();
+    let mut forms = vec![text.clone()];
+    match (text.strip_prefix('~'), home) {
+        (Some(rest), Some(h)) => forms.push(format!("{h}{rest}")),
+        (None, Some(h)) => {
+            if let Some(rest) = text.strip_prefix(h)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                forms.push(format!("~{rest}"));
+            }
+        }
+        _ => {}
+    }
+    for (patterns, kind, why) in lists {
+        let Some(patterns) = patterns else { continue };
+        if forms.iter().any(|f| patterns.set.is_match(f)) {
+            placed.add(kind, why);
+            continue;
+        }
+        let Some(dir) = literal.filter(|_| tree).map(|d| d.trim_end_matches('/')) else {
+            continue;
+        };
+        let holds = patterns.written.iter().any(|written| {
+            let expanded = match (written.strip_prefix('~'), home) {
+                (Some(rest), Some(h)) => format!("{h}{rest}"),
+                _ => written.clone(),
+            };
+            // Below a start every path shares (`**/*.kdbx`) nothing in particular lies.
+            let start = literal_start(&expanded).filter(|s| !s.is_empty() && s.starts_with('/'));
+            start.is_some_and(|s| related(&s, dir) && s.len() >= dir.len())
+        });
+        if holds {
+            placed.add(kind, why);
+        }
+    }
 }
 
 /// The literal components of a path that has no globs, joined by `/`, for the key search.
@@ -734,4 +816,4 @@ pub fn text_pieces(text: &str, home: Option<&str>) -> Vec<Piece> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

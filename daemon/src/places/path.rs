@@ -281,6 +281,28 @@ impl Path {
         Some(out)
     }
 
+    /// The path as a pattern in glob syntax: `/home/u/.ssh/id_*`, `~/x`, a part only known
+    /// at run time as `*` (any run of components as `**`), an unknown start as `**/`.
+    pub fn pattern_text(&self) -> String {
+        let mut out = match self.anchor {
+            Anchor::Root => String::new(),
+            Anchor::Home => "~".to_owned(),
+            Anchor::Unknown => "**".to_owned(),
+        };
+        for c in &self.comps {
+            out.push('/');
+            match c {
+                Comp::Name(g) => out.push_str(&g.text()),
+                Comp::Opaque => out.push('*'),
+                Comp::Beneath | Comp::Below => out.push_str("**"),
+            }
+        }
+        if out.is_empty() {
+            out.push('/');
+        }
+        out
+    }
+
     /// The directory whose every entry a trailing wildcard-only component names (`~/*`,
     /// `/usr/[a-z]*`): deleting those is deleting what the directory holds.
     pub fn everything_in(&self) -> Option<Path> {

@@ -3,8 +3,8 @@
 
 use super::*;
 
-const HOME: &str = "/home/u";
-const CWD: &str = "/home/u/proj";
+pub(crate) const HOME: &str = "/home/u";
+pub(crate) const CWD: &str = "/home/u/proj";
 
 /// Pieces from a compact notation: `$` is unknown text that may hold `/`, `@` unknown text
 /// within one name, `*`, `?` and `[` start glob syntax up to the next `/`.
@@ -55,8 +55,10 @@ fn kinds(spec: &str, tree: bool, w: &Where) -> Vec<&'static str> {
     classify(&path, tree, w).kinds().map(Kind::name).collect()
 }
 
+/// (path, a whole tree, places). The tool-call tests read it too: every path here is placed
+/// alike in a shell word and in a tool's argument.
 #[rustfmt::skip]
-const CASES: &[(&str, bool, &[&str])] = &[
+pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     // One file, one place.
     ("~/.ssh/id_rsa", false, &["secret"]),
     ("~/.ssh/id_rsa.pub", false, &["data"]),

@@ -96,6 +96,14 @@ impl Globs {
     pub fn is_match(&self, text: &str) -> bool {
         self.set.is_match(text)
     }
+
+    /// The globs for the vocabulary of places, as written and compiled.
+    pub fn patterns(&self) -> crate::places::Patterns<'_> {
+        crate::places::Patterns {
+            written: &self.patterns,
+            set: &self.set,
+        }
+    }
 }
 
 /// One compiled rule.

@@ -637,3 +637,163 @@ fn extra_sensitive_and_protected_paths_and_approvers() {
     );
     assert_eq!((p.owner_of(1001), p.owner_of(1002)), (1000, 1002));
 }
+
+/// The finding ids of one request, sorted and without repeats.
+fn ids_of(subject: Subject, home: &str) -> Vec<&'static str> {
+    let caller = Caller {
+        uid: Some(1000),
+        user: Some("u"),
+        home: Some(home),
+    };
+    let policy = Policy::embedded();
+    let judged = judge_for(
+        &policy,
+        &subject,
+        Origin::Agent,
+        &Context::default(),
+        &caller,
+    );
+    let mut ids: Vec<&'static str> = judged
+        .analysis
+        .findings
+        .iter()
+        .map(|f| f.id)
+        .filter(|id| !id.starts_with("tool."))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Every file of the vocabulary's table is placed alike by a shell command and by a tool
+/// call that does the same to it: `cat X` and `Read X` read the same place, `> X` and `Write
+/// X` overwrite it, `>> X` and `Edit X` write to it.
+#[test]
+fn tool_calls_place_paths_as_shell_commands_do() {
+    use crate::places::tests::{CASES, CWD, HOME};
+    // (the shell command's text before the path, the tool)
+    let pairs = [
+        ("cat ", "Read"),
+        ("echo x > ", "Write"),
+        ("echo x >> ", "Edit"),
+    ];
+    let line = |before: &str, path: &str| format!("{before}{path}");
+    let mut compared = 0;
+    for (path, tree, _) in CASES {
+        // Single files named literally: what a file tool's argument can be.
+        if *tree || path.contains(['*', '?', '[', '$', '@']) {
+            continue;
+        }
+        for (before, tool) in pairs {
+            let shell = ids_of(
+                Subject::Shell {
+                    command: line(before, path),
+                    cwd: CWD.into(),
+                    truncated: false,
+                },
+                HOME,
+            );
+            let args = serde_json::json!({"file_path": path, "cwd": CWD}).to_string();
+            let call = ids_of(
+                Subject::Tool {
+                    name: tool.into(),
+                    args_json: args,
+                },
+                HOME,
+            );
+            assert_eq!(
+                shell,
+                call,
+                "`{}` and `{tool}` of {path}",
+                line(before, path)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "compared {compared}");
+}
+
+/// The secrets and protected places a policy adds count in shell commands and tool calls
+/// alike, and in a directory deleted as a whole.
+#[test]
+fn a_policys_places_count_everywhere() {
+    let p = policy(
+        "sensitive_paths = [\"**/*.ledger\", \"~/vault/**\"]\n\
+         protected_paths = [\"/srv/**\", \"/tmp/cache/keep/**\"]\n",
+    );
+    let ctx = Context::default();
+    let shell_level = |line: &str| {
+        let subject = Subject::Shell {
+            command: line.into(),
+            cwd: "/home/u/project".into(),
+            truncated: false,
+        };
+        let caller = Caller {
+            uid: Some(1000),
+            user: Some("u"),
+            home: Some("/home/u"),
+        };
+        judge_for(&p, &subject, Origin::Agent, &ctx, &caller)
+            .analysis
+            .level
+    };
+    assert_eq!(shell_level("cat db/pw.ledger"), Level::Destructive);
+    assert_eq!(shell_level("cat ~/vault/key"), Level::Destructive);
+    assert_eq!(shell_level("cat /home/u/vault/k*"), Level::Destructive);
+    assert_eq!(
+        shell_level("echo x > /srv/www/index.html"),
+        Level::Destructive
+    );
+    assert_eq!(shell_level("rm -rf /tmp/cache"), Level::Destructive);
+    assert_eq!(shell_level("rm -rf /tmp/other"), Level::Moderate);
+    assert_eq!(shell_level("cat /srv/www/index.html"), Level::Safe);
+    assert_eq!(shell_level("cat db/notes.txt"), Level::Safe);
+    assert_eq!(
+        tool(&p, "Read", r#"{"file_path": "~/vault/key"}"#, &ctx).0,
+        Level::Destructive
+    );
+    assert_eq!(
+        tool(&p, "Edit", r#"{"file_path": "/srv/www/a.html"}"#, &ctx).0,
+        Level::Destructive
+    );
+    // Without the policy, the same lines are ordinary.
+    let plain = Policy::embedded();
+    let subject = Subject::Shell {
+        command: "cat db/pw.ledger".into(),
+        cwd: "/home/u/project".into(),
+        truncated: false,
+    };
+    assert_eq!(
+        judge_for(&plain, &subject, Origin::Agent, &ctx, &Caller::default())
+            .analysis
+            .level,
+        Level::Safe
+    );
+}
+
+/// Codex's `apply_patch` names its files in the patch: they are placed like any other.
+#[test]
+fn apply_patch_files_are_placed() {
+    let p = Policy::embedded();
+    let ctx = Context::default();
+    let patch = |body: &str| serde_json::json!({"input": body}).to_string();
+    let level = |body: &str| tool(&p, "apply_patch", &patch(body), &ctx).0;
+    assert_eq!(
+        level("*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** End Patch\n"),
+        Level::Moderate
+    );
+    assert_eq!(
+        level(
+            "*** Begin Patch\n*** Update File: /home/u/.bashrc\n@@\n+curl x | sh\n*** End Patch\n"
+        ),
+        Level::Destructive
+    );
+    assert_eq!(
+        level("*** Begin Patch\n*** Add File: /home/u/.claude/settings.json\n+{}\n*** End Patch\n"),
+        Level::Destructive
+    );
+    assert_eq!(
+        level("*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n"),
+        Level::Destructive
+    );
+}

@@ -3,16 +3,24 @@
 //! The registry holds seed 002's tools (SAFE, MODERATE, DESTRUCTIVE become the levels safe,
 //! moderate, destructive), seed 001's task tools, and the tools of the coding agents whose
 //! hooks call assent; a policy's `[tools]` table adds to it or changes an entry. A tool not in
-//! the registry is held (fail closed). The arguments add findings: a path-like argument that
-//! names a secret or, for a tool that writes, a protected place; a shell-command argument,
+//! the registry is held (fail closed).
+//!
+//! The arguments add findings the way a shell command's words do, from the same vocabulary
+//! of places and the same level table: a path argument gets the effect its tool has on it
+//! ([`PATH_TOOLS`]: `Read` reads, `Write` overwrites, `Edit` writes, …), so `Read` of
+//! `~/.ssh/id_rsa` is `read.secret` exactly as `cat ~/.ssh/id_rsa` is; a tool that is not
+//! known to only read, and is not in that table, is *given* its paths, as an unknown program
+//! is. Codex's `apply_patch` names its files inside the patch. A shell-command argument is
 //! analysed as shell. Hostile JSON is bounded by the packet limit and serde_json's recursion
 //! limit (128). Pure: no I/O.
 
 use assent_client::protocol::Level;
 use serde_json::Value;
 
-use super::{Policy, paths};
+use super::Policy;
+use crate::analyse::effects::Effect;
 use crate::analyse::{self, Analysis, Finding};
+use crate::places::Added;
 
 /// Argument names that hold a path.
 pub const PATH_KEYS: &[&str] = &[
@@ -36,16 +44,73 @@ pub const PATH_KEYS: &[&str] = &[
 /// Argument names that hold a shell command.
 pub const COMMAND_KEYS: &[&str] = &["command", "cmd", "script"];
 
-/// The finding ids this module reports (for the never-matching-rule warning).
+/// Argument names that hold a working directory for the call's relative paths.
+const CWD_KEYS: &[&str] = &["cwd", "workdir", "dir_path", "directory"];
+
+/// The finding ids this module reports besides the level table's cells (for the
+/// never-matching-rule warning).
 pub const FINDING_IDS: &[&str] = &[
     "tool.safe",
     "tool.moderate",
     "tool.destructive",
     "tool.unknown",
     "tool.bad_args",
-    "tool.sensitive_path",
-    "tool.protected_path",
 ];
+
+/// What a tool does with the places its path arguments name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathUse {
+    /// Reads the file.
+    Reads,
+    /// Reads every file below a directory, or the file (content searches).
+    Searches,
+    /// Lists names only: nothing a file holds is read.
+    Lists,
+    /// Creates the file or replaces what it held.
+    Writes,
+    /// Changes part of the file.
+    Edits,
+    /// Deletes the file or directory.
+    Deletes,
+    /// Moves its source (`source`, `src`, `path`) to its destination (`destination`, `dest`,
+    /// `target`), replacing what was there.
+    Moves,
+}
+
+/// Tools whose path arguments are files they read, write or edit: the one table the tool
+/// analysis and remembered approvals' signatures read.
+pub const PATH_TOOLS: &[(&str, PathUse)] = &[
+    ("Read", PathUse::Reads),
+    ("read_file", PathUse::Reads),
+    ("file.read", PathUse::Reads),
+    ("read_many_files", PathUse::Searches),
+    ("Grep", PathUse::Searches),
+    ("grep", PathUse::Searches),
+    ("search_file_content", PathUse::Searches),
+    ("Glob", PathUse::Lists),
+    ("glob", PathUse::Lists),
+    ("LS", PathUse::Lists),
+    ("list_directory", PathUse::Lists),
+    ("Write", PathUse::Writes),
+    ("write_file", PathUse::Writes),
+    ("file.write", PathUse::Writes),
+    ("writeFile", PathUse::Writes),
+    ("Edit", PathUse::Edits),
+    ("MultiEdit", PathUse::Edits),
+    ("NotebookEdit", PathUse::Edits),
+    ("replace", PathUse::Edits),
+    ("edit_file", PathUse::Edits),
+    ("file.delete", PathUse::Deletes),
+    ("file.move", PathUse::Moves),
+];
+
+/// What `tool` does with its path arguments, if it is a file tool.
+pub fn path_use(tool: &str) -> Option<PathUse> {
+    PATH_TOOLS.iter().find(|(n, _)| *n == tool).map(|(_, u)| *u)
+}
+
+/// Where a move's destination is named.
+const DESTINATION_KEYS: &[&str] = &["destination", "dest", "target"];
 
 /// The built-in registry: name and level.
 pub const BUILT_IN: &[(&str, Level)] = &[
@@ -191,38 +256,58 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
     };
     let mut commands = Vec::new();
     let mut paths_found = Vec::new();
+    let added = Added {
+        secret: policy
+            .settings
+            .sensitive_paths
+            .as_ref()
+            .map(super::Globs::patterns),
+        protected: policy
+            .settings
+            .protected_paths
+            .as_ref()
+            .map(super::Globs::patterns),
+    };
     if let Some(Value::Object(map)) = &args {
-        let cwd = ["cwd", "workdir", "dir_path", "directory"]
+        let cwd = CWD_KEYS
             .iter()
             .find_map(|k| map.get(*k).and_then(Value::as_str))
             .filter(|c| c.starts_with('/'));
-        // A tool that is not known to only read is taken to write its paths.
-        let writes = registered.is_none_or(|l| l > Level::Safe);
+        let place = |effect: Effect, path: &str, tree: bool| {
+            analyse::tool_path(name, effect, path, tree, cwd, home, added, 0..end)
+        };
+        let known = path_use(name);
         for key in PATH_KEYS {
             for path in strings(map.get(*key)) {
-                if paths::is_sensitive(path, cwd, home, policy.settings.sensitive_paths.as_ref()) {
-                    findings.push(finding(
-                        "tool.sensitive_path",
-                        Level::Destructive,
-                        format!("`{name}` touches {path}, which holds secrets"),
-                        end,
-                    ));
-                } else if writes
-                    && paths::is_protected(
-                        path,
-                        cwd,
-                        home,
-                        policy.settings.protected_paths.as_ref(),
-                    )
-                {
-                    findings.push(finding(
-                        "tool.protected_path",
-                        Level::Destructive,
-                        format!("`{name}` writes {path}, a protected place"),
-                        end,
-                    ));
-                }
                 paths_found.push(path.to_string());
+                let moved_to = known == Some(PathUse::Moves) && DESTINATION_KEYS.contains(key);
+                let acts: &[(Effect, bool)] = match known {
+                    Some(PathUse::Reads) => &[(Effect::Read, false)],
+                    Some(PathUse::Searches) => &[(Effect::Read, true)],
+                    Some(PathUse::Lists) => &[],
+                    Some(PathUse::Writes) => &[(Effect::Overwrite, false)],
+                    Some(PathUse::Edits) => &[(Effect::Write, false)],
+                    Some(PathUse::Deletes) => &[(Effect::Delete, true)],
+                    Some(PathUse::Moves) if moved_to => &[(Effect::Overwrite, true)],
+                    Some(PathUse::Moves) => &[(Effect::Move, true)],
+                    // A tool registered as only reading reads what it is given; any other
+                    // is given it, like a program the gate does not know.
+                    None if registered == Some(Level::Safe) => &[(Effect::Read, false)],
+                    None => &[(Effect::Use, true)],
+                };
+                for (effect, tree) in acts {
+                    findings.extend(place(*effect, path, *tree));
+                }
+            }
+        }
+        // Codex's `apply_patch` names the files it adds, changes, deletes and moves in the
+        // patch itself.
+        for key in ["input", "patch"] {
+            for patch in strings(map.get(key)) {
+                for (effect, path) in patch_files(patch) {
+                    paths_found.push(path.to_owned());
+                    findings.extend(place(effect, path, false));
+                }
             }
         }
         for key in COMMAND_KEYS {
@@ -233,7 +318,7 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
                     home,
                     truncated: false,
                 };
-                let inner = analyse::shell(command, &ctx);
+                let inner = analyse::shell_in(command, &ctx, added);
                 findings.extend(inner.findings);
                 commands.extend(inner.commands);
             }
@@ -249,6 +334,29 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
         args,
         paths: paths_found,
     }
+}
+
+/// The files a patch in Codex's `apply_patch` format touches, with what it does to each:
+/// `*** Add File: P` creates (or replaces) P, `*** Update File: P` changes it, `*** Delete
+/// File: P` deletes it, `*** Move to: P` replaces P with the updated file.
+fn patch_files(patch: &str) -> Vec<(Effect, &str)> {
+    const MARKS: &[(&str, Effect)] = &[
+        ("*** Add File: ", Effect::Overwrite),
+        ("*** Update File: ", Effect::Write),
+        ("*** Delete File: ", Effect::Delete),
+        ("*** Move to: ", Effect::Overwrite),
+    ];
+    patch
+        .lines()
+        .filter_map(|line| {
+            MARKS.iter().find_map(|(mark, effect)| {
+                line.strip_prefix(mark)
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| (*effect, p))
+            })
+        })
+        .collect()
 }
 
 /// A command argument as shell lines: a string is one line; an array is an argv (Codex's

@@ -27,16 +27,12 @@
 use assent_client::protocol::Subject;
 use serde_json::{Map, Value};
 
+use crate::policy::tools::{self, PathUse};
+
 /// Ends the signature of a truncated command; [`super::Remembered`] never remembers or matches
 /// one. No other signature ends in `)`.
 pub(super) const TRUNCATED_MARK: &str = " (truncated: never remembered)";
 
-/// Tools that read the file named by their path argument.
-const READ_TOOLS: &[&str] = &["Read", "read_file", "file.read"];
-/// Tools that write (create or replace) the file named by their path argument.
-const WRITE_TOOLS: &[&str] = &["Write", "write_file", "file.write", "writeFile"];
-/// Tools that edit the file named by their path argument.
-const EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "NotebookEdit", "replace", "edit_file"];
 /// Tools that fetch a `url`.
 const FETCH_TOOLS: &[&str] = &["WebFetch", "web_fetch"];
 /// Tools that search file contents for a `pattern`.
@@ -130,14 +126,15 @@ fn tool(name: &str, args_json: &str) -> String {
 /// expected ones (then the whole arguments are the signature).
 fn known_tool(name: &str, args: &Map<String, Value>) -> Option<String> {
     let is = |list: &[&str]| list.contains(&name);
-    if is(READ_TOOLS) {
-        return one_path(args).map(|p| format!("reading {}", word(p)));
-    }
-    if is(WRITE_TOOLS) {
-        return one_path(args).map(|p| format!("writing {}", word(p)));
-    }
-    if is(EDIT_TOOLS) {
-        return one_path(args).map(|p| format!("editing {}", word(p)));
+    // The file tools, from the table the tool analysis reads.
+    let verb = match tools::path_use(name) {
+        Some(PathUse::Reads) => Some("reading"),
+        Some(PathUse::Writes) => Some("writing"),
+        Some(PathUse::Edits) => Some("editing"),
+        _ => None,
+    };
+    if let Some(verb) = verb {
+        return one_path(args).map(|p| format!("{verb} {}", word(p)));
     }
     if is(FETCH_TOOLS) {
         return only_string(args, &["url"]).map(|u| format!("fetching {}", word(u)));
