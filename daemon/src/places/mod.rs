@@ -816,4 +816,7 @@ pub fn text_pieces(text: &str, home: Option<&str>) -> Vec<Piece> {
 }
 
 #[cfg(test)]
+mod props;
+
+#[cfg(test)]
 pub(crate) mod tests;
