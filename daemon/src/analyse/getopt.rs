@@ -238,6 +238,9 @@ fn short_name(c: char) -> Cow<'static, str> {
 }
 
 #[cfg(test)]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
