@@ -20,16 +20,34 @@ const MAX_ALTS: usize = 16;
 
 /// What `$(…)` or `` `…` `` prints, as alternatives of a path.
 pub fn substitution(node: Node, src: &str, env: &Env) -> Option<Alts> {
-    let last = last_statement(node)?;
-    output(last, src, env)
+    let mut cursor = node.walk();
+    let stmts: Vec<Node> = node
+        .named_children(&mut cursor)
+        .filter(|n| kind(*n) != "comment")
+        .collect();
+    statements_output(&stmts, src, env)
 }
 
-/// The last statement of a node that holds statements.
-fn last_statement(node: Node) -> Option<Node> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|n| kind(*n) != "comment")
-        .last()
+/// What the last of some statements prints, run where the `cd`s before it lead.
+fn statements_output(stmts: &[Node], src: &str, env: &Env) -> Option<Alts> {
+    let (last, before) = stmts.split_last()?;
+    let mut cwd = env.cwd.map(str::to_owned);
+    for stmt in before {
+        if let Some(dir) = cd_target(*stmt, src, env) {
+            cwd = match (dir.starts_with('/'), &cwd) {
+                (true, _) => Some(dir),
+                (false, Some(c)) => {
+                    crate::places::Path::absolute(&format!("{c}/{dir}")).literal_text()
+                }
+                (false, None) => None,
+            };
+        }
+    }
+    let inner = Env {
+        cwd: cwd.as_deref(),
+        ..*env
+    };
+    output(*last, src, &inner)
 }
 
 /// Programs that print what they read when given no file: a pipe through them carries the
@@ -64,26 +82,7 @@ pub fn output(node: Node, src: &str, env: &Env) -> Option<Alts> {
                 .named_children(&mut cursor)
                 .filter(|n| kind(*n) != "comment")
                 .collect();
-            let (last, before) = stmts.split_last()?;
-            let mut cwd = env.cwd.map(str::to_owned);
-            for stmt in before {
-                if let Some(dir) = cd_target(*stmt, src, &env) {
-                    cwd = match (dir.starts_with('/'), &cwd) {
-                        (true, _) => Some(dir),
-                        (false, Some(c)) => Some(
-                            crate::places::Path::absolute(&format!("{c}/{dir}"))
-                                .literal_text()
-                                .unwrap_or_default(),
-                        ),
-                        (false, None) => None,
-                    };
-                }
-            }
-            let inner = Env {
-                cwd: cwd.as_deref(),
-                ..env
-            };
-            output(*last, src, &inner)
+            statements_output(&stmts, src, &env)
         }
         "redirected_statement" => {
             let body = node.child_by_field_name("body")?;

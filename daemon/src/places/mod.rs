@@ -665,10 +665,21 @@ fn structural(path: &Path, w: &Where, placed: &mut Placed) {
     placed.add(Kind::Data, "files outside the project");
 }
 
-/// Whether a path below `project` is at or under a build directory: `Some(true)` certainly,
-/// `Some(false)` possibly (a glob).
+/// Files a compiler makes beside its sources, which a build makes again: `*.o`, `*.pyc`.
+const BUILD_FILES: &[&str] = &[".o", ".obj", ".pyc", ".pyo", ".class"];
+
+/// Whether a path below `project` is at or under a build directory, or is a file a compiler
+/// made: `Some(true)` certainly, `Some(false)` possibly (a glob).
 fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool> {
     let below = comps.get(project.len()..)?;
+    // `main.o`, `*.pyc`: every name the last component can be ends in a compiler's suffix.
+    if let Some(Comp::Name(last)) = below.last()
+        && BUILD_FILES
+            .iter()
+            .any(|suffix| last.text().ends_with(suffix))
+    {
+        return Some(true);
+    }
     let mut maybe = false;
     for c in below {
         match c {

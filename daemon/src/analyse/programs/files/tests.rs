@@ -15,7 +15,7 @@ const CTX: Context<'static> = Context {
 const CASES: &[(&str, Level, &[&str])] = &[
     // rm: by what is named.
     ("rm notes.txt", Destructive, &["delete.project"]),
-    ("rm -f a.o", Destructive, &["delete.project"]),
+    ("rm -f a.o", Moderate, &["delete.build"]),
     ("rm -rf src", Destructive, &["delete.project"]),
     ("rm -rf ./*", Destructive, &["delete.project", "delete.build"]),
     ("rm -rf *", Destructive, &["delete.project", "delete.build"]),
@@ -63,7 +63,7 @@ const CASES: &[(&str, Level, &[&str])] = &[
     ("shred /dev/sda", Forbidden, &["erase.device"]),
     ("truncate -s 0 app.log", Destructive, &["erase.project"]),
     ("truncate -s0 /tmp/x.log", Moderate, &["erase.temp"]),
-    ("find . -name '*.pyc' -delete", Destructive, &["delete.project"]),
+    ("find . -name '*.pyc' -delete", Moderate, &["delete.build"]),
     ("find -delete", Destructive, &["delete.project"]),
     ("find /tmp/x -mtime +3 -delete", Moderate, &["delete.temp"]),
     ("find target -name '*.d' -delete", Moderate, &["delete.build"]),
