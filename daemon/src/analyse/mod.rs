@@ -16,6 +16,8 @@
 mod act;
 mod catalogue;
 mod command;
+#[cfg(test)]
+mod doc;
 pub mod effects;
 mod flow;
 mod getopt;

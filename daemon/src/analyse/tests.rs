@@ -29,7 +29,7 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 }
 
 #[rustfmt::skip]
-const CASES: &[(&str, Level, &[&str])] = &[
+pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("ls -la", Safe, &[]),
     ("whence -p rm", Safe, &[]),
     ("which rm", Safe, &[]),

@@ -806,6 +806,19 @@ impl<'t> Probe<'t> {
     }
 }
 
+/// The vocabulary as written, for documentation: each entry's pattern, the places it says,
+/// and what a person is told it is. Entries that only say a path is ordinary say no place.
+pub fn entries() -> impl Iterator<Item = (&'static str, Vec<Kind>, &'static str)> {
+    vocabulary::ENTRIES.iter().map(|(pattern, says, why)| {
+        let kinds = match says {
+            Says::Is(k) => vec![*k],
+            Says::Both(a, b) => vec![*a, *b],
+            Says::Ordinary => Vec::new(),
+        };
+        (*pattern, kinds, *why)
+    })
+}
+
 /// Where a literal path text is (a tool call's argument, a remembered approval's file). `~`
 /// and `~/…` name the requester's home; a relative path is below the working directory.
 pub fn classify_text(text: &str, tree: bool, w: &Where, home: Option<&str>) -> Placed {

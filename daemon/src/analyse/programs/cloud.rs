@@ -40,4 +40,4 @@ fn shown(name: &str, args: &[Word]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -195,13 +195,13 @@ pub fn bare_sql<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use assent_client::protocol::Level::{self, Destructive, Moderate, Safe};
 
     use super::super::git::tests::check;
 
     #[rustfmt::skip]
-    const CASES: &[(&str, Level, &[&str])] = &[
+    pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
         ("psql -c 'DROP TABLE users'", Destructive, &["delete.database"]),
         ("psql -c \"TRUNCATE TABLE sessions;\"", Destructive, &["delete.database"]),
         ("psql --command='drop database prod'", Destructive, &["delete.database"]),

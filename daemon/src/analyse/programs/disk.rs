@@ -186,13 +186,13 @@ pub fn layout<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use assent_client::protocol::Level::{self, Destructive, Forbidden, Safe};
 
     use super::super::git::tests::check;
 
     #[rustfmt::skip]
-    const CASES: &[(&str, Level, &[&str])] = &[
+    pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
         ("mkfs.ext4 /dev/sdb1", Forbidden, &["erase.device"]),
         ("mkfs.ext4 /dev/sdb", Forbidden, &["erase.device"]),
         ("mkswap /dev/sdb2", Forbidden, &["erase.device"]),

@@ -634,4 +634,4 @@ pub fn edit<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

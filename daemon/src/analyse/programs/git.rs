@@ -834,4 +834,4 @@ fn safe_config_key(key: &str) -> bool {
 
 /// The table tests, and the table runner the other families of `rules` share.
 #[cfg(test)]
-pub(super) mod tests;
+pub(crate) mod tests;

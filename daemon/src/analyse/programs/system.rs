@@ -248,13 +248,13 @@ pub fn visudo<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Safe};
 
     use super::super::git::tests::check;
 
     #[rustfmt::skip]
-    const CASES: &[(&str, Level, &[&str])] = &[
+    pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
         ("shutdown -h now", Destructive, &["stop.machine"]),
         ("reboot", Destructive, &["stop.machine"]),
         ("poweroff", Destructive, &["stop.machine"]),

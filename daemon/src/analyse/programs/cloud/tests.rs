@@ -5,7 +5,7 @@ use assent_client::protocol::Level::{self, Destructive, Moderate};
 use super::super::git::tests::check;
 
 #[rustfmt::skip]
-const HELD: &[(&str, Level, &[&str])] = &[
+pub(crate) const HELD: &[(&str, Level, &[&str])] = &[
     ("aws secretsmanager get-secret-value --secret-id s", Destructive, &["read.secret", "use.project"]),
     ("vault kv get secret/x", Destructive, &["read.secret", "use.project"]),
     ("aws s3 rm s3://bucket/key", Destructive, &["delete.remote"]),

@@ -12,7 +12,7 @@ const CTX: Context<'static> = Context {
 };
 
 #[rustfmt::skip]
-const CASES: &[(&str, Level, &[&str])] = &[
+pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     // rm: by what is named.
     ("rm notes.txt", Destructive, &["delete.project"]),
     ("rm -f a.o", Moderate, &["delete.build"]),

@@ -29,7 +29,7 @@ pub(in super::super) fn check(cases: &[(&str, Level, &[&str])]) {
 }
 
 #[rustfmt::skip]
-const CASES: &[(&str, Level, &[&str])] = &[
+pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     // Reading.
     ("git", Safe, &[]),
     ("git --version", Safe, &[]),
