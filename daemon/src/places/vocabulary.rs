@@ -269,6 +269,62 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         "GitHub Copilot's tokens",
     ),
     (
+        "~*/.cache/huggingface/token",
+        Is(Secret),
+        "Hugging Face's token",
+    ),
+    ("~*/.huggingface/token", Is(Secret), "Hugging Face's token"),
+    (
+        "/run/user/*/containers/auth.json",
+        Is(Secret),
+        "container registry logins",
+    ),
+    (
+        "~*/.config/containers/auth.json",
+        Is(Secret),
+        "container registry logins",
+    ),
+    (
+        "~*/.config/openstack/clouds.yaml",
+        Is(Secret),
+        "OpenStack credentials",
+    ),
+    (
+        "~*/.config/openstack/secure.yaml",
+        Is(Secret),
+        "OpenStack credentials",
+    ),
+    (
+        "~*/.local/share/uv/credentials/**",
+        Is(Secret),
+        "uv's stored credentials",
+    ),
+    (
+        "~*/.config/pypoetry/auth.toml",
+        Is(Secret),
+        "Poetry's credentials",
+    ),
+    (
+        "~*/.m2/settings-security.xml",
+        Is(Secret),
+        "Maven's master password",
+    ),
+    (
+        "~*/.m2/settings.xml",
+        Both(Secret, Protected),
+        "Maven's settings and passwords",
+    ),
+    (
+        "~*/.config/pip/pip.conf",
+        Both(Secret, Protected),
+        "pip's settings (its package index)",
+    ),
+    (
+        "~*/.pip/pip.conf",
+        Both(Secret, Protected),
+        "pip's settings (its package index)",
+    ),
+    (
         "/etc/shadow*",
         Both(Secret, Protected),
         "the system's password hashes",
@@ -510,6 +566,18 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         Is(Protected),
         "Gemini CLI's system settings",
     ),
+    (
+        "~*/.gemini/trustedFolders.json",
+        Is(Protected),
+        "Gemini CLI's trusted folders",
+    ),
+    (
+        "~*/.gemini/policies/**",
+        Is(Protected),
+        "Gemini CLI's policies",
+    ),
+    ("~*/.codex/rules/**", Is(Protected), "Codex's command rules"),
+    ("/etc/codex/**", Is(Protected), "Codex's managed settings"),
     // ---- The system's own files ----
     ("/etc/**", Is(Protected), "a system configuration file"),
     ("/usr/**", Is(Protected), "a system file"),
