@@ -355,8 +355,26 @@ pub(crate) struct Shell {
     pub carried: Rc<Carried>,
 }
 
+/// The longest value a variable keeps, in bytes; a longer one is unknown. `x=$x$x` doubles a
+/// value at each step: kept whole, twenty steps would be a mebibyte for each.
+const MAX_VALUE: usize = 4096;
+
 impl Shell {
     pub fn set_var(&mut self, name: &str, value: Var) {
+        let size = |alts: &words::Alts| -> usize {
+            alts.iter()
+                .flatten()
+                .map(|p| match p {
+                    Piece::Lit(t) | Piece::Glob(t) => t.len(),
+                    _ => 1,
+                })
+                .sum()
+        };
+        let value = match value {
+            Var::Lit(t) if t.len() > MAX_VALUE => Var::Unknown,
+            Var::Pattern(alts) if size(&alts) > MAX_VALUE => Var::Unknown,
+            other => other,
+        };
         Rc::make_mut(&mut self.vars).insert(name.to_owned(), value);
     }
 }

@@ -573,3 +573,28 @@ fn cut_lines_agree_with_whole_ones() {
     assert_eq!(cut.level, whole.level);
     assert_eq!(cut.commands, whole.commands);
 }
+
+/// A value that doubles at each step (`x=$x$x`) is kept only up to a size, then unknown: kept
+/// whole, ten steps of eight copies are a gibibyte and abort the daemon.
+#[test]
+fn doubling_values_stay_small() {
+    let steps = "x=$x$x$x$x$x$x$x$x; ".repeat(10);
+    for line in [
+        format!("x=aaaaaaaa; {steps}rm -rf ~/$x"),
+        format!(
+            "x=aaaaaaaa; {}",
+            "printf -v x %s%s%s%s $x $x $x $x; ".repeat(16)
+        ),
+        format!(
+            "f() {{ x=$x$x$x$x$x$x$x$x; }}; x=aaaaaaaa; {}",
+            "f; ".repeat(10)
+        ),
+        format!("x=a; {}echo \"$x\"", "x=$x$x; ".repeat(40)),
+    ] {
+        let a = on_small_stack(move || shell(&line, &CTX));
+        assert!(a.findings.len() <= 64, "{:?}", ids(&a));
+    }
+    // Past the size, the value is unknown: what it names is unknown, not safe.
+    let line = format!("x=aaaaaaaa; {steps}rm -rf ~/$x");
+    assert!(shell(&line, &CTX).level >= Destructive);
+}

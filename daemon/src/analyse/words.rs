@@ -865,7 +865,14 @@ struct Builder {
     /// The alternatives so far; empty means one empty alternative.
     alts: Vec<Vec<Piece>>,
     dynamic: bool,
+    /// Characters added so far, over all alternatives.
+    len: usize,
+    /// Past [`MAX_WORD`]: the rest of the word is unknown.
+    cut: bool,
 }
+
+/// The most characters one word is built of; past it the rest of the word is unknown.
+const MAX_WORD: usize = 64 * 1024;
 
 impl Builder {
     fn each(&mut self) -> &mut Vec<Vec<Piece>> {
@@ -876,6 +883,15 @@ impl Builder {
     }
 
     fn lit(&mut self, c: char) {
+        if self.cut {
+            return;
+        }
+        if self.len >= MAX_WORD {
+            self.cut = true;
+            self.piece(Piece::Opaque);
+            return;
+        }
+        self.len += self.alts.len().max(1);
         for alt in self.each() {
             match alt.last_mut() {
                 Some(Piece::Lit(t)) => t.push(c),
