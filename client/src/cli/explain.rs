@@ -1,6 +1,10 @@
 //! `assent explain`: how a command is analysed and what would be decided. Holds nothing.
+//!
+//! One command from the arguments here; many from stdin in `batch`.
 
-use std::io::{BufRead, Write};
+mod batch;
+
+use std::io::Write;
 use std::path::PathBuf;
 
 use assent_client::Connection;
@@ -8,10 +12,37 @@ use assent_client::protocol::{
     Context, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span, Subject,
 };
 use clap::Args;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::check::working_dir;
 use super::{OriginArg, exit, messages};
+
+/// The end of `assent explain --help`: the batch's records and the exit codes.
+pub const AFTER_HELP: &str = "\
+BATCH OUTPUT (--batch): one JSON object per input line, in input order, each with \"line\" (from
+1), so input and output zip by position. An explained line has command, origin, level,
+decision, reason, findings and commands. A line that cannot be explained has \"input\" (its
+first 256 bytes; bytes that are not UTF-8 shown as U+FFFD), \"kind\" and \"error\" (what went
+wrong, and what to do), and the batch goes on. Kinds:
+    empty            a blank line
+    not_utf8         JSON Lines must be UTF-8
+    too_large        over 131072 bytes, the largest message assentd takes (skipped unread)
+    too_deep         JSON nested deeper than 128 levels
+    bad_json         not JSON
+    bad_line         JSON, but not a command or a tool call
+    connection_lost  the connection broke while this line was explained (not sent again)
+    unavailable      assentd could not be reached again; nor is any line after it sent
+    bad_reply        assentd's answer could not be understood
+    (other)          assentd refused the line, with its own error kind, such as invalid
+A request that could not be sent because assentd closed the connection (a restart) is sent
+again once on a new connection.
+
+EXIT CODES (explain):
+    0    explained (every line, with --batch), whatever the decisions
+    1    --batch: at least one line has an error record, or stdout could not be written
+    64   usage error, or stdin could not be read
+    126  assentd could not be reached (with --batch: at the start, and nothing is printed; or
+         lost and not reached again, and the lines left have unavailable records)";
 
 /// `assent explain`.
 #[derive(Debug, Args)]
@@ -26,8 +57,9 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// Read JSON Lines `{"command": …, "origin": …, "cwd": …}` or tool calls `{"tool": NAME,
-    /// "args": {…}}` on stdin and write one JSON
-    /// line per input line, over one connection: for auditing a history file or a corpus.
+    /// "args": {…}}` on stdin and write exactly one JSON line per input line, in order, over one
+    /// connection: for auditing a history file or a corpus. A line that cannot be explained gets
+    /// an error record and the batch goes on (see BATCH OUTPUT below).
     #[arg(long, conflicts_with = "command")]
     batch: bool,
     /// The command line (words are joined with spaces).
@@ -40,26 +72,12 @@ pub struct ExplainArgs {
     command: Vec<String>,
 }
 
-/// One input line of `--batch`.
-#[derive(Debug, Deserialize)]
-struct BatchInput {
-    /// A shell command line…
-    #[serde(default)]
-    command: Option<String>,
-    /// …or a tool call: its name and arguments.
-    #[serde(default)]
-    tool: Option<String>,
-    #[serde(default)]
-    args: Option<serde_json::Value>,
-    #[serde(default)]
-    origin: Option<Origin>,
-    #[serde(default)]
-    cwd: Option<String>,
-}
-
 /// One output line of `--batch` or `--json`.
 #[derive(Debug, Serialize)]
 struct JsonExplanation<'a> {
+    /// The input line it answers, from 1 (`--batch` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
     command: &'a str,
     origin: Origin,
     level: assent_client::protocol::Level,
@@ -71,17 +89,21 @@ struct JsonExplanation<'a> {
 
 /// `assent explain`.
 pub fn explain(socket: Option<PathBuf>, args: ExplainArgs) -> u8 {
-    let mut conn = match super::connect(socket) {
-        Ok(conn) => conn,
-        Err(code) => return code,
-    };
     let cwd = match working_dir(args.cwd.as_deref()) {
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
     if args.batch {
-        return batch(&mut conn, &cwd, args.origin.into());
+        let defaults = batch::Defaults {
+            cwd,
+            origin: args.origin.into(),
+        };
+        return batch::run(socket, &defaults);
     }
+    let mut conn = match super::connect(socket) {
+        Ok(conn) => conn,
+        Err(code) => return code,
+    };
     let command = args.command.join(" ");
     let origin: Origin = args.origin.into();
     let explanation = match ask(&mut conn, Subject::shell(&command, cwd), origin) {
@@ -115,74 +137,15 @@ fn ask(
     }
 }
 
-fn batch(conn: &mut Connection, default_cwd: &str, default_origin: Origin) -> u8 {
-    let stdin = std::io::stdin().lock();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut code = exit::ALLOW;
-    for (number, line) in stdin.lines().enumerate() {
-        let line = match line {
-            Ok(line) => line,
-            Err(error) => {
-                messages::say(&format!("could not read stdin: {error}"));
-                return exit::USAGE;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let input: BatchInput = match serde_json::from_str(&line) {
-            Ok(input) => input,
-            Err(error) => {
-                let report = serde_json::json!({"line": number + 1, "error": error.to_string()});
-                let _ = writeln!(out, "{report}");
-                code = exit::DENY;
-                continue;
-            }
-        };
-        let (label, subject, origin) = match (input.command, input.tool) {
-            (Some(command), None) => {
-                let cwd = input.cwd.unwrap_or_else(|| default_cwd.to_string());
-                let origin = input.origin.unwrap_or(default_origin);
-                (command.clone(), Subject::shell(&command, cwd), origin)
-            }
-            (None, Some(name)) => {
-                let args_json = input
-                    .args
-                    .unwrap_or_else(|| serde_json::json!({}))
-                    .to_string();
-                let label = format!("tool {name} {args_json}");
-                (label, Subject::Tool { name, args_json }, Origin::Tool)
-            }
-            _ => {
-                let report = serde_json::json!({"line": number + 1, "error": "a line needs either \"command\" or \"tool\""});
-                let _ = writeln!(out, "{report}");
-                code = exit::DENY;
-                continue;
-            }
-        };
-        match ask(conn, subject, origin) {
-            Ok(explanation) => {
-                let _ = writeln!(out, "{}", json_line(&label, origin, &explanation));
-            }
-            Err(assent_client::Error::Refused(error)) => {
-                let report = serde_json::json!({"line": number + 1, "command": label, "error": error.to_string()});
-                let _ = writeln!(out, "{report}");
-                code = exit::DENY;
-            }
-            Err(error) => {
-                let _ = out.flush();
-                messages::error(&error);
-                return exit::UNAVAILABLE;
-            }
-        }
-    }
-    let _ = out.flush();
-    code
-}
-
-fn json_line(command: &str, origin: Origin, explanation: &Explanation) -> String {
+fn json_line(
+    line: Option<u64>,
+    command: &str,
+    origin: Origin,
+    explanation: &Explanation,
+) -> String {
     let verdict = &explanation.verdict;
     let value = JsonExplanation {
+        line,
         command,
         origin,
         level: verdict.level,
@@ -195,7 +158,7 @@ fn json_line(command: &str, origin: Origin, explanation: &Explanation) -> String
 }
 
 fn print_json(command: &str, origin: Origin, explanation: &Explanation) {
-    println!("{}", json_line(command, origin, explanation));
+    println!("{}", json_line(None, command, origin, explanation));
 }
 
 fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
@@ -261,6 +224,16 @@ fn caret(input: &str, span: Span) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_names_the_real_line_limit() {
+        let limit = batch::MAX_LINE.to_string();
+        assert!(
+            AFTER_HELP.contains(&format!("over {limit} bytes")),
+            "{limit}"
+        );
+        assert!(AFTER_HELP.contains(&format!("first {} bytes", super::super::lines::HEAD_KEPT)));
+    }
 
     #[test]
     fn carets_sit_under_the_span() {

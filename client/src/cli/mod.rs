@@ -7,6 +7,7 @@ pub mod explain;
 pub mod fast;
 pub mod hook;
 pub mod init;
+mod lines;
 pub mod messages;
 pub mod prompt;
 pub mod resume;
@@ -104,6 +105,7 @@ enum Command {
         args: Vec<std::ffi::OsString>,
     },
     /// Show how a command is analysed and what would be decided; holds nothing.
+    #[command(after_help = explain::AFTER_HELP)]
     Explain(explain::ExplainArgs),
     /// Print the interactive shell hook: `eval "$(assent init bash)"` in ~/.bashrc (or zsh).
     Init {
