@@ -213,9 +213,16 @@ fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
             }
             Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
         };
+        // A word's places below its highest level add nothing a person needs: `rm -rf ~`
+        // deletes the home, which says more than that secrets lie below it.
+        let top = top_level(act.effect, &placed);
         for kind in placed.kinds() {
             let level = effects::level(act.effect, kind);
-            if level == Level::Safe || (act.quiet && level <= Level::Moderate) || !st.wants(level) {
+            if level == Level::Safe
+                || level < top
+                || (act.quiet && level <= Level::Moderate)
+                || !st.wants(level)
+            {
                 continue;
             }
             let why = if described { placed.why(kind) } else { "" };
@@ -250,6 +257,15 @@ fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
     for cell in cells {
         st.add(cell_finding(actor, &cell, span.clone()));
     }
+}
+
+/// The highest level `effect` has on any of the places.
+fn top_level(effect: Effect, placed: &Placed) -> Level {
+    placed
+        .kinds()
+        .map(|kind| effects::level(effect, kind))
+        .max()
+        .unwrap_or(Level::Safe)
 }
 
 /// The finding for one cell.
@@ -301,8 +317,10 @@ pub fn tool_findings(
 ) -> Vec<Finding> {
     let actor = format!("`{tool}`");
     let mut out = Vec::new();
+    let top = top_level(effect, placed);
     for kind in placed.kinds() {
-        if effects::level(effect, kind) == Level::Safe {
+        let level = effects::level(effect, kind);
+        if level == Level::Safe || level < top {
             continue;
         }
         let cell = Cell {

@@ -456,6 +456,34 @@ const CONVERT: Spec = Spec {
     ..READS
 };
 
+/// A pager: reads its files and `-k` key bindings, writes its log (`-o`, `-O`).
+const PAGER: Spec = Spec {
+    values: &[
+        ("k", Read),
+        ("lesskey-file", Read),
+        ("o", Overwrite),
+        ("O", Overwrite),
+        ("log-file", Overwrite),
+        ("LOG-FILE", Overwrite),
+    ],
+    ..READS
+};
+
+/// `hexdump -f FILE` reads its format from FILE.
+const HEXDUMP: Spec = Spec {
+    values: &[("f", Read), ("format-file", Read)],
+    ..READS
+};
+
+/// `look WORD [FILE]`: the word first.
+const LOOK: Spec = Spec { skip: 1, ..READS };
+
+/// Numbers on standard input, or as operands: no file.
+const NOTHING_GIVEN: Spec = Spec {
+    operands: None,
+    ..READS
+};
+
 /// Every program the gate knows. A name should appear once.
 pub const ENTRIES: &[Entry] = &[
     // ---- Wrappers: the command follows their options ----
@@ -823,15 +851,222 @@ pub const ENTRIES: &[Entry] = &[
         role: Role::Interpreter(&interp::PHP),
     },
     // ---- Reading ----
+    // Each reader's own options: a flag taken for an option with a value would swallow the
+    // file after it (`cat -n ~/.netrc`).
     tool(
         &[
-            "cat", "tac", "nl", "less", "more", "most", "bat", "batcat", "zcat", "bzcat", "xzcat",
-            "zstdcat", "zless", "zmore", "strings", "hexdump", "hd", "od", "fold", "fmt", "column",
-            "expand", "unexpand", "rev", "paste", "join", "look", "pr", "iconv", "base32",
-            "basenc", "tsort", "cksum", "sum", "numfmt",
+            "cat", "zcat", "bzcat", "xzcat", "zstdcat", "zless", "zmore", "rev", "tsort", "sum",
         ],
-        gnu("w:f:t:n:N:j:A:", &["wrap=", "from-code=", "to-code="]),
+        gnu("", &[]),
+        Judge::Spec(&READS),
+    ),
+    tool(&["tac"], gnu("s:", &["separator="]), Judge::Spec(&READS)),
+    tool(
+        &["nl"],
+        gnu(
+            "b:d:f:h:i:l:n:s:v:w:",
+            &[
+                "body-numbering=",
+                "section-delimiter=",
+                "footer-numbering=",
+                "header-numbering=",
+                "line-increment=",
+                "join-blank-lines=",
+                "number-format=",
+                "number-separator=",
+                "starting-line-number=",
+                "number-width=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["less", "more", "most"],
+        gnu(
+            "b:h:j:k:n:o:O:p:P:t:T:x:y:z:#:",
+            &[
+                "buffers=",
+                "max-back-scroll=",
+                "jump-target=",
+                "lesskey-file=",
+                "log-file=",
+                "LOG-FILE=",
+                "pattern=",
+                "prompt=",
+                "tag=",
+                "tag-file=",
+                "tabs=",
+                "max-forw-scroll=",
+                "window=",
+                "shift=",
+                "lines=",
+            ],
+        ),
+        Judge::Spec(&PAGER),
+    ),
+    tool(
+        &["bat", "batcat"],
+        gnu(
+            "l:H:r:m:",
+            &[
+                "language=",
+                "highlight-line=",
+                "line-range=",
+                "map-syntax=",
+                "style=",
+                "theme=",
+                "tabs=",
+                "wrap=",
+                "terminal-width=",
+                "color=",
+                "italic-text=",
+                "decorations=",
+                "paging=",
+                "pager=",
+                "file-name=",
+                "diff-context=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["strings"],
+        gnu(
+            "n:t:e:T:",
+            &[
+                "bytes=",
+                "radix=",
+                "encoding=",
+                "target=",
+                "output-separator=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["hexdump", "hd"],
+        gnu("n:s:e:f:", &["length=", "skip=", "format=", "format-file="]),
+        Judge::Spec(&HEXDUMP),
+    ),
+    tool(
+        &["od"],
+        gnu(
+            "A:j:N:S:t:w::",
+            &[
+                "address-radix=",
+                "skip-bytes=",
+                "read-bytes=",
+                "strings=?",
+                "format=",
+                "width=?",
+                "endian=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["fold", "fmt"],
+        gnu("w:p:g:", &["width=", "prefix=", "goal="]),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["column"],
+        gnu(
+            "s:c:o:N:n:l:R:E:H:O:W:d:r:C:",
+            &[
+                "separator=",
+                "output-width=",
+                "output-separator=",
+                "table-columns=",
+                "table-name=",
+                "table-columns-limit=",
+                "table-right=",
+                "table-noextreme=",
+                "table-hide=",
+                "table-order=",
+                "table-wrap=",
+                "tree=",
+                "tree-id=",
+                "tree-parent=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["expand", "unexpand"],
+        gnu("t:", &["tabs="]),
+        Judge::Spec(&READS),
+    ),
+    tool(&["paste"], gnu("d:", &["delimiters="]), Judge::Spec(&READS)),
+    tool(
+        &["join"],
+        gnu(
+            "1:2:j:t:e:o:a:v:",
+            &["ignore-case", "check-order", "header"],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(&["look"], gnu("t:", &["terminate="]), Judge::Spec(&LOOK)),
+    tool(
+        &["pr"],
+        gnu(
+            "N:w:W:l:h:o:n::e::i::s::S:",
+            &[
+                "first-line-number=",
+                "width=",
+                "page-width=",
+                "length=",
+                "header=",
+                "indent=",
+                "number-lines=?",
+                "expand-tabs=?",
+                "output-tabs=?",
+                "separator=?",
+                "sep-string=?",
+                "pages=",
+                "columns=",
+            ],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["iconv"],
+        gnu("f:t:o:", &["from-code=", "to-code=", "output="]),
         Judge::Spec(&CONVERT),
+    ),
+    tool(
+        &["base32", "basenc"],
+        gnu("w:", &["decode", "ignore-garbage", "wrap="]),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["cksum"],
+        gnu(
+            "a:l:",
+            &["algorithm=", "length=", "check", "tag", "untagged"],
+        ),
+        Judge::Spec(&READS),
+    ),
+    tool(
+        &["numfmt"],
+        gnu(
+            "d:",
+            &[
+                "delimiter=",
+                "field=",
+                "format=",
+                "from=",
+                "from-unit=",
+                "padding=",
+                "round=",
+                "suffix=",
+                "to=",
+                "to-unit=",
+                "header=?",
+                "invalid=",
+            ],
+        ),
+        Judge::Spec(&NOTHING_GIVEN),
     ),
     tool(
         &["head", "tail"],

@@ -429,11 +429,20 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     };
     if let Some(dir) = &whole {
         let text = dir.literal_text();
+        // The tree itself, not every entry in it (`~/*` skips `~/.ssh`): what lies beneath
+        // counts too, so reading all of `~` reads its secrets.
+        let whole_tree = tree && matches!(dir, Cow::Borrowed(_));
+        let settle = |mut placed: Placed| {
+            if whole_tree {
+                beneath(dir, text.as_deref(), w, &mut placed);
+            }
+            placed
+        };
         if let Some(&i) = text.as_ref().and_then(|t| v.tree_literal.get(t)) {
             let rule = &v.rules[i];
             if let Says::Is(kind) | Says::Both(kind, _) = rule.says {
                 placed.add(kind, rule.why);
-                return placed;
+                return settle(placed);
             }
         }
         let others: Box<dyn Iterator<Item = usize>> = if text.is_some() {
@@ -458,7 +467,7 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
             {
                 placed.add(kind, rule.why);
                 if certain && dir.is_literal() {
-                    return placed;
+                    return settle(placed);
                 }
             }
         }

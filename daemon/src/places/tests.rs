@@ -102,15 +102,15 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("/dev/nvme0n1p2", false, &["device"]),
     ("/dev/tty3", false, &["protected"]),
     // Whole trees.
-    ("/", true, &["root"]),
-    ("~", true, &["home"]),
-    ("..", true, &["home"]),
-    ("/home/bob", true, &["home"]),
-    ("/root", true, &["home"]),
-    ("/usr", true, &["system"]),
-    ("/usr/lib", true, &["system"]),
-    ("/etc", true, &["system"]),
-    ("/var/log", true, &["system"]),
+    ("/", true, &["protected", "root", "secret"]),
+    ("~", true, &["home", "protected", "secret"]),
+    ("..", true, &["home", "protected", "secret"]),
+    ("/home/bob", true, &["home", "protected", "secret"]),
+    ("/root", true, &["home", "protected", "secret"]),
+    ("/usr", true, &["protected", "system"]),
+    ("/usr/lib", true, &["protected", "system"]),
+    ("/etc", true, &["protected", "secret", "system"]),
+    ("/var/log", true, &["protected", "system"]),
     ("~/*", false, &["home"]),
     ("/*", false, &["root"]),
     ("/usr/*", false, &["system"]),
@@ -171,7 +171,7 @@ fn places_of_paths() {
 #[test]
 fn the_requester_places_the_home() {
     let root = Where::new(Some("/root/app"), Some("/root"));
-    assert_eq!(kinds("/root", true, &root), ["home"]);
+    assert_eq!(kinds("/root", true, &root), ["home", "secret", "protected"]);
     assert_eq!(kinds("/root/app/src", false, &root), ["project"]);
     assert_eq!(kinds("/root/notes", false, &root), ["data"]);
     assert_eq!(kinds("/root/.ssh/id_rsa", false, &root), ["secret"]);
