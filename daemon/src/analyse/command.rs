@@ -46,6 +46,9 @@ pub enum Stdin {
 /// A simple command's words as the walk found them.
 pub struct Cmd<'s> {
     pub words: Vec<Word<'s>>,
+    /// Values of prefix assignments (`KEY=VALUE cmd`): what the command is handed through
+    /// its environment.
+    pub assigned: Vec<Word<'s>>,
     /// In the parsed text.
     pub span: Range<usize>,
     pub path: Rc<str>,
@@ -108,6 +111,8 @@ pub struct Job<'s> {
     pub child: bool,
     /// Runs in this directory instead of the shell's (`env -C DIR`, `sudo -D DIR`).
     pub cwd: Option<Option<Rc<str>>>,
+    /// Values it is handed through its environment (`KEY=~/.ssh/id_rsa ./run`, `env KEY=…`).
+    pub assigned: Vec<Word<'s>>,
 }
 
 /// Where the command sits, for spans and inner texts.
@@ -144,6 +149,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         stdin: cmd.stdin,
         child: false,
         cwd: None,
+        assigned: cmd.assigned,
     }];
     while let Some(job) = jobs.pop() {
         match job.cwd.clone() {
@@ -188,7 +194,14 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
     // or something else entirely. It is judged both ways.
     if full.contains('/') && !system_program(&full) {
-        unknown(&first, name, &job.words[1..], span.clone(), st);
+        unknown(
+            &first,
+            name,
+            &job.words[1..],
+            &job.assigned,
+            span.clone(),
+            st,
+        );
         if index::lookup(name).is_none() {
             return;
         }
@@ -227,14 +240,14 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             Role::Shell => shell(name, args, &job, span, at, st),
             Role::Interpreter(lang) => {
                 if !interp::run(lang, name, &job, at, st) {
-                    script(name, args, span, st);
+                    script(name, args, &job.assigned, span, st);
                 }
             }
             Role::Tool(judge) => tool(entry, judge, name, args, span, st),
         },
         None => {
             if !full.contains('/') || system_program(&full) {
-                unknown(&first, name, args, span, st);
+                unknown(&first, name, args, &job.assigned, span, st);
             }
         }
     }
@@ -259,20 +272,40 @@ fn tool(
     site.report();
 }
 
-/// A program the gate does not know; one named by a path runs that file.
-fn unknown(first: &Word, name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+/// A program the gate does not know; one named by a path runs that file. What it is handed
+/// through its environment it is given too.
+fn unknown(
+    first: &Word,
+    name: &str,
+    args: &[Word],
+    assigned: &[Word],
+    span: Range<usize>,
+    st: &mut State,
+) {
     let mut site = Site::new(name, Args::default(), span, st);
     if first.text.contains('/') {
         site.on(Run, first);
     }
+    given_through_env(assigned, &mut site);
     programs::unknown::judge(args, &mut site);
     site.report();
 }
 
+/// Values handed through the environment that name places: a program may do anything with
+/// them, quietly where they are ordinary.
+fn given_through_env<'s>(assigned: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    for w in assigned {
+        if let Some(place) = programs::unknown::place_word(w) {
+            site.quiet(Use, &place);
+        }
+    }
+}
+
 /// An interpreter running a script file (`python3 tool.py ARGS`): the file runs, and its
 /// arguments are places its code may use.
-fn script(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: &mut State) {
     let mut site = Site::new(name, Args::default(), span, st);
+    given_through_env(assigned, &mut site);
     let file = args
         .iter()
         .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')));
@@ -321,6 +354,7 @@ fn wrapper<'s>(
         return;
     }
     let mut start = parsed.rest;
+    let mut env_assigned = job.assigned.clone();
     if matches!(wrap.kind, WrapKind::Env | WrapKind::Sudo) {
         let first = start;
         while args
@@ -331,16 +365,7 @@ fn wrapper<'s>(
             start += 1;
         }
         // `env KEY=~/.aws/credentials ./run.sh` hands the place to the command.
-        let assigned = &args[first..start];
-        if !assigned.is_empty() {
-            let mut site = Site::new(name, Args::default(), span.clone(), st);
-            for w in assigned {
-                if let Some(place) = programs::unknown::place_word(w) {
-                    site.quiet(Use, &place);
-                }
-            }
-            site.report();
-        }
+        env_assigned.extend(args[first..start].iter().cloned());
     }
     let path = join_path(&job.path, name);
     match wrap.kind {
@@ -389,6 +414,7 @@ fn wrapper<'s>(
         stdin: job.stdin.clone(),
         child: true,
         cwd,
+        assigned: env_assigned,
     };
     if wrap.kind == WrapKind::Xargs {
         xargs(&mut inner, &parsed, &job.stdin);

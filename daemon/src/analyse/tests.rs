@@ -194,6 +194,11 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("exec -a x rm -rf ~", Forbidden, &["delete.home"]),
     ("timeout -s KILL 5 rm -rf ~", Forbidden, &["delete.home"]),
     ("env FOO=1 ls", Safe, &[]),
+    ("KEY=~/.ssh/id_rsa ./run", Destructive, &["run.project", "use.secret", "use.project"]),
+    ("env KEY=~/.ssh/id_rsa ./run", Destructive, &["run.project", "use.secret", "use.project"]),
+    ("sudo KEY=~/.netrc mytool", Destructive, &["use.secret", "use.project"]),
+    ("CONFIG=~/.aws/credentials python3 x.py", Destructive, &["use.secret", "run.project"]),
+    ("RUST_LOG=debug FOO=1 cargo build", Moderate, &["run.project"]),
     ("sudo ls", Safe, &[]),
     // Programs that run commands handed to them.
     ("echo / | xargs rm -rf", Forbidden, &["delete.root"]),

@@ -487,6 +487,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
     let children = usize::try_from(node.child_count()).unwrap_or(0) + item.extra.len();
     let mut words = Vec::with_capacity(children);
     let mut nested = Vec::with_capacity(children);
+    let mut assigned = Vec::new();
     let mut stdin = item.stdin.clone();
     let env = st.env();
     // Word nodes in a row, to be read as one word when they touch.
@@ -530,9 +531,13 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
                     nested.push(child);
                 }
                 // A prefix assignment (`FOO=1 cmd`) is for this command only: walk its value
-                // for substitutions, but do not record it.
+                // for substitutions, and hand the value to the command, not to the shell.
                 _ if kind(child) == "variable_assignment" => {
-                    nested.extend(named(child).into_iter().skip(1));
+                    let value = named(child).into_iter().skip(1);
+                    for v in value {
+                        assigned.push(words::resolve(v, text, &env));
+                        nested.push(v);
+                    }
                 }
                 _ if child.is_named() => nested.push(child),
                 _ => {}
@@ -555,6 +560,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
             .map_or(node.end_byte(), |e| e.end_byte().max(node.end_byte()));
         let cmd = Cmd {
             words,
+            assigned,
             span: node.start_byte()..end,
             path: Rc::clone(&item.path),
             stdin,

@@ -52,6 +52,7 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
                 stdin: Stdin::Inherited,
                 child: true,
                 cwd: None,
+                assigned: Vec::new(),
             });
         }
     }
@@ -215,6 +216,7 @@ pub fn parallel<'s>(
             stdin: Stdin::Inherited,
             child: true,
             cwd: None,
+            assigned: Vec::new(),
         });
     }
     true
@@ -268,6 +270,7 @@ pub fn watch<'s>(
             stdin: Stdin::Inherited,
             child: true,
             cwd: None,
+            assigned: Vec::new(),
         });
         return true;
     }
