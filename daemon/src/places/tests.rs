@@ -137,7 +137,7 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("~/.ssh/*.pub", false, &["data"]),
     ("~/.ssh/*", false, &["data", "protected", "secret"]),
     (".e[n]v", false, &["secret"]),
-    (".env*", false, &["project", "secret"]),
+    (".env*", false, &["project", "protected", "secret"]),
     ("*.rs", false, &["project"]),
     ("/[a-z]*", false, &["root"]),
     ("/[eu]*/", true, &["system", "protected", "secret", "data"]),

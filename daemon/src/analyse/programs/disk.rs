@@ -221,7 +221,7 @@ pub(crate) mod tests {
         ("mdadm --zero-superblock /dev/sda1", Forbidden, &["erase.device"]),
         ("mdadm --stop /dev/md0", Forbidden, &["erase.device"]),
         ("mdadm --detail /dev/md0", Safe, &[]),
-        ("lvremove /dev/vg/lv", Destructive, &["erase.protected"]),
+        ("lvremove /dev/vg/lv", Forbidden, &["erase.device"]),
         ("vgremove my_vg", Destructive, &["erase.unknown"]),
         ("btrfs subvolume delete /mnt/s", Destructive, &["erase.unknown"]),
         ("btrfs check --repair /dev/sda1", Forbidden, &["erase.device"]),
