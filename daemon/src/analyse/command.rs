@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::act::Site;
 use super::catalogue;
-use super::effects::Effect::{Run, Use};
+use super::effects::Effect::{self, Run, Use};
 use super::getopt::{self, Args};
 use super::index::{self, Entry, Judge, Role, Wrap, WrapKind};
 use super::interp;
@@ -20,6 +20,7 @@ use super::programs;
 use super::source::{SpanMap, join_continuations};
 use super::words::{Alts, Var, Word, basename};
 use super::{Shell, SimpleCommand, Source, State, join_path};
+use crate::places::Kind;
 
 /// Where a command's standard input comes from.
 #[derive(Debug, Clone, Default)]
@@ -226,6 +227,15 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     if matches!(name, "source" | ".") {
         source(name, args, span, st);
         return;
+    }
+    // A known program that prints stored credentials (`npm token list`): unknown ones are
+    // asked the same in their judgement.
+    if index::lookup(name).is_some()
+        && let Some(what) = programs::unknown::prints_secret(name, args)
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        site.place(Effect::Read, Kind::Secret, what.to_owned());
+        site.report();
     }
     match index::lookup(name) {
         Some(entry) => match &entry.role {

@@ -313,6 +313,10 @@ const BUILD_DIRS: &[&str] = &[
     ".zig-cache",
     "dist-newstyle",
     ".stack-work",
+    ".nyc_output",
+    ".terraform",
+    ".cache-loader",
+    ".vite",
 ];
 
 /// Scratch directories.
@@ -697,6 +701,9 @@ fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool
                     if build.iter().any(|b| b.matches(&name)) || name.ends_with(".egg-info") {
                         return Some(true);
                     }
+                } else if g.text().ends_with(".egg-info") {
+                    // `*.egg-info`: every name it matches is one.
+                    return Some(true);
                 } else if build.iter().any(|b| g.meets(b)) {
                     maybe = true;
                 }

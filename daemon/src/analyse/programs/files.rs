@@ -153,8 +153,14 @@ pub fn cp<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         }
     }
     land(site, &c, tree);
+    // `cp -l` and `cp -s` make links: what is done through them is done to the source.
+    let how = if site.args.has(&["l", "link", "s", "symbolic-link"]) {
+        Carry::Same
+    } else {
+        Carry::Copy
+    };
     if let Some(source) = c.sources.first() {
-        site.carries(&c.all(), source, Carry::Copy);
+        site.carries(&c.all(), source, how);
     }
 }
 

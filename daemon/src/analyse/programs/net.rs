@@ -50,6 +50,17 @@ const CURL: Grammar = Grammar {
         "user-agent=",
         "referer=",
         "range=",
+        "variable=",
+        "url-query=",
+        "proxy-header=",
+        "libcurl=",
+        "key-type=",
+        "cert-type=",
+        "etag-save=",
+        "etag-compare=",
+        "hsts=",
+        "alt-svc=",
+        "data-raw=",
         "silent",
         "show-error",
         "fail",
@@ -115,9 +126,27 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     let uploads: Vec<Word> = a.values(&["T", "upload-file"]).cloned().collect();
     reads.extend(
-        a.values(&["K", "config", "b", "cookie", "netrc-file"])
+        a.values(&["K", "config", "b", "cookie", "netrc-file", "etag-compare"])
             .cloned(),
     );
+    // `-H @file`, `-w @file`, `--variable name@file`, `--url-query @file`: a file's contents
+    // in a header, the output or the request.
+    for v in a.values(&["H", "header", "proxy-header", "variable", "url-query"]) {
+        if let Some(file) = data_file(v) {
+            sends = true;
+            reads.push(file);
+        }
+    }
+    reads.extend(a.values(&["w", "write-out"]).filter_map(data_file));
+    // `file:///home/u/.ssh/id_rsa`: the URL is a local file.
+    for url in a.operands.iter().copied().chain(a.values(&["url"])) {
+        if let Some(text) = url.literal()
+            && let Some(path) = text.strip_prefix("file://")
+        {
+            let path = path.trim_start_matches("localhost");
+            reads.push(Word::made(path.to_owned(), url.raw, url.span.clone()));
+        }
+    }
     let outputs: Vec<Word> = a
         .values(&[
             "o",
@@ -129,6 +158,10 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             "trace",
             "trace-ascii",
             "stderr",
+            "libcurl",
+            "etag-save",
+            "hsts",
+            "alt-svc",
         ])
         .cloned()
         .collect();

@@ -113,7 +113,13 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         }
         first = false;
     }
-    if pids.contains(&"-1") {
+    // `-1`, however written (`-01`): every process.
+    let everyone = |p: &&str| {
+        p.strip_prefix('-')
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n == 1)
+    };
+    if pids.iter().any(everyone) {
         report(site, catalogue::KILL_ALL, args);
     } else if !pids.is_empty() {
         report(site, catalogue::SYSTEM_CHANGE, args);

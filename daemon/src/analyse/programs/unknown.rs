@@ -60,7 +60,39 @@ const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
     ("vault", &["print", "token"], "a Vault token"),
     ("doppler", &["secrets"], "Doppler secrets"),
     ("heroku", &["auth:token"], "a Heroku token"),
-    ("docker", &["login"], "registry credentials"),
+    ("kubectl", &["get", "secret"], "Kubernetes secrets"),
+    ("kubectl", &["get", "secrets"], "Kubernetes secrets"),
+    ("kubectl", &["describe", "secret"], "Kubernetes secrets"),
+    ("bw", &["export"], "the whole Bitwarden vault"),
+    (
+        "terraform",
+        &["output"],
+        "Terraform outputs (often secrets)",
+    ),
+    ("tofu", &["output"], "Terraform outputs (often secrets)"),
+    ("sops", &["-d"], "secrets decrypted by sops"),
+    ("sops", &["--decrypt"], "secrets decrypted by sops"),
+    ("sops", &["decrypt"], "secrets decrypted by sops"),
+    ("gh", &["auth", "status", "-t"], "the GitHub CLI's token"),
+    (
+        "gh",
+        &["auth", "status", "--show-token"],
+        "the GitHub CLI's token",
+    ),
+    (
+        "heroku",
+        &["config"],
+        "an app's configuration (its secrets)",
+    ),
+    ("vercel", &["env", "pull"], "a project's secrets"),
+    ("netlify", &["env:list"], "a site's secrets"),
+    ("doctl", &["auth", "token"], "a DigitalOcean token"),
+    ("flyctl", &["auth", "token"], "a Fly.io token"),
+    ("fly", &["auth", "token"], "a Fly.io token"),
+    ("keyctl", &["print"], "a kernel keyring secret"),
+    ("keyctl", &["pipe"], "a kernel keyring secret"),
+    ("age", &["-d"], "a file decrypted with age"),
+    ("age", &["--decrypt"], "a file decrypted with age"),
     ("npm", &["token", "list"], "npm tokens"),
     ("az", &["keyvault", "secret", "show"], "a Key Vault secret"),
     (
@@ -77,7 +109,7 @@ const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
 
 /// A command that prints a stored credential: the words that must appear, in order, among
 /// the operands (options may sit between them).
-fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
+pub fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
     PRINTS_SECRETS.iter().find_map(|(program, needs, what)| {
         if *program != name {
             return None;

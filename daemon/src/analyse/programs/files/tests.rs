@@ -123,6 +123,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("ln -s ~ /tmp/l; rm -rf /tmp/l/..", Forbidden, &["overwrite.temp", "write.temp", "delete.system"]),
     ("ln -s /etc x; cat x/../etc/shadow", Destructive, &["overwrite.project", "write.project", "read.secret"]),
     ("mkdir -p /tmp/a; rm -rf /tmp/a/..", Moderate, &["write.temp", "delete.temp"]),
+    ("cp -al ~/proj /tmp/p; rm -rf /tmp/p", Destructive, &["overwrite.temp", "write.temp", "delete.data"]),
 ];
 
 #[test]
