@@ -156,6 +156,21 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("for c in rm; do $c -rf ~; done", Forbidden, &["delete.home"]),
     ("c=ls; unset c; $c x", Opaque, &["run.unknown"]),
     ("c=ls; read c; $c x", Opaque, &["run.unknown"]),
+    // A value's glob characters glob where it is expanded unquoted, from the root too.
+    ("x=/home/u/.ssh/*; cat $x", Destructive, &["read.secret"]),
+    ("x=/*; rm -rf $x", Forbidden, &["delete.root"]),
+    ("x=/home/u/.bashr?; echo pwn >> $x", Destructive, &["write.protected"]),
+    // Package managers run the command after `run` or `exec`.
+    ("poetry run rm -rf src", Destructive, &["run.project", "delete.project"]),
+    ("npm exec -- rm -rf src", Destructive, &["run.project", "delete.project"]),
+    ("npm run build", Moderate, &["run.project"]),
+    // Archivers that delete what they archive, git and others writing files they are told.
+    ("tar --remove-files -cf /dev/null ~/Documents", Destructive, &["delete.data"]),
+    ("zip -rm /tmp/d.zip ~/Documents", Destructive, &["overwrite.temp", "delete.data"]),
+    ("git log --output=/home/u/.bashrc", Destructive, &["overwrite.protected"]),
+    ("git format-patch -o patches HEAD~3", Moderate, &["write.history", "write.project"]),
+    ("awk -i inplace '0' ~/Documents/thesis.tex", Destructive, &["overwrite.data"]),
+    ("openssl rand -writerand /home/u/.bashrc 16", Destructive, &["overwrite.protected"]),
     ("rm -rf ~root", Forbidden, &["delete.home"]),
     ("rm -rf ~bob/", Forbidden, &["delete.home"]),
     ("cd / && rm -rf *", Forbidden, &["delete.root"]),

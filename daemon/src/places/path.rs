@@ -81,7 +81,7 @@ impl Path {
     /// asked only for a relative path.
     pub fn from_pieces_in(pieces: &[Piece], cwd: impl FnOnce() -> Option<Path>) -> Path {
         let starts_absolute = match pieces.first() {
-            Some(Piece::Lit(t)) => t.starts_with('/'),
+            Some(Piece::Lit(t) | Piece::Glob(t)) => t.starts_with('/'),
             _ => false,
         };
         let mut path = if starts_absolute {

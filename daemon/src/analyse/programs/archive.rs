@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::super::act::Site;
 use super::super::catalogue;
-use super::super::effects::Effect::{Overwrite, Read, Write};
+use super::super::effects::Effect::{Delete, Overwrite, Read, Write};
 use super::super::getopt::{self, Grammar, Style};
 use super::super::words::Word;
 use super::unknown;
@@ -132,15 +132,29 @@ pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         site.on(Read, l);
     }
     if creates {
-        // `-C DIR` makes the members after it relative to DIR.
+        // `-C DIR` makes the members after it relative to DIR; `--remove-files` deletes
+        // them once archived.
         let base = dirs.last().and_then(Word::literal).map(str::to_owned);
+        let effect = if a.has(&["remove-files"]) {
+            Delete
+        } else {
+            Read
+        };
         for w in &operands {
             match (&base, w.literal()) {
                 (Some(dir), Some(t)) if !t.starts_with('/') => {
                     let joined = Word::made(format!("{dir}/{t}"), w.raw, w.span.clone());
                     site.tree(Read, &joined);
+                    if effect == Delete {
+                        site.tree(Delete, &joined);
+                    }
                 }
-                _ => site.tree(Read, w),
+                _ => {
+                    site.tree(Read, w);
+                    if effect == Delete {
+                        site.tree(Delete, w);
+                    }
+                }
             }
         }
         for f in &archive {
@@ -209,6 +223,12 @@ pub fn zip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     {
         site.say(catalogue::INLINE_PROGRAM, "`zip -TT`");
     }
+    // `-m`, `--move`: the files are deleted once in the archive.
+    let moves = a.has(&["m", "move"])
+        || words.iter().any(|w| {
+            w.literal()
+                .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('m'))
+        });
     if let Some((archive, files)) = ops.split_first() {
         site.on(Overwrite, archive);
         for f in files {
@@ -216,6 +236,9 @@ pub fn zip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
                 site.tree(Read, f);
             } else {
                 site.on(Read, f);
+            }
+            if moves {
+                site.tree(Delete, f);
             }
         }
     }
@@ -286,12 +309,17 @@ pub fn seven<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let Some((command, rest)) = ops.split_first() else {
         return;
     };
+    // `-sdel`: the files are deleted once in the archive.
+    let moves = words.iter().any(|w| w.literal() == Some("-sdel"));
     match command.literal() {
         Some("a" | "u" | "d" | "rn") => {
             if let Some((archive, files)) = rest.split_first() {
                 site.on(Overwrite, archive);
                 for f in files {
                     site.tree(Read, f);
+                    if moves {
+                        site.tree(Delete, f);
+                    }
                 }
             }
         }
@@ -313,7 +341,15 @@ pub fn seven<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 /// `cpio`, `ar`, `rar`: judged by what they are given, like a program the gate does not
-/// model.
+/// model; `rar -df`, `rar m` delete what they archive.
 pub fn other<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    unknown::given(words, site, Write);
+    let moves = site.name == "rar"
+        && words
+            .iter()
+            .any(|w| matches!(w.literal(), Some("-df" | "m" | "mf")));
+    if moves {
+        unknown::given(words, site, Delete);
+    } else {
+        unknown::given(words, site, Write);
+    }
 }

@@ -575,17 +575,28 @@ pub fn gpg<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 pub fn openssl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     for (i, w) in words.iter().enumerate() {
         let Some(t) = w.literal() else { continue };
-        let Some(value) = words.get(i + 1) else { break };
-        match t {
-            "-in" | "-inkey" | "-key" | "-CAkey" | "-CAfile" | "-cert" | "-signkey" | "-kfile"
-            | "-pass" | "-passin" => {
+        // OpenSSL 3 takes `-opt value`, `--opt value` and `-opt=value` alike.
+        let bare = t.trim_start_matches('-');
+        let (opt, value) = match bare.split_once('=') {
+            Some((opt, _)) => (opt, Some(w.tail(t.len() - (bare.len() - opt.len() - 1)))),
+            None => (bare, words.get(i + 1).cloned()),
+        };
+        if !t.starts_with('-') {
+            continue;
+        }
+        let Some(value) = value else { break };
+        match opt {
+            "in" | "inkey" | "key" | "CAkey" | "CAfile" | "cert" | "signkey" | "kfile" | "pass"
+            | "passin" | "rand" | "sess_in" | "certfile" | "chain" => {
                 let v = value
                     .literal()
                     .and_then(|v| v.strip_prefix("file:"))
                     .map(|_| value.tail(5));
-                site.on(Read, v.as_ref().unwrap_or(value));
+                site.on(Read, v.as_ref().unwrap_or(&value));
             }
-            "-out" | "-keyout" => site.on(Overwrite, value),
+            "out" | "keyout" | "writerand" | "sess_out" | "msgfile" | "CAserial" => {
+                site.on(Overwrite, &value)
+            }
             _ => {}
         }
     }

@@ -11,7 +11,7 @@ mod worktree;
 
 use super::super::act::Site;
 use super::super::catalogue::{self, Said};
-use super::super::effects::Effect::{Delete, Read};
+use super::super::effects::Effect::{Delete, Overwrite, Read, Write};
 use super::super::words::Word;
 use crate::places::Kind;
 
@@ -182,11 +182,52 @@ fn git_with<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, aliases: u32
         git_with(&words, site, aliases + 1);
         return;
     }
+    written_files(name, rest, site);
     match SUBCOMMANDS.iter().find(|(n, _)| *n == name) {
         Some((_, Sub::Read)) => {}
         Some((_, Sub::Rule(rule))) => rule(rest, site, &g),
         // Aliases and plumbing: git can undo what they do as far as we know.
         None => site.say(catalogue::GIT_CHANGE, name),
+    }
+}
+
+/// Files a subcommand writes besides the repository: `--output=FILE` (log, diff, show,
+/// format-patch, archive), `archive -o FILE`, `format-patch -o DIR`, `bundle create FILE`.
+fn written_files<'s>(name: &str, rest: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let mut i = 0;
+    while let Some(w) = rest.get(i) {
+        let t = w.literal().unwrap_or("");
+        if t == "--" {
+            break;
+        }
+        let next = || rest.get(i + 1).cloned();
+        let (file, dir): (Option<Word<'s>>, Option<Word<'s>>) = match t {
+            "--output" => (next(), None),
+            "-o" if name == "archive" => (next(), None),
+            "-o" | "--output-directory" if name == "format-patch" => (None, next()),
+            _ if t.starts_with("--output=") => (Some(w.tail("--output=".len())), None),
+            _ if t.starts_with("--output-directory=") && name == "format-patch" => {
+                (None, Some(w.tail("--output-directory=".len())))
+            }
+            _ if t.starts_with("-o") && t.len() > 2 && name == "archive" => (Some(w.tail(2)), None),
+            _ if t.starts_with("-o") && t.len() > 2 && name == "format-patch" => {
+                (None, Some(w.tail(2)))
+            }
+            _ => (None, None),
+        };
+        if let Some(f) = &file {
+            site.on(Overwrite, f);
+        }
+        if let Some(d) = &dir {
+            site.tree(Write, d);
+        }
+        i += 1;
+    }
+    if name == "bundle"
+        && rest.first().and_then(Word::literal) == Some("create")
+        && let Some(file) = rest.get(1)
+    {
+        site.on(Overwrite, file);
     }
 }
 

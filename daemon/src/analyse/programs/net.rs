@@ -183,6 +183,11 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     for s in &saved {
         site.fetched_into(s);
     }
+    // `--output-dir DIR`: what `-o` and `-O` save lands in DIR.
+    let out_dirs: Vec<Word> = a.values(&["output-dir"]).cloned().collect();
+    for d in &out_dirs {
+        site.tree(Write, d);
+    }
     if a.has(&["O", "remote-name", "remote-name-all"]) {
         let urls: Vec<String> = a
             .operands
@@ -465,6 +470,10 @@ pub fn rsync<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .collect();
     for r in &reads {
         site.on(Read, r);
+    }
+    let logs: Vec<Word> = a.values(&["log-file"]).cloned().collect();
+    for l in &logs {
+        site.on(Write, l);
     }
     let delete = RSYNC_DELETES
         .iter()

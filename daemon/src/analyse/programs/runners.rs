@@ -427,3 +427,60 @@ pub fn awk(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bo
     interp::sed::awk(&job.words[1..], &job.path, at, st);
     false
 }
+
+/// `poetry run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npx CMD`: CMD runs, as any
+/// command does. Returns `false`: the manager is judged as a builder too.
+pub fn package_run<'s>(
+    name: &str,
+    job: &Job<'s>,
+    _: &Ctx,
+    _: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let words = &job.words;
+    // Where the subcommand would be: after options the manager takes before it.
+    let mut i = 1;
+    let direct = matches!(name, "npx" | "pnpx" | "bunx");
+    if !direct {
+        while words
+            .get(i)
+            .and_then(Word::literal)
+            .is_some_and(|t| t.starts_with('-'))
+        {
+            i += 1;
+        }
+        let sub = words.get(i).and_then(Word::literal).unwrap_or("");
+        let runs = match name {
+            "bundle" => sub == "exec",
+            "npm" | "pnpm" | "yarn" => matches!(sub, "exec" | "x" | "dlx"),
+            "pipx" => sub == "run",
+            _ => sub == "run",
+        };
+        if !runs {
+            return false;
+        }
+        i += 1;
+    }
+    // Options of `run`/`exec` itself, then `--`: the command follows.
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+        i += 1;
+    }
+    if i < words.len() {
+        jobs.push(Job {
+            words: words.starting_at(i),
+            path: join_path(&job.path, &format!("{name} run")),
+            stdin: job.stdin.clone(),
+            child: true,
+            cwd: None,
+            assigned: job.assigned.clone(),
+        });
+    }
+    false
+}
