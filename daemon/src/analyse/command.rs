@@ -375,7 +375,18 @@ fn wrapper<'s>(
             start += 1;
         }
         // `env KEY=~/.aws/credentials ./run.sh` hands the place to the command.
-        env_assigned.extend(args[first..start].iter().cloned());
+        for w in &args[first..start] {
+            if env_assigned.len() >= MAX_ASSIGNED {
+                // More than are followed: what the rest hand on is not known.
+                if !env_assigned.last().is_some_and(|l| l.dynamic) {
+                    env_assigned.push(Word::runtime(w, "{environment}", None));
+                }
+                break;
+            }
+            if !env_assigned.iter().any(|a| a.text == w.text) {
+                env_assigned.push(w.clone());
+            }
+        }
     }
     let path = join_path(&job.path, name);
     match wrap.kind {
@@ -525,6 +536,9 @@ fn is_plain_relative(text: &str) -> bool {
                 })
         })
 }
+
+/// Environment assignments followed through wrappers to the command they run.
+const MAX_ASSIGNED: usize = 32;
 
 /// The longest current directory followed, in bytes; past it the directory is unknown, and
 /// relative paths are unknown places.
