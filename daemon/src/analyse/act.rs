@@ -163,8 +163,7 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             fetched,
             ..
         } = self;
-        let actor = format!("`{name}`");
-        report(&actor, acts, span, st);
+        report(name, true, acts, span, st);
         for (dest, sources, how) in carried {
             st.remember_alias(dest, sources, how);
         }
@@ -191,7 +190,8 @@ struct Cell {
 }
 
 /// One finding per effect and place, naming up to three of the words that led to it.
-fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
+/// `name` is the program's (`program`: shown as code), or a description (`the redirection`).
+fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
     let mut cells: Vec<Cell> = Vec::new();
     for act in acts {
         let described = !matches!(act.target, Target::Place(..));
@@ -254,8 +254,16 @@ fn report(actor: &str, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
             cell.certain &= certain;
         }
     }
+    if cells.is_empty() {
+        return;
+    }
+    let actor = if program {
+        format!("`{name}`")
+    } else {
+        name.to_owned()
+    };
     for cell in cells {
-        st.add(cell_finding(actor, &cell, span.clone()));
+        st.add(cell_finding(&actor, &cell, span.clone()));
     }
 }
 
@@ -352,7 +360,7 @@ pub fn redirection(effect: Effect, word: &Word, span: Range<usize>, st: &mut Sta
         tree: false,
         quiet: false,
     };
-    report("the redirection", vec![act], span, st);
+    report("the redirection", false, vec![act], span, st);
 }
 
 /// Line state: paths that hold what another place held, and files fetched on the line.

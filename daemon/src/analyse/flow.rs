@@ -197,6 +197,38 @@ fn below(alts: Alts) -> Alts {
         .collect()
 }
 
+/// Programs that may take what the stage before prints as words or as code.
+const CONSUMERS: &[&str] = &[
+    "xargs", "parallel", "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "busybox", "sudo",
+    "doas", "env", "nice", "nohup", "timeout", "stdbuf", "command", "exec", "su", "ssh", "python",
+    "python3", "perl", "ruby", "node", "php", "lua", "source", ".", "eval",
+];
+
+/// Whether a pipeline stage may use what the stage before it prints as words or code: a
+/// program in `CONSUMERS`, a name only known at run time, anything but a simple command.
+pub fn may_consume(stage: Node, src: &str) -> bool {
+    let command = match kind(stage) {
+        "command" => stage,
+        "redirected_statement" => match stage.child_by_field_name("body") {
+            Some(body) if kind(body) == "command" => body,
+            _ => return true,
+        },
+        _ => return true,
+    };
+    let mut cursor = command.walk();
+    let Some(name) = command
+        .named_children(&mut cursor)
+        .find(|c| kind(*c) == "command_name")
+    else {
+        return true;
+    };
+    let written = text(name, src);
+    let plain = written
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'));
+    !plain || CONSUMERS.contains(&basename(written))
+}
+
 /// Programs whose output `command_output` knows, besides `FILTERS`.
 const PRINTERS: &[&str] = &[
     "echo", "printf", "mktemp", "compgen", "pwd", "realpath", "readlink", "dirname", "find", "ls",

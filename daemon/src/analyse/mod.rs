@@ -379,8 +379,8 @@ impl Shell {
     }
 }
 
-/// A literal word, the directory it is placed from, and whether it is a whole tree.
-type WordKey = (String, Option<Rc<str>>, bool);
+/// Where a literal word was placed from, whether as a whole tree, and its places.
+type WordPlaces = (Option<Rc<str>>, bool, Placed);
 
 /// What the walk collects.
 pub(crate) struct State<'c, 'a> {
@@ -409,7 +409,7 @@ pub(crate) struct State<'c, 'a> {
     cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
     /// back on a long line, and placing one builds a path first.
-    placed_words: std::cell::RefCell<std::collections::HashMap<WordKey, Placed>>,
+    placed_words: std::cell::RefCell<std::collections::HashMap<String, Vec<WordPlaces>>>,
     /// How many paths with globs or unknown parts were placed; past [`MAX_PATTERNS`] the
     /// rest are unknown, and the analysis says so.
     patterns: std::cell::Cell<usize>,
@@ -494,12 +494,20 @@ impl<'c, 'a> State<'c, 'a> {
         // has carried a place elsewhere.
         let literal = w.value.is_none() && self.shell.carried.is_empty();
         if literal {
-            let key = (w.text.clone(), self.shell.cwd.clone(), tree);
-            if let Some(p) = self.placed_words.borrow().get(&key) {
+            let here = |(cwd, t, _): &(Option<Rc<str>>, bool, Placed)| {
+                *t == tree && cwd.as_deref() == self.shell.cwd.as_deref()
+            };
+            if let Some(found) = self.placed_words.borrow().get(w.text.as_str())
+                && let Some((_, _, p)) = found.iter().find(|e| here(e))
+            {
                 return p.clone();
             }
             let placed = self.places_of(&self.path_of(&[Piece::Lit(w.text.clone())]), tree, copies);
-            self.placed_words.borrow_mut().insert(key, placed.clone());
+            self.placed_words
+                .borrow_mut()
+                .entry(w.text.clone())
+                .or_default()
+                .push((self.shell.cwd.clone(), tree, placed.clone()));
             return placed;
         }
         let mut placed = Placed::default();

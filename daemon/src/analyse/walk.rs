@@ -158,10 +158,26 @@ fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut Stat
                 .collect();
             // What the last of these stages prints goes to the next piece.
             st.stage_printed = match stmts.as_slice() {
-                [one] if kind(*one) == "pipeline" => {
-                    pipeline(&whole, named(*one), first_stage, stdin, src, st, &mut stack)
-                }
-                [one] => pipeline(&whole, vec![*one], first_stage, stdin, src, st, &mut stack),
+                [one] if kind(*one) == "pipeline" => pipeline(
+                    &whole,
+                    named(*one),
+                    first_stage,
+                    stdin,
+                    true,
+                    src,
+                    st,
+                    &mut stack,
+                ),
+                [one] => pipeline(
+                    &whole,
+                    vec![*one],
+                    first_stage,
+                    stdin,
+                    true,
+                    src,
+                    st,
+                    &mut stack,
+                ),
                 // Not the shape the cut promised: walk it as it is.
                 _ => {
                     stack.push(Step::Visit(Item { stdin, ..whole }));
@@ -235,7 +251,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
         }
         "pipeline" => {
             let stdin = item.stdin.clone();
-            pipeline(&item, named(node), 0, stdin, src, st, stack);
+            pipeline(&item, named(node), 0, stdin, false, src, st, stack);
         }
         "redirected_statement" => redirected(item, src, st, stack),
         "negated_command" => {
@@ -330,11 +346,13 @@ fn item_like<'t>(item: &Item<'t>, node: Node<'t>) -> Step<'t> {
 /// Pipeline stages from `first_index` on: each runs in a subshell of its own, reading the
 /// stage before it (the first reads `first_stdin`), and knowing what that prints when the
 /// line says it. Returns what the last stage prints, when known.
+#[allow(clippy::too_many_arguments)]
 fn pipeline<'t>(
     item: &Item<'t>,
     stages: Vec<Node<'t>>,
     first_index: usize,
     first_stdin: Stdin,
+    want_last: bool,
     src: &Source,
     st: &State,
     stack: &mut Stack<'t>,
@@ -344,9 +362,19 @@ fn pipeline<'t>(
         Stdin::Pipe(Some(alts)) => Some(alts.as_ref().clone()),
         _ => None,
     };
+    // What a stage prints matters only to a later stage that may take it as words or code
+    // (`xargs`, a shell), or to the next piece of a pipeline cut in pieces.
+    let needed = want_last
+        || stages
+            .iter()
+            .skip(1)
+            .any(|s| flow::may_consume(*s, &src.text));
     let printed: Vec<Option<std::rc::Rc<words::Alts>>> = stages
         .iter()
         .map(|s| {
+            if !needed {
+                return None;
+            }
             input = flow::stage_output(*s, &src.text, &env, input.take());
             input.clone().map(std::rc::Rc::new)
         })

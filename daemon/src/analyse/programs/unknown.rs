@@ -151,7 +151,9 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     {
         return;
     }
-    if let Some(what) = prints_secret(site.name, words) {
+    if !words.is_empty()
+        && let Some(what) = prints_secret(site.name, words)
+    {
         site.place(Read, Kind::Secret, what.to_owned());
     }
     if cloud::service(words, site) {

@@ -73,7 +73,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
     }
     let has_tail = !tail.is_empty();
     if has_tail {
-        let _ = pipeline(&item, tail, 1, Stdin::Pipe(None), src, st, stack);
+        let _ = pipeline(&item, tail, 1, Stdin::Pipe(None), false, src, st, stack);
         stack.push(Step::Restore(st.shell.clone()));
     }
     for b in body.into_iter().rev() {
