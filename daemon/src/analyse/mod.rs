@@ -641,13 +641,13 @@ impl<'c, 'a> State<'c, 'a> {
         self.findings.push(finding);
     }
 
-    /// Whether a finding of `level` could still be among those kept: false once far more
-    /// than [`MAX_FINDINGS`] at least as severe are held, so a line of thousands of commands
-    /// does not spell out a sentence for each. (Findings are made unique only at the end, so
-    /// the margin is wide.)
+    /// Whether a finding of `level` could still be among those kept: false once twice
+    /// [`MAX_FINDINGS`] at least as severe are held, so a line of thousands of commands does
+    /// not spell out a sentence for each. (Findings are made unique only at the end: the
+    /// margin is for repeats.)
     pub fn wants(&self, level: Level) -> bool {
         let at_least: usize = self.added.iter().skip(level as usize).sum();
-        at_least < 4 * MAX_FINDINGS
+        at_least < 2 * MAX_FINDINGS
     }
 
     pub fn command(&mut self, command: SimpleCommand) {
