@@ -369,6 +369,10 @@ pub struct Carried {
     /// A destination (a path, or a pattern a variable named) → the paths it could hold the
     /// contents of, and how they got there.
     aliases: Vec<(Path, Rc<Vec<Path>>, Carry)>,
+    /// Sources remembered, over all destinations.
+    sources: usize,
+    /// More were carried than are remembered: any path may hold what they put there.
+    overflowed: bool,
     downloads: Vec<String>,
 }
 
@@ -383,29 +387,39 @@ pub enum Carry {
     Copy,
 }
 
-/// How many moves and copies a line is followed through.
-const MAX_CARRIED: usize = 256;
+/// How many sources of moves, copies and links a line is followed through, in all; and
+/// how many downloads.
+const MAX_CARRIED: usize = 64;
 
 impl Carried {
     /// Remembers that `dest` may hold what `sources` held. The same destination again adds
     /// the sources it did not have yet, so a line that repeats a move costs nothing more.
+    /// Past [`MAX_CARRIED`] sources nothing more is remembered, and every path is taken to
+    /// hold something unknown ([`Carried::overflowed`]).
     pub fn alias(&mut self, dest: Path, sources: Vec<Path>, how: Carry) {
-        if let Some((_, known, _)) = self
+        let index = self
             .aliases
-            .iter_mut()
-            .find(|(d, _, h)| *d == dest && *h == how)
-        {
-            let fresh: Vec<Path> = sources.into_iter().filter(|s| !known.contains(s)).collect();
-            if !fresh.is_empty() {
-                let known = Rc::make_mut(known);
-                let room = MAX_CARRIED.saturating_sub(known.len());
-                known.extend(fresh.into_iter().take(room));
-            }
+            .iter()
+            .position(|(d, _, h)| *d == dest && *h == how);
+        let known: &[Path] = index.map_or(&[], |i| &self.aliases[i].1);
+        let fresh: Vec<Path> = sources.into_iter().filter(|s| !known.contains(s)).collect();
+        if fresh.is_empty() {
             return;
         }
-        if self.aliases.len() < MAX_CARRIED {
-            self.aliases.push((dest, Rc::new(sources), how));
+        if self.sources + fresh.len() > MAX_CARRIED {
+            self.overflowed = true;
+            return;
         }
+        self.sources += fresh.len();
+        match index {
+            Some(i) => Rc::make_mut(&mut self.aliases[i].1).extend(fresh),
+            None => self.aliases.push((dest, Rc::new(fresh), how)),
+        }
+    }
+
+    /// More moves, copies and links than are followed were made on the line.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     pub fn download(&mut self, dest: String) {
@@ -415,7 +429,7 @@ impl Carried {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.aliases.is_empty()
+        self.aliases.is_empty() && !self.overflowed
     }
 
     pub fn downloaded(&self, text: &str) -> bool {

@@ -114,6 +114,8 @@ pub struct Job<'s> {
     pub cwd: Option<Option<Rc<str>>>,
     /// Values it is handed through its environment (`KEY=~/.ssh/id_rsa ./run`, `env KEY=…`).
     pub assigned: Vec<Word<'s>>,
+    /// How many wrappers and runners it is inside.
+    pub level: u32,
 }
 
 /// Where the command sits, for spans and inner texts.
@@ -151,8 +153,15 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         child: false,
         cwd: None,
         assigned: cmd.assigned,
+        level: 0,
     }];
     while let Some(job) = jobs.pop() {
+        // `sudo sudo …`, `xargs xargs …`: each level runs the rest again. Past a depth no
+        // real line reaches, what runs is not followed.
+        if job.level > MAX_LEVELS {
+            st.too_deep(at.span_of(&job.words));
+            continue;
+        }
         match job.cwd.clone() {
             Some(cwd) => {
                 let saved = std::mem::replace(&mut st.shell.cwd, cwd);
@@ -436,6 +445,7 @@ fn wrapper<'s>(
         child: true,
         cwd,
         assigned: env_assigned,
+        level: job.level + 1,
     };
     if wrap.kind == WrapKind::Xargs {
         xargs(&mut inner, &parsed, &job.stdin);
@@ -537,8 +547,14 @@ fn is_plain_relative(text: &str) -> bool {
         })
 }
 
+/// Wrappers and runners followed around one command.
+const MAX_LEVELS: u32 = 32;
+
 /// Environment assignments followed through wrappers to the command they run.
 const MAX_ASSIGNED: usize = 32;
+
+/// The deepest current directory followed, in components.
+const MAX_CWD_DEPTH: usize = 64;
 
 /// The longest current directory followed, in bytes; past it the directory is unknown, and
 /// relative paths are unknown places.
@@ -581,7 +597,7 @@ fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
             };
             // A directory deeper than any real one is not followed: every path placed
             // after it would cost its depth.
-            let cwd = cwd.filter(|c| c.len() <= MAX_CWD);
+            let cwd = cwd.filter(|c| c.len() <= MAX_CWD && c.matches('/').count() <= MAX_CWD_DEPTH);
             let old = std::mem::replace(&mut st.shell.cwd, cwd);
             st.shell.oldpwd = old;
         }

@@ -558,6 +558,12 @@ impl<'c, 'a> State<'c, 'a> {
         if self.shell.carried.is_empty() {
             return placed;
         }
+        if self.shell.carried.overflowed() {
+            placed.add(
+                Kind::Unknown,
+                "what many moves and copies on the line put there",
+            );
+        }
         // A destination may hold what another destination held: follow a few hops, each
         // source once, and at most `MAX_SOURCES` of them.
         let mut seen: Vec<Path> = vec![path.clone()];

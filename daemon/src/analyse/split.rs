@@ -12,8 +12,10 @@ use std::ops::Range;
 /// What joins a part to the part before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Joint {
-    /// `;`, `&`, `&&`, `||`, a newline: the next statement.
+    /// `;`, `&`, a newline: the next statement.
     List,
+    /// `&&`, `||`: the next statement, which must be there.
+    AndOr,
     /// `|` or `|&`: the next stage of a pipeline.
     Pipe,
 }
@@ -48,14 +50,24 @@ pub fn parts(text: &str) -> Option<Vec<Part>> {
                 at_word_start = false;
                 continue;
             }
-            b'\'' => i = skip_single(b, i)?,
-            b'"' => i = skip_double(b, i)?,
-            b'`' => i = skip_backtick(b, i)?,
-            b'$' if b.get(i + 1) == Some(&b'(') => i = skip_parens(b, i + 1)?,
-            b'$' if b.get(i + 1) == Some(&b'{') => i = skip_braces(b, i + 1)?,
-            b'$' if b.get(i + 1) == Some(&b'\'') => i = skip_ansi(b, i + 1)?,
-            // A subshell or a process substitution (`<(…)`, `>(…)`) is one unit.
-            b'(' => i = skip_parens(b, i)?,
+            // Quotes, substitutions and parentheses are one unit each: the skip lands just
+            // after it, where the next byte may be a joint.
+            b'\'' | b'"' | b'`' | b'(' | b'$'
+                if c != b'$' || matches!(b.get(i + 1), Some(b'(' | b'{' | b'\'')) =>
+            {
+                i = match (c, b.get(i + 1)) {
+                    (b'\'', _) => skip_single(b, i)?,
+                    (b'"', _) => skip_double(b, i)?,
+                    (b'`', _) => skip_backtick(b, i)?,
+                    (b'$', Some(b'(')) => skip_parens(b, i + 1)?,
+                    (b'$', Some(b'{')) => skip_braces(b, i + 1)?,
+                    (b'$', _) => skip_ansi(b, i + 1)?,
+                    // A subshell or a process substitution (`<(…)`, `>(…)`).
+                    _ => skip_parens(b, i)?,
+                };
+                at_word_start = false;
+                continue;
+            }
             b')' => return None,
             b'#' if at_word_start => {
                 while i < b.len() && b[i] != b'\n' {
@@ -81,7 +93,7 @@ pub fn parts(text: &str) -> Option<Vec<Part>> {
                     return None;
                 }
                 let (len, next) = match (c, b.get(i + 1)) {
-                    (b'&', Some(b'&')) | (b'|', Some(b'|')) => (2, Joint::List),
+                    (b'&', Some(b'&')) | (b'|', Some(b'|')) => (2, Joint::AndOr),
                     (b'|', Some(b'&')) => (2, Joint::Pipe),
                     (b'|', _) => (1, Joint::Pipe),
                     _ => (1, Joint::List),
@@ -113,7 +125,9 @@ fn push(parts: &mut Vec<Part>, text: &str, range: Range<usize>, joint: Joint) ->
         .next()
         .filter(|w| !w.starts_with('#'));
     match first {
-        None if joint == Joint::Pipe => None,
+        // `a |` or `a &&` with nothing after: not a line bash runs; parsed whole, it is
+        // reported as such.
+        None if matches!(joint, Joint::Pipe | Joint::AndOr) => None,
         None => Some(()),
         Some(word) => {
             if RESERVED.contains(&word) || word.starts_with("((") || word.ends_with("()") {

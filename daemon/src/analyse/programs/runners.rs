@@ -53,6 +53,7 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
                 child: true,
                 cwd: None,
                 assigned: Vec::new(),
+                level: job.level + 1,
             });
         }
     }
@@ -217,6 +218,7 @@ pub fn parallel<'s>(
             child: true,
             cwd: None,
             assigned: Vec::new(),
+            level: job.level + 1,
         });
     }
     true
@@ -271,6 +273,7 @@ pub fn watch<'s>(
             child: true,
             cwd: None,
             assigned: Vec::new(),
+            level: job.level + 1,
         });
         return true;
     }
@@ -480,6 +483,7 @@ pub fn package_run<'s>(
             child: true,
             cwd: None,
             assigned: job.assigned.clone(),
+            level: job.level + 1,
         });
     }
     false
