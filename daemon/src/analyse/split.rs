@@ -268,16 +268,16 @@ mod tests {
 
     #[test]
     fn cuts_where_bash_does() {
-        use Joint::{List, Pipe};
+        use Joint::{AndOr, List, Pipe};
         assert_eq!(
             cut("a | b && c; d & e || f |& g\nh"),
             Some(vec![
                 ("a", List),
                 ("b", Pipe),
-                ("c", List),
+                ("c", AndOr),
                 ("d", List),
                 ("e", List),
-                ("f", List),
+                ("f", AndOr),
                 ("g", Pipe),
                 ("h", List),
             ])
@@ -298,6 +298,21 @@ mod tests {
             cut("a # b; c\nd"),
             Some(vec![("a # b; c", List), ("d", List)])
         );
+    }
+
+    #[test]
+    fn a_joint_right_after_a_quote_is_a_joint() {
+        use Joint::List;
+        assert_eq!(
+            cut("echo 'x'; cd /"),
+            Some(vec![("echo 'x'", List), ("cd /", List)])
+        );
+        assert_eq!(
+            cut("echo $(a)|b"),
+            Some(vec![("echo $(a)", List), ("b", Joint::Pipe)])
+        );
+        assert_eq!(cut("a &&"), None);
+        assert_eq!(cut("a || # c"), None);
     }
 
     #[test]
