@@ -193,7 +193,7 @@ fn analyse(command: &str, ctx: &Context, added: Added, may_split: bool) -> Analy
     // Inner strings are queued rather than analysed where they are found, so nesting costs
     // heap, not stack.
     while let Some(src) = st.queue.pop() {
-        walk::walk(&src, &mut st);
+        walk::walk(src, &mut st);
     }
     st.finish()
 }

@@ -40,6 +40,9 @@ enum Step<'t> {
     Visit(Item<'t>),
     /// A subshell or pipeline stage ended: the shell goes back to this.
     Restore(Shell),
+    /// A pipeline whose stages start from the shell as it is when this step is reached
+    /// (after statements the grammar hung inside it, which run first).
+    Pipeline(Item<'t>, Vec<Node<'t>>),
 }
 
 type Stack<'t> = Vec<Step<'t>>;
@@ -77,7 +80,7 @@ fn is_leaf(kind: &str) -> bool {
 }
 
 /// Parses one source and walks it, adding commands and findings to `st`.
-pub fn walk(src: &Source, st: &mut State) {
+pub fn walk(mut src: Source, st: &mut State) {
     let mut stdin = Stdin::Inherited;
     st.shell = match &src.shell {
         Start::Fresh(shell) => shell.clone(),
@@ -91,18 +94,64 @@ pub fn walk(src: &Source, st: &mut State) {
             st.stage_base.clone()
         }
     };
-    let Some(tree) = super::parse(&src.text) else {
+    let Some(mut tree) = super::parse(&src.text) else {
         let span = src.map.span(0..src.text.len());
         st.add(catalogue::OPAQUE_PARSE_ERROR.at(span, "the parser gave up"));
         return;
     };
-    walk_tree(&tree, src, stdin, st);
+    // tree-sitter-bash sometimes runs a simple command on across a newline (after a pipeline
+    // of two stages or more: `a | b | c⏎d > f` comes as `c d > f`). Bash never does: such a
+    // newline ends the command, as `;` would. It is written as `;` (same length, so spans
+    // hold) and the text parsed again.
+    for _ in 0..4 {
+        let glued = glued_newlines(&tree, &src.text);
+        if glued.is_empty() {
+            break;
+        }
+        let mut bytes = std::mem::take(&mut src.text).into_bytes();
+        for at in glued {
+            if let Some(b) = bytes.get_mut(at) {
+                *b = b';';
+            }
+        }
+        // An ASCII byte for an ASCII byte: still UTF-8.
+        src.text = String::from_utf8(bytes).unwrap_or_default();
+        match super::parse(&src.text) {
+            Some(again) => tree = again,
+            None => break,
+        }
+    }
+    walk_tree(&tree, &src, stdin, st);
     match &src.shell {
         Start::Fresh(_) => {}
         Start::Continue { .. } => st.chain = st.shell.clone(),
         // A stage runs in a subshell: the line goes on from the shell before the pipeline.
         Start::Stage { .. } => st.chain = st.stage_base.clone(),
     }
+}
+
+/// Newlines that lie between two parts of one simple command in the tree: places where the
+/// grammar ran a command on into the next line.
+fn glued_newlines(tree: &tree_sitter::Tree, text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    if !text.contains('\n') || !text.contains('|') {
+        return out;
+    }
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        if kind(node) == "command" {
+            for pair in children.windows(2) {
+                let gap = pair[0].end_byte()..pair[1].start_byte();
+                if let Some(between) = text.get(gap.clone()) {
+                    out.extend(between.match_indices('\n').map(|(i, _)| gap.start + i));
+                }
+            }
+        }
+        stack.extend(children.into_iter().filter(|c| c.named_child_count() > 0));
+    }
+    out
 }
 
 fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut State) {
@@ -190,6 +239,10 @@ fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut Stat
         match step {
             Step::Visit(item) => visit(item, src, st, &mut stack),
             Step::Restore(shell) => st.shell = shell,
+            Step::Pipeline(item, stages) => {
+                let stdin = item.stdin.clone();
+                pipeline(&item, stages, 0, stdin, false, src, st, &mut stack);
+            }
         }
     }
 }
@@ -250,8 +303,75 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             );
         }
         "pipeline" => {
-            let stdin = item.stdin.clone();
-            pipeline(&item, named(node), 0, stdin, false, src, st, stack);
+            // tree-sitter-bash hangs `&&` and `||` inside a pipeline where bash binds the pipe
+            // tighter: `a | b && c` comes as `a | (b && c)`, `a && b | c` as `(a && b) | c`.
+            // The list's first (or last) statement is the stage; the rest runs after (or
+            // before) the pipeline, in this shell.
+            let mut stages = named(node);
+            let mut before = Vec::new();
+            let mut after = Vec::new();
+            if stages.len() > 1 {
+                if let Some(last) = stages.last().copied()
+                    && kind(last) == "list"
+                {
+                    let mut items = flatten_list(last);
+                    if !items.is_empty() {
+                        let first = items.remove(0);
+                        stages.pop();
+                        stages.push(first);
+                        after = items;
+                    }
+                }
+                if let Some(first) = stages.first().copied() {
+                    if kind(first) == "list" {
+                        let mut items = flatten_list(first);
+                        if let Some(last) = items.pop() {
+                            stages[0] = last;
+                            before = items;
+                        }
+                    } else if kind(first) == "redirected_statement"
+                        && let Some(body) = first.child_by_field_name("body")
+                        && kind(body) == "list"
+                    {
+                        // `a && b > f | c` comes as `(a && b) > f | c`: `a` runs first, in
+                        // this shell; the stage keeps the whole statement (its redirection),
+                        // and the findings it repeats are the same ones.
+                        let mut items = flatten_list(body);
+                        items.pop();
+                        before = items;
+                    }
+                }
+            }
+            let list_item = |i: usize, n: Node<'t>| {
+                self::item(
+                    n,
+                    join_indexed(&item.path, "list", i),
+                    item.depth,
+                    item.stdin.clone(),
+                )
+            };
+            let count = before.len();
+            for (i, n) in after.into_iter().enumerate().rev() {
+                stack.push(list_item(count + 1 + i, n));
+            }
+            let path = if count > 0 {
+                join_indexed(&item.path, "list", count)
+            } else {
+                Rc::clone(&item.path)
+            };
+            let piped = Item {
+                path,
+                ..item_clone(&item)
+            };
+            if before.is_empty() {
+                let stdin = item.stdin.clone();
+                pipeline(&piped, stages, 0, stdin, false, src, st, stack);
+            } else {
+                stack.push(Step::Pipeline(piped, stages));
+                for (i, n) in before.into_iter().enumerate().rev() {
+                    stack.push(list_item(i, n));
+                }
+            }
         }
         "redirected_statement" => redirected(item, src, st, stack),
         "negated_command" => {
@@ -418,6 +538,31 @@ fn nested<'t>(
 }
 
 /// Statements in order; `a && b || c` flattens into the same `list[i]` numbering as `a; b`.
+/// The statements of a `list` node in order: tree-sitter-bash nests lists leftwards, one
+/// node per operator.
+fn flatten_list(list: Node) -> Vec<Node> {
+    let mut flat = Vec::new();
+    let mut pending = vec![list];
+    while let Some(n) = pending.pop() {
+        if kind(n) == "list" {
+            pending.extend(named(n).into_iter().rev());
+        } else if kind(n) != "comment" {
+            flat.push(n);
+        }
+    }
+    flat
+}
+
+fn item_clone<'t>(item: &Item<'t>) -> Item<'t> {
+    Item {
+        node: item.node,
+        path: Rc::clone(&item.path),
+        depth: item.depth,
+        stdin: item.stdin.clone(),
+        extra: item.extra.clone(),
+    }
+}
+
 fn push_sequence<'t>(
     stack: &mut Stack<'t>,
     stmts: Vec<Node<'t>>,

@@ -436,17 +436,24 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         // The tree itself, not every entry in it (`~/*` skips `~/.ssh`): what lies beneath
         // counts too, so reading all of `~` reads its secrets.
         let whole_tree = tree && matches!(dir, Cow::Borrowed(_));
+        // `cat /etc/*`: every entry of the directory, one by one, each also placed as
+        // itself below (`/etc/shadow` is among them).
+        let entries_too = !tree && matches!(dir, Cow::Owned(_));
         let settle = |mut placed: Placed| {
             if whole_tree {
                 beneath(dir, text.as_deref(), w, &mut placed);
             }
             placed
         };
+        let mut settled = false;
         if let Some(&i) = text.as_ref().and_then(|t| v.tree_literal.get(t)) {
             let rule = &v.rules[i];
             if let Says::Is(kind) | Says::Both(kind, _) = rule.says {
                 placed.add(kind, rule.why);
-                return settle(placed);
+                if !entries_too {
+                    return settle(placed);
+                }
+                settled = true;
             }
         }
         let others: Box<dyn Iterator<Item = usize>> = if text.is_some() {
@@ -458,7 +465,7 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         let probe = text
             .as_deref()
             .map(|t| Probe::new(t, w.home_text.as_deref()));
-        for i in others {
+        for i in others.take_while(|_| !settled) {
             let rule = &v.rules[i];
             // A literal directory can lie in an entry's tree only where their starts meet.
             if let Some(p) = &probe
@@ -471,7 +478,10 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
             {
                 placed.add(kind, rule.why);
                 if certain && dir.is_literal() {
-                    return settle(placed);
+                    if !entries_too {
+                        return settle(placed);
+                    }
+                    break;
                 }
             }
         }

@@ -398,7 +398,12 @@ impl CompBuilder {
             return Some(Built::Part(String::new(), false));
         }
         match done.glob {
-            Some(g) => Some(Built::Glob(g)),
+            // A part of a pattern with no wildcard in it is a name like any other: `.` and
+            // `..` in `/tmp/x/../../etc/sha*` move as they do in a literal path.
+            Some(g) => match g.as_literal() {
+                Some(text) => Some(Built::Part(text, false)),
+                None => Some(Built::Glob(g)),
+            },
             None => Some(Built::Part(done.text, false)),
         }
     }

@@ -360,7 +360,6 @@ fn show(pieces: &[Piece]) -> String {
 /// a secret. The same for `/etc/ssh/*` (host keys), `/proc/*` (`/proc/kcore`) and `~/*`
 /// (`~/_netrc`).
 #[test]
-#[ignore = "bug: a wildcard-only last component hides the secrets in the directory"]
 fn reading_every_file_of_a_directory_reads_its_secrets() {
     let w = Where::new(Some(CWD), Some(HOME));
     for spec in [
@@ -612,13 +611,12 @@ fn a_literal_path_is_one_path_however_spelled() {
         .expect("a literal path is one path however it is spelled");
 }
 
-/// Bug found by the `places` fuzz target: the text of a glob piece is cut at `/` and each part
-/// taken as glob syntax, so a `.` or `..` in it stays a name instead of being resolved. An
-/// unquoted variable holding glob characters expands to such a piece, and so does a tool
-/// call's path with a wildcard: `v=/tmp/x/../../etc/sha*; cat $v` is judged safe, while
-/// `cat /tmp/x/../../etc/sha*` reads a secret.
+/// Found by the `places` fuzz target: the text of a glob piece is cut at `/` and each part
+/// read as glob syntax; a `.` or `..` in it must move as in a literal path. An unquoted
+/// variable holding glob characters expands to such a piece, and so does a tool call's path
+/// with a wildcard: `v=/tmp/x/../../etc/sha*; cat $v` reads a secret, as `cat
+/// /tmp/x/../../etc/sha*` does.
 #[test]
-#[ignore = "bug: `.` and `..` in a glob piece are names, not resolved"]
 fn dots_in_a_glob_piece_are_resolved() {
     let w = Where::new(Some(CWD), Some(HOME));
     for (text, lit_part, glob_part) in [

@@ -111,9 +111,9 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("/usr/lib", true, &["protected", "system"]),
     ("/etc", true, &["protected", "secret", "system"]),
     ("/var/log", true, &["protected", "system"]),
-    ("~/*", false, &["home"]),
-    ("/*", false, &["root"]),
-    ("/usr/*", false, &["system"]),
+    ("~/*", false, &["data", "home", "project", "protected", "secret"]),
+    ("/*", false, &["data", "protected", "root", "temp"]),
+    ("/usr/*", false, &["protected", "system"]),
     ("/tmp/*", false, &["temp"]),
     ("*", false, &["project", "build"]),
     ("*.*", false, &["project"]),
@@ -139,7 +139,7 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     (".e[n]v", false, &["secret"]),
     (".env*", false, &["project", "protected", "secret"]),
     ("*.rs", false, &["project"]),
-    ("/[a-z]*", false, &["root"]),
+    ("/[a-z]*", false, &["data", "protected", "root", "temp"]),
     ("/[eu]*/", true, &["system", "protected", "secret", "data"]),
     // Unknown parts.
     ("$", false, &["unknown"]),
@@ -179,7 +179,10 @@ fn the_requester_places_the_home() {
     // In the home itself there is no project: everything there is the owner's data.
     let at_home = Where::new(Some(HOME), Some(HOME));
     assert_eq!(kinds("notes.txt", false, &at_home), ["data"]);
-    assert_eq!(kinds("*", false, &at_home), ["home"]);
+    assert_eq!(
+        kinds("*", false, &at_home),
+        ["home", "secret", "protected", "data"]
+    );
 }
 
 #[test]
