@@ -310,49 +310,51 @@ const JOINTS: &[&str] = &["; ", " && ", " || ", " | ", " |& ", "\n", " & ", ";",
 #[derive(Debug, Clone)]
 struct Line {
     text: String,
-    /// The same line with a space before each joint that follows a closing quote or
-    /// parenthesis: what bash reads either way, but the splitter misses such a joint
-    /// (`a_joint_after_a_quote_is_a_joint` is the bug). Also after `d=` before a pipe, which
-    /// tree-sitter-bash cannot parse (`d=|a`), so that the whole line is read at all.
-    spaced: String,
-    /// `spaced` with every pipeline of three stages or more that an `&&` or `||` follows in
-    /// braces, `{ a | b | c; } && d`: what bash reads either way, but tree-sitter-bash reads
-    /// the bare line as `a | b | (c && d)` (`and_or_binds_looser_than_a_pipe` is
-    /// the bug). `None` when the line has no such pipeline, or has a comment (which would
-    /// swallow the closing brace).
-    grouped: Option<String>,
-    /// The line has a pipeline tree-sitter-bash misreads, as above, when parsed whole.
-    misread: bool,
-    /// The splitter leaves the line whole (a `{ … }`, a comment after a pipe): with a
-    /// misread pipeline, `shell` misreads it too, and the line is not compared.
-    whole_only: bool,
+    /// The same line with a space between an empty assignment and a pipe after it (`d= |a`):
+    /// tree-sitter-bash cannot parse `d=|a`, so parsed whole such a line is opaque, while cut
+    /// in pieces each side is read.
+    spelled: String,
+    /// A pipeline of three stages or more before `&&` or `||` (or before a redirection after
+    /// newlines): tree-sitter-bash nests the list in the pipeline, and parsed whole its
+    /// commands are named otherwise (`pipeline[0]` for `list[0] > pipeline[0]`). Their words
+    /// and spans are compared, not their names.
+    nested: bool,
     /// A statement starts with `!`: tree-sitter-bash reads `! a | b` otherwise than bash,
     /// and cut lines are read as bash reads them, so only the verdict is compared.
     negated: bool,
     /// A redirection in a line with a pipeline of three stages or more, or with `&&` or
     /// `||`: tree-sitter-bash hangs it on what comes before too (`a | b > f | c` is
     /// `(a | b) > f | c`, `a && b > f` is `(a && b) > f`), and a line cut in pieces names
-    /// its commands otherwise: only their words and spans are compared.
+    /// its commands otherwise: their words and spans are compared, not their names.
     redirected: bool,
-    /// A pipeline after `&&` or `||` has a redirection: tree-sitter-bash reads `a && b > f |
-    /// c` as `(a && b > f) | c`, whole, or cut when the pipeline has two stages
-    /// (`and_or_binds_looser_than_a_pipe` is the bug). Such lines are not compared.
-    tangled: bool,
-    /// A comment right after `&&` or `||` leaves the operator with no command: parsed
-    /// whole, the line cannot be read, while cut in pieces the operator is dropped
-    /// (`a_dangling_operator_is_unreadable` is the bug). Such lines are not compared.
-    dangling: bool,
+    /// A pipeline of three stages or more ends in `export`, `readonly`, `local` or `unset`
+    /// and is nested as above, or is followed by a comment line: parsed whole, what follows
+    /// the newline is lost (`what_follows_a_pipeline_on_the_next_line_runs` is the bug).
+    /// Such lines are not compared.
+    swallowed: bool,
+    /// A pipeline of four stages or more is nested as above: parsed whole, a chain of `&&`
+    /// after it loses the directory between its commands
+    /// (`a_long_pipeline_before_a_chain_keeps_the_directory` is the bug). Such lines are not
+    /// compared.
+    chained: bool,
+    /// A pipeline after `&&` or `||` has a redirection (`a && b > f | c`): parsed whole, the
+    /// statement before the `&&` is walked twice (`a_list_in_a_pipeline_is_walked_once` is the
+    /// bug). Such lines are not compared.
+    twice: bool,
 }
 
 fn is_pipe(joint: &str) -> bool {
     matches!(joint.trim(), "|" | "|&")
 }
 
-/// Whether tree-sitter-bash, parsing a line whole, misreads the pipeline that ends before
-/// `after`: it has three stages or more, and after it, before any `;` or `&`, come `&&`,
-/// `||` or a redirection (it then reads the statements after the pipeline, newlines and
-/// all, as words of its last stage: `a | b | c\nd && e` runs `c d`).
-fn misread_before(stages: usize, after: &[(&str, &str)]) -> bool {
+fn is_and_or(joint: &str) -> bool {
+    matches!(joint.trim(), "&&" | "||")
+}
+
+/// Whether tree-sitter-bash nests what follows the pipeline that ends before `after` in it:
+/// the pipeline has three stages or more, and after it, before any `;` or `&`, come `&&`,
+/// `||` or a redirection.
+fn nests_after(stages: usize, after: &[(&str, &str)]) -> bool {
     if stages < 3 {
         return false;
     }
@@ -368,21 +370,28 @@ fn misread_before(stages: usize, after: &[(&str, &str)]) -> bool {
 }
 
 /// `parts` joined (each statement after its joint; the first joint is unused), with the
-/// spaces of [`Line::spaced`] when `spaced`, and the braces of [`Line::grouped`] when
-/// `grouped`.
-fn join(parts: &[(&str, &str)], spaced: bool, grouped: bool) -> String {
-    let joint = |at: usize| {
-        let (previous, _) = parts[at - 1];
-        let (_, joint) = parts[at];
-        let closes = previous.ends_with(['\'', '"', ')', '`'])
-            || (previous.ends_with('=') && joint.starts_with('|'));
-        if spaced && closes && !joint.starts_with(' ') {
-            format!(" {joint}")
-        } else {
-            joint.to_owned()
-        }
-    };
+/// spaces of [`Line::spelled`] when `spelled`.
+fn join(parts: &[(&str, &str)], spelled: bool) -> String {
     let mut text = String::new();
+    for (i, (statement, joint)) in parts.iter().enumerate() {
+        if i > 0 {
+            let empty_assignment = parts[i - 1].0.ends_with('=');
+            if spelled && empty_assignment && joint.starts_with('|') {
+                text.push(' ');
+            }
+            text.push_str(joint);
+        }
+        text.push_str(statement);
+    }
+    text
+}
+
+fn statement_line(parts: &[(&str, &str)]) -> Line {
+    let mut nested = false;
+    let mut long_pipeline = false;
+    let mut twice = false;
+    let mut swallowed = false;
+    let mut chained = false;
     let mut at = 0;
     while at < parts.len() {
         // A pipeline: statements joined by pipes.
@@ -390,63 +399,33 @@ fn join(parts: &[(&str, &str)], spaced: bool, grouped: bool) -> String {
         while end < parts.len() && is_pipe(parts[end].1) {
             end += 1;
         }
-        if at > 0 {
-            text.push_str(&joint(at));
-        }
-        let mut stages = String::new();
-        for (i, (statement, _)) in parts.iter().enumerate().take(end).skip(at) {
-            if i > at {
-                stages.push_str(&joint(i));
-            }
-            stages.push_str(statement);
-        }
-        if grouped && misread_before(end - at, &parts[end..]) {
-            stages = format!("{{ {stages}; }}");
-        }
-        text.push_str(&stages);
-        at = end;
-    }
-    text
-}
-
-fn statement_line(parts: &[(&str, &str)]) -> Line {
-    let mut misread = false;
-    let mut long_pipeline = false;
-    let mut tangled = false;
-    let mut at = 0;
-    while at < parts.len() {
-        let mut end = at + 1;
-        while end < parts.len() && is_pipe(parts[end].1) {
-            end += 1;
-        }
-        misread |= misread_before(end - at, &parts[end..]);
+        let nests = nests_after(end - at, &parts[end..]);
+        nested |= nests;
+        chained |= nests && end - at >= 4;
+        let declares = ["export ", "readonly ", "local ", "declare ", "unset "];
+        let after_newline = parts.get(end).filter(|(_, joint)| *joint == "\n");
+        swallowed |= after_newline.is_some_and(|(next, _)| {
+            (nests && declares.iter().any(|d| parts[end - 1].0.starts_with(d)))
+                || (end - at >= 3 && next.starts_with('#'))
+        });
         long_pipeline |= end - at >= 3;
-        tangled |= matches!(parts[at].1.trim(), "&&" | "||")
+        twice |= at > 0
+            && is_and_or(parts[at].1)
             && end - at >= 2
             && parts[at..end].iter().any(|(s, _)| s.contains(['<', '>']));
         at = end;
     }
-    let and_or = |joint: &str| matches!(joint.trim(), "&&" | "||");
     let redirected = parts.iter().any(|(s, _)| s.contains(['<', '>']))
-        && (long_pipeline || parts.iter().any(|(_, joint)| and_or(joint)));
-    let comment = parts.iter().any(|(s, _)| s.starts_with('#'));
-    let whole_only = parts.iter().enumerate().any(|(i, (s, joint))| {
-        s.starts_with('{') || (i > 0 && s.starts_with('#') && is_pipe(joint))
-    });
-    let dangling = parts
-        .iter()
-        .skip(1)
-        .any(|(s, joint)| and_or(joint) && s.starts_with('#'));
+        && (long_pipeline || parts.iter().any(|(_, joint)| is_and_or(joint)));
     Line {
-        text: join(parts, false, false),
-        spaced: join(parts, true, false),
-        grouped: (misread && !comment).then(|| join(parts, true, true)),
-        misread,
-        whole_only,
+        text: join(parts, false),
+        spelled: join(parts, true),
+        nested,
         negated: parts.iter().any(|(s, _)| s.starts_with('!')),
         redirected,
-        tangled,
-        dangling,
+        swallowed,
+        chained,
+        twice,
     }
 }
 
@@ -463,13 +442,11 @@ fn statement_lines(max: usize, min_len: usize) -> impl Strategy<Value = Line> {
         let unit = statement_line(&parts);
         let mut line = unit.clone();
         while line.text.len() <= min_len {
-            line.text.push_str("; ");
-            line.text.push_str(&unit.text);
-            // (The unit may end in a quote: the space keeps the `;` a joint.)
-            line.spaced.push_str(" ; ");
-            line.spaced.push_str(&unit.spaced);
-            if let (Some(all), Some(one)) = (&mut line.grouped, &unit.grouped) {
-                all.push_str(" ; ");
+            for (all, one) in [
+                (&mut line.text, &unit.text),
+                (&mut line.spelled, &unit.spelled),
+            ] {
+                all.push_str("; ");
                 all.push_str(one);
             }
         }
@@ -485,30 +462,26 @@ fn ids(a: &Analysis) -> BTreeSet<&'static str> {
 /// severe ones are kept may differ.
 const KEPT: usize = 64;
 
-/// `shell` and `shell_unsplit` judge `line` alike, spelled so that the known bugs do not
-/// show (see [`Line`]): with a space before joints after quotes, and parsed whole with braces
-/// around the pipelines tree-sitter-bash misreads; lines that show a bug however spelled
-/// are left out. The line as generated keeps the other properties.
+/// `shell` and `shell_unsplit` judge `line` alike: the same level and findings, and the
+/// same commands, named alike where tree-sitter-bash's tree allows (see [`Line`]).
 fn agree(line: &Line) -> Result<(), TestCaseError> {
     check(&line.text)?;
-    if line.dangling || line.tangled || (line.misread && line.whole_only) {
+    if line.twice || line.swallowed || line.chained {
         return Ok(());
     }
-    let text = line.spaced.as_str();
+    let text = line.spelled.as_str();
     let cut = shell(text, &CTX);
-    let whole = match (&line.grouped, line.misread) {
-        (_, false) => shell_unsplit(text, &CTX),
-        (Some(grouped), true) => shell_unsplit(grouped, &CTX),
-        (None, true) => return Ok(()),
-    };
+    let whole = shell_unsplit(text, &CTX);
     prop_assert_eq!(cut.level, whole.level, "level of {:?}", text);
     if cut.findings.len() < KEPT && whole.findings.len() < KEPT {
         prop_assert_eq!(ids(&cut), ids(&whole), "findings of {:?}", text);
     }
-    if !line.negated && !line.misread {
-        let first_difference = cut.commands.iter().zip(&whole.commands).find(|(a, b)| {
-            (&a.argv, &a.span) != (&b.argv, &b.span) || (a.path != b.path && !line.redirected)
-        });
+    if !line.negated {
+        let names = !line.redirected && !line.nested;
+        let first_difference =
+            cut.commands.iter().zip(&whole.commands).find(|(a, b)| {
+                (&a.argv, &a.span) != (&b.argv, &b.span) || (a.path != b.path && names)
+            });
         prop_assert!(
             first_difference.is_none() && cut.commands.len() == whole.commands.len(),
             "commands of {text:?}: cut {:?} whole {:?} ({} and {})",
@@ -521,10 +494,10 @@ fn agree(line: &Line) -> Result<(), TestCaseError> {
     check(text)
 }
 
-/// Bug found by `cut_lines_agree_with_whole_ones`: the splitter steps over the byte after a
-/// closing quote, `$(…)`, `${…}`, backtick or `(…)`, so a `;`, newline or `|` written right
-/// after one is no joint: `echo 'x'; cd /` becomes part of the pipeline stage before it, in
-/// a subshell, and the `cd` is lost. Bash runs `rm -rf *` in `/`.
+/// Found by `cut_lines_agree_with_whole_ones` (fixed in 658df5d): the splitter stepped over
+/// the byte after a closing quote, `$(…)`, `${…}`, backtick or `(…)`, so a `;`, newline or
+/// `|` written right after one was no joint: `echo 'x'; cd /` became part of the pipeline
+/// stage before it, in a subshell, and the `cd` was lost. Bash runs `rm -rf *` in `/`.
 #[test]
 fn a_joint_after_a_quote_is_a_joint() {
     for line in [
@@ -539,10 +512,10 @@ fn a_joint_after_a_quote_is_a_joint() {
     }
 }
 
-/// Bug found by `cut_lines_agree_with_whole_ones`: an `&&` or `||` with no command after it
-/// (at the end of the line, or before a comment) is a syntax error, and parsed whole the line
-/// is opaque; cut in pieces, the empty piece after the operator is dropped and the line is
-/// judged as if the operator were not there.
+/// Found by `cut_lines_agree_with_whole_ones` (fixed in 658df5d): an `&&` or `||` with no
+/// command after it (at the end of the line, or before a comment) is a syntax error, and
+/// parsed whole the line is opaque; cut in pieces, the empty piece after the operator was
+/// dropped and the line judged as if the operator were not there.
 #[test]
 fn a_dangling_operator_is_unreadable() {
     for line in ["true | true | true &&", "true | true | true || # c"] {
@@ -552,12 +525,12 @@ fn a_dangling_operator_is_unreadable() {
     }
 }
 
-/// Bug found by `cut_lines_agree_with_whole_ones`: tree-sitter-bash binds `&&` and `||`
-/// tighter than a pipe in two shapes, and the walk follows its tree. `a | b | c && d` is read
-/// as `a | b | (c && d)` (and `a | b | c\nd > f` as `a | b | c d > f`): a line the splitter
-/// leaves whole (it holds a compound command, a heredoc) takes `cd /` for a pipeline stage's
-/// subshell. `a && b > f | c` is read as `(a && b > f) | c`, cut or whole. Bash runs each
-/// `rm -rf *` below in `/`.
+/// Found by `cut_lines_agree_with_whole_ones` (fixed in 2f017fb): tree-sitter-bash binds
+/// `&&` and `||` tighter than a pipe in two shapes, and the walk followed its tree. `a | b |
+/// c && d` is read as `a | b | (c && d)` (and `a | b | c\nd > f` as `a | b | c d > f`): a
+/// line the splitter leaves whole (it holds a compound command, a heredoc) took `cd /` for a
+/// pipeline stage's subshell. `a && b > f | c` is read as `(a && b > f) | c`, cut or whole.
+/// Bash runs each `rm -rf *` below in `/`.
 #[test]
 fn and_or_binds_looser_than_a_pipe() {
     for line in [
@@ -565,6 +538,70 @@ fn and_or_binds_looser_than_a_pipe() {
         "true | true | true && cd /; rm -rf *",
         "true | true | true\ncd / > /dev/null; rm -rf *; { :; }",
         "cd / && echo x > out | rm -rf *",
+    ] {
+        let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
+        assert_eq!(cut.level, Level::Forbidden, "{line}: {:?}", ids(&cut));
+        assert_eq!(whole.level, Level::Forbidden, "{line}: {:?}", ids(&whole));
+    }
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones` once `and_or_binds_looser_than_a_pipe`
+/// was fixed: parsed whole, `a && b > f | c` walks `a` twice, once before the pipeline and
+/// once in it, so its commands come twice, and a move's second walk sees its own
+/// destination already holding what it moves: `mv ~/.ssh/id_rsa k && cat >| out | true`
+/// reports `overwrite.secret`, and `cd .. && … | …` goes up twice.
+#[test]
+#[ignore = "bug: a list tree-sitter-bash hangs in a pipeline is walked twice"]
+fn a_list_in_a_pipeline_is_walked_once() {
+    for line in [
+        "rm x && echo b > f | cat",
+        "mv ~/.ssh/id_rsa k && cat >| out | true",
+    ] {
+        let a = shell_unsplit(line, &CTX);
+        let argv: Vec<&[String]> = a.commands.iter().map(|c| c.argv.as_slice()).collect();
+        let first = argv.first().copied().unwrap_or_default();
+        assert_eq!(
+            argv.iter().filter(|c| **c == first).count(),
+            1,
+            "{line}: {argv:?}"
+        );
+        assert!(
+            !ids(&a).contains("overwrite.secret"),
+            "{line}: {:?}",
+            ids(&a)
+        );
+    }
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones` once `and_or_binds_looser_than_a_pipe`
+/// was fixed: after a pipeline of three stages or more, tree-sitter-bash runs a declaration
+/// (`export`, `readonly`, `local`) or `unset` on across a newline, as it does a simple
+/// command, but only simple commands are cut back at the newline; and across a comment line
+/// the next line is lost. `rm -rf ~` below is not seen, and the lines, which the splitter
+/// leaves whole, are safe.
+#[test]
+#[ignore = "bug: a line after a pipeline is lost after a declaration or a comment"]
+fn what_follows_a_pipeline_on_the_next_line_runs() {
+    for line in [
+        "true | true | export d=/\nrm -rf ~ && true; { :; }",
+        "true | true | unset d\nrm -rf ~ && true; { :; }",
+        "true | true | true\n# note\nrm -rf ~ && true; { :; }",
+    ] {
+        let a = shell(line, &CTX);
+        assert_eq!(a.level, Level::Forbidden, "{line}: {:?}", ids(&a));
+    }
+}
+
+/// Bug found by `cut_lines_agree_with_whole_ones` once `and_or_binds_looser_than_a_pipe`
+/// was fixed: with four stages or more before it, a chain `&& cd / && rm -rf *` parsed whole
+/// runs `rm` where the line started, not in `/`; a line the splitter leaves whole is judged
+/// so. Three stages, or `&& cd /; rm -rf *`, are read right.
+#[test]
+#[ignore = "bug: a chain after a pipeline of four stages loses its directory"]
+fn a_long_pipeline_before_a_chain_keeps_the_directory() {
+    for line in [
+        "true | true | true | true && cd / && rm -rf *; { :; }",
+        "true | true | true | true && cd / && rm -rf *",
     ] {
         let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
         assert_eq!(cut.level, Level::Forbidden, "{line}: {:?}", ids(&cut));
@@ -701,14 +738,6 @@ fn costs_in_proportion(line: &str) -> Result<(), TestCaseError> {
     check(line)
 }
 
-/// Whether a line moves, copies or links files below a directory that each `cd src` makes
-/// deeper: a known quadratic case (`moves_below_a_deepening_directory_cost_in_proportion`;
-/// the others, `xargs` or `busybox` run again and again, are
-/// `nested_runners_cost_in_proportion`).
-fn deepens_and_carries(text: &str) -> bool {
-    text.contains("cd src") && ["cp ", "mv ", "ln "].iter().any(|c| text.contains(c))
-}
-
 /// Lines of up to 16 KiB, of statements or of fragments, cost work in proportion to their
 /// length, counted in allocations (exact, so the test cannot flake on a slow machine); a
 /// line that never ends is caught by [`STALLED`].
@@ -716,14 +745,11 @@ fn deepens_and_carries(text: &str) -> bool {
 fn cost_grows_with_the_line() {
     on_small_stack(|| {
         let mut runner = TestRunner::new(Config {
-            cases: 24,
+            cases: 32,
             failure_persistence: None,
             ..Config::default()
         });
         let statements = (statement_lines(40, 0), 2048..=LONGEST)
-            .prop_filter("the known quadratic case", |(line, _)| {
-                !deepens_and_carries(&line.text)
-            })
             .prop_map(|(line, len)| repeated(&line.text, "; ", len));
         // Fragments make malformed lines, which are parsed whole, and tree-sitter-bash's error
         // recovery takes time that grows faster than the line (not counted here; see
@@ -732,10 +758,7 @@ fn cost_grows_with_the_line() {
             prop::collection::vec(prop::sample::select(FRAGMENTS), 1..32),
             2048..=3072usize,
         )
-            .prop_map(|(parts, len)| repeated(&parts.concat(), "", len))
-            .prop_filter("the known quadratic cases", |line| {
-                !line.contains("xargs") && !line.contains("busybox")
-            });
+            .prop_map(|(parts, len)| repeated(&parts.concat(), "", len));
         runner
             .run(&prop_oneof![statements, fragments], |line| {
                 costs_in_proportion(&line)
@@ -744,12 +767,13 @@ fn cost_grows_with_the_line() {
     });
 }
 
-/// Bug found by `cost_grows_with_the_line`: a move, copy or link on a line remembers what
-/// it carried, and placing any later word follows up to 64 of those sources, each a path
-/// below the working directory; `cd src` makes that directory deeper each time (up to
-/// 1 KiB), so each statement costs 64 placements of a path hundreds of components long.
-/// In a release build, `cd src; cp x $d` repeated to 8 KiB made 17 million allocations (6.9
-/// GB) in 5 s, to 16 KiB 52 million in 13 s; `cd src; mv k ~/.ssh/id_rsa` to 16 KiB 5 s.
+/// Found by `cost_grows_with_the_line` (fixed in 658df5d): a move, copy or link on a line
+/// remembers what it carried, and placing any later word followed up to 64 of those sources,
+/// each a path below the working directory; `cd src` made that directory deeper each time
+/// (up to 1 KiB), so each statement cost 64 placements of a path hundreds of components
+/// long. In a release build, `cd src; cp x $d` repeated to 8 KiB made 17 million allocations
+/// (6.9 GB) in 5 s, to 16 KiB 52 million in 13 s; `cd src; mv k ~/.ssh/id_rsa` to 16 KiB
+/// took 5 s.
 #[test]
 fn moves_below_a_deepening_directory_cost_in_proportion() {
     on_small_stack(|| {
@@ -768,11 +792,11 @@ fn moves_below_a_deepening_directory_cost_in_proportion() {
     });
 }
 
-/// Bug found by `cost_grows_with_the_line`: `xargs xargs xargs …` and `busybox ~busybox
-/// ~busybox …` cost the square of their length (each runs the rest of the line again); in a
-/// release build `xargs` repeated to 16 KiB made 7.7 million allocations (1.7 GB) in 265 ms,
-/// to 48 KiB took 3 s, to 96 KiB 13 s; ` ~xargs` to 16 KiB 1.5 s; `busybox  ~` to 16 KiB
-/// 400 ms, to 80 KiB 10 s.
+/// Found by `cost_grows_with_the_line` (fixed in 658df5d): `xargs xargs xargs …` and
+/// `busybox ~busybox ~busybox …` cost the square of their length (each ran the rest of the
+/// line again); in a release build `xargs` repeated to 16 KiB made 7.7 million allocations
+/// (1.7 GB) in 265 ms, to 48 KiB took 3 s, to 96 KiB 13 s; ` ~xargs` to 16 KiB 1.5 s;
+/// `busybox  ~` to 16 KiB 400 ms, to 80 KiB 10 s.
 #[test]
 fn nested_runners_cost_in_proportion() {
     on_small_stack(|| {

@@ -69,14 +69,7 @@ fn run(data: &[u8]) {
         !classify(&path, tree, &w).is_empty(),
         "every path is somewhere: {pieces:?}"
     );
-    // `.` and `..` in a glob piece are kept as names (the known bug of
-    // `dots_in_a_glob_piece_are_resolved`, daemon/src/places/props.rs): leave them out.
-    let dots_in_glob = pieces.iter().any(
-        |p| matches!(p, Piece::Glob(g) if g.split('/').any(|part| part == "." || part == "..")),
-    );
-    if let Some(text) = path.literal_text()
-        && !dots_in_glob
-    {
+    if let Some(text) = path.literal_text() {
         assert_eq!(Path::absolute(&text), path, "a literal path reads back");
     }
     let _ = classify(&path.clone().through_proc(cwd), tree, &w);
