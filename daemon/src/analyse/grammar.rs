@@ -7,7 +7,9 @@
 //! This module must not interpret the tree: that is `walk`'s job.
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use tree_sitter::{Language, Node, TreeCursor};
 
@@ -16,9 +18,14 @@ thread_local! {
     static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses `text` with this thread's parser; `None` if the grammar cannot be loaded or the
-/// parser gives up.
-pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
+/// Texts up to this many bytes are parsed without watching the clock.
+const CHECKED_FROM: usize = 256;
+
+/// Parses `text` with this thread's parser; `None` if the grammar cannot be loaded, or the
+/// parser gives up or is still at work at `deadline`. tree-sitter-bash recovers from some
+/// malformed text in time that grows much faster than the text (`` `2>&1 `` repeated to
+/// 16 KiB: seconds), and one request must not hold a worker that long.
+pub(crate) fn parse(text: &str, deadline: Instant) -> Option<tree_sitter::Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         if slot.is_none() {
@@ -26,7 +33,25 @@ pub(crate) fn parse(text: &str) -> Option<tree_sitter::Tree> {
             parser.set_language(language()).ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(text, None)
+        let parser = slot.as_mut()?;
+        let bytes = text.as_bytes();
+        let mut read = |at: usize, _: tree_sitter::Point| bytes.get(at..).unwrap_or(&[]);
+        let mut late = |_: &tree_sitter::ParseState| {
+            if Instant::now() >= deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        // A short text parses in microseconds whatever it holds: the check is for long ones.
+        let options = (text.len() > CHECKED_FROM)
+            .then(|| tree_sitter::ParseOptions::new().progress_callback(&mut late));
+        let tree = parser.parse_with_options(&mut read, None, options);
+        if tree.is_none() {
+            // A cancelled parse leaves the parser mid-way: start the next one afresh.
+            parser.reset();
+        }
+        tree
     })
 }
 
@@ -96,7 +121,8 @@ mod tests {
                     elif f; then :; else for i in *; do g <(h) ${i:-j}; done; fi; case $k in \
                     l) m;; esac; function n() { o & }; while p; do q=(r s) t; done; ! u `v` \
                     && w || { x; }; ((y++)); z <<< w; echo ${a[1]} $((1+2)) ) ( ; <> >";
-        let tree = parse(line).expect("the parser has no time limit");
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
+        let tree = parse(line, deadline).expect("a minute is enough");
         let mut cursor = tree.walk();
         let mut seen = 0;
         loop {

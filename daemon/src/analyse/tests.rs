@@ -630,3 +630,14 @@ fn doubling_values_stay_small() {
     let line = format!("x=aaaaaaaa; {steps}rm -rf ~/$x");
     assert!(shell(&line, &CTX).level >= Destructive);
 }
+
+/// Some malformed lines make tree-sitter-bash take seconds to recover (`` `2>&1 `` repeated
+/// to 16 KiB: over 3 s): parsing stops at the line's time and the line is unreadable.
+#[test]
+fn a_line_the_parser_takes_too_long_on_is_unreadable() {
+    for line in ["`2>&1 ".repeat(2730), ")".repeat(16 * 1024)] {
+        let a = on_small_stack(move || shell(&line, &CTX));
+        assert_eq!(a.level, Opaque, "{:?}", ids(&a));
+        assert!(ids(&a).contains(&"opaque.parse_error"), "{:?}", ids(&a));
+    }
+}

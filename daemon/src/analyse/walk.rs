@@ -94,9 +94,14 @@ pub fn walk(mut src: Source, st: &mut State) {
             st.stage_base.clone()
         }
     };
-    let Some(mut tree) = super::parse(&src.text) else {
+    let Some(mut tree) = st.parse(&src.text) else {
         let span = src.map.span(0..src.text.len());
-        st.add(catalogue::OPAQUE_PARSE_ERROR.at(span, "the parser gave up"));
+        let why = if st.out_of_parse_time() {
+            "parsing it took longer than the line's time allows"
+        } else {
+            "the parser gave up"
+        };
+        st.add(catalogue::OPAQUE_PARSE_ERROR.at(span, why));
         return;
     };
     // tree-sitter-bash sometimes runs a simple command on across a newline (after a pipeline
@@ -116,7 +121,7 @@ pub fn walk(mut src: Source, st: &mut State) {
         }
         // An ASCII byte for an ASCII byte: still UTF-8.
         src.text = String::from_utf8(bytes).unwrap_or_default();
-        match super::parse(&src.text) {
+        match st.parse(&src.text) {
             Some(again) => tree = again,
             None => break,
         }
