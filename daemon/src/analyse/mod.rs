@@ -52,7 +52,7 @@ impl State<'_, '_> {
     pub(crate) fn parse(&mut self, text: &str) -> Option<tree_sitter::Tree> {
         let start = Instant::now();
         let left = self.parse_budget.saturating_sub(self.parse_spent);
-        let tree = grammar::parse(text, start + left);
+        let tree = grammar::parse(text, start.checked_add(left));
         self.parse_spent += start.elapsed();
         tree
     }
