@@ -551,7 +551,6 @@ fn and_or_binds_looser_than_a_pipe() {
 /// destination already holding what it moves: `mv ~/.ssh/id_rsa k && cat >| out | true`
 /// reports `overwrite.secret`, and `cd .. && … | …` goes up twice.
 #[test]
-#[ignore = "bug: a list tree-sitter-bash hangs in a pipeline is walked twice"]
 fn a_list_in_a_pipeline_is_walked_once() {
     for line in [
         "rm x && echo b > f | cat",
@@ -580,7 +579,6 @@ fn a_list_in_a_pipeline_is_walked_once() {
 /// the next line is lost. `rm -rf ~` below is not seen, and the lines, which the splitter
 /// leaves whole, are safe.
 #[test]
-#[ignore = "bug: a line after a pipeline is lost after a declaration or a comment"]
 fn what_follows_a_pipeline_on_the_next_line_runs() {
     for line in [
         "true | true | export d=/\nrm -rf ~ && true; { :; }",
@@ -597,7 +595,6 @@ fn what_follows_a_pipeline_on_the_next_line_runs() {
 /// runs `rm` where the line started, not in `/`; a line the splitter leaves whole is judged
 /// so. Three stages, or `&& cd /; rm -rf *`, are read right.
 #[test]
-#[ignore = "bug: a chain after a pipeline of four stages loses its directory"]
 fn a_long_pipeline_before_a_chain_keeps_the_directory() {
     for line in [
         "true | true | true | true && cd / && rm -rf *; { :; }",

@@ -146,8 +146,16 @@ fn glued_newlines(tree: &tree_sitter::Tree, text: &str) -> Vec<usize> {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
-        if kind(node) == "command" {
+        if matches!(
+            kind(node),
+            "command" | "declaration_command" | "unset_command"
+        ) {
             for pair in children.windows(2) {
+                // The newline that ends a comment is no separator to add: `;` would join
+                // the next line to the comment.
+                if kind(pair[0]) == "comment" {
+                    continue;
+                }
                 let gap = pair[0].end_byte()..pair[1].start_byte();
                 if let Some(between) = text.get(gap.clone()) {
                     out.extend(between.match_indices('\n').map(|(i, _)| gap.start + i));
@@ -316,15 +324,24 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             let mut before = Vec::new();
             let mut after = Vec::new();
             if stages.len() > 1 {
-                if let Some(last) = stages.last().copied()
+                // `a | b | c | d && e` nests as `a | (b | (c | d && e))`: unwind it, each
+                // level's list adding to what runs after, innermost first.
+                while let Some(last) = stages.last().copied()
                     && kind(last) == "list"
                 {
                     let mut items = flatten_list(last);
-                    if !items.is_empty() {
-                        let first = items.remove(0);
-                        stages.pop();
+                    if items.is_empty() {
+                        break;
+                    }
+                    let first = items.remove(0);
+                    items.append(&mut after);
+                    after = items;
+                    stages.pop();
+                    if kind(first) == "pipeline" {
+                        stages.extend(named(first));
+                    } else {
                         stages.push(first);
-                        after = items;
+                        break;
                     }
                 }
                 if let Some(first) = stages.first().copied() {
@@ -339,11 +356,15 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
                         && kind(body) == "list"
                     {
                         // `a && b > f | c` comes as `(a && b) > f | c`: `a` runs first, in
-                        // this shell; the stage keeps the whole statement (its redirection),
-                        // and the findings it repeats are the same ones.
+                        // this shell; `b` is the stage, and the redirection is read where the
+                        // stage starts.
                         let mut items = flatten_list(body);
-                        items.pop();
-                        before = items;
+                        if let Some(last) = items.pop() {
+                            stages[0] = last;
+                            let (_, redirects) = split_field(first, "body");
+                            items.extend(redirects);
+                            before = items;
+                        }
                     }
                 }
             }
