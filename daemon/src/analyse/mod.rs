@@ -181,7 +181,15 @@ pub fn tool_path(
         })
         .collect();
     let certain = pieces.iter().all(|p| matches!(p, Piece::Lit(_)));
-    let placed = places::classify(&Path::from_pieces(&pieces, w.cwd()), tree, &w);
+    let mut placed = places::classify(&Path::from_pieces(&pieces, w.cwd()), tree, &w);
+    // A relative path of a call that names no directory lies below the agent's own working
+    // directory: its project, unless `..` climbs out. The vocabulary's places still count.
+    let below_cwd =
+        cwd.is_none() && !path.starts_with(['/', '~']) && !path.split('/').any(|c| c == "..");
+    if below_cwd && placed.has(Kind::Unknown) {
+        placed.remove(Kind::Unknown);
+        placed.add(Kind::Project, "");
+    }
     act::tool_findings(tool, effect, path, &placed, certain, span)
 }
 

@@ -156,6 +156,10 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("for c in rm; do $c -rf ~; done", Forbidden, &["delete.home"]),
     ("c=ls; unset c; $c x", Opaque, &["run.unknown"]),
     ("c=ls; read c; $c x", Opaque, &["run.unknown"]),
+    // Reading what is only known when the line runs could be reading a secret.
+    ("cat \"$f\"", Opaque, &["read.unknown"]),
+    ("xargs cat", Opaque, &["read.unknown"]),
+    ("for f in *.md; do cat \"$f\"; done", Safe, &[]),
     // A value's glob characters glob where it is expanded unquoted, from the root too.
     ("x=/home/u/.ssh/*; cat $x", Destructive, &["read.secret"]),
     ("x=/*; rm -rf $x", Forbidden, &["delete.root"]),

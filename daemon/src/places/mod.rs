@@ -186,6 +186,12 @@ impl Placed {
         self.bits & kind.bit() != 0
     }
 
+    /// Takes `kind` out.
+    pub fn remove(&mut self, kind: Kind) {
+        self.bits &= !kind.bit();
+        self.why[kind as usize] = "";
+    }
+
     pub fn is_empty(&self) -> bool {
         self.bits == 0
     }
