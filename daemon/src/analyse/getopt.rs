@@ -67,7 +67,9 @@ impl Grammar {
     /// prefix of. Each with what it takes.
     fn long_named(&self, given: &str) -> Vec<(&'static str, Takes)> {
         let spec = |l: &'static str| -> (&'static str, Takes) {
-            if let Some(name) = l.strip_suffix("=?") {
+            if let Some(name) = l.strip_suffix("==") {
+                (name, Takes::Two)
+            } else if let Some(name) = l.strip_suffix("=?") {
                 (name, Takes::Optional)
             } else if let Some(name) = l.strip_suffix('=') {
                 (name, Takes::Value)
@@ -91,6 +93,8 @@ enum Takes {
     Nothing,
     Value,
     Optional,
+    /// Two words (`jq --rawfile NAME FILE`): the value is the second.
+    Two,
 }
 
 /// One option given.
@@ -189,8 +193,17 @@ pub fn parse<'a, 's>(words: &'a [Word<'s>], grammar: &Grammar) -> Args<'a, 's> {
             } else {
                 None
             };
+            // `--rawfile NAME FILE` takes the two words after it; `--rawfile=NAME FILE`, one.
+            let wants_two = named.iter().any(|(_, takes)| *takes == Takes::Two);
+            let second = if wants_two && !wants_next {
+                i += if inline.is_some() { 1 } else { 2 };
+                words.get(i - 1).cloned()
+            } else {
+                None
+            };
             for (name, takes) in named {
                 let value = match (inline, takes) {
+                    (_, Takes::Two) => second.clone(),
                     (Some(n), _) => Some(w.tail(t.len() - n)),
                     (None, Takes::Value) => next.clone(),
                     _ => None,
@@ -207,7 +220,7 @@ pub fn parse<'a, 's>(words: &'a [Word<'s>], grammar: &Grammar) -> Args<'a, 's> {
             let name = short_name(c);
             match grammar.short_takes(c) {
                 Takes::Nothing => out.opts.push(Opt { name, value: None }),
-                Takes::Value => {
+                Takes::Value | Takes::Two => {
                     let value = if after < t.len() {
                         Some(w.tail(after))
                     } else {

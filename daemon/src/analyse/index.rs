@@ -433,7 +433,12 @@ const TRUNCATE_SPEC: Spec = Spec {
 const JQ_SPEC: Spec = Spec {
     skip: 1,
     given_by: &["f", "from-file"],
-    values: &[("f", Read), ("from-file", Read)],
+    values: &[
+        ("f", Read),
+        ("from-file", Read),
+        ("rawfile", Read),
+        ("slurpfile", Read),
+    ],
     ..READS
 };
 const AWK_SPEC: Spec = Spec {
@@ -1161,10 +1166,10 @@ pub const ENTRIES: &[Entry] = &[
             "f:L:",
             &[
                 "from-file=",
-                "rawfile=",
-                "slurpfile=",
-                "arg=",
-                "argjson=",
+                "rawfile==",
+                "slurpfile==",
+                "arg==",
+                "argjson==",
                 "indent=",
                 "args",
                 "jsonargs",

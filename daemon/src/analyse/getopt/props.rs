@@ -148,7 +148,12 @@ fn is_option_shaped(w: &Word) -> bool {
 
 /// Every word's reading, from what `parse` returned; fails when a word is read twice or a
 /// reading does not fit the word.
-fn readings(words: &[Word], args: &Args) -> Result<Vec<Read>, TestCaseError> {
+fn readings(words: &[Word], args: &Args, grammar: &Grammar) -> Result<Vec<Read>, TestCaseError> {
+    let two: Vec<&str> = long_names(grammar)
+        .into_iter()
+        .filter(|(_, t)| *t == Takes::Two)
+        .map(|(n, _)| n)
+        .collect();
     let mut read: Vec<Option<Read>> = vec![None; words.len()];
     let mut last = None;
     for op in &args.operands {
@@ -173,6 +178,13 @@ fn readings(words: &[Word], args: &Args) -> Result<Vec<Read>, TestCaseError> {
         prop_assert!(k < words.len(), "a value comes from a word");
         if v.text == words[k].text && v.dynamic == words[k].dynamic {
             values.insert(k);
+            // `--rawfile NAME FILE`: the word before the value is the option's first.
+            if two.contains(&opt.name.as_ref())
+                && k > 0
+                && !words[k - 1].literal().is_some_and(|t| t.starts_with("--"))
+            {
+                values.insert(k - 1);
+            }
         } else {
             prop_assert!(
                 words[k].text.ends_with(&v.text) && v.text.len() < words[k].text.len(),
@@ -212,7 +224,7 @@ fn readings(words: &[Word], args: &Args) -> Result<Vec<Read>, TestCaseError> {
 fn check(specs: &[(String, bool)], grammar: &Grammar) -> Result<(), TestCaseError> {
     let words = words_of(specs);
     let args = parse(&words, grammar);
-    let read = readings(&words, &args)?;
+    let read = readings(&words, &args, grammar)?;
     let option_words = read.iter().filter(|r| **r == Read::Option).count();
     prop_assert!(
         args.opts.len() >= option_words,
@@ -220,8 +232,9 @@ fn check(specs: &[(String, bool)], grammar: &Grammar) -> Result<(), TestCaseErro
     );
     for (k, r) in read.iter().enumerate() {
         if *r == Read::Value {
+            // A value follows its option word, or (an option taking two) the first value.
             prop_assert!(
-                k > 0 && read[k - 1] == Read::Option,
+                k > 0 && matches!(read[k - 1], Read::Option | Read::Value),
                 "value {k} follows an option word: {read:?}"
             );
         }
@@ -273,7 +286,9 @@ fn long_names(grammar: &Grammar) -> Vec<(&'static str, Takes)> {
         .long
         .iter()
         .map(|l| {
-            if let Some(n) = l.strip_suffix("=?") {
+            if let Some(n) = l.strip_suffix("==") {
+                (n, Takes::Two)
+            } else if let Some(n) = l.strip_suffix("=?") {
                 (n, Takes::Optional)
             } else if let Some(n) = l.strip_suffix('=') {
                 (n, Takes::Value)
@@ -332,6 +347,8 @@ fn a_prefix_is_the_options_it_begins() {
                 for (opt, (_, takes)) in args.opts.iter().zip(&want) {
                     let got = opt.value.as_ref().map(|v| v.text.as_str());
                     let expected = match (inline, takes) {
+                        // Two words are wanted, and there is none (inline) or one after it.
+                        (_, Takes::Two) => None,
                         (true, _) => Some(value),
                         (false, Takes::Value) => Some(next.as_str()),
                         (false, _) => None,
@@ -370,11 +387,11 @@ fn a_cluster_is_read_letter_by_letter() {
                         continue;
                     }
                     Takes::Optional => Some(rest).filter(|r| !r.is_empty()),
-                    Takes::Value if rest.is_empty() => {
+                    Takes::Value | Takes::Two if rest.is_empty() => {
                         operands.clear();
                         Some(next)
                     }
-                    Takes::Value => Some(rest),
+                    Takes::Value | Takes::Two => Some(rest),
                 };
                 want.push((c.to_string(), value));
                 break;

@@ -1,15 +1,18 @@
 //! `sed` and `awk` programs: the parts of them that run commands or write files.
 //!
 //! sed: the `e` command and the `e` flag of `s///` run shell commands (opaque); `w FILE`
-//! and the `w` flag write (moderate). awk: `system("…")`, `print | "cmd"` and
+//! and the `w` flag write FILE, `r FILE` and `R FILE` read it, judged by its place. awk: `system("…")`, `print | "cmd"` and
 //! `"cmd" | getline` run their literal string as a shell line (anything else opaque);
 //! `print > "file"` writes. Editing in place (`sed -i`) is the `general` rule's.
 
 use std::ops::Range;
 
 use super::super::State;
+use super::super::act::Site;
 use super::super::catalogue;
 use super::super::command::{Ctx, queue_mapped};
+use super::super::effects::Effect;
+use super::super::getopt::Args;
 use super::super::join_path;
 use super::super::words::Word;
 use super::read_string;
@@ -56,22 +59,53 @@ pub fn sed(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
             st.add(catalogue::INLINE_PROGRAM.at(span, &format!("`sed {}`", w.raw)));
             continue;
         };
-        let (runs, writes) = sed_script(script);
-        if runs {
+        let script = sed_script(script);
+        if script.runs {
             st.add(
-                catalogue::INLINE_PROGRAM.at(span, "`sed` (its `e` command runs shell commands)"),
+                catalogue::INLINE_PROGRAM
+                    .at(span.clone(), "`sed` (its `e` command runs shell commands)"),
             );
-        } else if writes {
-            st.add(catalogue::INLINE_WRITES.at(span, "`sed` (`w`)"));
+        }
+        // `r FILE`, `R FILE` read FILE into the output; `w FILE`, `W FILE` and the `w` flag
+        // of `s///` write it.
+        let files: Vec<(Effect, Word)> = script
+            .files
+            .into_iter()
+            .map(|(effect, name)| (effect, Word::made(name, w.raw, w.span.clone())))
+            .collect();
+        if !files.is_empty() {
+            let mut site = Site::new("sed", Args::default(), span, st);
+            for (effect, file) in &files {
+                site.on(*effect, file);
+            }
+            site.report();
         }
         let _ = path;
     }
 }
 
-/// Whether a sed script runs commands, and whether it writes files.
-fn sed_script(script: &str) -> (bool, bool) {
+/// What a sed script does besides editing its input.
+struct SedScript {
+    /// It runs shell commands (`e`).
+    runs: bool,
+    /// Files it reads (`r`, `R`) and writes (`w`, `W`, the `w` flag).
+    files: Vec<(Effect, String)>,
+}
+
+/// What a sed script runs, reads and writes.
+fn sed_script(script: &str) -> SedScript {
     let b: Vec<char> = script.chars().collect();
-    let (mut runs, mut writes) = (false, false);
+    let mut runs = false;
+    let mut files = Vec::new();
+    // The file name a command takes runs to the end of the line.
+    let name = |from: usize, to: usize| -> String {
+        b.get(from..to)
+            .unwrap_or(&[])
+            .iter()
+            .collect::<String>()
+            .trim()
+            .to_owned()
+    };
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -103,8 +137,9 @@ fn sed_script(script: &str) -> (bool, bool) {
                         match f {
                             'e' => runs = true,
                             'w' => {
-                                writes = true;
-                                i = line_end(&b, i);
+                                let end = line_end(&b, i);
+                                files.push((Effect::Write, name(i, end)));
+                                i = end;
                             }
                             _ => {}
                         }
@@ -115,11 +150,17 @@ fn sed_script(script: &str) -> (bool, bool) {
                 runs = true;
                 i = line_end(&b, i);
             }
-            'w' | 'W' => {
-                writes = true;
-                i = line_end(&b, i);
+            'w' | 'W' | 'r' | 'R' => {
+                let end = line_end(&b, i);
+                let effect = if matches!(c, 'w' | 'W') {
+                    Effect::Write
+                } else {
+                    Effect::Read
+                };
+                files.push((effect, name(i, end)));
+                i = end;
             }
-            'a' | 'i' | 'c' | 'r' | 'R' => i = line_end(&b, i),
+            'a' | 'i' | 'c' => i = line_end(&b, i),
             'b' | 't' | 'T' | ':' | 'q' | 'Q' | 'l' | 'L' | 'v' => {
                 while b.get(i).is_some_and(|c| !matches!(c, ';' | '\n' | '}')) {
                     i += 1;
@@ -128,7 +169,8 @@ fn sed_script(script: &str) -> (bool, bool) {
             _ => {}
         }
     }
-    (runs, writes)
+    files.retain(|(_, name)| !name.is_empty());
+    SedScript { runs, files }
 }
 
 /// The index after the next unescaped `delim` from `i`.
