@@ -236,8 +236,6 @@ pub struct Where<'a> {
     project: Option<Vec<Comp>>,
     cwd: Option<String>,
     home_text: Option<String>,
-    /// Each vocabulary entry's start for this home, made when first needed.
-    starts: OnceLock<Vec<Start>>,
 }
 
 impl<'a> Where<'a> {
@@ -257,7 +255,6 @@ impl<'a> Where<'a> {
             home: home_path.map(|h| h.comps),
             project: project.map(|p| p.comps),
             cwd: cwd.filter(|c| c.starts_with('/')).map(str::to_owned),
-            starts: OnceLock::new(),
         }
     }
 
@@ -265,15 +262,6 @@ impl<'a> Where<'a> {
     pub fn with_added(mut self, added: Added<'a>) -> Where<'a> {
         self.added = added;
         self
-    }
-
-    fn starts(&self) -> &[Start] {
-        self.starts.get_or_init(|| {
-            vocabulary::ENTRIES
-                .iter()
-                .map(|(pattern, _, _)| Start::new(pattern, self.home_text.as_deref()))
-                .collect()
-        })
     }
 
     /// The working directory, when known.
@@ -341,6 +329,8 @@ struct Vocabulary {
     tree_literal: std::collections::HashMap<String, usize>,
     /// The other whole-tree entries (a home, `/home/*`).
     tree_other: Vec<usize>,
+    /// Where each entry starts, by index.
+    starts: Vec<Start>,
 }
 
 fn vocabulary() -> &'static Vocabulary {
@@ -389,6 +379,10 @@ fn vocabulary() -> &'static Vocabulary {
                 tree_other.push(i);
             }
         }
+        let starts = vocabulary::ENTRIES
+            .iter()
+            .map(|(pattern, _, _)| Start::new(pattern))
+            .collect();
         Vocabulary {
             rules,
             keys,
@@ -397,6 +391,7 @@ fn vocabulary() -> &'static Vocabulary {
             build,
             tree_literal,
             tree_other,
+            starts,
         }
     })
 }
@@ -467,7 +462,7 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         } else {
             Box::new((0..v.rules.len()).filter(|&i| v.rules[i].tree))
         };
-        let starts = w.starts();
+        let starts = &v.starts;
         let probe = text
             .as_deref()
             .map(|t| Probe::new(t, w.home_text.as_deref()));
@@ -743,7 +738,7 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
     let v = vocabulary();
     let home = w.home.as_deref();
     let below = path.beneath();
-    let starts = w.starts();
+    let starts = &v.starts;
     let probe = literal.map(|t| Probe::new(t, w.home_text.as_deref()));
     for (i, rule) in v.rules.iter().enumerate() {
         let kind = match rule.says {
@@ -764,20 +759,23 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
     }
 }
 
-/// Where an anchored entry of the vocabulary starts, for the request: its literal start with
-/// the requester's home put in, to tell quickly whether it can lie beneath a path.
+/// Where an anchored entry of the vocabulary starts: its literal start, to tell quickly
+/// whether it can lie beneath a path. Built once; the requester's home is put in by the
+/// [`Probe`].
 #[derive(Debug, Clone)]
 enum Start {
     /// Any home: the entry's start below it; the home may be the requester's, `/root` or
     /// `/home/NAME`.
     AnyHome(String),
+    /// The requester's home: the entry's start below it.
+    OwnHome(String),
     Text(String),
     /// Nothing literal to go by.
     Anything,
 }
 
 impl Start {
-    fn new(pattern: &str, home: Option<&str>) -> Start {
+    fn new(pattern: &str) -> Start {
         let Some(start) = literal_start(pattern) else {
             return Start::Anything;
         };
@@ -785,10 +783,7 @@ impl Start {
             return Start::AnyHome(rest.to_owned());
         }
         if let Some(rest) = start.strip_prefix('~') {
-            return match home {
-                Some(h) => Start::Text(format!("{h}{rest}")),
-                None => Start::Anything,
-            };
+            return Start::OwnHome(rest.to_owned());
         }
         Start::Text(start)
     }
@@ -798,6 +793,12 @@ impl Start {
         match self {
             Start::Anything => true,
             Start::Text(start) => related(start, probe.text),
+            Start::OwnHome(rest) => match probe.own_home {
+                // Without a home to put in, nothing literal to go by.
+                None => true,
+                Some(false) => false,
+                Some(true) => related(probe.below_home.unwrap_or(""), rest),
+            },
             Start::AnyHome(rest) => match &probe.below_home {
                 Some(r) => related(r, rest),
                 // `/`, `/home`: every home is below.
@@ -816,15 +817,18 @@ fn related(a: &str, b: &str) -> bool {
 }
 
 /// A literal path, read once for [`Start::may_be_beneath`]: its text, and the part of it
-/// below whichever home it is in.
+/// below whichever home it is in, and whether that is the requester's home (or a directory
+/// above it); `None` when the requester's home is not known.
 struct Probe<'t> {
     text: &'t str,
     below_home: Option<&'t str>,
+    own_home: Option<bool>,
 }
 
 impl<'t> Probe<'t> {
     fn new(text: &'t str, home: Option<&str>) -> Probe<'t> {
         let text = text.trim_end_matches('/');
+        let own_home = home.map(|h| related(text, h));
         let below_home = if let Some(h) = home
             && related(text, h)
         {
@@ -834,7 +838,11 @@ impl<'t> Probe<'t> {
         } else {
             text.strip_prefix("/root")
         };
-        Probe { text, below_home }
+        Probe {
+            text,
+            below_home,
+            own_home,
+        }
     }
 }
 
