@@ -75,5 +75,8 @@ pub fn shapes() -> Vec<(&'static str, String)> {
             "16 KiB, heredoc",
             fill("cat <<EOF\n", "some text $HOME line\n", "EOF"),
         ),
+        // Malformed text tree-sitter-bash recovers from in seconds: the parse deadline.
+        ("16 KiB, malformed: backticks", fill("", "`2>&1 ", "")),
+        ("16 KiB, malformed: closing parentheses", fill("", ")", "")),
     ]
 }
