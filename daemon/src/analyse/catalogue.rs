@@ -124,6 +124,10 @@ said! {
         "the inline program {} runs commands or changes files in ways that cannot be checked";
     INLINE_WRITES = Write Unknown,
         "the inline program {} writes files";
+    CODE_UNREAD = Run Unknown,
+        "{} is code the program runs, in a language or place the gate does not read";
+    TYPED_ELSEWHERE = Run Unknown,
+        "{} types text or commands into another terminal or program, where they run unchecked";
     // ---- git ----
     GIT_PUSH = Publish Remote,
         "`git push` publishes commits to a remote repository ({})";

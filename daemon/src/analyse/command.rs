@@ -50,6 +50,8 @@ pub struct Cmd<'s> {
     /// Values of prefix assignments (`KEY=VALUE cmd`): what the command is handed through
     /// its environment.
     pub assigned: Vec<Word<'s>>,
+    /// The same assignments with their names, for the variables whose value runs.
+    pub env: Vec<(String, Word<'s>)>,
     /// In the parsed text.
     pub span: Range<usize>,
     pub path: Rc<str>,
@@ -146,6 +148,10 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         end: cmd.span.end,
         depth: cmd.depth,
     };
+    for (name, value) in &cmd.env {
+        programs::code::variable(name, value, &cmd.path, &at, st);
+    }
+    programs::code::git_config_env(&cmd.env, &cmd.path, &at, st);
     let mut jobs = vec![Job {
         words: cmd.words.into(),
         path: cmd.path,
@@ -223,6 +229,9 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     if !job.child {
         builtin(name, &job.words[1..], &job.stdin, st);
     }
+    // Code it keeps or is handed: stored shell text, command-valued options, subcommands.
+    programs::code::stored(name, &job, at, st);
+    programs::code::read(index::code_of(name), name, &job, at, st, jobs);
     if let Some(Role::Wrapper(wrap)) = index::lookup(name).map(|e| &e.role) {
         let entry = index::lookup(name).expect("looked up just above");
         wrapper(entry, wrap, name, job, span, at, st, jobs);
@@ -339,6 +348,63 @@ fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: 
     site.report();
 }
 
+/// `NAME=value` as a statement: a variable whose value the shell or a program runs later.
+pub fn assignment_runs(
+    node: tree_sitter::Node,
+    path: &Rc<str>,
+    depth: u32,
+    src: &Source,
+    st: &mut State,
+) {
+    let (Some(name), Some(value)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    let name = super::words::text(name, &src.text);
+    let env = st.env();
+    let word = super::words::resolve(value, &src.text, &env);
+    let at = Ctx {
+        src,
+        end: node.end_byte(),
+        depth,
+    };
+    programs::code::variable(name, &word, path, &at, st);
+}
+
+/// `declare 'a[$(…)]=1'`, `unset 'a[$(…)]'`: the names and values a declaration is given as
+/// quoted words are evaluated by it, substitutions in subscripts included.
+pub fn declaration_evaluates(
+    node: tree_sitter::Node,
+    path: &Rc<str>,
+    depth: u32,
+    src: &Source,
+    st: &mut State,
+) {
+    let env = st.env();
+    let mut cursor = node.walk();
+    let words: Vec<Word> = node
+        .named_children(&mut cursor)
+        .filter(|c| {
+            matches!(
+                super::kind(*c),
+                "string" | "raw_string" | "word" | "concatenation"
+            )
+        })
+        .map(|c| super::words::resolve(c, &src.text, &env))
+        .collect();
+    let name = node
+        .child(0)
+        .map_or("declare", |c| super::words::text(c, &src.text));
+    let at = Ctx {
+        src,
+        end: node.end_byte(),
+        depth,
+    };
+    programs::code::evaluated(name, &words, path, &at, st);
+}
+
 /// `source FILE` runs FILE in this shell; a stream or a dynamic name cannot be read here.
 fn source(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
     let Some(file) = args.first() else { return };
@@ -379,10 +445,20 @@ fn wrapper<'s>(
         while args
             .get(start)
             .map(|w| w.literal().unwrap_or(w.raw))
-            .is_some_and(|t| super::scope::is_assignment(t) || t == "-")
+            .is_some_and(|t| {
+                super::scope::is_assignment(t) || t == "-" || t.starts_with("BASH_FUNC_")
+            })
         {
             start += 1;
         }
+        let pairs: Vec<(String, Word)> = args[first..start]
+            .iter()
+            .filter_map(programs::code::split_assignment)
+            .collect();
+        for (var, value) in &pairs {
+            programs::code::variable(var, value, &job.path, at, st);
+        }
+        programs::code::git_config_env(&pairs, &job.path, at, st);
         // `env KEY=~/.aws/credentials ./run.sh` hands the place to the command.
         for w in &args[first..start] {
             if env_assigned.len() >= MAX_ASSIGNED {
@@ -755,7 +831,8 @@ pub fn fed_to_shell(
     st: &mut State,
 ) {
     match stdin {
-        Stdin::Inherited => {}
+        // Whatever arrives next on the input runs: nothing here can see it.
+        Stdin::Inherited => st.add(catalogue::STDIN_COMMANDS.at(span, name)),
         Stdin::Pipe(_) => st.add(catalogue::PIPE_TO_SHELL.at(span, name)),
         Stdin::File => {
             st.add(catalogue::SHELL_READS.at(span, &format!("`{name}` reading a file")));

@@ -18,6 +18,7 @@ use super::effects::Effect::{self, Change, Delete, Erase, Overwrite, Read, Write
 use super::getopt::{Grammar, Style};
 use super::interp::{self, Lang};
 use super::programs;
+pub use super::programs::code::Code;
 use super::words::Word;
 
 /// A model in `programs/`: judges the words after the program's name.
@@ -1883,6 +1884,88 @@ pub const ENTRIES: &[Entry] = &[
         ),
     },
 ];
+
+/// Where programs take code to run (option values, subcommands, addresses), by program:
+/// read by `programs::code` beside the program's own entry, for programs known or not.
+pub const CODE: &[(&[&str], &[Code])] = &[
+    (&["rsync"], &[Code::Shell(&["e", "rsh"])]),
+    (
+        &["tar", "bsdtar", "gtar"],
+        &[
+            Code::Shell(&[
+                "to-command",
+                "use-compress-program",
+                "I",
+                "rsh-command",
+                "info-script",
+                "new-volume-script",
+                "F",
+            ]),
+            Code::With(programs::code::tar_checkpoint),
+        ],
+    ),
+    (&["ssh"], &[Code::SshOption(&["o"])]),
+    (
+        &["scp", "sftp"],
+        &[Code::SshOption(&["o"]), Code::Shell(&["S"])],
+    ),
+    (
+        &["vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "gvim"],
+        &[Code::Escape(&["c", "cmd", "+"]), Code::Unread(&["S"])],
+    ),
+    (
+        &["emacs", "emacsclient"],
+        &[Code::Unread(&[
+            "eval", "l", "load", "funcall", "f", "script", "x", "e",
+        ])],
+    ),
+    (
+        &["gdb", "gdb-multiarch", "cgdb"],
+        &[
+            Code::Escape(&["-ex", "eval-command", "-iex", "init-eval-command"]),
+            Code::Unread(&["-x", "command", "-ix", "init-command"]),
+        ],
+    ),
+    (
+        &["lldb"],
+        &[Code::Unread(&["o", "one-line", "s", "source", "O"])],
+    ),
+    (&["dc"], &[Code::Escape(&["e", "expression"])]),
+    (&["man"], &[Code::Shell(&["P", "pager", "H", "html"])]),
+    (&["script"], &[Code::Shell(&["c", "command"])]),
+    (&["nix-shell"], &[Code::Shell(&["run", "command"])]),
+    (
+        &["nc", "ncat", "netcat"],
+        &[
+            Code::Shell(&["c", "e", "exec", "sh-exec"]),
+            Code::Unread(&["lua-exec"]),
+        ],
+    ),
+    (&["socat"], &[Code::With(programs::code::socat)]),
+    (&["wget", "wget2"], &[Code::Shell(&["use-askpass"])]),
+    (&["git"], &[Code::With(programs::code::git)]),
+    (&["tmux"], &[Code::With(programs::code::tmux)]),
+    (&["screen"], &[Code::With(programs::code::screen)]),
+    (&["systemd-run"], &[Code::With(programs::code::systemd_run)]),
+    (&["ip"], &[Code::With(programs::code::ip)]),
+    (&["sg"], &[Code::With(programs::code::sg)]),
+    (&["hyperfine"], &[Code::With(programs::code::hyperfine)]),
+    (&["entr"], &[Code::With(programs::code::entr)]),
+    (&["at", "batch"], &[Code::With(programs::code::at_queue)]),
+    (
+        &["make", "gmake"],
+        &[Code::With(programs::code::make), Code::Unread(&["eval"])],
+    ),
+    (&["expect"], &[Code::Unread(&["c"])]),
+    (&["lua", "luajit"], &[Code::Unread(&["e"])]),
+];
+
+/// Where `name` takes code, if anywhere.
+pub fn code_of(name: &str) -> &'static [Code] {
+    CODE.iter()
+        .find(|(names, _)| names.contains(&name))
+        .map_or(&[], |(_, code)| code)
+}
 
 /// The entry for a program, by its name; `mkfs.ext4` is `mkfs`, `python3.12` is `python3`.
 pub fn lookup(name: &str) -> Option<&'static Entry> {

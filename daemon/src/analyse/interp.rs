@@ -80,7 +80,11 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 inspect(lang, name, text, code_span, &job.path, at, st);
                 true
             }
-            Stdin::Inherited => false,
+            // An interpreter with no program runs whatever arrives next on its input.
+            Stdin::Inherited => {
+                st.add(catalogue::STDIN_COMMANDS.at(span, name));
+                true
+            }
         },
         Program::Named => false,
     }
@@ -109,6 +113,12 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
         };
         if t == "-" {
             break;
+        }
+        // A script read from the input under a file's name.
+        if code.is_empty()
+            && (t == "/dev/stdin" || t.starts_with("/dev/fd/") || t.starts_with("/proc/self/fd/"))
+        {
+            return Program::Stdin;
         }
         if t == "--" || !t.starts_with('-') {
             return if code.is_empty() {

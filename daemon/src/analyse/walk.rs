@@ -407,10 +407,16 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
         }
         "variable_assignment" => {
             scope::assignment(node, src, st);
+            command::assignment_runs(node, &item.path, item.depth, src, st);
             push_children(&item, stack);
         }
         "unset_command" => {
             scope::unset(node, src, st);
+            command::declaration_evaluates(node, &item.path, item.depth, src, st);
+            push_children(&item, stack);
+        }
+        "declaration_command" => {
+            command::declaration_evaluates(node, &item.path, item.depth, src, st);
             push_children(&item, stack);
         }
         "subshell" => nested(&item, "subshell", named(node), true, src, st, stack),
@@ -687,6 +693,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
     let mut words = Vec::with_capacity(children);
     let mut nested = Vec::with_capacity(children);
     let mut assigned = Vec::new();
+    let mut named_env = Vec::new();
     let mut stdin = item.stdin.clone();
     let env = st.env();
     // Word nodes in a row, to be read as one word when they touch.
@@ -732,9 +739,16 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
                 // A prefix assignment (`FOO=1 cmd`) is for this command only: walk its value
                 // for substitutions, and hand the value to the command, not to the shell.
                 _ if kind(child) == "variable_assignment" => {
+                    let name = child
+                        .child_by_field_name("name")
+                        .map(|n| words::text(n, text).to_owned());
                     let value = named(child).into_iter().skip(1);
                     for v in value {
-                        assigned.push(words::resolve(v, text, &env));
+                        let word = words::resolve(v, text, &env);
+                        if let Some(name) = &name {
+                            named_env.push((name.clone(), word.clone()));
+                        }
+                        assigned.push(word);
                         nested.push(v);
                     }
                 }
@@ -760,6 +774,7 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
         let cmd = Cmd {
             words,
             assigned,
+            env: named_env,
             span: node.start_byte()..end,
             path: Rc::clone(&item.path),
             stdin,

@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub mod cloud;
+pub mod code;
 pub mod data;
 pub mod disk;
 pub mod files;

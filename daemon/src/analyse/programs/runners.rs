@@ -382,6 +382,11 @@ pub fn ssh(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bo
     let segment = join_path(&job.path, &format!("ssh {}", host.raw));
     let cmd = &words[i + 1..];
     let span = at.span_of(words);
+    // A login on the remote host with the terminal's input is a person's session there,
+    // not text run on this machine.
+    if cmd.is_empty() && matches!(job.stdin, Stdin::Inherited) {
+        return true;
+    }
     if cmd.is_empty() {
         fed_to_shell(
             &format!("ssh {}", host.raw),

@@ -171,7 +171,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("git stash clear", Destructive, &["delete.history"]),
     ("git worktree remove --force /tmp/wt", Destructive, &["delete.changes"]),
     ("git worktree remove -f /tmp/wt", Destructive, &["delete.changes"]),
-    ("git filter-branch --tree-filter 'rm x' HEAD", Destructive, &["overwrite.history"]),
+    // The filter is shell text run in each commit's tree: it is analysed too.
+    ("git filter-branch --tree-filter 'rm x' HEAD", Destructive, &["overwrite.history", "delete.project"]),
     ("git filter-repo --path secrets --invert-paths", Destructive, &["overwrite.history"]),
     ("git reflog expire --expire=now --all", Destructive, &["delete.history"]),
     ("git reflog delete HEAD@{1}", Destructive, &["delete.history"]),

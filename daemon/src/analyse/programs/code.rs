@@ -1,0 +1,1431 @@
+//! Text that programs and the shell keep to run as code: option values that are command
+//! lines (`rsync -e`, `tar --to-command`, `ssh -o ProxyCommand=…`, `git -c core.pager=…`),
+//! subcommands that run commands (`git rebase --exec`, `tmux new-session CMD`), editor and
+//! debugger commands with shell escapes (`vim -c '!CMD'`, `gdb -ex 'shell CMD'`), shell text
+//! stored to run later (`trap`, `alias`, `mapfile -C`, array subscripts that the shell
+//! evaluates), and variables whose value a program or the shell runs (`PAGER`, `EDITOR`,
+//! `GIT_SSH_COMMAND`, `PROMPT_COMMAND`, `PS4`, `BASH_FUNC_f%%`).
+//!
+//! Shell text found there is queued and analysed like the line itself; text in a language not
+//! read here (Emacs Lisp, make, Vim script) is opaque. Nothing is ever run.
+
+use std::rc::Rc;
+
+use super::super::act::Site;
+use super::super::catalogue;
+use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, queue_text};
+use super::super::effects::Effect;
+use super::super::getopt::Args;
+use super::super::words::Word;
+use super::super::{State, join_path};
+
+/// Where a program takes code, as its index entry says.
+pub enum Code {
+    /// Options whose value is a command line run by a shell (`rsync -e`, `script -c`).
+    Shell(&'static [&'static str]),
+    /// Options whose value is an editor or debugger command: its shell escapes (`!CMD`,
+    /// `shell CMD`) are shell text, its scripting is opaque, its writes land on the files
+    /// named (`vim -c`, `+CMD`, `gdb -ex`, `dc -e`).
+    Escape(&'static [&'static str]),
+    /// Options whose value is code in a language not read here (`emacs --eval`).
+    Unread(&'static [&'static str]),
+    /// `-o Key=Value` of ssh and its kin: command-valued keys are shell text.
+    SshOption(&'static [&'static str]),
+    /// Subcommands and addresses only a function can read (`git`, `tmux`, `socat`).
+    With(super::runners::Runner),
+}
+
+/// Reads what `code` says `job`'s words hold.
+pub fn read<'s>(
+    code: &[Code],
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) {
+    let args = &job.words[1..];
+    for c in code {
+        match c {
+            Code::Shell(options) => {
+                for value in values(args, options) {
+                    command_string(&format!("{name} option"), Some(&value), &job.path, at, st);
+                }
+            }
+            Code::Escape(options) => {
+                let mut writes = false;
+                for value in values(args, options) {
+                    writes |= escape(name, &value, &job.path, at, st);
+                }
+                // `vim +CMD`: the command is the word after `+`.
+                for w in args {
+                    if let Some(t) = w.literal()
+                        && t.len() > 1
+                        && t.starts_with('+')
+                        && options.contains(&"+")
+                    {
+                        writes |= escape(name, &w.tail(1), &job.path, at, st);
+                    }
+                }
+                if writes {
+                    let span = at.span_of(&job.words);
+                    let mut site = Site::new(name, Args::default(), span, st);
+                    for w in operands(args, options) {
+                        site.on(Effect::Overwrite, w);
+                    }
+                    site.report();
+                }
+            }
+            Code::Unread(options) => {
+                for value in values(args, options) {
+                    unread(&value, at, st);
+                }
+            }
+            Code::SshOption(options) => {
+                for value in values(args, options) {
+                    ssh_option(name, &value, &job.path, at, st);
+                }
+            }
+            Code::With(run) => {
+                run(name, job, at, st, jobs);
+            }
+        }
+    }
+}
+
+/// The values of `options` among `args`: `-e V`, `-eV`, `-xe V` (a cluster ending in it),
+/// `--rsh=V`, `--rsh V`, and unique-looking prefixes of the long names (`--rs=V`). Options are
+/// read up to `--`. A program's other options are not known here, so a short option is found
+/// anywhere in a cluster: at worst a value is read as code when it is not, never the reverse.
+pub fn values<'s>(args: &[Word<'s>], options: &[&str]) -> Vec<Word<'s>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let Some(t) = w.literal() else { continue };
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (given, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let hit = options
+                .iter()
+                .map(|o| o.trim_start_matches('-'))
+                .any(|o| o.len() > 1 && (o == given || (given.len() >= 3 && o.starts_with(given))));
+            if !hit || given.is_empty() {
+                continue;
+            }
+            match value {
+                Some(_) => out.push(w.tail(long.find('=').map_or(t.len(), |e| e + 3))),
+                None => {
+                    if let Some(next) = args.get(i) {
+                        out.push(next.clone());
+                        i += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        // Single-dash long options (`-ex`, `-eval`) as some programs spell them.
+        if let Some(single) = t.strip_prefix('-').filter(|s| s.len() > 1)
+            && let Some((given, _)) = single.split_once('=').or(Some((single, "")))
+            && options
+                .iter()
+                .map(|o| o.trim_start_matches('-'))
+                .any(|o| o.len() > 1 && o == given)
+        {
+            match single.find('=') {
+                Some(e) => out.push(w.tail(e + 2)),
+                None => {
+                    if let Some(next) = args.get(i) {
+                        out.push(next.clone());
+                        i += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        // Options written `-x` in the table are whole words only (gdb's `-x FILE` beside
+        // `-ex CMD`): never found inside a cluster.
+        if options.iter().any(|o| o.starts_with('-') && *o == t) {
+            if let Some(next) = args.get(i) {
+                out.push(next.clone());
+                i += 1;
+            }
+            continue;
+        }
+        let Some(cluster) = t.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        for (at, c) in cluster.char_indices() {
+            if !options
+                .iter()
+                .any(|o| !o.starts_with('-') && o.len() == c.len_utf8() && o.starts_with(c))
+            {
+                continue;
+            }
+            let rest = at + c.len_utf8();
+            if rest < cluster.len() {
+                out.push(w.tail(1 + rest));
+            } else if let Some(next) = args.get(i) {
+                out.push(next.clone());
+                i += 1;
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// The words that are not options or their values: the files an editor is given.
+fn operands<'a, 's>(args: &'a [Word<'s>], options: &[&str]) -> Vec<&'a Word<'s>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut ended = false;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.literal().unwrap_or(w.raw);
+        if ended {
+            out.push(w);
+            continue;
+        }
+        if t == "--" {
+            ended = true;
+            continue;
+        }
+        if t.starts_with('+') && t.len() > 1 {
+            continue;
+        }
+        if let Some(opt) = t.strip_prefix('-').filter(|o| !o.is_empty()) {
+            let name = opt.trim_start_matches('-');
+            let last = name.chars().last().map(String::from).unwrap_or_default();
+            if (options.contains(&name) || options.contains(&last.as_str())) && !name.contains('=')
+            {
+                i += 1;
+            }
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Code in a language not read here: opaque.
+fn unread(value: &Word, at: &Ctx, st: &mut State) {
+    let span = at.src.map.span(value.span.clone());
+    st.add(catalogue::CODE_UNREAD.at(span, &format!("`{}`", value.raw)));
+}
+
+/// An editor's or debugger's command: `!CMD`, `r !CMD`, `w !CMD`, `shell CMD`, `pipe … | CMD`
+/// are shell text; `call`, `py`, `lua`, `source`… are opaque. Returns whether it writes files
+/// (`w`, `x`, `wq`, `sav`, `up`).
+fn escape(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) -> bool {
+    let Some(text) = value.literal() else {
+        unread(value, at, st);
+        return false;
+    };
+    let segment = format!("{name} command");
+    if name == "dc" {
+        // dc's `!` runs the rest of the line, except in `!<`, `!>`, `!=`.
+        let mut rest = text;
+        while let Some(bang) = rest.find('!') {
+            let after = &rest[bang + 1..];
+            if after.starts_with(['<', '>', '=']) {
+                rest = &after[1..];
+                continue;
+            }
+            let line = after.split('\n').next().unwrap_or("");
+            shell_text(&segment, line, value, path, at, st);
+            rest = &after[line.len()..];
+        }
+        return false;
+    }
+    let mut writes = false;
+    // `|` separates editor commands, except after `!`, which takes the rest of the line.
+    let mut rest = text;
+    loop {
+        let command = rest.trim_start_matches([' ', '\t', ':']);
+        let command = strip_words(command, &["silent!", "silent", "sil!", "sil", "keepalt"]);
+        let command = command.trim_start_matches(|c: char| {
+            c.is_ascii_digit() || matches!(c, '%' | '.' | '$' | ',' | ';' | ' ' | '\'')
+        });
+        if let Some(cmd) = command.strip_prefix('!') {
+            shell_text(&segment, cmd, value, path, at, st);
+            return writes;
+        }
+        let word: String = command
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let after = command[word.len()..].trim_start_matches('!').trim_start();
+        match word.as_str() {
+            "shell" | "sh" if name.contains("gdb") => {
+                shell_text(&segment, after, value, path, at, st);
+                return writes;
+            }
+            "pipe" | "r" | "read" | "w" | "write" | "wq" | "x" | "xit" | "exit" | "up"
+            | "update" | "sav" | "saveas" | "wa" | "wall" | "xa" | "xall" | "wqa" | "wqall"
+            | "sp" | "split" | "vs" | "new" | "e" | "edit" => {
+                if let Some(bang) = after.find('!').filter(|_| !word.starts_with('e')) {
+                    shell_text(&segment, &after[bang + 1..], value, path, at, st);
+                    return writes;
+                }
+                if name.contains("gdb") && word == "pipe" {
+                    match after.split_once('|') {
+                        Some((_, cmd)) => shell_text(&segment, cmd, value, path, at, st),
+                        None => unread(value, at, st),
+                    }
+                    return writes;
+                }
+                writes |= matches!(
+                    word.as_str(),
+                    "w" | "write"
+                        | "wq"
+                        | "x"
+                        | "xit"
+                        | "exit"
+                        | "up"
+                        | "update"
+                        | "sav"
+                        | "saveas"
+                        | "wa"
+                        | "wall"
+                        | "xa"
+                        | "xall"
+                        | "wqa"
+                        | "wqall"
+                );
+            }
+            "call" | "exe" | "exec" | "execute" | "py" | "py3" | "python" | "python3" | "pyx"
+            | "lua" | "luado" | "luafile" | "perl" | "ruby" | "rubydo" | "so" | "source"
+            | "ter" | "term" | "terminal" | "let" | "norm" | "normal" | "redir" | "mak"
+            | "make" | "gr" | "grep" | "guile" | "define" | "document" | "eval" | "com"
+            | "command" | "au" | "autocmd" | "argdo" | "bufdo" | "windo" | "cdo" | "cfdo"
+            | "ldo" | "lfdo" | "tabdo" | "g" | "global" | "v" | "vglobal" => {
+                unread(value, at, st);
+            }
+            _ => {}
+        }
+        match rest.find('|') {
+            Some(bar) => rest = &rest[bar + 1..],
+            None => return writes,
+        }
+    }
+}
+
+/// `text` without a leading word of `words` and the blanks after it.
+fn strip_words<'t>(text: &'t str, words: &[&str]) -> &'t str {
+    for w in words {
+        if let Some(rest) = text.strip_prefix(w)
+            && (rest.is_empty() || rest.starts_with([' ', '\t']))
+        {
+            return rest.trim_start();
+        }
+    }
+    text
+}
+
+/// Queues `text`, a command line found inside `from`, as shell text.
+pub fn shell_text(
+    segment: &str,
+    text: &str,
+    from: &Word,
+    path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    if from.dynamic {
+        let span = at.src.map.span(from.span.clone());
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", from.raw)));
+        return;
+    }
+    let shell = st.shell.clone();
+    queue_text(
+        text.to_owned(),
+        Err(std::slice::from_ref(&from)),
+        join_path(path, segment),
+        at,
+        shell,
+        st,
+    );
+}
+
+/// ssh's `-o Key=Value` (or `Key Value`): the keys whose value is a command line.
+const SSH_COMMAND_KEYS: &[&str] = &[
+    "proxycommand",
+    "localcommand",
+    "knownhostscommand",
+    "remotecommand",
+];
+
+/// ssh's keys whose value is a library or program loaded into it.
+const SSH_PROGRAM_KEYS: &[&str] = &["pkcs11provider", "securitykeyprovider", "sshaskpass"];
+
+fn ssh_option(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) {
+    let Some(text) = value.literal() else {
+        // The key itself is unknown: it may name a command.
+        unread(value, at, st);
+        return;
+    };
+    let text = text.trim_start();
+    let split = text.find(['=', ' ', '\t']).unwrap_or(text.len());
+    let key = text[..split].to_ascii_lowercase();
+    let rest = text[split..].trim_start_matches([' ', '\t']);
+    let rest = rest
+        .strip_prefix('=')
+        .unwrap_or(rest)
+        .trim_start_matches([' ', '\t']);
+    if SSH_COMMAND_KEYS.contains(&key.as_str()) {
+        shell_text(&format!("{name} -o {key}"), rest, value, path, at, st);
+    } else if SSH_PROGRAM_KEYS.contains(&key.as_str()) {
+        unread(value, at, st);
+    }
+}
+
+// ---- Variables whose value runs ----
+
+/// How the shell or a program uses a variable's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Var {
+    /// A command line (`PAGER`, `GIT_SSH_COMMAND`, `PROMPT_COMMAND`).
+    Shell,
+    /// Prompt text: its `$(…)` and backquotes run each time it is shown.
+    Prompt,
+    /// A file that is run or loaded (`BASH_ENV`, `LD_PRELOAD`).
+    File,
+    /// `LESSOPEN`: a command line after `|`, with `%s` for the file.
+    InputFilter,
+}
+
+/// Variables whose value runs, by name.
+const VARIABLES: &[(&str, Var)] = &[
+    ("PROMPT_COMMAND", Var::Shell),
+    ("PAGER", Var::Shell),
+    ("GIT_PAGER", Var::Shell),
+    ("MANPAGER", Var::Shell),
+    ("SYSTEMD_PAGER", Var::Shell),
+    ("BAT_PAGER", Var::Shell),
+    ("DELTA_PAGER", Var::Shell),
+    ("EDITOR", Var::Shell),
+    ("VISUAL", Var::Shell),
+    ("FCEDIT", Var::Shell),
+    ("GIT_EDITOR", Var::Shell),
+    ("GIT_SEQUENCE_EDITOR", Var::Shell),
+    ("SUDO_EDITOR", Var::Shell),
+    ("SVN_EDITOR", Var::Shell),
+    ("GIT_EXTERNAL_DIFF", Var::Shell),
+    ("GIT_SSH_COMMAND", Var::Shell),
+    ("GIT_SSH", Var::Shell),
+    ("GIT_PROXY_COMMAND", Var::Shell),
+    ("GIT_ASKPASS", Var::Shell),
+    ("SSH_ASKPASS", Var::Shell),
+    ("SUDO_ASKPASS", Var::Shell),
+    ("RSYNC_RSH", Var::Shell),
+    ("RSYNC_CONNECT_PROG", Var::Shell),
+    ("CVS_RSH", Var::Shell),
+    ("BROWSER", Var::Shell),
+    ("TAR_OPTIONS", Var::Shell),
+    ("PS0", Var::Prompt),
+    ("PS1", Var::Prompt),
+    ("PS2", Var::Prompt),
+    ("PS3", Var::Prompt),
+    ("PS4", Var::Prompt),
+    ("BASH_ENV", Var::File),
+    ("ENV", Var::File),
+    ("LD_PRELOAD", Var::File),
+    ("LD_AUDIT", Var::File),
+    ("PYTHONSTARTUP", Var::File),
+    ("LESSOPEN", Var::InputFilter),
+    ("LESSCLOSE", Var::InputFilter),
+];
+
+/// A variable set to `value`, for the command after it, the line, or the shell: what in it
+/// runs is analysed now, because it may run at any later time.
+pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) {
+    let segment = format!("${name}");
+    // An exported function: `BASH_FUNC_f%%=() { BODY; }`.
+    if name.starts_with("BASH_FUNC_") {
+        function_value(&segment, value, path, at, st);
+        return;
+    }
+    if name == "GIT_CONFIG_PARAMETERS" {
+        match value.literal() {
+            Some(text) => {
+                for (key, v) in config_parameters(text) {
+                    git_config(&key, Some(&v), value, path, at, st);
+                }
+            }
+            None => unread(value, at, st),
+        }
+        return;
+    }
+    let Some(how) = VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, h)| *h) else {
+        return;
+    };
+    let Some(text) = value.literal() else {
+        let span = at.src.map.span(value.span.clone());
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", value.raw)));
+        return;
+    };
+    match how {
+        Var::Shell => {
+            if !text.trim().is_empty() {
+                shell_text(&segment, text, value, path, at, st);
+            }
+        }
+        Var::Prompt => {
+            if text.contains("$(") || text.contains('`') {
+                shell_text(
+                    &segment,
+                    &format!(": \"{}\"", escape_quotes(text)),
+                    value,
+                    path,
+                    at,
+                    st,
+                );
+            }
+        }
+        Var::InputFilter => {
+            let cmd = text.trim_start_matches(['|', '-', ' ']);
+            if !cmd.is_empty() {
+                shell_text(&segment, cmd, value, path, at, st);
+            }
+        }
+        Var::File => {
+            if !text.is_empty() {
+                let span = at.src.map.span(value.span.clone());
+                let mut site = Site::new(name, Args::default(), span, st);
+                site.on(Effect::Run, value);
+                site.report();
+            }
+        }
+    }
+}
+
+/// `text` inside double quotes: `"` and `\` escaped, `$` and backquotes left to expand.
+fn escape_quotes(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// An exported function's value, `() { BODY; }`: the body is shell text.
+fn function_value(segment: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) {
+    let Some(text) = value.literal() else {
+        unread(value, at, st);
+        return;
+    };
+    let body = text.trim_start().strip_prefix("()").unwrap_or(text);
+    shell_text(segment, body, value, path, at, st);
+}
+
+/// The `NAME=value` words of an assignment, split; `None` when it is not one.
+pub fn split_assignment<'s>(w: &Word<'s>) -> Option<(String, Word<'s>)> {
+    let t = w.literal().unwrap_or(w.raw);
+    let eq = t.find('=')?;
+    let name = &t[..eq];
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '%')
+    {
+        return None;
+    }
+    Some((name.trim_end_matches('+').to_owned(), w.tail(eq + 1)))
+}
+
+/// `GIT_CONFIG_COUNT=N GIT_CONFIG_KEY_i=K GIT_CONFIG_VALUE_i=V`: each pair is `git -c K=V`.
+pub fn git_config_env(pairs: &[(String, Word)], path: &Rc<str>, at: &Ctx, st: &mut State) {
+    for (name, key) in pairs {
+        let Some(i) = name.strip_prefix("GIT_CONFIG_KEY_") else {
+            continue;
+        };
+        let Some((_, value)) = pairs
+            .iter()
+            .find(|(n, _)| n.strip_prefix("GIT_CONFIG_VALUE_") == Some(i))
+        else {
+            continue;
+        };
+        match key.literal() {
+            Some(k) => git_config(k, value.literal(), value, path, at, st),
+            None => unread(key, at, st),
+        }
+    }
+}
+
+/// `GIT_CONFIG_PARAMETERS`: `'key'='value'` pairs, shell-quoted, separated by blanks.
+fn config_parameters(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '\'' => {
+                if quoted {
+                    parts.push(std::mem::take(&mut cur));
+                }
+                quoted = !quoted;
+            }
+            _ if quoted => cur.push(c),
+            '=' => parts.push(String::from("=")),
+            _ => {}
+        }
+    }
+    let mut i = 0;
+    while i < parts.len() {
+        if parts[i] == "=" {
+            i += 1;
+            continue;
+        }
+        let key = parts[i].clone();
+        if parts.get(i + 1).map(String::as_str) == Some("=")
+            && let Some(v) = parts.get(i + 2)
+        {
+            out.push((key, v.clone()));
+            i += 3;
+        } else {
+            out.push((key, String::new()));
+            i += 1;
+        }
+    }
+    out
+}
+
+// ---- git ----
+
+/// git configuration keys whose value is a command line, lower case; `*` stands for a
+/// subsection (`diff.*.textconv`).
+const GIT_COMMAND_KEYS: &[&str] = &[
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.askpass",
+    "core.gitproxy",
+    "sequence.editor",
+    "diff.external",
+    "diff.*.command",
+    "diff.*.textconv",
+    "merge.*.driver",
+    "filter.*.clean",
+    "filter.*.smudge",
+    "filter.*.process",
+    "credential.helper",
+    "credential.*.helper",
+    "alias.*",
+    "pager.*",
+    "gpg.program",
+    "gpg.*.program",
+    "uploadpack.packobjectshook",
+    "remote.*.uploadpack",
+    "remote.*.receivepack",
+    "mergetool.*.cmd",
+    "difftool.*.cmd",
+    "web.browser",
+    "browser.*.cmd",
+    "man.*.cmd",
+    "sendemail.sendmailcmd",
+    "sendemail.tocmd",
+    "sendemail.cccmd",
+    "instaweb.httpd",
+];
+
+/// Keys whose value names hooks, configuration or programs found elsewhere: what they run
+/// cannot be read here.
+const GIT_UNREAD_KEYS: &[&str] = &[
+    "core.hookspath",
+    "include.path",
+    "includeif.*.path",
+    "protocol.ext.allow",
+    "protocol.allow",
+    "core.sshcommand.*",
+];
+
+fn key_matches(pattern: &str, key: &str) -> bool {
+    let Some((section, rest)) = pattern.split_once('.') else {
+        return false;
+    };
+    let Some((ksection, krest)) = key.split_once('.') else {
+        return false;
+    };
+    if section != ksection {
+        return false;
+    }
+    match rest.split_once('.') {
+        // `section.*.name`: the subsection may hold dots; the name is the last part.
+        Some(("*", name)) => krest.rsplit_once('.').is_some_and(|(_, n)| n == name),
+        _ if rest == "*" => true,
+        _ => rest == krest,
+    }
+}
+
+/// `git -c KEY=VALUE`: a command-valued key's value is shell text (`!` aliases and helpers
+/// run through the shell; others name a program and its arguments, which the shell splits).
+/// `text` is the value when known; `from` the word it came from.
+pub fn git_config(
+    key: &str,
+    text: Option<&str>,
+    from: &Word,
+    path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let key = lower_key(key);
+    if GIT_UNREAD_KEYS.iter().any(|p| key_matches(p, &key)) {
+        unread(from, at, st);
+        return;
+    }
+    if !GIT_COMMAND_KEYS.iter().any(|p| key_matches(p, &key)) {
+        return;
+    }
+    let Some(text) = text else {
+        unread(from, at, st);
+        return;
+    };
+    // `core.fsmonitor=true` names the built-in daemon.
+    if key == "core.fsmonitor"
+        && matches!(text.to_ascii_lowercase().as_str(), "true" | "false" | "")
+    {
+        return;
+    }
+    let segment = format!("git -c {key}");
+    match text.strip_prefix('!') {
+        Some(cmd) => shell_text(&segment, cmd, from, path, at, st),
+        // An alias without `!` is a git command line; a helper's plain name is
+        // `git credential-NAME`.
+        None if key.starts_with("alias.") => {
+            shell_text(&segment, &format!("git {text}"), from, path, at, st)
+        }
+        None if key.starts_with("credential.") && !text.contains(['/', ' ']) => {}
+        None => shell_text(&segment, text, from, path, at, st),
+    }
+}
+
+/// A key with its section and name lower-cased (they are case-insensitive; a subsection is
+/// not, but nothing here depends on its case).
+fn lower_key(key: &str) -> String {
+    key.to_ascii_lowercase()
+}
+
+/// git's options and subcommands that run commands: `-c KEY=VALUE`, `--config-env`,
+/// `--upload-pack`, `--receive-pack`, `--exec`, `rebase --exec`, `submodule foreach`,
+/// `bisect run`, `difftool -x`, `grep -O`, `filter-branch --*-filter`, and `ext::` URLs.
+pub fn git<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let path = &job.path;
+    // Global options, up to the subcommand.
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let Some(t) = w.literal() else { break };
+        if !t.starts_with('-') {
+            break;
+        }
+        i += 1;
+        let pair = if t == "-c" {
+            i += 1;
+            args.get(i - 1).cloned()
+        } else if t.starts_with("-c") {
+            Some(w.tail(2))
+        } else if let Some(rest) = t.strip_prefix("--config-env=") {
+            // The value is in an environment variable named here: not known.
+            if let Some((key, _)) = rest.split_once('=') {
+                let key = lower_key(key);
+                if GIT_COMMAND_KEYS
+                    .iter()
+                    .chain(GIT_UNREAD_KEYS)
+                    .any(|p| key_matches(p, &key))
+                {
+                    unread(w, at, st);
+                }
+            }
+            None
+        } else {
+            if matches!(
+                t,
+                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
+            ) {
+                i += 1;
+            }
+            None
+        };
+        if let Some(pair) = pair {
+            match pair.literal() {
+                Some(text) => {
+                    let (key, value) = text.split_once('=').unwrap_or((text, "true"));
+                    let eq = text.find('=').map_or(text.len(), |e| e + 1);
+                    let from = pair.tail(eq.min(text.len()));
+                    git_config(key, Some(value), &from, path, at, st);
+                }
+                None => unread(&pair, at, st),
+            }
+        }
+    }
+    let Some(sub) = args.get(i).and_then(Word::literal) else {
+        return false;
+    };
+    let rest = &args[i + 1..];
+    let segment = format!("git {sub}");
+    // Options that run a command line, any subcommand.
+    for value in values(
+        rest,
+        &[
+            "upload-pack",
+            "receive-pack",
+            "exec",
+            "extcmd",
+            "open-files-in-pager",
+        ],
+    ) {
+        command_string(&segment, Some(&value), path, at, st);
+    }
+    match sub {
+        "rebase" => {
+            for value in values(rest, &["x"]) {
+                command_string(&segment, Some(&value), path, at, st);
+            }
+        }
+        "clone" => {
+            for value in values(rest, &["u"]) {
+                command_string(&segment, Some(&value), path, at, st);
+            }
+        }
+        "difftool" | "mergetool" => {
+            for value in values(rest, &["x"]) {
+                command_string(&segment, Some(&value), path, at, st);
+            }
+        }
+        "grep" => {
+            for w in rest {
+                if let Some(t) = w.literal()
+                    && t.len() > 2
+                    && t.starts_with("-O")
+                {
+                    command_string(&segment, Some(&w.tail(2)), path, at, st);
+                }
+            }
+        }
+        "filter-branch" => {
+            for value in values(
+                rest,
+                &[
+                    "env-filter",
+                    "tree-filter",
+                    "index-filter",
+                    "parent-filter",
+                    "msg-filter",
+                    "commit-filter",
+                    "tag-name-filter",
+                ],
+            ) {
+                command_string(&segment, Some(&value), path, at, st);
+            }
+        }
+        "submodule" => {
+            let mut j = 0;
+            while rest
+                .get(j)
+                .and_then(Word::literal)
+                .is_some_and(|t| t.starts_with('-'))
+            {
+                j += 1;
+            }
+            if rest.get(j).and_then(Word::literal) == Some("foreach") {
+                let mut k = j + 1;
+                while rest
+                    .get(k)
+                    .and_then(Word::literal)
+                    .is_some_and(|t| t.starts_with('-'))
+                {
+                    k += 1;
+                }
+                let words = &rest[k.min(rest.len())..];
+                joined(&segment, words, path, at, st);
+            }
+        }
+        "bisect" if rest.first().and_then(Word::literal) == Some("run") && rest.len() > 1 => {
+            push_words(&rest[1..], "git bisect run", job, jobs);
+        }
+        _ => {}
+    }
+    // `ext::CMD ARGS` URLs run CMD; `% ` is a space inside an argument.
+    for w in rest {
+        if let Some(t) = w.literal()
+            && let Some(cmd) = t.strip_prefix("ext::")
+        {
+            let decoded = cmd.replace("% ", "\u{0}").replace("%%", "%");
+            let line = decoded
+                .split(' ')
+                .filter(|s| !s.is_empty())
+                .map(|s| shell_quote(&s.replace('\u{0}', " ")))
+                .collect::<Vec<_>>()
+                .join(" ");
+            shell_text(&format!("{segment} ext::"), &line, w, path, at, st);
+        }
+    }
+    false
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// Words a program joins with spaces and hands to a shell (`git submodule foreach CMD…`,
+/// `tmux new-session CMD…`).
+fn joined(segment: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
+    match words {
+        [] => {}
+        [one] => command_string(segment, Some(one), path, at, st),
+        _ => {
+            if let Some(dynamic) = words.iter().find(|w| w.dynamic) {
+                let span = at.src.map.span(dynamic.span.clone());
+                st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", dynamic.raw)));
+                return;
+            }
+            let text = words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let refs: Vec<&Word> = words.iter().collect();
+            let shell = st.shell.clone();
+            queue_text(text, Err(&refs), join_path(path, segment), at, shell, st);
+        }
+    }
+}
+
+// ---- terminal multiplexers ----
+
+/// tmux subcommands whose operands are a shell command, and the options of theirs that take
+/// a value.
+const TMUX_SHELL: &[(&[&str], &str)] = &[
+    (&["new-session", "new"], "cEefFnstxyX"),
+    (&["new-window", "neww"], "cefFnt"),
+    (&["split-window", "splitw"], "cefFlt"),
+    (&["respawn-pane", "respawnp"], "cet"),
+    (&["respawn-window", "respawnw"], "cet"),
+    (&["run-shell", "run"], "cdt"),
+    (&["pipe-pane", "pipep"], "t"),
+    (&["display-popup", "popup"], "bcdehsStTwxy"),
+    (&["if-shell", "if"], "t"),
+];
+
+/// `tmux [opts] CMD [args] [; CMD …]`: commands that take a shell command have it analysed;
+/// typing keys into a pane (`send-keys`) or sourcing a file runs what cannot be read here.
+pub fn tmux<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let mut i = 0;
+    // tmux's own options: `-L socket`, `-S path`, `-f file`, `-c shell-command`.
+    while let Some(t) = args.get(i).and_then(Word::literal) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += 1;
+        if t == "-c" {
+            command_string("tmux -c", args.get(i), &job.path, at, st);
+            return true;
+        }
+        if matches!(t.chars().last(), Some('L' | 'S' | 'f' | 'T')) {
+            i += 1;
+        }
+    }
+    // Commands separated by `;` words.
+    let words = &args[i.min(args.len())..];
+    for command in words.split(|w| matches!(w.literal(), Some(";" | "\\;"))) {
+        tmux_command(command, job, at, st);
+    }
+    false
+}
+
+fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
+    let Some(name) = words.first().and_then(Word::literal) else {
+        return;
+    };
+    let segment = format!("tmux {name}");
+    if matches!(
+        name,
+        "send-keys" | "send" | "source-file" | "source" | "load-buffer" | "loadb"
+    ) {
+        let span = at.span_of(words);
+        st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`tmux {name}`")));
+        return;
+    }
+    let Some((_, valued)) = TMUX_SHELL.iter().find(|(names, _)| names.contains(&name)) else {
+        return;
+    };
+    let mut i = 1;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t.len() < 2 {
+            break;
+        }
+        i += 1;
+        if t.chars().last().is_some_and(|c| valued.contains(c)) {
+            i += 1;
+        }
+    }
+    let operands = &words[i.min(words.len())..];
+    if matches!(name, "if-shell" | "if") {
+        // The condition is shell text; the commands after it are tmux commands.
+        if let Some(first) = operands.first() {
+            command_string(&segment, Some(first), &job.path, at, st);
+        }
+        for cmd in operands.iter().skip(1) {
+            let span = at.src.map.span(cmd.span.clone());
+            st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`{}`", cmd.raw)));
+        }
+        return;
+    }
+    joined(&segment, operands, &job.path, at, st);
+}
+
+/// `screen [opts] [CMD args]`: CMD runs in a new window; `-X stuff TEXT` types TEXT into one.
+pub fn screen<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let mut i = 0;
+    while let Some(t) = args.get(i).and_then(Word::literal) {
+        if !t.starts_with('-') {
+            break;
+        }
+        i += 1;
+        if t == "-X" || t == "-Q" {
+            match args.get(i).and_then(Word::literal) {
+                Some("exec" | "screen") => {
+                    if args.len() > i + 1 {
+                        push_words(&args[i + 1..], "screen -X", job, jobs);
+                    }
+                }
+                Some(
+                    "stuff" | "source" | "eval" | "paste" | "readbuf" | "register" | "process"
+                    | "bindkey" | "bind",
+                )
+                | None => {
+                    let span = at.span_of(&args[i - 1..]);
+                    st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X`"));
+                }
+                Some(_) => {}
+            }
+            return true;
+        }
+        // `-S NAME`, `-dmS NAME`: a cluster ending in an option that takes a value.
+        if t == "-Logfile" || t.chars().last().is_some_and(|c| "SchepsTt".contains(c)) {
+            i += 1;
+        }
+    }
+    if args.len() > i {
+        push_words(&args[i..], "screen", job, jobs);
+    }
+    true
+}
+
+fn push_words<'s>(words: &[Word<'s>], segment: &str, job: &Job<'s>, jobs: &mut Vec<Job<'s>>) {
+    jobs.push(Job {
+        words: words.to_vec().into(),
+        path: join_path(&job.path, segment),
+        stdin: Stdin::Inherited,
+        child: true,
+        cwd: None,
+        assigned: Vec::new(),
+        level: job.level + 1,
+    });
+}
+
+/// `socat ADDRESS ADDRESS`: `EXEC:`/`SYSTEM:` addresses run a command line.
+pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    for w in &job.words[1..] {
+        let Some(t) = w.literal() else { continue };
+        let upper = t.get(..7).unwrap_or(t).to_ascii_uppercase();
+        let skip = if upper.starts_with("EXEC:") {
+            5
+        } else if upper.starts_with("SYSTEM:") {
+            7
+        } else {
+            continue;
+        };
+        // Address options follow a `,`.
+        let cmd = t[skip..].split(',').next().unwrap_or("");
+        shell_text("socat", cmd, w, &job.path, at, st);
+    }
+    false
+}
+
+// ---- the shell's own stores ----
+
+/// Builtins that keep shell text to run later, or evaluate what they are given:
+/// `trap CMD SIG…`, `alias NAME=CMD`, `mapfile -C CMD`, array subscripts in the names that
+/// `let`, `declare`, `printf -v`, `read`, `unset`… evaluate, and variables set by `export`,
+/// `declare`, `local`, `readonly`.
+pub fn stored(name: &str, job: &Job, at: &Ctx, st: &mut State) {
+    let args = &job.words[1..];
+    let path = &job.path;
+    match name {
+        "trap" => {
+            let mut i = 0;
+            while let Some(t) = args.get(i).and_then(Word::literal) {
+                if t == "--" {
+                    i += 1;
+                    break;
+                }
+                if !t.starts_with('-') || t == "-" {
+                    break;
+                }
+                i += 1;
+            }
+            // `trap SIG` alone resets SIG; `trap - SIG` and `trap '' SIG` run nothing.
+            if args.len() > i + 1
+                && let Some(cmd) = args.get(i)
+                && cmd.literal() != Some("-")
+            {
+                command_string("trap", Some(cmd), path, at, st);
+            }
+        }
+        "alias" => {
+            for w in args {
+                if let Some((_, value)) = split_assignment(w)
+                    && !w.literal().is_some_and(|t| t.starts_with('-'))
+                {
+                    command_string("alias", Some(&value), path, at, st);
+                }
+            }
+        }
+        "mapfile" | "readarray" => {
+            for value in values(args, &["C"]) {
+                command_string(&format!("{name} -C"), Some(&value), path, at, st);
+            }
+        }
+        _ => {}
+    }
+    if EVALUATES_NAMES.contains(&name) {
+        // `printf -v NAME`: only the name is evaluated, not what is printed.
+        let names = match name {
+            "printf" => args
+                .get(1..2)
+                .filter(|_| args.first().and_then(Word::literal) == Some("-v"))
+                .unwrap_or(&[]),
+            _ => args,
+        };
+        evaluated(name, names, path, at, st);
+    }
+    if matches!(
+        name,
+        "export" | "declare" | "typeset" | "local" | "readonly"
+    ) {
+        let pairs: Vec<(String, Word)> = args.iter().filter_map(split_assignment).collect();
+        for (var, value) in &pairs {
+            variable(var, value, path, at, st);
+        }
+        git_config_env(&pairs, path, at, st);
+    }
+}
+
+/// Names and expressions `name` evaluates: a quoted `$(…)` or backquote in them runs.
+pub fn evaluated(name: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
+    for w in words {
+        let text = w.literal().unwrap_or("");
+        if text.contains("$(") || text.contains('`') {
+            let shell = st.shell.clone();
+            queue_text(
+                text.to_owned(),
+                Err(std::slice::from_ref(&w)),
+                join_path(path, name),
+                at,
+                shell,
+                st,
+            );
+        }
+    }
+}
+
+/// Builtins that evaluate a name or expression they are given, array subscripts included:
+/// a `$(…)` in them runs even when it was quoted on the line.
+const EVALUATES_NAMES: &[&str] = &[
+    "let",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
+    "export",
+    "printf",
+    "read",
+    "unset",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "wait",
+    "test",
+    "[",
+];
+
+// ---- programs that run a command they are given ----
+
+/// The words after a program's options, skipping `valued` options' values (short letters
+/// and long names), up to the first operand.
+fn after_options(args: &[Word], short: &str, long: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(t) = args.get(i).and_then(Word::literal) {
+        if t == "--" {
+            return i + 1;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += 1;
+        if let Some(l) = t.strip_prefix("--") {
+            if !l.contains('=') && long.contains(&l) {
+                i += 1;
+            }
+        } else if t.len() == 2 && t.chars().last().is_some_and(|c| short.contains(c)) {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// `systemd-run [opts] CMD…`: CMD runs as a transient unit.
+pub fn systemd_run<'s>(
+    _: &str,
+    job: &Job<'s>,
+    _: &Ctx,
+    _: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let i = after_options(
+        args,
+        "MpEHuGrs",
+        &[
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "setenv",
+            "uid",
+            "gid",
+            "nice",
+            "working-directory",
+            "host",
+            "machine",
+            "timer-property",
+            "on-active",
+            "on-boot",
+            "on-startup",
+            "on-unit-active",
+            "on-unit-inactive",
+            "on-calendar",
+            "on-timezone-change",
+            "on-clock-change",
+            "path-property",
+            "socket-property",
+            "service-type",
+            "expand-environment",
+        ],
+    );
+    if args.len() > i {
+        push_words(&args[i..], "systemd-run", job, jobs);
+    }
+    false
+}
+
+/// `ip [opts] netns exec NAME CMD…`.
+pub fn ip<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let at = args
+        .windows(2)
+        .position(|w| w[0].literal() == Some("netns") && w[1].literal() == Some("exec"));
+    if let Some(p) = at
+        && args.len() > p + 3
+    {
+        push_words(&args[p + 3..], "ip netns exec", job, jobs);
+    }
+    false
+}
+
+/// `sg GROUP [-c] CMD`: CMD runs through the shell with another group.
+pub fn sg<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let mut i = 0;
+    while args
+        .get(i)
+        .and_then(Word::literal)
+        .is_some_and(|t| t.starts_with('-') && t != "-c")
+    {
+        i += 1;
+    }
+    // The group, then `-c CMD` or CMD.
+    i += 1;
+    if args.get(i).and_then(Word::literal) == Some("-c") {
+        i += 1;
+    }
+    match args.get(i) {
+        Some(cmd) => command_string("sg", Some(cmd), &job.path, at, st),
+        None => fed_to_shell("sg", &job.stdin, &job.path, at.span_of(&job.words), at, st),
+    }
+    true
+}
+
+/// `hyperfine CMD…`: each operand and each `--prepare`/`--setup`/`--cleanup`/`--conclude`
+/// value is a command line run by a shell.
+pub fn hyperfine<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    const SHELL: &[&str] = &["p", "prepare", "s", "setup", "c", "cleanup", "conclude"];
+    const VALUED: &[&str] = &[
+        "w",
+        "warmup",
+        "m",
+        "min-runs",
+        "M",
+        "max-runs",
+        "r",
+        "runs",
+        "S",
+        "shell",
+        "L",
+        "parameter-scan",
+        "parameter-step-size",
+        "D",
+        "parameter-list",
+        "style",
+        "sort",
+        "u",
+        "time-unit",
+        "export-asciidoc",
+        "export-csv",
+        "export-json",
+        "export-markdown",
+        "export-orgmode",
+        "output",
+        "input",
+        "n",
+        "command-name",
+        "reference",
+        "i",
+    ];
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let t = w.literal().unwrap_or(w.raw);
+        let name = t.trim_start_matches('-');
+        if t.starts_with('-') && t.len() > 1 {
+            if name.contains('=') {
+                let (n, _) = name.split_once('=').unwrap_or((name, ""));
+                if SHELL.contains(&n) || n == "reference" {
+                    command_string(
+                        "hyperfine",
+                        Some(&w.tail(t.find('=').map_or(0, |e| e + 1))),
+                        &job.path,
+                        at,
+                        st,
+                    );
+                }
+                continue;
+            }
+            if SHELL.contains(&name) || name == "reference" {
+                command_string("hyperfine", args.get(i), &job.path, at, st);
+                i += 1;
+            } else if VALUED.contains(&name) {
+                i += if name == "L" || name == "parameter-scan" {
+                    3
+                } else {
+                    1
+                };
+            }
+            continue;
+        }
+        command_string("hyperfine", Some(w), &job.path, at, st);
+    }
+    true
+}
+
+/// `entr [-s] CMD…`: CMD runs when a file changes; with `-s` it is a shell command line.
+pub fn entr<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let mut i = 0;
+    let mut shell = false;
+    while let Some(t) = args.get(i).and_then(Word::literal) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        shell |= t.contains('s');
+        i += 1;
+    }
+    if shell {
+        command_string("entr -s", args.get(i), &job.path, at, st);
+    } else if args.len() > i {
+        push_words(&args[i..], "entr", job, jobs);
+    }
+    true
+}
+
+/// `at`, `batch`: the commands to run later are read from input, or from `-f FILE`.
+pub fn at_queue<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let span = at.span_of(&job.words);
+    // Listing, removing, showing: nothing is queued.
+    if args
+        .iter()
+        .any(|w| matches!(w.literal(), Some("-l" | "-d" | "-r" | "-c" | "-V")))
+    {
+        return true;
+    }
+    if let Some(file) = values(args, &["f"]).first() {
+        st.add(catalogue::SHELL_READS.at(span, &format!("`{name} -f {}`", file.raw)));
+        return true;
+    }
+    fed_to_shell(name, &job.stdin, &job.path, span, at, st);
+    true
+}
+
+/// `make -f -` reads the makefile, recipes and all, from its input.
+pub fn make<'s>(name: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    for file in values(args, &["f", "file", "makefile"]) {
+        if matches!(file.literal(), Some("-" | "/dev/stdin")) || file.literal().is_none() {
+            let span = at.span_of(&job.words);
+            st.add(catalogue::STDIN_COMMANDS.at(span, name));
+        }
+    }
+    false
+}
+
+/// `tar --checkpoint-action=exec=CMD`: CMD runs at each checkpoint.
+pub fn tar_checkpoint<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    for value in values(&job.words[1..], &["checkpoint-action"]) {
+        if let Some(t) = value.literal()
+            && let Some(cmd) = t.strip_prefix("exec=")
+        {
+            shell_text("tar --checkpoint-action", cmd, &value, &job.path, at, st);
+        } else if value.literal().is_none() {
+            unread(&value, at, st);
+        }
+    }
+    false
+}
