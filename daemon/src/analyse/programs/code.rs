@@ -1132,17 +1132,10 @@ pub fn stored(name: &str, job: &Job, at: &Ctx, st: &mut State) {
 /// Names and expressions `name` evaluates: a quoted `$(…)` or backquote in them runs.
 pub fn evaluated(name: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
     for w in words {
-        let text = w.literal().unwrap_or("");
-        if text.contains("$(") || text.contains('`') {
-            let shell = st.shell.clone();
-            queue_text(
-                text.to_owned(),
-                Err(std::slice::from_ref(&w)),
-                join_path(path, name),
-                at,
-                shell,
-                st,
-            );
+        if let Some(text) = w.literal()
+            && (text.contains("$(") || text.contains('`'))
+        {
+            shell_text(name, text, w, path, at, st);
         }
     }
 }
