@@ -1962,9 +1962,13 @@ pub const CODE: &[(&[&str], &[Code])] = &[
 
 /// Where `name` takes code, if anywhere.
 pub fn code_of(name: &str) -> &'static [Code] {
-    CODE.iter()
-        .find(|(names, _)| names.contains(&name))
-        .map_or(&[], |(_, code)| code)
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static [Code]>> = OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        CODE.iter()
+            .flat_map(|(names, code)| names.iter().map(move |n| (*n, *code)))
+            .collect()
+    });
+    by_name.get(name).copied().unwrap_or(&[])
 }
 
 /// The entry for a program, by its name; `mkfs.ext4` is `mkfs`, `python3.12` is `python3`.
