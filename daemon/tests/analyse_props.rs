@@ -813,3 +813,116 @@ fn nested_runners_cost_in_proportion() {
         }
     });
 }
+
+// ---- Inline programs, read with the other languages' grammars ----
+
+/// Pieces of Python, JavaScript, Ruby and PHP that exercise imports, aliases, computed
+/// names, strings with escapes and interpolation, `eval` of literals, and broken syntax.
+const PROGRAM_FRAGMENTS: &[&str] = &[
+    "import os as o\n",
+    "from shutil import rmtree as r\n",
+    "o.system(",
+    "r(",
+    "getattr(o, 'sys'+'tem')(",
+    "__import__('os')",
+    "exec(\"",
+    "eval('",
+    "\\'",
+    "\\\"",
+    "'rm -rf ~'",
+    "\"rm -rf ~\"",
+    "f\"{o.environ['HOME']}/x\"",
+    "open('~/.ssh/id_rsa').read()",
+    "Path.home() / '.bashrc'",
+    "[x for x in os.listdir('/')]",
+    "require('child_process')",
+    "const {execSync: e} = ",
+    "fs['rm'+'Sync'](",
+    "`${process.env.HOME}`",
+    "process.binding(",
+    "send(:system, ",
+    "%x(",
+    "`ls`",
+    "$f = 'sys'.'tem'; $f(",
+    "call_user_func(",
+    "<?php ",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ";",
+    "\n",
+    "    ",
+    "é",
+    "\u{0}",
+];
+
+/// A program built from fragments, handed to one of the interpreters on the command line or
+/// on its input.
+fn program_line(parts: &[&str], how: u8) -> String {
+    let program = parts.concat();
+    let quoted = program.replace('\'', "'\\''");
+    let interpreter = ["python3", "node", "ruby", "php"][usize::from(how % 4)];
+    let flag = ["-c", "-e", "-e", "-r"][usize::from(how % 4)];
+    if how & 4 == 0 {
+        format!("{interpreter} {flag} '{quoted}'")
+    } else {
+        format!("{interpreter} <<'PROG'\n{program}\nPROG")
+    }
+}
+
+#[test]
+fn random_inline_programs() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 2000,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let lines = (
+            prop::collection::vec(prop::sample::select(PROGRAM_FRAGMENTS), 0..24),
+            any::<u8>(),
+        )
+            .prop_map(|(parts, how)| program_line(&parts, how));
+        runner
+            .run(&lines, |line| check(&line))
+            .expect("every inline program keeps the properties");
+    });
+}
+
+/// Long programs, nested `eval`s and deep nesting cost in proportion to their length.
+#[test]
+fn inline_programs_cost_in_proportion() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 16,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let long = (
+            prop::collection::vec(prop::sample::select(PROGRAM_FRAGMENTS), 1..16),
+            any::<u8>(),
+            2048..=LONGEST,
+        )
+            .prop_map(|(parts, how, len)| {
+                let unit = parts.concat();
+                program_line(&[&repeated(&unit, "\n", len)], how)
+            });
+        runner
+            .run(&long, |line| costs_in_proportion(&line))
+            .expect("an inline program costs in proportion to its length");
+        for (unit, len) in [
+            ("exec('", 4096),
+            ("(", 8192),
+            ("o.system(getattr(o, 'x')(", 8192),
+            ("import os as o\no.system('rm -rf ~')\n", LONGEST),
+            ("eval(\"eval('", 4096),
+        ] {
+            let line = program_line(&[&repeated(unit, "", len)], 0);
+            costs_in_proportion(&line).expect("in proportion");
+        }
+    });
+}

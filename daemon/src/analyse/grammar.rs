@@ -1,5 +1,5 @@
-//! The parser and the grammar's names: one tree-sitter parser per thread, and node kind and
-//! field names read once from tree-sitter-bash.
+//! The parsers and the shell grammar's names: one tree-sitter parser per grammar and thread,
+//! and node kind and field names read once from tree-sitter-bash.
 //!
 //! `Node::kind` and `TreeCursor::field_name` look the name up in the grammar and check its
 //! UTF-8 on every call; the walk asks for a kind several times per node, and on a dense line
@@ -14,23 +14,63 @@ use std::time::Instant;
 use tree_sitter::{Language, Node, TreeCursor};
 
 thread_local! {
-    /// One parser per thread: building one costs more than parsing a short line.
-    static PARSER: RefCell<Option<tree_sitter::Parser>> = const { RefCell::new(None) };
+    /// One parser per grammar and thread: building one costs more than parsing a short line.
+    static PARSERS: RefCell<[Option<tree_sitter::Parser>; GRAMMARS]> =
+        const { RefCell::new([const { None }; GRAMMARS]) };
 }
 
 /// Texts up to this many bytes are parsed without watching the clock.
 const CHECKED_FROM: usize = 256;
 
-/// Parses `text` with this thread's parser; `None` if the grammar cannot be loaded, or the
-/// parser gives up or is still at work at `deadline` (if any). tree-sitter-bash recovers from some
-/// malformed text in time that grows much faster than the text (`` `2>&1 `` repeated to
-/// 16 KiB: seconds), and one request must not hold a worker that long.
+/// The languages the analyser parses: the shell, and the languages of inline programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grammar {
+    Bash,
+    Python,
+    JavaScript,
+    Ruby,
+    /// PHP code without `<?php` tags (`php -r`).
+    Php,
+    /// A PHP file: text with `<?php … ?>` sections.
+    PhpFile,
+}
+
+const GRAMMARS: usize = 6;
+
+impl Grammar {
+    fn language(self) -> Language {
+        match self {
+            Grammar::Bash => language().clone(),
+            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
+            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Grammar::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Grammar::Php => tree_sitter_php::LANGUAGE_PHP_ONLY.into(),
+            Grammar::PhpFile => tree_sitter_php::LANGUAGE_PHP.into(),
+        }
+    }
+}
+
+/// Parses shell `text`; see [`parse_in`].
 pub(crate) fn parse(text: &str, deadline: Option<Instant>) -> Option<tree_sitter::Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
+    parse_in(Grammar::Bash, text, deadline)
+}
+
+/// Parses `text` with this thread's parser for `grammar`; `None` if the grammar cannot be
+/// loaded, or the parser gives up or is still at work at `deadline` (if any).
+/// tree-sitter-bash recovers from some malformed text in time that grows much faster than
+/// the text (`` `2>&1 `` repeated to 16 KiB: seconds), and one request must not hold a
+/// worker that long.
+pub(crate) fn parse_in(
+    grammar: Grammar,
+    text: &str,
+    deadline: Option<Instant>,
+) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|cell| {
+        let mut slots = cell.try_borrow_mut().ok()?;
+        let slot = slots.get_mut(grammar as usize)?;
         if slot.is_none() {
             let mut parser = tree_sitter::Parser::new();
-            parser.set_language(language()).ok()?;
+            parser.set_language(&grammar.language()).ok()?;
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
@@ -55,7 +95,7 @@ pub(crate) fn parse(text: &str, deadline: Option<Instant>) -> Option<tree_sitter
     })
 }
 
-/// The grammar, loaded once: the names it hands out then live as long as the program.
+/// The shell's grammar, loaded once: the names it hands out then live as long as the program.
 fn language() -> &'static Language {
     static LANGUAGE: OnceLock<Language> = OnceLock::new();
     LANGUAGE.get_or_init(|| tree_sitter_bash::LANGUAGE.into())

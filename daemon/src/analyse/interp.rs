@@ -8,14 +8,20 @@
 //! call whose argument cannot be read is opaque; a program with none of them (printing,
 //! arithmetic) is safe. Data piped into an interpreter runs code nobody can see: opaque.
 
+mod eval;
+mod node;
+mod php;
+mod python;
+mod ruby;
 pub mod sed;
 mod tables;
 
 use std::ops::Range;
 
+use eval::{Act, Eval, MAX_EVALS, Value};
 use tables::DESTRUCTIVE_VERBS;
 use tables::Does::{Delete, DeleteTree, Opaque, Open, Shell, Write};
-pub use tables::{Lang, NODE, PERL, PHP, PYTHON, RUBY};
+pub use tables::{Lang, NODE, PERL, PHP, PYTHON, RUBY, Reader};
 
 use super::State;
 use super::act::Site;
@@ -38,10 +44,16 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
             let last = words
                 .last()
                 .and_then(|l| args.iter().position(|a| std::ptr::eq(a, *l)));
+            let given: Vec<Option<String>> = last
+                .map(|l| &args[l + 1..])
+                .unwrap_or_default()
+                .iter()
+                .map(|w| w.literal().map(str::to_owned))
+                .collect();
             for w in words {
                 let code_span = at.src.map.span(w.span.clone());
                 match w.literal() {
-                    Some(code) => inspect(lang, name, code, code_span, &job.path, at, st),
+                    Some(code) => inspect(lang, name, code, code_span, &given, &job.path, at, st),
                     None => {
                         st.add(catalogue::INLINE_PROGRAM.at(code_span, &format!("`{}`", w.raw)))
                     }
@@ -77,7 +89,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 ..
             } => {
                 let code_span = at.src.map.span(at_span.clone());
-                inspect(lang, name, text, code_span, &job.path, at, st);
+                inspect(lang, name, text, code_span, &[], &job.path, at, st);
                 true
             }
             // An interpreter with no program runs whatever arrives next on its input.
@@ -169,8 +181,134 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
     }
 }
 
-/// Scans `code` for the language's calls and reports or queues what they do.
+/// Reads `code` and reports or queues what it does; `given` are the program's arguments.
+#[allow(clippy::too_many_arguments)]
 fn inspect(
+    lang: &Lang,
+    name: &str,
+    code: &str,
+    span: Range<usize>,
+    given: &[Option<String>],
+    path: &str,
+    at: &Ctx,
+    st: &mut State,
+) {
+    match &lang.reader {
+        Some(reader) => read(reader, name, code, span, given, path, at, st),
+        None => scan(lang, name, code, span, path, at, st),
+    }
+}
+
+/// Reads `code` with the language's parser, follows what its names hold and what its calls
+/// do (`eval`ed strings too), and hands the acts to the shell analysis.
+#[allow(clippy::too_many_arguments)]
+fn read(
+    reader: &Reader,
+    name: &str,
+    code: &str,
+    span: Range<usize>,
+    given: &[Option<String>],
+    path: &str,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let grammar = match reader.grammar {
+        super::grammar::Grammar::Php if code.contains("<?") => super::grammar::Grammar::PhpFile,
+        g => g,
+    };
+    let home = st.ctx.home.unwrap_or("~").to_owned();
+    let mut carry: Eval<'static> = Eval::new("", reader.tables, home, given.to_vec());
+    let mut pending = vec![code.to_owned()];
+    let mut read = 0;
+    let mut broken = false;
+    while let Some(text) = pending.pop() {
+        read += 1;
+        if read > MAX_EVALS + 1 {
+            carry.opaque(format!(
+                "`{name}` code that evaluates more code than the gate reads"
+            ));
+            break;
+        }
+        let grammar = if read == 1 { grammar } else { reader.grammar };
+        let Some(tree) = st.parse_code(grammar, &text) else {
+            carry.opaque(format!(
+                "a `{name}` program that could not be parsed in time"
+            ));
+            break;
+        };
+        broken |= tree.root_node().has_error();
+        let mut ev = carry.with_src(&text);
+        (reader.walk)(&mut ev, tree.root_node());
+        pending.append(&mut ev.evals);
+        carry = ev.with_src("");
+    }
+    let segment = join_path(path, name);
+    let acts = std::mem::take(&mut carry.acts);
+    let none = acts.is_empty();
+    let mut site = Site::new(name, Args::default(), span.clone(), st);
+    let mut lines = Vec::new();
+    for act in acts {
+        match act {
+            Act::Shell(line) => lines.push(line),
+            Act::Path(effect, tree, value) => {
+                let word = match value {
+                    Value::Str(p) if !p.is_empty() => {
+                        let made = Word::made(p, "", 0..0);
+                        site.st.home_word(&made)
+                    }
+                    Value::Below(dir) => {
+                        let made = Word::made(format!("{}/", dir.trim_end_matches('/')), "", 0..0);
+                        let home = site.st.home_word(&made);
+                        let mut pieces = home.alternatives().first().cloned().unwrap_or_default();
+                        pieces.push(crate::places::Piece::Below);
+                        Word {
+                            text: format!("{}/…", dir.trim_end_matches('/')),
+                            dynamic: true,
+                            value: Some(std::rc::Rc::new(vec![pieces])),
+                            ..made
+                        }
+                    }
+                    _ => Word::runtime(
+                        &Word::made(String::new(), "", 0..0),
+                        "a path only known when it runs",
+                        None,
+                    ),
+                };
+                if tree {
+                    site.tree(effect, &word);
+                } else {
+                    site.on(effect, &word);
+                }
+            }
+            Act::Net(Value::Str(url)) => {
+                site.place(
+                    super::effects::Effect::Send,
+                    crate::places::Kind::Remote,
+                    format!("`{url}`"),
+                );
+            }
+            Act::Net(_) => site.say(
+                catalogue::INLINE_PROGRAM,
+                "that talks to an address only known when it runs",
+            ),
+            Act::Opaque(what) => site.say(catalogue::INLINE_PROGRAM, &what),
+        }
+    }
+    site.report();
+    for line in lines {
+        queue(line, &span, &segment, at, st);
+    }
+    if broken && none {
+        opaque(
+            &span,
+            &format!("a `{name}` program the gate could not read in full"),
+            st,
+        );
+    }
+}
+
+/// Scans `code` for the language's calls and reports or queues what they do.
+fn scan(
     lang: &Lang,
     name: &str,
     code: &str,

@@ -57,6 +57,19 @@ impl State<'_, '_> {
         tree
     }
 
+    /// Parses an inline program in `grammar` with what is left of the line's parse time.
+    pub(crate) fn parse_code(
+        &mut self,
+        grammar: grammar::Grammar,
+        text: &str,
+    ) -> Option<tree_sitter::Tree> {
+        let start = Instant::now();
+        let left = self.parse_budget.saturating_sub(self.parse_spent);
+        let tree = grammar::parse_in(grammar, text, start.checked_add(left));
+        self.parse_spent += start.elapsed();
+        tree
+    }
+
     /// The parser has used up the line's time.
     pub(crate) fn out_of_parse_time(&self) -> bool {
         self.parse_spent >= self.parse_budget

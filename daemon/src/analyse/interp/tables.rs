@@ -34,9 +34,22 @@ pub struct Lang {
     /// `#` starts a comment (else `//`).
     pub hash_comments: bool,
     pub calls: &'static [Call],
+    /// The grammar that reads the language's programs, when there is one: then `calls` is
+    /// not used.
+    pub reader: Option<Reader>,
+}
+
+/// A language read with a real parser.
+pub struct Reader {
+    pub grammar: Grammar,
+    pub tables: &'static Tables,
+    pub walk: fn(&mut Eval, tree_sitter::Node),
 }
 
 use Does::*;
+
+use super::super::grammar::Grammar;
+use super::eval::{Eval, Tables};
 
 const PYTHON_CALLS: &[Call] = &[
     ("system", &["os"], Shell),
@@ -167,6 +180,11 @@ pub const PYTHON: Lang = Lang {
     backticks: false,
     hash_comments: true,
     calls: PYTHON_CALLS,
+    reader: Some(Reader {
+        grammar: Grammar::Python,
+        tables: &super::python::TABLES,
+        walk: super::python::walk,
+    }),
 };
 
 pub const PERL: Lang = Lang {
@@ -177,6 +195,7 @@ pub const PERL: Lang = Lang {
     backticks: true,
     hash_comments: true,
     calls: PERL_CALLS,
+    reader: None,
 };
 
 pub const RUBY: Lang = Lang {
@@ -187,6 +206,11 @@ pub const RUBY: Lang = Lang {
     backticks: true,
     hash_comments: true,
     calls: RUBY_CALLS,
+    reader: Some(Reader {
+        grammar: Grammar::Ruby,
+        tables: &super::ruby::TABLES,
+        walk: super::ruby::walk,
+    }),
 };
 
 pub const NODE: Lang = Lang {
@@ -197,6 +221,11 @@ pub const NODE: Lang = Lang {
     backticks: false,
     hash_comments: false,
     calls: NODE_CALLS,
+    reader: Some(Reader {
+        grammar: Grammar::JavaScript,
+        tables: &super::node::TABLES,
+        walk: super::node::walk,
+    }),
 };
 
 pub const PHP: Lang = Lang {
@@ -207,6 +236,11 @@ pub const PHP: Lang = Lang {
     backticks: true,
     hash_comments: true,
     calls: PHP_CALLS,
+    reader: Some(Reader {
+        grammar: Grammar::Php,
+        tables: &super::php::TABLES,
+        walk: super::php::walk,
+    }),
 };
 
 /// Call names that read like deleting or wiping something; in a program with no table entry
