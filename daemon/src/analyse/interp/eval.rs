@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
@@ -119,6 +120,17 @@ pub struct Tables {
     pub environ: &'static [&'static str],
     /// Full names that are the program's arguments (`sys.argv`).
     pub argv: &'static [&'static str],
+    /// `apis` by name, built on first use.
+    pub index: OnceLock<HashMap<&'static str, Api>>,
+}
+
+impl Tables {
+    fn lookup(&self, name: &str) -> Option<Api> {
+        self.index
+            .get_or_init(|| self.apis.iter().copied().collect())
+            .get(name)
+            .copied()
+    }
 }
 
 /// What a program does.
@@ -299,18 +311,13 @@ impl<'t> Eval<'t> {
 
     /// What the table says of a full name: the entry itself, or a `.*` entry above it.
     fn api(&self, full: &str) -> Option<Api> {
-        let apis = self.tables.apis;
-        if let Some((_, api)) = apis.iter().find(|(n, _)| *n == full) {
-            return Some(*api);
+        if let Some(api) = self.tables.lookup(full) {
+            return Some(api);
         }
         let mut at = full.len();
         while let Some(dot) = full[..at].rfind('.') {
-            let prefix = &full[..dot];
-            if let Some((_, api)) = apis
-                .iter()
-                .find(|(n, _)| n.strip_suffix(".*") == Some(prefix))
-            {
-                return Some(*api);
+            if let Some(api) = self.tables.lookup(&format!("{}.*", &full[..dot])) {
+                return Some(api);
             }
             at = dot;
         }

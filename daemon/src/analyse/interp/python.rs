@@ -73,6 +73,7 @@ pub static TABLES: Tables = Tables {
         "cffi",
     ],
     environ: &["os.environ", "os.environb"],
+    index: std::sync::OnceLock::new(),
     argv: &["sys.argv"],
 };
 
