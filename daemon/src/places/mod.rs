@@ -46,7 +46,8 @@ pub enum Kind {
     Build,
     /// Scratch space.
     Temp,
-    /// `/dev/null`, the standard streams: nothing is kept or lost.
+    /// `/dev/null`, the standard streams: nothing written to them is kept or lost (but the
+    /// device itself deleted, moved or made unwritable breaks every program that writes to it).
     Null,
     /// Only known when the command runs.
     Unknown,
@@ -331,6 +332,8 @@ struct Vocabulary {
     tree_other: Vec<usize>,
     /// Where each entry starts, by index.
     starts: Vec<Start>,
+    /// The entries for the null device and its kin (`/dev/null`, `/dev/stdout`).
+    nulls: Vec<usize>,
 }
 
 fn vocabulary() -> &'static Vocabulary {
@@ -383,7 +386,11 @@ fn vocabulary() -> &'static Vocabulary {
             .iter()
             .map(|(pattern, _, _)| Start::new(pattern))
             .collect();
+        let nulls = (0..rules.len())
+            .filter(|&i| rules[i].says == Says::Is(Kind::Null) && !rules[i].tree)
+            .collect();
         Vocabulary {
+            nulls,
             rules,
             keys,
             by_key,
@@ -423,6 +430,27 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     let mut placed = Placed::default();
     let home = w.home.as_deref();
     let literal = path.literal_text();
+    // The null device and the standard streams are what they are, whatever the command does
+    // with them (`/dev/**` is the system's as a tree); nothing lies beneath them either
+    // (`cp x /dev/null` is not a copy into a directory `/dev/null`).
+    if let Some(text) = literal.as_deref().filter(|t| t.starts_with("/dev/")) {
+        let mut at = text.len();
+        loop {
+            let ancestor = Path::absolute(&text[..at]);
+            if let Some(&i) = v
+                .nulls
+                .iter()
+                .find(|&&i| match_rule(&ancestor, &v.rules[i], home) == Some(true))
+            {
+                placed.add(Kind::Null, v.rules[i].why);
+                return placed;
+            }
+            match text[..at].rfind('/') {
+                Some(slash) if slash > "/dev".len() => at = slash,
+                _ => break,
+            }
+        }
+    }
     // A directory acted on as a whole: the root, a home, a system directory. A path whose
     // start is unknown is not taken for one of them: it is unknown.
     let whole = match path

@@ -138,6 +138,21 @@ fn land<'s>(site: &mut Site<'_, 's, '_, '_>, c: &Copies<'s>, tree: bool) {
     }
 }
 
+/// A rename or a link replaces the node at its destination, not what the node leads to:
+/// `mv f /dev/null` puts a file where the null device was, for every program after it.
+fn replaces_node<'s>(site: &mut Site<'_, 's, '_, '_>, c: &Copies<'s>) {
+    let nulls: Vec<Path> = c
+        .onto
+        .iter()
+        .filter(|p| site.st.places_of(p, false, false).has(Kind::Null))
+        .cloned()
+        .collect();
+    if !nulls.is_empty() {
+        let shown = dest_shown(&c.dest);
+        site.on_paths(Delete, nulls, false, shown);
+    }
+}
+
 /// `cp`: reads its sources (whole trees with `-r`) and writes what it copies.
 pub fn cp<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if site.args.only_help() {
@@ -174,6 +189,7 @@ pub fn mv<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         site.tree(Move, s);
     }
     land(site, &c, true);
+    replaces_node(site, &c);
     if let Some(source) = c.sources.first() {
         site.carries(&c.all(), source, Carry::Same);
     }
@@ -187,6 +203,7 @@ pub fn ln<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     let c = copies(site);
     land(site, &c, false);
+    replaces_node(site, &c);
     if let Some(target) = c.sources.first() {
         site.carries(&c.all(), target, Carry::Same);
     }
