@@ -1904,14 +1904,32 @@ pub const CODE: &[(&[&str], &[Code])] = &[
             Code::With(programs::code::tar_checkpoint),
         ],
     ),
-    (&["ssh"], &[Code::SshOption(&["o"])]),
+    (
+        &["ssh"],
+        &[
+            Code::SshOption(&["o"]),
+            Code::With(programs::code::ssh_config),
+        ],
+    ),
     (
         &["scp", "sftp"],
-        &[Code::SshOption(&["o"]), Code::Shell(&["S"])],
+        &[
+            Code::SshOption(&["o"]),
+            Code::Shell(&["S"]),
+            Code::With(programs::code::ssh_config),
+        ],
     ),
     (
         &["vi", "vim", "nvim", "ex", "view", "vimdiff", "rvim", "gvim"],
-        &[Code::Escape(&["c", "cmd", "+"]), Code::Unread(&["S"])],
+        &[
+            Code::Escape(&["c", "cmd", "+"]),
+            Code::Unread(&["S"]),
+            Code::With(programs::code::vim_files),
+        ],
+    ),
+    (
+        &["less", "more"],
+        &[Code::With(programs::code::less_commands)],
     ),
     (
         &["emacs", "emacsclient"],

@@ -362,7 +362,13 @@ const SSH_COMMAND_KEYS: &[&str] = &[
 ];
 
 /// ssh's keys whose value is a library or program loaded into it.
-const SSH_PROGRAM_KEYS: &[&str] = &["pkcs11provider", "securitykeyprovider", "sshaskpass"];
+const SSH_PROGRAM_KEYS: &[&str] = &[
+    "pkcs11provider",
+    "securitykeyprovider",
+    "sshaskpass",
+    "match",
+    "include",
+];
 
 fn ssh_option(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) {
     let Some(text) = value.literal() else {
@@ -461,6 +467,16 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
             None => unread(value, at, st),
         }
         return;
+    }
+    // `x='a[$(CMD)]'`: the value is an array element whose subscript runs CMD wherever the
+    // variable is evaluated as a number (`$((x))`, `[[ $x -eq 1 ]]`, `declare -i`, `let`),
+    // which the line does not follow; the text is judged where it is stored.
+    if let Some(text) = value.literal()
+        && let Some(open) = text.find('[')
+        && text[open..].contains(']')
+        && (text[open..].contains("$(") || text[open..].contains('`'))
+    {
+        shell_text(&segment, text, value, path, at, st);
     }
     let Some(how) = VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, h)| *h) else {
         return;
@@ -1398,6 +1414,87 @@ pub fn make<'s>(name: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec
         if matches!(file.literal(), Some("-" | "/dev/stdin")) || file.literal().is_none() {
             let span = at.span_of(&job.words);
             st.add(catalogue::STDIN_COMMANDS.at(span, name));
+        }
+    }
+    false
+}
+
+/// `ssh -F FILE`: a configuration file can hold `ProxyCommand`, `LocalCommand` and `Match
+/// exec`, which run commands; one the gate does not read is opaque, except the user's own
+/// (which every `ssh` reads anyway) and none at all.
+pub fn ssh_config<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    for file in values(&job.words[1..], &["F"]) {
+        let own = st
+            .ctx
+            .home
+            .map(|h| format!("{}/.ssh/config", h.trim_end_matches('/')));
+        let known = match file.literal() {
+            Some("none" | "/dev/null" | "~/.ssh/config") => true,
+            Some(t) => own.as_deref() == Some(t),
+            None => false,
+        };
+        if !known {
+            unread(&file, at, st);
+        }
+    }
+    false
+}
+
+/// Vim's files of commands: `-s FILE` types its keys as Normal-mode commands (outside Ex
+/// mode, where `-s` means silent), `-u FILE` reads it as the vimrc. Either can run `:!`.
+pub fn vim_files<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let ex = name == "ex"
+        || args.iter().any(|w| {
+            w.literal()
+                .is_some_and(|t| t == "-e" || t == "-E" || t == "-es" || t == "-Es")
+        });
+    let scripts = if ex {
+        values(args, &["u"])
+    } else {
+        values(args, &["s", "u", "W"])
+    };
+    for file in scripts {
+        let harmless = matches!(file.literal(), Some("NONE" | "NORC" | "DEFAULTS"));
+        if !harmless {
+            unread(&file, at, st);
+        }
+    }
+    false
+}
+
+/// `less +CMD`: the command runs when less starts; `!` in it runs the rest as a shell line
+/// (`+!rm …`, `+g!…` are not less's, but `!` anywhere begins a shell escape).
+pub fn less_commands<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    for w in &job.words[1..] {
+        let Some(t) = w.literal() else { continue };
+        if t == "--" {
+            break;
+        }
+        let Some(command) = t.strip_prefix('+') else {
+            continue;
+        };
+        if let Some(bang) = command.find(['!', '|']) {
+            let line = command[bang + 1..].trim_start_matches(['!', '|']);
+            shell_text(&format!("{name} +"), line, w, &job.path, at, st);
         }
     }
     false
