@@ -339,6 +339,12 @@ fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: 
         .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')));
     if let Some(at) = file {
         site.on(Run, &args[at]);
+        // `python manage.py flush`, `php artisan migrate:fresh`: the script's own commands.
+        if let Some(script) = args[at].literal()
+            && let Some(shown) = programs::data::schema_reset(basename(script), &args[at + 1..])
+        {
+            site.say(catalogue::DATA_RESET, &shown);
+        }
     }
     for w in &args[file.map_or(0, |f| f + 1)..] {
         if let Some(place) = programs::unknown::place_word(w) {
@@ -915,6 +921,12 @@ pub fn fresh(cwd: Option<Rc<str>>) -> Shell {
         cwd,
         ..Shell::default()
     }
+}
+
+/// A shell a program of this one starts (`psql`'s `\!`): it inherits the directory, and the
+/// container it runs in.
+pub fn fresh_like(shell: &Shell) -> Shell {
+    fresh(shell.cwd.clone())
 }
 
 /// Queues `text` to be parsed: `Ok(base)` when it sits verbatim at `base` in the parsed
