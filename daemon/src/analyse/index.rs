@@ -1698,6 +1698,42 @@ pub const ENTRIES: &[Entry] = &[
         Judge::Model(programs::system::change),
     ),
     // ---- Data stores ----
+    // Container engines: a command run in a container is judged as a command there.
+    Entry {
+        names: &[
+            "docker",
+            "podman",
+            "nerdctl",
+            "docker-compose",
+            "podman-compose",
+        ],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::engine,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["kubectl", "oc"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::kubectl,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["lxc", "incus", "machinectl"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::instance,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["systemd-nspawn"],
+        grammar: NONE,
+        role: Role::Runner(programs::containers::nspawn, None),
+    },
     // Clients that read SQL, commands or scripts from their words or their input.
     Entry {
         names: &[
