@@ -174,9 +174,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         }
         let before = jobs.len();
         let container = job.container.clone();
-        let saved_container = container
-            .clone()
-            .map(|c| std::mem::replace(&mut st.shell.container, Some(c)));
+        let saved_container = container.clone().map(|c| st.shell.container.replace(c));
         match job.cwd.clone() {
             Some(cwd) => {
                 let saved = std::mem::replace(&mut st.shell.cwd, cwd);

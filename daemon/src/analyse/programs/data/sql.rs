@@ -301,12 +301,13 @@ fn lex(text: &str, d: Dialect, backslash: bool) -> Vec<Token> {
             i = end;
             continue;
         }
-        if c == b'$' && d.dollar {
-            if let Some((tag_end, body_end, end)) = dollar(b, i) {
-                out.push(tok(Kind::Dollar, tag_end..body_end, i..end));
-                i = end;
-                continue;
-            }
+        if c == b'$'
+            && d.dollar
+            && let Some((tag_end, body_end, end)) = dollar(b, i)
+        {
+            out.push(tok(Kind::Dollar, tag_end..body_end, i..end));
+            i = end;
+            continue;
         }
         if c == b';' {
             out.push(tok(Kind::Semi, i..i + 1, i..i + 1));
@@ -938,10 +939,8 @@ fn meta(t: &Token, text: &str, d: Dialect, out: &mut Reading) {
         (Meta::Backslash, "i" | "include" | "ir" | "include_relative" | ".") => {
             out.said(catalogue::DATA_WRITE, format!("SQL read from `{arg}`"));
         }
-        (Meta::Dot, "read") => {
-            if !piped_read(out, rest) {
-                out.said(catalogue::DATA_WRITE, format!("SQL read from `{arg}`"));
-            }
+        (Meta::Dot, "read") if !piped_read(out, rest) => {
+            out.said(catalogue::DATA_WRITE, format!("SQL read from `{arg}`"));
         }
         (Meta::Dot, "import") => {
             if !arg.is_empty() {
