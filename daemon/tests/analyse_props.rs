@@ -926,3 +926,100 @@ fn inline_programs_cost_in_proportion() {
         }
     });
 }
+
+/// Pieces of SQL, Lua and client commands for the readers of data stores.
+const SQL_FRAGMENTS: &[&str] = &[
+    "DELETE FROM t",
+    " WHERE ",
+    "1=1",
+    " OR ",
+    " AND ",
+    "(",
+    ")",
+    "'",
+    "\"",
+    "`",
+    "$$",
+    "$a$",
+    "--",
+    "#",
+    "/*",
+    "*/",
+    "/*!",
+    ";",
+    "\n",
+    "\\",
+    "\\!",
+    ".shell ",
+    "WITH x AS ",
+    "SELECT ",
+    "EXPLAIN ANALYZE ",
+    "DO ",
+    "UPDATE t SET a = 1",
+    "DROP TABLE t",
+    "E'",
+    "id = id",
+    "NOT ",
+    "redis.call('FLUSHALL')",
+    "redis.call(",
+    "é",
+    "\u{0}",
+];
+
+/// SQL, whatever its shape, fed to the clients costs in proportion to its length and never
+/// panics: on a heredoc (read line by line as psql and sqlite3 would), and piped from printf.
+#[test]
+fn store_readers_cost_in_proportion() {
+    on_small_stack(|| {
+        let mut runner = TestRunner::new(Config {
+            cases: 32,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let lines = (
+            prop::collection::vec(prop::sample::select(SQL_FRAGMENTS), 1..24),
+            64..=LONGEST,
+            0..4usize,
+        )
+            .prop_map(|(parts, len, client)| {
+                let body = repeated(&parts.concat(), "", len).replace("\nEOF", "\nE0F");
+                match client {
+                    0 => format!("psql <<'EOF'\n{body}\nEOF"),
+                    1 => format!("sqlite3 app.db <<'EOF'\n{body}\nEOF"),
+                    2 => format!("mysql <<'EOF'\n{body}\nEOF"),
+                    _ => format!("redis-cli <<'EOF'\nEVAL \"{body}\" 0\nEOF"),
+                }
+            });
+        runner
+            .run(&lines, |line| costs_in_proportion(&line))
+            .expect("a data store's input costs in proportion to its length");
+    });
+}
+
+/// Deep nesting in SQL (each parenthesis a statement with its own condition) and long
+/// conditions are read in time linear in the text.
+#[test]
+fn nested_sql_costs_in_proportion() {
+    on_small_stack(|| {
+        for unit in [
+            "(DELETE FROM t WHERE ",
+            "DELETE FROM t WHERE (((((",
+            "1=1 OR ",
+            "(1=1) AND ",
+            "DO $$ BEGIN ",
+        ] {
+            let body = repeated(unit, "", LONGEST);
+            for line in [
+                format!("psql <<'EOF'\n{body}\nEOF"),
+                format!("mysql -e \"{body}\""),
+            ] {
+                let (_, allocations, _) = counted(|| shell(&line, &CTX));
+                let len = line.len() as u64;
+                assert!(
+                    allocations <= ALLOCATIONS_PER_BYTE * len + ALLOCATIONS_BASE,
+                    "{unit}: {allocations} allocations for {len} bytes"
+                );
+            }
+        }
+    });
+}

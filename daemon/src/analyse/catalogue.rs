@@ -190,6 +190,14 @@ said! {
         "{} has no WHERE clause: it overwrites every row of the table";
     DATA_WRITE = Write Database,
         "{} changes data in a database";
+    DATA_REPLACE = Overwrite Database,
+        "{} replaces what the database holds with other contents";
+    DATA_STOP = Stop Database,
+        "{} stops or crashes the database server; every client loses it";
+    DATA_SERVER_FILES = Write Protected,
+        "{} makes the server write its files where it is told, which can plant keys or start-up files";
+    DATA_RESET = Delete Database,
+        "`{}` drops or empties the database, or rolls its schema back to nothing";
     // ---- containers, orchestration, cloud and service CLIs ----
     CLOUD_DELETE = Delete Remote,
         "`{}` deletes or destroys what a service holds; a service rarely keeps a copy";
@@ -203,6 +211,8 @@ said! {
         "`{}` replaces a stored secret or record; what it held may be lost";
     CLOUD_DISABLE = Delete Remote,
         "`{}` disables a secrets engine or an auth method, and with it what it held";
+    CONTAINER_HOST = Use Root,
+        "`{}` gives the container the host itself (privileges, the host's namespaces, the engine's socket): what runs in it can change the machine outside the container";
     CONTAINER_REMOVE = Delete Containers,
         "`{}` removes containers, images, volumes or networks; data kept in them is lost";
     CLOUD_STOP = Stop Containers,

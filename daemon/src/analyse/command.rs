@@ -19,7 +19,7 @@ use super::interp;
 use super::programs;
 use super::source::{SpanMap, join_continuations};
 use super::words::{Alts, Var, Word, basename};
-use super::{Shell, SimpleCommand, Source, State, join_path};
+use super::{Container, Shell, SimpleCommand, Source, State, join_path};
 use crate::places::Kind;
 
 /// Where a command's standard input comes from.
@@ -118,6 +118,9 @@ pub struct Job<'s> {
     pub assigned: Vec<Word<'s>>,
     /// How many wrappers and runners it is inside.
     pub level: u32,
+    /// The container it runs in, when a container engine runs it; the commands it runs in
+    /// turn run there too.
+    pub container: Option<Rc<Container>>,
 }
 
 /// Where the command sits, for spans and inner texts.
@@ -160,6 +163,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         cwd: None,
         assigned: cmd.assigned,
         level: 0,
+        container: None,
     }];
     while let Some(job) = jobs.pop() {
         // `sudo sudo …`, `xargs xargs …`: each level runs the rest again. Past a depth no
@@ -168,6 +172,9 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
             st.too_deep(at.span_of(&job.words));
             continue;
         }
+        let before = jobs.len();
+        let container = job.container.clone();
+        let saved_container = container.clone().map(|c| st.shell.container.replace(c));
         match job.cwd.clone() {
             Some(cwd) => {
                 let saved = std::mem::replace(&mut st.shell.cwd, cwd);
@@ -175,6 +182,14 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
                 st.shell.cwd = saved;
             }
             None => one(job, &at, st, &mut jobs),
+        }
+        if let Some(saved) = saved_container {
+            st.shell.container = saved;
+        }
+        if let Some(c) = container {
+            for inner in jobs.iter_mut().skip(before) {
+                inner.container.get_or_insert_with(|| Rc::clone(&c));
+            }
         }
     }
 }
@@ -339,6 +354,12 @@ fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: 
         .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')));
     if let Some(at) = file {
         site.on(Run, &args[at]);
+        // `python manage.py flush`, `php artisan migrate:fresh`: the script's own commands.
+        if let Some(script) = args[at].literal()
+            && let Some(shown) = programs::data::schema_reset(basename(script), &args[at + 1..])
+        {
+            site.say(catalogue::DATA_RESET, &shown);
+        }
     }
     for w in &args[file.map_or(0, |f| f + 1)..] {
         if let Some(place) = programs::unknown::place_word(w) {
@@ -522,6 +543,7 @@ fn wrapper<'s>(
         cwd,
         assigned: env_assigned,
         level: job.level + 1,
+        container: None,
     };
     if wrap.kind == WrapKind::Xargs {
         xargs(&mut inner, &parsed, &job.stdin);
@@ -914,6 +936,15 @@ pub fn fresh(cwd: Option<Rc<str>>) -> Shell {
     Shell {
         cwd,
         ..Shell::default()
+    }
+}
+
+/// A shell a program of this one starts (`psql`'s `\!`): it inherits the directory, and the
+/// container it runs in.
+pub fn fresh_like(shell: &Shell) -> Shell {
+    Shell {
+        container: shell.container.clone(),
+        ..fresh(shell.cwd.clone())
     }
 }
 

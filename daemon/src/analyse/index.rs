@@ -1698,8 +1698,45 @@ pub const ENTRIES: &[Entry] = &[
         Judge::Model(programs::system::change),
     ),
     // ---- Data stores ----
-    tool(
-        &[
+    // Container engines: a command run in a container is judged as a command there.
+    Entry {
+        names: &[
+            "docker",
+            "podman",
+            "nerdctl",
+            "docker-compose",
+            "podman-compose",
+        ],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::engine,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["kubectl", "oc"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::kubectl,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["lxc", "incus", "machinectl"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::containers::instance,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["systemd-nspawn"],
+        grammar: NONE,
+        role: Role::Runner(programs::containers::nspawn, None),
+    },
+    // Clients that read SQL, commands or scripts from their words or their input.
+    Entry {
+        names: &[
             "psql",
             "mysql",
             "mariadb",
@@ -1707,24 +1744,32 @@ pub const ENTRIES: &[Entry] = &[
             "clickhouse-client",
             "usql",
         ],
-        NONE,
-        Judge::Model(programs::data::sql_client),
-    ),
-    tool(
-        &["sqlite3", "sqlite", "duckdb"],
-        NONE,
-        Judge::Model(programs::data::sqlite),
-    ),
-    tool(
-        &["redis-cli", "valkey-cli"],
-        NONE,
-        Judge::Model(programs::data::redis),
-    ),
-    tool(
-        &["mongo", "mongosh"],
-        NONE,
-        Judge::Model(programs::data::mongo),
-    ),
+        grammar: NONE,
+        role: Role::Runner(programs::data::sql_client, None),
+    },
+    Entry {
+        names: &["cockroach"],
+        grammar: NONE,
+        role: Role::Runner(
+            programs::data::sql_client,
+            Some(Judge::Model(programs::unknown::judge)),
+        ),
+    },
+    Entry {
+        names: &["sqlite3", "sqlite", "duckdb"],
+        grammar: NONE,
+        role: Role::Runner(programs::data::sqlite, None),
+    },
+    Entry {
+        names: &["redis-cli", "valkey-cli"],
+        grammar: NONE,
+        role: Role::Runner(programs::data::redis, None),
+    },
+    Entry {
+        names: &["mongo", "mongosh"],
+        grammar: NONE,
+        role: Role::Runner(programs::data::mongo, None),
+    },
     tool(
         &["dropdb", "dropuser", "pg_dropcluster"],
         NONE,

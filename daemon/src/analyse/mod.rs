@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use assent_client::protocol::{self, Level};
 
-use crate::places::{self, Added, Kind, Path, Piece, Placed, Where};
+use crate::places::{self, Added, Anchor, Kind, Path, Piece, Placed, Where};
 use act::Carried;
 use effects::Effect;
 pub(crate) use grammar::{field, kind};
@@ -417,6 +417,50 @@ pub(crate) struct Shell {
     pub functions: Rc<HashSet<String>>,
     /// Paths that hold what a move, copy or link on the line put there.
     pub carried: Rc<Carried>,
+    /// The container the commands run in (`docker exec`, `kubectl exec`), if any: its paths
+    /// are its own, except those below the host directories mounted into it.
+    pub container: Option<Rc<Container>>,
+}
+
+/// A container's view of the host: which host paths are mounted where.
+#[derive(Debug, Default)]
+pub(crate) struct Container {
+    /// A mount's target in the container, and the host paths its source could be.
+    pub mounts: Vec<(Path, Vec<Path>)>,
+}
+
+/// Mounts followed per container; more make any path reach the host.
+pub(crate) const MAX_MOUNTS: usize = 32;
+
+impl Container {
+    /// Whether `path` in the container could be at or below `target`, and the rest after it.
+    fn below<'p>(path: &'p Path, target: &Path) -> Option<&'p [places::Comp]> {
+        if path.anchor != target.anchor || path.comps.len() < target.comps.len() {
+            return None;
+        }
+        let (head, rest) = path.comps.split_at(target.comps.len());
+        (head == target.comps.as_slice()).then_some(rest)
+    }
+
+    /// Whether a whole tree at `path` could hold `target` (`rm -rf /` with a mount at
+    /// `/data`): the path is above it, or a pattern or an unknown part could lead there.
+    fn reaches(path: &Path, target: &Path) -> bool {
+        if path.anchor != Anchor::Root {
+            return true;
+        }
+        for (i, c) in path.comps.iter().enumerate() {
+            match (c, target.comps.get(i)) {
+                (_, None) => return false,
+                (places::Comp::Name(g), Some(t)) if g.is_literal() => {
+                    if Some(c) != Some(t) {
+                        return false;
+                    }
+                }
+                _ => return true,
+            }
+        }
+        true
+    }
 }
 
 /// The longest value a variable keeps, in bytes; a longer one is unknown. `x=$x$x` doubles a
@@ -561,7 +605,8 @@ impl<'c, 'a> State<'c, 'a> {
     pub fn places(&self, w: &Word, tree: bool, copies: bool) -> Placed {
         // A literal word's places depend only on the directory, while nothing on the line
         // has carried a place elsewhere.
-        let literal = w.value.is_none() && self.shell.carried.is_empty();
+        let literal =
+            w.value.is_none() && self.shell.carried.is_empty() && self.shell.container.is_none();
         if literal {
             let here = |(cwd, t, _): &(Option<Rc<str>>, bool, Placed)| {
                 *t == tree && cwd.as_deref() == self.shell.cwd.as_deref()
@@ -662,8 +707,61 @@ impl<'c, 'a> State<'c, 'a> {
         placed
     }
 
-    /// [`places::classify`], remembered for the line, within the budget for patterns.
+    /// Where a path is: the host's place, or for a command in a container the container's
+    /// own files, save for what is mounted from the host.
     fn classify(&self, path: &Path, tree: bool) -> Placed {
+        match self.shell.container.clone() {
+            Some(c) => self.inside(&c, path, tree),
+            None => self.classify_host(path, tree),
+        }
+    }
+
+    /// A path in a container. Below a mount it is the host's path below the mount's source;
+    /// a tree above a mount reaches into it. Elsewhere it is the container's own file:
+    /// deleting `/` there deletes the container's data, not the host's root, so host places
+    /// become the containers' place, except those that cost the same wherever they are (a
+    /// secret is read all the same, temporary files are temporary, a device is the host's).
+    fn inside(&self, c: &Container, path: &Path, tree: bool) -> Placed {
+        let mut placed = Placed::default();
+        for (target, sources) in &c.mounts {
+            if let Some(rest) = Container::below(path, target) {
+                for source in sources {
+                    let mut host = source.clone();
+                    host.comps.extend(rest.iter().cloned());
+                    placed.union(&self.classify_host(&host, tree));
+                }
+                return placed;
+            }
+        }
+        if tree {
+            for (target, sources) in &c.mounts {
+                if Container::reaches(path, target) {
+                    for source in sources {
+                        placed.union(&self.classify_host(source, true));
+                    }
+                }
+            }
+        }
+        let own = self.classify_host(path, tree);
+        for kind in own.kinds() {
+            match kind {
+                Kind::Secret
+                | Kind::Device
+                | Kind::Temp
+                | Kind::Build
+                | Kind::Null
+                | Kind::Unknown
+                | Kind::Remote
+                | Kind::Database
+                | Kind::Containers => placed.add(kind, own.why(kind)),
+                _ => placed.add(Kind::Containers, "a file in the container"),
+            }
+        }
+        placed
+    }
+
+    /// [`places::classify`], remembered for the line, within the budget for patterns.
+    fn classify_host(&self, path: &Path, tree: bool) -> Placed {
         let key = (path.clone(), tree);
         if let Some(p) = self.placed.borrow().get(&key) {
             return p.clone();

@@ -1054,6 +1054,7 @@ fn push_words<'s>(words: &[Word<'s>], segment: &str, job: &Job<'s>, jobs: &mut V
         cwd: None,
         assigned: Vec::new(),
         level: job.level + 1,
+        container: None,
     });
 }
 

@@ -1,172 +1,344 @@
-//! Databases and stores: the SQL given to `psql -c`, `mysql -e`, `sqlite3 DB SQL` and kin,
-//! `redis-cli FLUSHALL`, `mongosh --eval` drops, and `dropdb`-like programs.
+//! Databases and stores: the SQL given to `psql -c`, `mysql -e`, `sqlite3 DB SQL` and kin, or
+//! fed to them on standard input (a heredoc, a here-string, `echo … |`); redis commands and
+//! the Lua they run; `mongosh` scripts; `dropdb`-like programs; and the schema resets of
+//! migration tools (`rails db:reset`, `prisma migrate reset`, `manage.py flush`).
 //!
-//! SQL is read statement by statement, case-insensitively: `DROP` and `TRUNCATE` lose a whole
-//! table or database, `DELETE` and `UPDATE` without `WHERE` every row; with `WHERE` they and
-//! other writes are moderate; reads give nothing. SQL from a file or standard input cannot be
-//! read here and counts as a write.
+//! SQL is read by `sql`: `DROP` and `TRUNCATE` lose a whole table or database, `DELETE` and
+//! `UPDATE` without a `WHERE` that can be false every row; with one they and other writes
+//! are moderate; reads give nothing. What the clients' own commands run (`\!`, `.shell`) is
+//! queued as shell text. SQL that cannot be read here (a file, a pipe from a program the gate
+//! does not know) counts as a write: loading a dump is an ordinary change.
 
+mod redis;
+mod resets;
+pub mod sql;
+
+pub use redis::{mongo, redis};
+pub use resets::schema_reset;
+
+use std::ops::Range;
+
+use super::super::State;
 use super::super::act::Site;
 use super::super::catalogue::{self, Said};
-use super::super::effects;
-use super::super::words::Word;
-
-/// What one SQL text does at worst: a kind with the statement's opening words, or `None`
-/// when it only reads.
-fn judge_sql(text: &str) -> Option<(Said, String)> {
-    let mut worst: Option<(Said, String)> = None;
-    for stmt in text.split(';') {
-        let lower = stmt.trim().to_ascii_lowercase();
-        let words: Vec<&str> = lower.split_whitespace().collect();
-        let Some(first) = words.first() else { continue };
-        let has_where = words.contains(&"where");
-        let kind = match *first {
-            "drop" | "truncate" => catalogue::DATA_DROP,
-            "alter" if words.contains(&"drop") => catalogue::DATA_DROP,
-            "delete" if !has_where => catalogue::DATA_DELETE_ALL,
-            "update" if !has_where => catalogue::DATA_UPDATE_ALL,
-            "select" | "show" | "describe" | "desc" | "explain" | "with" | "values" | "pragma"
-            | "begin" | "commit" | "rollback" | "use" | "\\d" | "\\l" | "\\dt" | "\\q" => continue,
-            _ => catalogue::DATA_WRITE,
-        };
-        if worst.as_ref().is_none_or(|(w, _)| level(kind) > level(*w)) {
-            let opening: Vec<&str> = stmt.split_whitespace().take(3).collect();
-            worst = Some((kind, format!("`{}`", opening.join(" "))));
-        }
-    }
-    worst
-}
-
-fn report_sql(texts: &[&str], site: &mut Site) {
-    let worst = texts
-        .iter()
-        .filter_map(|t| judge_sql(t))
-        .max_by_key(|(k, _)| level(*k));
-    if let Some((kind, detail)) = worst {
-        site.say(kind, &detail);
-    }
-}
-
-/// The values of an option given as `-c SQL`, `-cSQL`, `--command SQL` or `--command=SQL`.
-fn option_values<'a>(args: &'a [Word], short: &[&str], long: &[&str]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    for (i, w) in args.iter().enumerate() {
-        let t = w.text.as_str();
-        if short.contains(&t) || long.contains(&t) {
-            out.extend(args.get(i + 1).map(|n| n.text.as_str()));
-        } else if let Some((opt, v)) = t.split_once('=')
-            && long.contains(&opt)
-        {
-            out.push(v);
-        } else if !t.starts_with("--")
-            && let Some(s) = short
-                .iter()
-                .find(|s| t.starts_with(**s) && t.len() > s.len())
-        {
-            out.push(&t[s.len()..]);
-        }
-    }
-    out
-}
+use super::super::command::{self, Ctx, Job, Stdin};
+use super::super::effects::{self, Effect};
+use super::super::getopt::Args;
+use super::super::join_path;
+use super::super::words::{Alts, Word};
+use crate::places::Piece;
+use sql::{Act, Dialect, Reading};
 
 fn level(said: Said) -> assent_client::protocol::Level {
     effects::level(said.effect, said.place)
 }
 
+/// Text a program reads as code, with where it came from.
+pub struct Text {
+    pub text: String,
+    /// Its span in the original input.
+    pub span: Range<usize>,
+    /// Parts of it are only known at run time (shown as written).
+    pub partial: bool,
+}
+
+/// What a command's standard input holds, when the line says: a heredoc, a here-string, or
+/// what a printer on the pipe prints. `Err(true)` when it is a file or a stream of unknown
+/// text, `Err(false)` when it is the caller's own input.
+pub fn stdin_text(stdin: &Stdin, at: &Ctx, span: &Range<usize>) -> Result<Text, bool> {
+    match stdin {
+        Stdin::Inherited => Err(false),
+        Stdin::File | Stdin::Pipe(None) => Err(true),
+        Stdin::Pipe(Some(alts)) => Ok(printed(alts, span.clone())),
+        Stdin::Text {
+            text,
+            span: at_span,
+            dynamic,
+            ..
+        } => Ok(Text {
+            text: text.clone(),
+            span: at.src.map.span(at_span.clone()),
+            partial: *dynamic,
+        }),
+    }
+}
+
+/// What a printer's alternatives print: each alternative a line, parts only known at run
+/// time as a placeholder name.
+fn printed(alts: &Alts, span: Range<usize>) -> Text {
+    let mut text = String::new();
+    let mut partial = false;
+    for alt in alts {
+        for piece in alt {
+            match piece {
+                Piece::Lit(t) => text.push_str(t),
+                Piece::Glob(t) => {
+                    text.push_str(t);
+                    partial = true;
+                }
+                _ => {
+                    text.push_str(" x ");
+                    partial = true;
+                }
+            }
+        }
+        text.push('\n');
+    }
+    Text {
+        text,
+        span,
+        partial,
+    }
+}
+
+/// A word's text, for the code it holds.
+fn word_text(w: &Word, at: &Ctx) -> Text {
+    Text {
+        text: w.text.clone(),
+        span: at.src.map.span(w.span.clone()),
+        partial: w.dynamic,
+    }
+}
+
+/// The values of an option given as `-c SQL`, `-cSQL`, `--command SQL` or `--command=SQL`.
+fn option_values<'a, 's>(
+    args: &'a [Word<'s>],
+    short: &[&str],
+    long: &[&str],
+) -> Vec<Text0<'a, 's>> {
+    let mut out = Vec::new();
+    for (i, w) in args.iter().enumerate() {
+        let t = w.text.as_str();
+        if short.contains(&t) || long.contains(&t) {
+            out.extend(args.get(i + 1).map(|n| Text0 { word: n, skip: 0 }));
+        } else if let Some((opt, _)) = t.split_once('=')
+            && long.contains(&opt)
+        {
+            out.push(Text0 {
+                word: w,
+                skip: opt.len() + 1,
+            });
+        } else if !t.starts_with("--")
+            && let Some(s) = short
+                .iter()
+                .find(|s| t.starts_with(**s) && t.len() > s.len())
+        {
+            out.push(Text0 {
+                word: w,
+                skip: s.len(),
+            });
+        }
+    }
+    out
+}
+
+/// A word holding code from byte `skip` of its text on (`--command=SQL`).
+struct Text0<'a, 's> {
+    word: &'a Word<'s>,
+    skip: usize,
+}
+
+impl Text0<'_, '_> {
+    fn text(&self, at: &Ctx) -> Text {
+        let mut t = word_text(self.word, at);
+        t.text = t.text.get(self.skip..).unwrap_or("").to_owned();
+        t
+    }
+}
+
 /// Options that only describe the client or list databases.
 const CLIENT_INFO: &[&str] = &["-l", "--list", "--version", "-V", "--help", "-?"];
 
-pub fn sql_client<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    let (short, long): (&[&str], &[&str]) = match site.name {
+/// The span `one` gives a command: from its name to the end of the walked command.
+fn command_span(job: &Job, at: &Ctx) -> Range<usize> {
+    match job.words.first() {
+        Some(first) => at
+            .src
+            .map
+            .span(first.span.start..at.end.max(first.span.start)),
+        None => at.span_of(&job.words),
+    }
+}
+
+/// What the readings of some texts come to, for one command: findings, the files its client
+/// commands write and read, and the shell text they run (queued once the site is reported).
+fn report(texts: &[Text], dialects: &[Dialect], job: &Job, at: &Ctx, st: &mut State) {
+    let span = command_span(job, at);
+    let name = job.words.first().map_or("", |w| w.text.as_str());
+    let mut shells: Vec<(String, Range<usize>)> = Vec::new();
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        for t in texts {
+            let reading: Reading = sql::read(&t.text, dialects);
+            if let Some((kind, detail)) = &reading.worst {
+                site.say(*kind, detail);
+            }
+            if t.partial
+                && reading
+                    .worst
+                    .as_ref()
+                    .is_none_or(|(k, _)| level(*k) < level(catalogue::DATA_WRITE))
+            {
+                site.say(catalogue::DATA_WRITE, "SQL only known when the line runs");
+            }
+            if let Some(what) = &reading.unread {
+                site.say(catalogue::CODE_UNREAD, what);
+            }
+            for act in reading.acts {
+                match act {
+                    Act::Shell(text) => shells.push((text, t.span.clone())),
+                    Act::Writes(file) => file_act(&mut site, Effect::Write, &file),
+                    Act::Reads(file) => file_act(&mut site, Effect::Read, &file),
+                }
+            }
+        }
+        site.report();
+    }
+    for (text, from) in shells {
+        let shell = command::fresh_like(&st.shell);
+        let path = join_path(&job.path, &format!("{name} shell command"));
+        command::queue_mapped(text, Err(from), path, at, shell, st);
+    }
+}
+
+/// A file a client command names, placed from the current directory.
+fn file_act(site: &mut Site, effect: Effect, file: &str) {
+    let word = Word::made(file.to_owned(), "", 0..0);
+    let paths = site.paths(&word);
+    site.on_paths(effect, paths, false, format!("`{file}`"));
+}
+
+/// The dialects a client's server may speak.
+fn dialects(name: &str) -> &'static [Dialect] {
+    const PG: &[Dialect] = &[sql::POSTGRES];
+    const MY: &[Dialect] = &[sql::MYSQL];
+    const ANY: &[Dialect] = &[sql::POSTGRES, sql::MYSQL];
+    match name {
+        "psql" | "cockroach" | "pgcli" => PG,
+        "mysql" | "mariadb" | "mycli" => MY,
+        _ => ANY,
+    }
+}
+
+/// `psql`, `mysql`, `mariadb`, `clickhouse-client`, `usql`, `cqlsh`, `cockroach sql`: SQL
+/// given with `-c`/`-e` (the input is then not read), else what the input holds.
+pub fn sql_client<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let mut args = &job.words[1..];
+    if name == "cockroach" {
+        // Only `cockroach sql` reads SQL; its other subcommands are judged as any program.
+        match args.iter().position(|w| !w.text.starts_with('-')) {
+            Some(i) if args[i].literal() == Some("sql") => args = &args[i + 1..],
+            _ => return false,
+        }
+    }
+    let (short, long): (&[&str], &[&str]) = match name {
         "psql" | "usql" => (&["-c"], &["--command"]),
         "clickhouse-client" => (&["-q"], &["--query"]),
         _ => (&["-e"], &["--execute"]),
     };
-    let sql = option_values(args, short, long);
-    if !sql.is_empty() {
-        report_sql(&sql, site);
-    } else if !args.iter().any(|w| CLIENT_INFO.contains(&w.text.as_str())) {
-        let detail = format!("`{}` with SQL from a file or standard input", site.name);
-        site.say(catalogue::DATA_WRITE, &detail);
+    let given: Vec<Text> = option_values(args, short, long)
+        .iter()
+        .map(|t| t.text(at))
+        .collect();
+    let files = option_values(args, &["-f"], &["--file"]);
+    let from_stdin = files.is_empty()
+        || files
+            .iter()
+            .any(|f| f.text(at).text == "-" || f.text(at).text == "/dev/stdin");
+    let span = command_span(job, at);
+    if !given.is_empty() {
+        report(&given, dialects(name), job, at, st);
+        return true;
     }
+    if args.iter().any(|w| CLIENT_INFO.contains(&w.text.as_str())) {
+        return true;
+    }
+    if !files.is_empty() && !from_stdin {
+        let detail = format!("`{name}` with SQL from a file");
+        st.add(catalogue::DATA_WRITE.at(span, &detail));
+        return true;
+    }
+    match stdin_text(&job.stdin, at, &span) {
+        Ok(text) => report(&[text], dialects(name), job, at, st),
+        Err(_) => {
+            let detail = format!("`{name}` with SQL from a file or standard input");
+            st.add(catalogue::DATA_WRITE.at(span, &detail));
+        }
+    }
+    true
 }
 
-/// `sqlite3 [OPTIONS] DB [SQL…]`, `duckdb [OPTIONS] DB [SQL…]`; `-cmd SQL` and duckdb's
-/// `-c SQL` run too.
-pub fn sqlite<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+/// `sqlite3 [OPTIONS] DB [SQL…]`, `duckdb [OPTIONS] DB [SQL…]`; `-cmd SQL` and duckdb's `-c
+/// SQL` run too; without SQL on the line, what the input holds.
+pub fn sqlite<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
     // Options that take a value, so the value is not the database.
-    const VALUED: &[&str] = &["-separator", "-newline", "-nullvalue", "-init"];
-    let mut sql = Vec::new();
+    const VALUED: &[&str] = &[
+        "-separator",
+        "-newline",
+        "-nullvalue",
+        "-init",
+        "-vfs",
+        "-lookaside",
+        "-pagecache",
+        "-heap",
+        "-maxsize",
+        "-mmap",
+        "-escape",
+    ];
+    let args = &job.words[1..];
+    let mut texts = Vec::new();
     let mut operands: Vec<&Word> = Vec::new();
+    let mut init = false;
     let mut words = args.iter();
     while let Some(w) = words.next() {
         let t = w.text.as_str();
-        if t == "-cmd" || t == "-c" {
-            sql.extend(words.next().map(|w| w.text.as_str()));
-        } else if VALUED.contains(&t) {
+        if t == "-cmd" || t == "-c" || t == "--cmd" {
+            texts.extend(words.next().map(|w| word_text(w, at)));
+        } else if VALUED.contains(&t) || t == "--init" {
+            init |= t.ends_with("init");
             words.next();
         } else if !t.starts_with('-') {
             operands.push(w);
         }
     }
-    sql.extend(operands.iter().skip(1).map(|w| w.text.as_str()));
-    report_sql(&sql, site);
+    let given = operands.len() > 1;
+    texts.extend(operands.iter().skip(1).map(|w| word_text(w, at)));
+    if !given {
+        let span = command_span(job, at);
+        match stdin_text(&job.stdin, at, &span) {
+            Ok(text) => texts.push(text),
+            Err(true) => {
+                let detail = format!("`{name}` with SQL from a file or standard input");
+                st.add(catalogue::DATA_WRITE.at(span, &detail));
+            }
+            // A person's session at the terminal.
+            Err(false) => {}
+        }
+    }
+    if init {
+        let detail = format!("`{name} -init` with SQL from a file");
+        st.add(catalogue::DATA_WRITE.at(command_span(job, at), &detail));
+    }
+    report(&texts, &[sql::SQLITE], job, at, st);
     // The database is a file: opening it reads what it holds.
     if let Some(db) = operands.first().map(|w| (*w).clone()) {
-        site.on(super::super::effects::Effect::Read, &db);
+        let mut site = Site::new(name, Args::default(), command_span(job, at), st);
+        site.on(Effect::Read, &db);
+        site.report();
     }
-}
-
-/// Options of redis-cli that take a value.
-const REDIS_VALUED: &[&str] = &[
-    "-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "--user", "--pass",
-];
-
-/// Redis commands that only read.
-const REDIS_READS: &[&str] = &[
-    "GET", "MGET", "KEYS", "SCAN", "INFO", "PING", "TTL", "PTTL", "TYPE", "EXISTS", "HGET",
-    "HGETALL", "HKEYS", "HLEN", "LRANGE", "LLEN", "SMEMBERS", "SCARD", "ZRANGE", "ZCARD", "DBSIZE",
-    "MONITOR", "STRLEN", "SLOWLOG",
-];
-
-pub fn redis<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    let mut skip = false;
-    let command = args.iter().find(|w| {
-        let t = w.text.as_str();
-        let take = !skip && !t.starts_with('-');
-        skip = !skip && REDIS_VALUED.contains(&t);
-        take
-    });
-    let Some(cmd) = command else { return };
-    let upper = cmd.text.to_ascii_uppercase();
-    let detail = format!("`{}`", cmd.raw);
-    if upper == "FLUSHALL" || upper == "FLUSHDB" {
-        site.say(catalogue::DATA_DROP, &detail);
-    } else if !REDIS_READS.contains(&upper.as_str()) {
-        site.say(catalogue::DATA_WRITE, &detail);
-    }
-}
-
-pub fn mongo<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    for js in option_values(args, &[], &["--eval"]) {
-        let compact: String = js.chars().filter(|c| !c.is_whitespace()).collect();
-        let kind = if compact.contains("dropDatabase(") || compact.contains(".drop(") {
-            catalogue::DATA_DROP
-        } else if ["deleteMany({})", "remove({})", "updateMany({}"]
-            .iter()
-            .any(|p| compact.contains(p))
-        {
-            catalogue::DATA_DELETE_ALL
-        } else if ["delete", "remove", "update", "insert", "replace", "rename"]
-            .iter()
-            .any(|p| compact.contains(p))
-        {
-            catalogue::DATA_WRITE
-        } else {
-            continue;
-        };
-        site.say(kind, "the `--eval` script");
-    }
+    true
 }
 
 pub fn drops<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
@@ -182,21 +354,27 @@ pub fn drops<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 pub fn mysqladmin<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if args.iter().any(|w| w.text == "drop") {
         site.say(catalogue::DATA_DROP, "`mysqladmin drop`");
+    } else if args.iter().any(|w| w.text == "shutdown") {
+        site.say(catalogue::DATA_STOP, "`mysqladmin shutdown`");
     }
 }
 
+/// A statement typed as a command (`DROP TABLE x;`): read as SQL of any dialect.
 pub fn bare_sql<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let mut text = site.name.to_owned();
     for w in args {
         text.push(' ');
         text.push_str(&w.text);
     }
-    report_sql(&[&text], site);
+    let reading = sql::read(&text, &[sql::POSTGRES, sql::MYSQL]);
+    if let Some((kind, detail)) = reading.worst {
+        site.say(kind, &detail);
+    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use assent_client::protocol::Level::{self, Destructive, Moderate, Safe};
+    use assent_client::protocol::Level::{self, Destructive, Moderate, Opaque, Safe};
 
     use super::super::git::tests::check;
 
@@ -211,24 +389,36 @@ pub(crate) mod tests {
         ("psql -q -c 'SELECT * FROM users LIMIT 10;'", Safe, &[]),
         ("psql -l", Safe, &[]),
         ("psql mydb", Moderate, &["write.database"]),
+        ("psql app < dump.sql", Moderate, &["write.database"]),
+        ("psql -f schema.sql", Moderate, &["write.database"]),
+        ("psql <<'EOF'\nDROP TABLE x;\nEOF", Destructive, &["delete.database"]),
+        ("psql <<'EOF'\nSELECT 1;\nEOF", Safe, &[]),
+        ("echo 'TRUNCATE t' | psql", Destructive, &["delete.database"]),
+        ("echo \"DELETE FROM $t\" | psql", Destructive, &["delete.database"]),
+        ("echo \"$SQL\" | psql", Moderate, &["write.database"]),
+        ("cat dump.sql | psql", Moderate, &["write.database"]),
+        ("psql -c \"$Q\"", Moderate, &["write.database"]),
+        ("psql -c '\\! rm -rf /'", Forbidden, &["delete.root"]),
+        ("psql <<'EOF'\nSELECT 1 \\gexec\nEOF", Opaque, &["run.unknown"]),
+        ("psql -c '\\o /home/u/.bashrc'", Destructive, &["write.protected"]),
         ("mysql -e 'DROP DATABASE x'", Destructive, &["delete.database"]),
         ("mysql -u root --execute='ALTER TABLE t DROP COLUMN c'", Destructive, &["delete.database"]),
         ("mysql -e'truncate t'", Destructive, &["delete.database"]),
+        ("mysql db <<< 'DELETE FROM t'", Destructive, &["delete.database"]),
+        ("mysql -e 'system rm -rf ~'", Forbidden, &["delete.home"]),
         ("mariadb -e 'show tables'", Safe, &[]),
         ("sqlite3 app.db 'DELETE FROM t'", Destructive, &["delete.database"]),
         ("sqlite3 -csv app.db 'select * from t'", Safe, &[]),
-        ("sqlite3 app.db '.tables'", Moderate, &["write.database"]),
+        ("sqlite3 app.db '.tables'", Safe, &[]),
+        ("sqlite3 app.db", Safe, &[]),
+        ("sqlite3 app.db < dump.sql", Moderate, &["write.database"]),
+        ("printf 'DROP TABLE t;' | sqlite3 app.db", Destructive, &["delete.database"]),
+        ("sqlite3 app.db '.shell rm -rf ~'", Forbidden, &["delete.home"]),
+        ("sqlite3 app.db '.load ./x.so'", Opaque, &["run.unknown"]),
         ("duckdb x.db -c 'drop table t'", Destructive, &["delete.database"]),
         ("clickhouse-client --query 'TRUNCATE TABLE t'", Destructive, &["delete.database"]),
         ("cqlsh -e 'DROP KEYSPACE k'", Destructive, &["delete.database"]),
-        ("redis-cli FLUSHALL", Destructive, &["delete.database"]),
-        ("redis-cli -h host -n 2 flushdb", Destructive, &["delete.database"]),
-        ("redis-cli DEL key", Moderate, &["write.database"]),
-        ("redis-cli GET key", Safe, &[]),
-        ("mongosh --eval 'db.dropDatabase()'", Destructive, &["delete.database"]),
-        ("mongo db --eval 'db.users.deleteMany({})'", Destructive, &["delete.database"]),
-        ("mongosh --eval 'db.users.deleteMany({a: 1})'", Moderate, &["write.database"]),
-        ("mongosh --eval 'db.users.find()'", Safe, &[]),
+        ("cockroach sql -e 'DROP TABLE t'", Destructive, &["delete.database"]),
         ("dropdb production", Destructive, &["delete.database"]),
         ("mysqladmin -u root drop db", Destructive, &["delete.database"]),
         ("DROP DATABASE mydb;", Destructive, &["delete.database"]),
@@ -237,8 +427,12 @@ pub(crate) mod tests {
         ("TRUNCATE users;", Destructive, &["delete.database"]),
     ];
 
+    use assent_client::protocol::Level::Forbidden;
+
     #[test]
     fn data_table() {
         check(CASES);
+        check(super::redis::tests::CASES);
+        check(super::resets::tests::CASES);
     }
 }

@@ -6,6 +6,7 @@
 pub mod archive;
 pub mod cloud;
 pub mod code;
+pub mod containers;
 pub mod data;
 pub mod disk;
 pub mod files;

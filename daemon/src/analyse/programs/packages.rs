@@ -272,6 +272,11 @@ pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         return;
     }
     let name = site.name;
+    // `mix ecto.reset`: a builder's task that empties the database.
+    if let Some(shown) = super::data::schema_reset(name, args) {
+        site.say(super::super::catalogue::DATA_RESET, &shown);
+        return;
+    }
     // The first two operands; option values with `=` (`-o Foo=bar`) are not subcommands.
     let ops: Vec<&str> = args
         .iter()

@@ -54,6 +54,7 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
                 cwd: None,
                 assigned: Vec::new(),
                 level: job.level + 1,
+                container: None,
             });
         }
     }
@@ -219,6 +220,7 @@ pub fn parallel<'s>(
             cwd: None,
             assigned: Vec::new(),
             level: job.level + 1,
+            container: None,
         });
     }
     true
@@ -274,6 +276,7 @@ pub fn watch<'s>(
             cwd: None,
             assigned: Vec::new(),
             level: job.level + 1,
+            container: None,
         });
         return true;
     }
@@ -288,7 +291,7 @@ pub fn watch<'s>(
         .collect::<Vec<_>>()
         .join(" ");
     let refs: Vec<&Word> = cmd.iter().collect();
-    let shell = fresh(st.shell.cwd.clone());
+    let shell = super::super::command::fresh_like(&st.shell);
     queue_or_verbatim(text, &refs, segment, at, shell, st);
     true
 }
@@ -489,6 +492,7 @@ pub fn package_run<'s>(
             cwd: None,
             assigned: job.assigned.clone(),
             level: job.level + 1,
+            container: None,
         });
     }
     false

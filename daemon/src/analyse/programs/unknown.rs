@@ -6,6 +6,7 @@
 //! verbs that delete what a service holds (`cloud`).
 
 use super::super::act::Site;
+use super::super::catalogue;
 use super::super::effects::Effect::{self, Read, Use};
 use super::super::words::Word;
 use super::cloud;
@@ -208,6 +209,10 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         && let Some(what) = prints_secret(site.name, words)
     {
         site.place(Read, Kind::Secret, what.to_owned());
+    }
+    if let Some(shown) = super::data::schema_reset(site.name, words) {
+        site.say(catalogue::DATA_RESET, &shown);
+        return;
     }
     if cloud::service(words, site) {
         return;

@@ -9,6 +9,7 @@ use super::super::command::{self, Stdin};
 use super::super::words::{self, text};
 use super::super::{Source, State, field, join_path, kind};
 use super::{Item, Stack, Step, is_leaf, item_like, named, pipeline, split_field};
+use crate::places::Piece;
 
 /// A statement with redirections: they decide its standard input. The grammar hangs some
 /// things on a heredoc that belong elsewhere: `cat <<EOF | sh` puts the rest of the pipeline
@@ -73,7 +74,19 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
     }
     let has_tail = !tail.is_empty();
     if has_tail {
-        let _ = pipeline(&item, tail, 1, Stdin::Pipe(None), false, src, st, stack);
+        // `cat <<EOF | psql`: the next stage reads the heredoc's text.
+        let printed = match (&stdin, body.as_slice()) {
+            (
+                Stdin::Text {
+                    text,
+                    dynamic: false,
+                    ..
+                },
+                [b],
+            ) if is_bare_cat(*b, src) => Some(Rc::new(vec![vec![Piece::Lit(text.clone())]])),
+            _ => None,
+        };
+        let _ = pipeline(&item, tail, 1, Stdin::Pipe(printed), false, src, st, stack);
         stack.push(Step::Restore(st.shell.clone()));
     }
     for b in body.into_iter().rev() {
@@ -90,6 +103,18 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
             extra: std::mem::take(&mut extra),
         }));
     }
+}
+
+/// `cat` or `cat -`, which prints its input as it is.
+fn is_bare_cat(node: Node, src: &Source) -> bool {
+    if kind(node) != "command" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let mut words = node
+        .named_children(&mut cursor)
+        .map(|c| text(c, &src.text).trim());
+    words.next() == Some("cat") && words.all(|w| w == "-")
 }
 
 /// The text a here-string feeds.

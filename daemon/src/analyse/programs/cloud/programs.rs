@@ -69,6 +69,8 @@ fn containers(ops: &[&str], args: &[Word]) -> Option<Said> {
             ..,
         ] => REMOVE,
         ["system" | "builder" | "buildx", "prune", ..] => REMOVE,
+        // `podman system reset` deletes every container, image and volume.
+        ["system", "reset", ..] => REMOVE,
         ["stop" | "kill", ..] | ["container", "stop" | "kill", ..] => STOP,
         ["compose", rest @ ..] => compose(rest, args),
         _ => None,
