@@ -703,6 +703,29 @@ fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
             let old = st.shell.cwd.take();
             st.shell.oldpwd = old;
         }
+        "shopt" => {
+            // `shopt -s dotglob nocaseglob`, `shopt -u globstar`.
+            let set = match args.first().and_then(Word::literal) {
+                Some("-s") => true,
+                Some("-u") => false,
+                _ => return,
+            };
+            for w in &args[1..] {
+                let globs = &mut st.shell.globs;
+                match w.literal() {
+                    Some("dotglob") => globs.dotglob = set,
+                    Some("nocaseglob") => globs.nocaseglob = set,
+                    Some("globstar") => globs.globstar = set,
+                    // A name only known at run time may be any of them.
+                    None if set => {
+                        globs.dotglob = true;
+                        globs.nocaseglob = true;
+                        globs.globstar = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
         "unset" | "read" | "readarray" | "mapfile" | "getopts" => {
             let names: Vec<String> = operands()
                 .filter_map(Word::literal)

@@ -420,6 +420,8 @@ pub(crate) struct Shell {
     /// The container the commands run in (`docker exec`, `kubectl exec`), if any: its paths
     /// are its own, except those below the host directories mounted into it.
     pub container: Option<Rc<Container>>,
+    /// `shopt` options that change what globs match (`dotglob`, `nocaseglob`, `globstar`).
+    pub globs: words::GlobOptions,
 }
 
 /// A container's view of the host: which host paths are mounted where.
@@ -565,6 +567,7 @@ impl<'c, 'a> State<'c, 'a> {
             oldpwd: self.shell.oldpwd.as_deref(),
             tmpdir_named: self.tmpdir_named,
             depth: 0,
+            globs: self.shell.globs,
         }
     }
 

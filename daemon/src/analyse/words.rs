@@ -158,6 +158,19 @@ pub struct Env<'e> {
     pub tmpdir_named: bool,
     /// How deep command substitutions are being looked into.
     pub depth: u32,
+    /// The shell options that change what a glob matches.
+    pub globs: GlobOptions,
+}
+
+/// `shopt` options that change what a glob matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GlobOptions {
+    /// A wildcard matches a leading `.` too.
+    pub dotglob: bool,
+    /// Letters match either case.
+    pub nocaseglob: bool,
+    /// `**` matches any depth of directories.
+    pub globstar: bool,
 }
 
 /// Part of a word as written.
@@ -493,14 +506,31 @@ fn resolve_tokens<'s>(toks: &[Tok], range: Range<usize>, src: &'s str, env: &Env
     // `NAME=~/x` as an argument: bash expands the tilde after `=` too.
     let assignment_like = is_assignment_prefix(toks);
     while i < toks.len() {
+        // A wildcard at the start of a name matches a leading `.` under `dotglob`.
+        let leads = i == 0 || matches!(toks[i - 1], Tok::Bare('/') | Tok::Quoted('/'));
         match &toks[i] {
+            Tok::Bare('*')
+                if env.globs.globstar
+                    && leads
+                    && matches!(toks.get(i + 1), Some(Tok::Bare('*')))
+                    && matches!(toks.get(i + 2), None | Some(Tok::Bare('/'))) =>
+            {
+                // Any depth of directories below where it is, never `..`; hidden ones too
+                // under `dotglob`, which a listing's names are not taken to be.
+                b.piece(if env.globs.dotglob {
+                    Piece::Opaque
+                } else {
+                    Piece::Below
+                });
+                i += 2;
+            }
             Tok::Bare('*') | Tok::Bare('?') => {
-                b.glob(&toks[i..=i]);
+                b.glob_at(&toks[i..=i], leads && env.globs.dotglob);
                 i += 1;
             }
             Tok::Bare('[') => match class_end(toks, i) {
                 Some(end) => {
-                    b.glob(&toks[i..=end]);
+                    b.glob_at(&toks[i..=end], leads && env.globs.dotglob);
                     i = end + 1;
                 }
                 None => {
@@ -538,6 +568,9 @@ fn resolve_tokens<'s>(toks: &[Tok], range: Range<usize>, src: &'s str, env: &Env
                 i += 1;
             }
         }
+    }
+    if env.globs.nocaseglob {
+        b.fold_case();
     }
     b.finish(raw, range)
 }
@@ -598,11 +631,95 @@ fn class_end(toks: &[Tok], open: usize) -> Option<usize> {
     while let Some(t) = toks.get(i) {
         match t {
             Tok::Bare(']') => return Some(i),
+            // `[:alpha:]`, `[.a.]`, `[=a=]` inside the brackets end with their own `:]`.
+            Tok::Bare('[') if let Some(close) = named_class_end(toks, i) => i = close + 1,
             Tok::Bare(_) | Tok::Quoted(_) => i += 1,
             Tok::Expand(..) | Tok::Var(_) | Tok::Unknown => return None,
         }
     }
     None
+}
+
+/// Literal text in glob syntax: the characters a glob reads escaped.
+fn glob_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A glob whose letters match either case: `a` is `[aA]`, `[C]` is `[Cc]`.
+fn fold_glob(glob: &str) -> String {
+    let mut out = String::with_capacity(glob.len() * 2);
+    let mut in_class = false;
+    let mut chars = glob.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            c if c.is_alphabetic() && in_class => {
+                let mut ahead = chars.clone();
+                match (ahead.next(), ahead.next()) {
+                    // A range: itself, then the same range in the other case.
+                    (Some('-'), Some(hi)) if hi.is_alphabetic() => {
+                        chars = ahead;
+                        out.extend([c, '-', hi]);
+                        let other = |x: char| {
+                            if x.is_lowercase() {
+                                x.to_uppercase().next().unwrap_or(x)
+                            } else {
+                                x.to_lowercase().next().unwrap_or(x)
+                            }
+                        };
+                        out.extend([other(c), '-', other(hi)]);
+                    }
+                    _ => {
+                        out.push(c);
+                        out.extend(c.to_lowercase().chain(c.to_uppercase()).filter(|o| *o != c));
+                    }
+                }
+            }
+            c if c.is_alphabetic() => {
+                out.push('[');
+                out.push(c);
+                out.extend(c.to_lowercase().chain(c.to_uppercase()).filter(|o| *o != c));
+                out.push(']');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The index of the `]` closing a `[:name:]` (or `[.x.]`, `[=x=]`) that opens at `open`.
+fn named_class_end(toks: &[Tok], open: usize) -> Option<usize> {
+    let Some(Tok::Bare(kind @ (':' | '.' | '='))) = toks.get(open + 1) else {
+        return None;
+    };
+    // Class names are short (`alpha`, `xdigit`): the search stops soon, so a word of
+    // unclosed `[:` costs in proportion to its length.
+    let end = toks.len().saturating_sub(1).min(open + 2 + 16);
+    (open + 2..end).find_map(|j| {
+        let closes =
+            matches!(toks[j], Tok::Bare(k) if k == *kind) && matches!(toks[j + 1], Tok::Bare(']'));
+        closes.then_some(j + 1)
+    })
 }
 
 /// A tilde prefix at the start of `toks`: `~`, `~/…`, `~NAME`, `~+` (the directory), `~-`
@@ -914,6 +1031,43 @@ impl Builder {
         self.dynamic = true;
         for alt in self.each() {
             alt.push(piece.clone());
+        }
+    }
+
+    /// Glob syntax as written; `dot`: it starts a name and may match a leading `.` too.
+    fn glob_at(&mut self, toks: &[Tok], dot: bool) {
+        if !dot {
+            self.glob(toks);
+            return;
+        }
+        let mut plain = Builder::default();
+        plain.glob(toks);
+        let glob = plain.alts.pop().unwrap_or_default();
+        // `*` may also be `.*`; `?` and `[…]` may also be the `.` itself.
+        let dotted = if matches!(toks, [Tok::Bare('*')]) {
+            let mut d = vec![Piece::Lit(".".to_owned())];
+            d.extend(glob.iter().cloned());
+            d
+        } else {
+            vec![Piece::Lit(".".to_owned())]
+        };
+        self.alternatives(vec![glob, dotted]);
+    }
+
+    /// Under `nocaseglob`, the letters of a word that is a pattern match either case.
+    fn fold_case(&mut self) {
+        for alt in &mut self.alts {
+            if !alt.iter().any(|p| matches!(p, Piece::Glob(_))) {
+                continue;
+            }
+            for piece in alt.iter_mut() {
+                let folded = match piece {
+                    Piece::Lit(t) => fold_glob(&glob_escape(t)),
+                    Piece::Glob(g) => fold_glob(g),
+                    _ => continue,
+                };
+                *piece = Piece::Glob(folded);
+            }
         }
     }
 

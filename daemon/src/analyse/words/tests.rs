@@ -19,6 +19,7 @@ fn parse_fields(line: &str, vars: &Vars) -> Vec<(String, bool, Option<Alts>)> {
         oldpwd: Some("/srv"),
         tmpdir_named: false,
         depth: 0,
+        globs: Default::default(),
     };
     let mut out = Vec::new();
     let mut cursor = cmd.walk();
@@ -164,4 +165,12 @@ fn what_a_partly_known_word_could_be() {
         assert_eq!(words.len(), 1, "{input}");
         assert_eq!(words[0].2.as_ref(), Some(&want), "word {input}");
     }
+}
+
+#[test]
+fn case_folded_globs() {
+    assert_eq!(super::fold_glob(".NETR[C]"), ".[Nn][Ee][Tt][Rr][Cc]");
+    assert_eq!(super::fold_glob("a\\*b"), "[aA]\\*[bB]");
+    assert_eq!(super::fold_glob("[!x-z]9"), "[!x-zX-Z]9");
+    assert_eq!(super::glob_escape("a*[b]"), "a\\*\\[b\\]");
 }
