@@ -19,6 +19,7 @@ fn parse_fields(line: &str, vars: &Vars) -> Vec<(String, bool, Option<Alts>)> {
         oldpwd: Some("/srv"),
         tmpdir_named: false,
         depth: 0,
+        sourced: false,
     };
     let mut out = Vec::new();
     let mut cursor = cmd.walk();
