@@ -2,7 +2,8 @@
 //! words or places (`Site::on`), and this module places each word in the vocabulary, looks
 //! the level up in the table, and writes one finding per effect and place, naming the words.
 //! Moves, copies and links made on the line are remembered here, so that what they carried
-//! keeps its place at the destination.
+//! keeps its place at the destination. What a network sender is given of secret data is
+//! collected here too, and told as one leak (`secrets` says what counts).
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -10,12 +11,13 @@ use std::rc::Rc;
 
 use assent_client::protocol::Level;
 
-use super::catalogue::Said;
+use super::catalogue::{self, Said};
 use super::effects::{self, Effect};
 use super::getopt::Args;
+use super::secrets;
 use super::words::Word;
 use super::{Finding, State};
-use crate::places::{Kind, Path, Placed};
+use crate::places::{Kind, Path, Placed, Secret};
 
 /// What an effect lands on.
 enum Target<'s> {
@@ -48,6 +50,25 @@ pub struct Site<'x, 's, 'c, 'a> {
     /// What the command carries where, remembered once its own effects are judged.
     carried: Vec<(Path, Vec<Path>, Carry)>,
     fetched: Vec<String>,
+    /// The secret it reads on its standard input, when it reads one.
+    pub input: Option<Secret>,
+    /// Secret data it sends, and the words that hold it.
+    leaks: Vec<(Secret, String)>,
+    /// Every request it makes stays on this machine.
+    local: bool,
+    /// Files it writes secret data into.
+    kept: Vec<(Word<'s>, Secret)>,
+}
+
+/// Where a network sender puts a value (see `secrets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// Where a client takes credentials: a header, a login option, a URL's user part.
+    Login,
+    /// The host it connects to or looks up.
+    Address,
+    /// Anywhere else in what it sends.
+    Request,
 }
 
 impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
@@ -65,6 +86,66 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             acts: Vec::new(),
             carried: Vec::new(),
             fetched: Vec::new(),
+            input: None,
+            leaks: Vec::new(),
+            local: false,
+            kept: Vec::new(),
+        }
+    }
+
+    /// After this command, the file `word` names holds `secret`.
+    pub fn keeps(&mut self, word: &Word<'s>, secret: Secret) {
+        self.kept.push((word.clone(), secret));
+    }
+
+    /// `word` goes over the network in `slot`: one credential may go where credentials go,
+    /// a sourced setting where addresses go; any other secret is a leak.
+    pub fn sends(&mut self, word: &Word<'s>, slot: Slot) {
+        let Some(secret) = secrets::in_word(word) else {
+            return;
+        };
+        let leaks = match slot {
+            Slot::Login => secret == Secret::Dump,
+            Slot::Address => secret != Secret::Sourced,
+            Slot::Request => true,
+        };
+        if leaks {
+            self.leak(secret, format!("`{}`", word.raw));
+        }
+    }
+
+    /// A URL goes over the network: its user part is where it carries credentials.
+    pub fn sends_url(&mut self, url: &Word<'s>) {
+        let (login, rest) = secrets::url_secrets(url);
+        let leaked = rest.max(login.filter(|s| *s == Secret::Dump));
+        if let Some(secret) = leaked {
+            self.leak(secret, format!("`{}`", url.raw));
+        }
+    }
+
+    /// What the file `word` names holds goes over the network (`tree`: all below it too).
+    pub fn sends_file(&mut self, word: &Word<'s>, tree: bool) {
+        self.sends(word, Slot::Request);
+        if let Some(secret) = self.st.secret_file(word, tree) {
+            self.leak(secret, format!("`{}`", word.raw));
+        }
+    }
+
+    /// What it reads on its standard input goes over the network.
+    pub fn sends_input(&mut self) {
+        if let Some(secret) = self.input {
+            self.leak(secret, "what it reads on its input".to_owned());
+        }
+    }
+
+    /// Every request the command makes goes to this machine (`localhost`): nothing leaks.
+    pub fn stays_local(&mut self) {
+        self.local = true;
+    }
+
+    fn leak(&mut self, secret: Secret, shown: String) {
+        if !self.leaks.iter().any(|(_, s)| *s == shown) {
+            self.leaks.push((secret, shown));
         }
     }
 
@@ -161,8 +242,17 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             acts,
             carried,
             fetched,
+            leaks,
+            local,
+            kept,
             ..
         } = self;
+        for (word, secret) in &kept {
+            st.remember_secret(word, *secret);
+        }
+        if !leaks.is_empty() && !local {
+            st.add(catalogue::SECRET_SENT.at(span.clone(), &leak_detail(name, &leaks)));
+        }
         report(name, true, acts, span, st);
         for (dest, sources, how) in carried {
             st.remember_alias(dest, sources, how);
@@ -171,6 +261,26 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             st.remember_download(dest);
         }
     }
+}
+
+/// What a person is told a command sends: secret data, or a credential where it does not
+/// belong, and the first few words that hold it.
+fn leak_detail(name: &str, leaks: &[(Secret, String)]) -> String {
+    let what = if leaks.iter().any(|(s, _)| *s == Secret::Dump) {
+        "secret data"
+    } else {
+        "a credential outside the header or login meant for it"
+    };
+    let shown: Vec<&str> = leaks.iter().take(SHOWN).map(|(_, s)| s.as_str()).collect();
+    let mut detail = format!(
+        "`{name}` sends {what} over the network ({}",
+        shown.join(", ")
+    );
+    if leaks.len() > SHOWN {
+        detail.push_str(&format!(" and {} more", leaks.len() - SHOWN));
+    }
+    detail.push(')');
+    detail
 }
 
 /// Words a finding names; the rest are counted.

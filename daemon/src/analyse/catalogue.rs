@@ -229,6 +229,9 @@ said! {
     // ---- programs the gate knows as builders and runners ----
     BUILDS = Run Project,
         "`{}` builds or runs the project's code";
+    // ---- secrets: data that leaves the machine ----
+    SECRET_SENT = Send Secret,
+        "{}: what leaves the machine cannot be called back";
 }
 
 #[cfg(test)]

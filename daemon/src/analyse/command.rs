@@ -20,7 +20,7 @@ use super::programs;
 use super::source::{SpanMap, join_continuations};
 use super::words::{Alts, Var, Word, basename};
 use super::{Container, Shell, SimpleCommand, Source, State, join_path};
-use crate::places::Kind;
+use crate::places::{Kind, Secret};
 
 /// Where a command's standard input comes from.
 #[derive(Debug, Clone, Default)]
@@ -30,8 +30,8 @@ pub enum Stdin {
     Inherited,
     /// A pipe from the stage before, with what it prints when that is known.
     Pipe(Option<Rc<Alts>>),
-    /// A file (`< file`).
-    File,
+    /// A file (`< file`), and the secret it holds, when it holds one.
+    File(Option<Secret>),
     /// A heredoc or here-string whose text is on the line.
     Text {
         text: String,
@@ -41,7 +41,20 @@ pub enum Stdin {
         span: Range<usize>,
         /// Only known at run time (`<<< "$x"`).
         dynamic: bool,
+        /// The secret its expansions hold (`<<< "$TOKEN"`).
+        secret: Option<Secret>,
     },
+}
+
+impl Stdin {
+    /// The secret the command reads on its standard input, when it reads one.
+    pub fn secret(&self) -> Option<Secret> {
+        match self {
+            Stdin::Inherited => None,
+            Stdin::Pipe(alts) => alts.as_deref().and_then(|a| super::secrets::in_alts(a)),
+            Stdin::File(secret) | Stdin::Text { secret, .. } => *secret,
+        }
+    }
 }
 
 /// A simple command's words as the walk found them.
@@ -230,6 +243,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             name,
             &job.words[1..],
             &job.assigned,
+            job.stdin.secret(),
             span.clone(),
             st,
         );
@@ -243,6 +257,15 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     }
     if !job.child {
         builtin(name, &job.words[1..], &job.stdin, st);
+    }
+    // After a file of secrets was sourced, the environment holds them: printing it reads them.
+    if st.shell.sourced
+        && super::secrets::environment_printed(name, &job.words[1..], true) == Some(Secret::Dump)
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        let what = "the environment, with what a sourced file of secrets defined";
+        site.place(Effect::Read, Kind::Secret, what.to_owned());
+        site.report();
     }
     // Code it keeps or is handed: stored shell text, command-valued options, subcommands.
     programs::code::stored(name, &job, at, st);
@@ -277,7 +300,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                 if !run(name, &job, at, st, jobs)
                     && let Some(judge) = also
                 {
-                    tool(entry, judge, name, args, span, st);
+                    tool(entry, judge, name, args, job.stdin.secret(), span, st);
                 }
             }
             Role::Shell => shell(name, args, &job, span, at, st),
@@ -286,11 +309,19 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                     script(name, args, &job.assigned, span, st);
                 }
             }
-            Role::Tool(judge) => tool(entry, judge, name, args, span, st),
+            Role::Tool(judge) => tool(entry, judge, name, args, job.stdin.secret(), span, st),
         },
         None => {
             if !full.contains('/') || system_program(&full) {
-                unknown(&first, name, args, &job.assigned, span, st);
+                unknown(
+                    &first,
+                    name,
+                    args,
+                    &job.assigned,
+                    job.stdin.secret(),
+                    span,
+                    st,
+                );
             }
         }
     }
@@ -302,11 +333,13 @@ fn tool(
     judge: &Judge,
     name: &str,
     args: &[Word],
+    input: Option<Secret>,
     span: Range<usize>,
     st: &mut State,
 ) {
     let parsed = getopt::parse(args, &entry.grammar);
     let mut site = Site::new(name, parsed, span, st);
+    site.input = input;
     match judge {
         Judge::Nothing => {}
         Judge::Spec(spec) => programs::spec(spec, &mut site),
@@ -322,10 +355,12 @@ fn unknown(
     name: &str,
     args: &[Word],
     assigned: &[Word],
+    input: Option<Secret>,
     span: Range<usize>,
     st: &mut State,
 ) {
     let mut site = Site::new(name, Args::default(), span, st);
+    site.input = input;
     if first.text.contains('/') {
         site.on(Run, first);
     }
@@ -433,9 +468,14 @@ fn source(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
         st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
         return;
     }
+    let secrets = st.places(file, false, true).has(Kind::Secret);
     let mut site = Site::new(name, Args::default(), span, st);
     site.on(Run, file);
     site.report();
+    // What it defines is secret for the rest of the line (`secrets::secret_variable`).
+    if secrets {
+        st.shell.sourced = true;
+    }
 }
 
 /// A wrapper: the command after its options runs, maybe in another directory, with more
@@ -454,7 +494,15 @@ fn wrapper<'s>(
     let args = &job.words[1..];
     let parsed = getopt::parse(args, &entry.grammar);
     if let Some(judge) = &wrap.also {
-        tool(entry, judge, name, args, span.clone(), st);
+        tool(
+            entry,
+            judge,
+            name,
+            args,
+            job.stdin.secret(),
+            span.clone(),
+            st,
+        );
     }
     if parsed.has(wrap.inert) {
         return;
@@ -570,7 +618,9 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
                 .collect();
             (!alts.is_empty()).then(|| Rc::new(alts))
         }
-        _ => None,
+        other => other
+            .secret()
+            .map(|secret| Rc::new(vec![vec![crate::places::Piece::Secret(secret)]])),
     };
     let replace = opts
         .value(&["I", "J", "replace"])
@@ -743,8 +793,15 @@ fn builtin(name: &str, args: &[Word], stdin: &Stdin, st: &mut State) {
                 ) if names.len() == 1 => Some(text.trim_end_matches('\n').to_owned()),
                 _ => None,
             };
+            // What it reads of a secret is a secret.
+            let unknown = match stdin.secret() {
+                Some(secret) => {
+                    Var::Pattern(Rc::new(vec![vec![crate::places::Piece::Secret(secret)]]))
+                }
+                None => Var::Unknown,
+            };
             for n in names {
-                let value = line.clone().map_or(Var::Unknown, Var::Lit);
+                let value = line.clone().map_or_else(|| unknown.clone(), Var::Lit);
                 st.shell.set_var(&n, value);
             }
         }
@@ -879,7 +936,7 @@ pub fn fed_to_shell(
         // Whatever arrives next on the input runs: nothing here can see it.
         Stdin::Inherited => st.add(catalogue::STDIN_COMMANDS.at(span, name)),
         Stdin::Pipe(_) => st.add(catalogue::PIPE_TO_SHELL.at(span, name)),
-        Stdin::File => {
+        Stdin::File(_) => {
             st.add(catalogue::SHELL_READS.at(span, &format!("`{name}` reading a file")));
         }
         Stdin::Text { dynamic: true, .. } => {

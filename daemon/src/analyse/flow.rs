@@ -4,14 +4,21 @@
 //! hands that on, so `cat $(echo ~/.ssh/id_rsa)` and `echo ~/.ssh/id_rsa | xargs cat` read
 //! what they read; anything else prints something only known at run time.
 //!
+//! Secret data is followed the same way: what prints the environment or a stored credential
+//! prints a [`Piece::Secret`], and what a command makes of secret data it reads (encoded,
+//! compressed, filtered, cut) is secret data still. A group, a subshell or a loop prints what
+//! any of its statements prints, so a secret printed anywhere in it counts.
+//!
 //! Looking into a substitution resolves its words, which may hold substitutions: the depth is
 //! bounded, past it the output is unknown.
 
 use tree_sitter::Node;
 
 use super::kind;
+use super::programs::unknown::{may_print_secret, prints_secret};
+use super::secrets;
 use super::words::{Alts, Env, Word, basename, fields, text};
-use crate::places::Piece;
+use crate::places::{Piece, Secret};
 
 /// How deep substitutions in substitutions are looked into.
 const MAX_DEPTH: u32 = 4;
@@ -82,17 +89,92 @@ pub fn output(node: Node, src: &str, env: &Env) -> Option<Alts> {
                 .named_children(&mut cursor)
                 .filter(|n| kind(*n) != "comment")
                 .collect();
+            if let Some(secret) = secret_among(&stmts, src, &env) {
+                return Some(secret_alts(secret));
+            }
             statements_output(&stmts, src, &env)
+        }
+        // Loops and branches: only whether some statement prints a secret is followed.
+        "while_statement"
+        | "for_statement"
+        | "c_style_for_statement"
+        | "if_statement"
+        | "case_statement"
+        | "do_group"
+        | "else_clause"
+        | "elif_clause"
+        | "case_item" => {
+            let mut cursor = node.walk();
+            let stmts: Vec<Node> = node.named_children(&mut cursor).collect();
+            secret_among(&stmts, src, &env).map(secret_alts)
         }
         "redirected_statement" => {
             let body = node.child_by_field_name("body")?;
+            // `env > FILE` prints nothing where the statement's output goes.
+            if stdout_to_file(node) {
+                return None;
+            }
             // `base64 -d <<< TEXT`: the input is on the line.
             let input = here_string(node, src, &env);
-            command_output(body, src, &env, input)
+            match kind(body) {
+                "command" => command_output(body, src, &env, input),
+                _ => output(body, src, &env),
+            }
         }
         "command" => command_output(node, src, &env, None),
+        "declaration_command" => declaration_output(node, src),
         _ => None,
     }
+}
+
+/// `declare -p`, `export`, `typeset -x`: given options only, a declaration lists variables
+/// with their values.
+fn declaration_output(node: Node, src: &str) -> Option<Alts> {
+    let keyword = text(node.child(0)?, src);
+    if !secrets::ENVIRONMENT_PRINTERS.contains(&keyword) {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let args: Vec<Word> = node
+        .named_children(&mut cursor)
+        .map(|c| Word::made(text(c, src).to_owned(), "", 0..0))
+        .collect();
+    secrets::environment_printed(keyword, &args, false).map(secret_alts)
+}
+
+/// The strongest secret any of some statements prints.
+fn secret_among(stmts: &[Node], src: &str, env: &Env) -> Option<Secret> {
+    stmts
+        .iter()
+        .filter(|n| kind(**n) != "comment")
+        .filter_map(|n| output(*n, src, env).as_deref().and_then(secrets::in_alts))
+        .max()
+}
+
+fn secret_alts(secret: Secret) -> Alts {
+    vec![vec![Piece::Secret(secret)]]
+}
+
+/// A redirection of the statement's standard output to a file (`> f`, `>> f`, `&> f`).
+fn stdout_to_file(node: Node) -> bool {
+    let mut cursor = node.walk();
+    node.children_by_field_name("redirect", &mut cursor)
+        .any(|r| kind(r) == "file_redirect" && writes_stdout(r))
+}
+
+/// Whether a file redirection sends the standard output to its target: `>`, `>>`, `&>`,
+/// `>|`; `2> f` moves another descriptor (and a rare `1> f` is taken for one too).
+pub fn writes_stdout(redirect: Node) -> bool {
+    let mut cursor = redirect.walk();
+    let mut out = false;
+    for child in redirect.children(&mut cursor) {
+        match kind(child) {
+            "file_descriptor" => return false,
+            ">" | ">>" | "&>" | "&>>" | ">|" => out = true,
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The directory of a `cd DIR` statement, when literal.
@@ -145,6 +227,9 @@ fn here_string(node: Node, src: &str, env: &Env) -> Option<Alts> {
     let word = redirect.named_child(0)?;
     let mut words = Vec::new();
     fields(word, src, env, &mut words);
+    if let Some(secret) = words.iter().filter_map(secrets::in_word).max() {
+        return Some(secret_alts(secret));
+    }
     literal_alts(&words)
 }
 
@@ -250,6 +335,74 @@ const CONSUMERS: &[&str] = &[
     "kubectl",
 ];
 
+/// Programs that may send what they read to the network, or keep it in a file that is sent
+/// later: a pipe into one of them carries what the stage before printed, secrets included.
+const SENDERS: &[&str] = &[
+    "curl",
+    "wget",
+    "wget2",
+    "http",
+    "https",
+    "xh",
+    "xhs",
+    "httpie",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "openssl",
+    "ssh",
+    "mail",
+    "mailx",
+    "s-nail",
+    "bsd-mailx",
+    "mutt",
+    "neomutt",
+    "sendmail",
+    "msmtp",
+    "ssmtp",
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "gh",
+    "glab",
+    "rclone",
+    "tee",
+    "sudo",
+    "doas",
+    "env",
+    "nice",
+    "nohup",
+    "timeout",
+    "stdbuf",
+    "command",
+    "exec",
+];
+
+/// Whether a pipeline stage may send what the stage before it prints, or keep it to send
+/// later: a program in `SENDERS`, or what [`may_consume`] says may use it.
+pub fn may_send(stage: Node, src: &str) -> bool {
+    may_consume(stage, src) || stage_program(stage, src).is_some_and(|p| SENDERS.contains(&p))
+}
+
+/// The program a simple-command stage names as written.
+fn stage_program<'s>(stage: Node, src: &'s str) -> Option<&'s str> {
+    let command = match kind(stage) {
+        "command" => stage,
+        "redirected_statement" => stage
+            .child_by_field_name("body")
+            .filter(|b| kind(*b) == "command")?,
+        _ => return None,
+    };
+    let mut cursor = command.walk();
+    let name = command
+        .named_children(&mut cursor)
+        .find(|c| kind(*c) == "command_name")?;
+    Some(basename(text(name, src)))
+}
+
 /// Whether a pipeline stage may use what the stage before it prints as words or code: a
 /// program in `CONSUMERS`, a name only known at run time, anything but a simple command.
 pub fn may_consume(stage: Node, src: &str) -> bool {
@@ -296,16 +449,69 @@ fn prints_nothing_known(node: Node, src: &str) -> bool {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'));
     let program = basename(written);
-    plain && !PRINTERS.contains(&program) && !FILTERS.contains(&program)
+    plain
+        && !PRINTERS.contains(&program)
+        && !FILTERS.contains(&program)
+        && !WRAPPERS.contains(&program)
+        && !may_print_secret(program)
+        && !secrets::ENVIRONMENT_PRINTERS.contains(&program)
+        && !secrets::INTERPRETERS.contains(&program)
 }
 
+/// Wrappers whose output is the command's they run: `sudo env` prints the environment.
+const WRAPPERS: &[&str] = &[
+    "sudo", "doas", "command", "builtin", "exec", "nice", "nohup",
+];
+
 fn command_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
+    // What a command makes of secret data it reads is secret data still.
+    if let Some(secret) = input.as_deref().and_then(secrets::in_alts) {
+        return Some(secret_alts(secret));
+    }
     if prints_nothing_known(node, src) {
         return None;
     }
     let words = words(node, src, env);
-    let (name, args) = words.split_first()?;
+    words_output(&words, env, input)
+}
+
+/// What a command of these words prints.
+fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> {
+    let (mut name, mut args) = words.split_first()?;
+    // `sudo env`: a wrapper's options, then the command whose output it is.
+    while let Some(program) = name.literal().map(basename)
+        && WRAPPERS.contains(&program)
+    {
+        let at = args
+            .iter()
+            .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')))?;
+        (name, args) = args[at..].split_first()?;
+    }
     let name = basename(name.literal()?);
+    if let Some(secret) = secrets::environment_printed(name, args, env.sourced)
+        .or_else(|| prints_secret(name, args).map(|_| Secret::Credential))
+    {
+        return Some(secret_alts(secret));
+    }
+    // `python3 -c 'print(os.environ)'`: an inline program that prints the environment.
+    if secrets::INTERPRETERS.contains(&name)
+        && let Some(secret) = args
+            .iter()
+            .filter_map(Word::literal)
+            .filter_map(secrets::inline_environment)
+            .max()
+    {
+        return Some(secret_alts(secret));
+    }
+    // `cat /proc/self/environ`: a process's environment, every variable of it.
+    if FILTERS.contains(&name)
+        && args
+            .iter()
+            .filter_map(Word::literal)
+            .any(secrets::environ_file)
+    {
+        return Some(secret_alts(Secret::Dump));
+    }
     let operands: Vec<&Word> = args
         .iter()
         .filter(|w| {

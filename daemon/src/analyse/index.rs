@@ -419,10 +419,6 @@ const SORT_SPEC: Spec = Spec {
     ],
     ..READS
 };
-const TEE_SPEC: Spec = Spec {
-    switch: &[("a", Write), ("append", Write)],
-    ..each(Overwrite)
-};
 const TOUCH_SPEC: Spec = Spec {
     values: &[("r", Read), ("reference", Read)],
     ..each(Write)
@@ -1398,14 +1394,6 @@ pub const ENTRIES: &[Entry] = &[
             "ss",
             "netstat",
             "ip",
-            "ping",
-            "ping6",
-            "traceroute",
-            "tracepath",
-            "mtr",
-            "dig",
-            "nslookup",
-            "host",
             "getent",
             "cal",
             "apt-cache",
@@ -1511,7 +1499,7 @@ pub const ENTRIES: &[Entry] = &[
     tool(
         &["tee"],
         gnu("", &["append", "ignore-interrupts", "output-error=?"]),
-        Judge::Spec(&TEE_SPEC),
+        Judge::Model(programs::files::tee),
     ),
     tool(&["cp"], CP, Judge::Model(programs::files::cp)),
     tool(&["mv"], MV, Judge::Model(programs::files::mv)),
@@ -1584,6 +1572,39 @@ pub const ENTRIES: &[Entry] = &[
         &["nc", "ncat", "netcat", "socat", "telnet"],
         NONE,
         Judge::Model(programs::net::netcat),
+    ),
+    tool(
+        &[
+            "ping",
+            "ping6",
+            "traceroute",
+            "tracepath",
+            "mtr",
+            "dig",
+            "nslookup",
+            "host",
+            "drill",
+            "kdig",
+            "delv",
+            "whois",
+        ],
+        NONE,
+        Judge::Model(programs::net::lookup),
+    ),
+    tool(
+        &[
+            "mail",
+            "mailx",
+            "s-nail",
+            "bsd-mailx",
+            "mutt",
+            "neomutt",
+            "sendmail",
+            "msmtp",
+            "ssmtp",
+        ],
+        NONE,
+        Judge::Model(programs::net::mail),
     ),
     tool(
         &["ssh-keygen"],

@@ -75,7 +75,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
             true
         }
         Program::Stdin => match &job.stdin {
-            Stdin::Pipe(_) | Stdin::File => {
+            Stdin::Pipe(_) | Stdin::File(_) => {
                 st.add(catalogue::STDIN_COMMANDS.at(span, name));
                 true
             }

@@ -26,6 +26,7 @@ mod index;
 mod interp;
 mod programs;
 mod scope;
+mod secrets;
 mod source;
 mod split;
 mod walk;
@@ -41,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use assent_client::protocol::{self, Level};
 
-use crate::places::{self, Added, Anchor, Kind, Path, Piece, Placed, Where};
+use crate::places::{self, Added, Anchor, Kind, Path, Piece, Placed, Secret, Where};
 use act::Carried;
 use effects::Effect;
 pub(crate) use grammar::{field, kind};
@@ -422,6 +423,8 @@ pub(crate) struct Shell {
     pub container: Option<Rc<Container>>,
     /// `shopt` options that change what globs match (`dotglob`, `nocaseglob`, `globstar`).
     pub globs: words::GlobOptions,
+    /// A file of secrets (`.env`) was sourced: the variables it set hold secrets.
+    pub sourced: bool,
 }
 
 /// A container's view of the host: which host paths are mounted where.
@@ -526,6 +529,8 @@ pub(crate) struct State<'c, 'a> {
     /// How many paths with globs or unknown parts were placed; past [`MAX_PATTERNS`] the
     /// rest are unknown, and the analysis says so.
     patterns: std::cell::Cell<usize>,
+    /// Files written with secret data on the line (`env > /tmp/e`), and the secret.
+    secret_files: Vec<(Path, Secret)>,
 }
 
 /// Paths with globs or unknown parts placed per analysis; each costs a walk through the
@@ -555,6 +560,7 @@ impl<'c, 'a> State<'c, 'a> {
             cwd_path: Default::default(),
             placed_words: Default::default(),
             patterns: Default::default(),
+            secret_files: Vec::new(),
         }
     }
 
@@ -568,6 +574,7 @@ impl<'c, 'a> State<'c, 'a> {
             tmpdir_named: self.tmpdir_named,
             depth: 0,
             globs: self.shell.globs,
+            sourced: self.shell.sourced,
         }
     }
 
@@ -783,6 +790,50 @@ impl<'c, 'a> State<'c, 'a> {
 
     pub fn remember_alias(&mut self, dest: Path, sources: Vec<Path>, how: act::Carry) {
         Rc::make_mut(&mut self.shell.carried).alias(dest, sources, how);
+    }
+
+    /// After this, the files `w` names hold secret data. A file outlives the subshell or
+    /// pipeline stage that wrote it, so this is the line's, not the shell's. Past
+    /// [`MAX_SOURCES`] files nothing more is remembered.
+    pub fn remember_secret(&mut self, w: &Word, secret: Secret) {
+        for path in self.paths(w) {
+            if let Some(entry) = self.secret_files.iter_mut().find(|(p, _)| *p == path) {
+                entry.1 = entry.1.max(secret);
+            } else if self.secret_files.len() < MAX_SOURCES {
+                self.secret_files.push((path, secret));
+            }
+        }
+    }
+
+    /// The secret data written on the line to `path`, or to what was copied or moved there.
+    fn secret_written(&self, path: &Path) -> Option<Secret> {
+        let held = |p: &Path| {
+            self.secret_files
+                .iter()
+                .filter(|(s, _)| s == p)
+                .map(|(_, secret)| *secret)
+                .max()
+        };
+        let copied = self.shell.carried.sources(path, true);
+        held(path).max(copied.iter().filter_map(held).max())
+    }
+
+    /// The secret data a file `w` names holds: written there on the line, or a place the
+    /// vocabulary calls secret (then all of it: a dump). `tree`: everything below it too.
+    pub fn secret_file(&self, w: &Word, tree: bool) -> Option<Secret> {
+        let written = if self.secret_files.is_empty() {
+            None
+        } else {
+            self.paths(w)
+                .iter()
+                .filter_map(|p| self.secret_written(p))
+                .max()
+        };
+        let placed = self
+            .places(w, tree, true)
+            .has(Kind::Secret)
+            .then_some(Secret::Dump);
+        written.max(placed)
     }
 
     pub fn remember_download(&mut self, dest: String) {

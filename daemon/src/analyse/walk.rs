@@ -515,12 +515,9 @@ fn pipeline<'t>(
         _ => None,
     };
     // What a stage prints matters only to a later stage that may take it as words or code
-    // (`xargs`, a shell), or to the next piece of a pipeline cut in pieces.
-    let needed = want_last
-        || stages
-            .iter()
-            .skip(1)
-            .any(|s| flow::may_consume(*s, &src.text));
+    // (`xargs`, a shell) or send it (`nc`, `curl`: a secret it carries leaks), or to the
+    // next piece of a pipeline cut in pieces.
+    let needed = want_last || stages.iter().skip(1).any(|s| flow::may_send(*s, &src.text));
     let printed: Vec<Option<std::rc::Rc<words::Alts>>> = stages
         .iter()
         .map(|s| {

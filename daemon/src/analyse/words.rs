@@ -17,7 +17,7 @@ use tree_sitter::Node;
 
 use super::flow;
 use super::kind;
-use crate::places::Piece;
+use crate::places::{Piece, Secret};
 
 mod ansi_c;
 
@@ -120,11 +120,19 @@ fn drop_front(alt: &[Piece], mut n: usize) -> Vec<Piece> {
                 out.push(Piece::Lit(t.get(n..).unwrap_or("").to_owned()));
                 n = 0;
             }
-            _ => return vec![Piece::Opaque],
+            _ => return vec![unknown_of(&[alt.to_vec()])],
         }
     }
     out.extend(pieces.cloned());
     out
+}
+
+/// What stands for text that is no longer followed: unknown, and secret if any of it was.
+pub fn unknown_of(alts: &[Vec<Piece>]) -> Piece {
+    match super::secrets::in_alts(alts) {
+        Some(secret) => Piece::Secret(secret),
+        None => Piece::Opaque,
+    }
 }
 
 /// The text of a node; empty if the range is somehow not on a character boundary.
@@ -160,6 +168,9 @@ pub struct Env<'e> {
     pub depth: u32,
     /// The shell options that change what a glob matches.
     pub globs: GlobOptions,
+    /// A file of secrets was sourced earlier on the line: variables it may have set hold
+    /// secrets.
+    pub sourced: bool,
 }
 
 /// `shopt` options that change what a glob matches.
@@ -781,6 +792,9 @@ fn expand(node: Node, quoted: bool, src: &str, env: &Env, b: &mut Builder) {
                 let mut alts = var_alts(name, env);
                 alts.extend(default);
                 b.alternatives(alts);
+            } else if indirect_value(node, src) {
+                // `${!v}`: the value of a variable named at run time, any credential included.
+                b.piece(Piece::Secret(Secret::Credential));
             } else {
                 b.piece(Piece::Opaque);
             }
@@ -791,12 +805,36 @@ fn expand(node: Node, quoted: bool, src: &str, env: &Env, b: &mut Builder) {
         },
         "arithmetic_expansion" => b.piece(Piece::Name),
         // `<(…)` is a pipe's name, `/dev/fd/N`.
+        // What flows through the pipe follows its name when it is secret, so that what reads
+        // the pipe is seen to read a secret.
         "process_substitution" => {
             b.piece(Piece::Lit("/dev/fd/63".to_owned()));
+            if let Some(secret) = flow::substitution(node, src, env)
+                .as_deref()
+                .and_then(super::secrets::in_alts)
+            {
+                b.piece(Piece::Secret(secret));
+            }
             b.dynamic = true;
         }
         _ => b.piece(Piece::Opaque),
     }
+}
+
+/// `${!NAME}`, `${!NAME[N]}`: the value of the variable whose name `NAME` holds. (`${!P@}`
+/// and `${!A[@]}` expand to names and indices, not values.)
+fn indirect_value(node: Node, src: &str) -> bool {
+    let Some(inner) = text(node, src)
+        .strip_prefix("${!")
+        .and_then(|r| r.strip_suffix('}'))
+    else {
+        return false;
+    };
+    let name_end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(inner.len());
+    let rest = &inner[name_end..];
+    name_end > 0 && !rest.ends_with("@]") && !rest.ends_with("*]") && !matches!(rest, "@" | "*")
 }
 
 /// The variable of a plain `$X`, `${X}`, `$1`, `$$`.
@@ -941,6 +979,10 @@ fn var_alts(name: &str, env: &Env) -> Alts {
         // Names and numbers: part of one path component at most.
         "USER" | "LOGNAME" | "HOSTNAME" | "UID" | "EUID" | "PPID" | "RANDOM" | "SECONDS"
         | "LINENO" | "$" | "?" | "!" | "#" | "BASHPID" | "SHLVL" => Piece::Name,
+        // A credential's name, or any variable a sourced file of secrets may have set.
+        _ if let Some(secret) = super::secrets::secret_variable(name, env.sourced) => {
+            Piece::Secret(secret)
+        }
         _ => Piece::Opaque,
     };
     vec![vec![piece]]
@@ -1103,7 +1145,7 @@ impl Builder {
         };
         if current.len() * alts.len() > MAX_ALTS {
             self.alts = current;
-            self.piece(Piece::Opaque);
+            self.piece(unknown_of(&alts));
             return;
         }
         for head in &current {

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 pub use glob::Glob;
-pub use path::{Anchor, Comp, Path, Piece};
+pub use path::{Anchor, Comp, Path, Piece, Secret};
 use vocabulary::{At, RComp, Rule, Says, meets, names, views, within};
 
 /// What a place is. File places first, then the places that are not files, which programs'

@@ -25,6 +25,32 @@ pub enum Piece {
     /// Names a listing finds below a directory (`find DIR`'s matches): unknown components
     /// that stay below it.
     Below,
+    /// Text only known at run time that holds secret data (`$GITHUB_TOKEN`, what `env`
+    /// prints). As a path it is [`Piece::Opaque`]; what sends it is told apart by the kind.
+    Secret(Secret),
+}
+
+/// What kind of secret a [`Piece::Secret`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Secret {
+    /// A value a sourced file of secrets may have set: a credential, or a setting such as the
+    /// address of the service the file configures.
+    Sourced,
+    /// One credential (a token, a password, a key): it has a normal use, given to the service
+    /// it belongs to where that service asks for it.
+    Credential,
+    /// Many secrets at once (the environment, a file of them): no request needs them all.
+    Dump,
+}
+
+impl Piece {
+    /// The secret this piece holds, if it holds one.
+    pub fn secret(&self) -> Option<Secret> {
+        match self {
+            Piece::Secret(s) => Some(*s),
+            _ => None,
+        }
+    }
 }
 
 /// Where a path starts.
@@ -94,7 +120,7 @@ impl Path {
                 anchor: Anchor::Home,
                 comps: Vec::new(),
             }
-        } else if matches!(pieces.first(), Some(Piece::Opaque)) {
+        } else if matches!(pieces.first(), Some(Piece::Opaque | Piece::Secret(_))) {
             // `$dir/x`: the prefix is unknown, whether absolute or not.
             Path {
                 anchor: Anchor::Unknown,
@@ -120,7 +146,7 @@ impl Path {
                         builder.push(part, glob);
                     }
                 }
-                Piece::Opaque => builder.opaque(false),
+                Piece::Opaque | Piece::Secret(_) => builder.opaque(false),
                 Piece::Below => builder.opaque(true),
                 // The home, anywhere but at the start, is some absolute path.
                 Piece::Home if std::ptr::eq(piece, &pieces[0]) => {}

@@ -48,7 +48,7 @@ pub struct Text {
 pub fn stdin_text(stdin: &Stdin, at: &Ctx, span: &Range<usize>) -> Result<Text, bool> {
     match stdin {
         Stdin::Inherited => Err(false),
-        Stdin::File | Stdin::Pipe(None) => Err(true),
+        Stdin::File(_) | Stdin::Pipe(None) => Err(true),
         Stdin::Pipe(Some(alts)) => Ok(printed(alts, span.clone())),
         Stdin::Text {
             text,

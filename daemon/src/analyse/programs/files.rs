@@ -589,7 +589,34 @@ pub fn gpg<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 }
 
 /// `openssl CMD -in FILE -out FILE -inkey KEY`: single-dash options.
+/// `tee FILE…` writes what it reads into each file, over it (after it with `-a`): a secret it
+/// reads is in them for the rest of the line.
+pub fn tee<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let effect = if site.args.has(&["a", "append"]) {
+        Write
+    } else {
+        Overwrite
+    };
+    let files: Vec<Word> = site
+        .args
+        .operands
+        .iter()
+        .filter(|w| w.literal() != Some("-"))
+        .map(|w| (*w).clone())
+        .collect();
+    for f in &files {
+        site.on(effect, f);
+        if let Some(secret) = site.input {
+            site.keeps(f, secret);
+        }
+    }
+}
+
 pub fn openssl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    // `openssl s_client -connect HOST:PORT` sends what it reads.
+    if words.first().and_then(Word::literal) == Some("s_client") {
+        super::net::connects(&words[1..], site);
+    }
     for (i, w) in words.iter().enumerate() {
         let Some(t) = w.literal() else { continue };
         // OpenSSL 3 takes `-opt value`, `--opt value` and `-opt=value` alike.

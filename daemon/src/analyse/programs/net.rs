@@ -1,11 +1,14 @@
 //! The network: `curl` and `wget` (what they upload, where they save, which method they use),
-//! httpie, `rsync` and `scp` (what they copy from and over, on which host), `nc`, and
-//! `ssh-keygen`'s rewrites of keys. A file saved from the network is remembered, so running
-//! it later on the line is running code nobody has seen.
+//! httpie, `rsync` and `scp` (what they copy from and over, on which host), `nc`, mail, DNS
+//! lookups, and `ssh-keygen`'s rewrites of keys. A file saved from the network is remembered,
+//! so running it later on the line is running code nobody has seen. What each sends is
+//! handed to the site word by word, in the slot it goes in, so that secret data in it is told
+//! as a leak (`secrets`).
 
-use super::super::act::Site;
+use super::super::act::{Site, Slot};
 use super::super::effects::Effect::{Delete, Overwrite, Read, Send, Write};
 use super::super::getopt::{self, Grammar, Style};
+use super::super::secrets;
 use super::super::words::Word;
 use super::cloud;
 use crate::places::{Kind, Piece};
@@ -60,7 +63,17 @@ const CURL: Grammar = Grammar {
         "etag-compare=",
         "hsts=",
         "alt-svc=",
-        "data-raw=",
+        "oauth2-bearer=",
+        "proxy-user=",
+        "aws-sigv4=",
+        "unix-socket=",
+        "abstract-unix-socket=",
+        "resolve=",
+        "connect-to=",
+        "interface=",
+        "mail-from=",
+        "mail-rcpt=",
+        "login-options=",
         "silent",
         "show-error",
         "fail",
@@ -166,6 +179,7 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .cloned()
         .collect();
     let saved: Vec<Word> = a.values(&["o", "output"]).cloned().collect();
+    curl_sends(&a, site);
     let method = a
         .value(&["X", "request"])
         .and_then(Word::literal)
@@ -206,6 +220,138 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+/// Options of curl whose value goes where a client takes credentials: headers, the login,
+/// cookies, a bearer token.
+const CURL_LOGIN: &[&str] = &[
+    "H",
+    "header",
+    "proxy-header",
+    "u",
+    "user",
+    "U",
+    "proxy-user",
+    "oauth2-bearer",
+    "b",
+    "cookie",
+    "aws-sigv4",
+    "login-options",
+];
+
+/// Options of curl whose value is a local file or socket, or is never sent.
+const CURL_LOCAL: &[&str] = &[
+    "o",
+    "output",
+    "output-dir",
+    "c",
+    "cookie-jar",
+    "D",
+    "dump-header",
+    "trace",
+    "trace-ascii",
+    "stderr",
+    "libcurl",
+    "etag-save",
+    "etag-compare",
+    "hsts",
+    "alt-svc",
+    "K",
+    "config",
+    "netrc-file",
+    "cert",
+    "E",
+    "key",
+    "cacert",
+    "unix-socket",
+    "abstract-unix-socket",
+    "w",
+    "write-out",
+    "m",
+    "max-time",
+    "connect-timeout",
+    "retry",
+    "key-type",
+    "cert-type",
+    "X",
+    "request",
+];
+
+/// What curl sends of secrets: the URLs, each option's value in its slot, the files it
+/// uploads or posts, and its input for `@-` and `-T -`.
+fn curl_sends<'s>(a: &getopt::Args<'_, 's>, site: &mut Site<'_, 's, '_, '_>) {
+    let (attached, operands): (Vec<&Word>, Vec<&Word>) = a
+        .operands
+        .iter()
+        .copied()
+        .partition(|w| attached_option(w).is_some());
+    let urls: Vec<Word> = operands
+        .into_iter()
+        .cloned()
+        .chain(a.values(&["url"]).cloned())
+        .collect();
+    for url in &urls {
+        site.sends_url(url);
+    }
+    let options = a
+        .opts
+        .iter()
+        .filter_map(|o| Some((o.name.as_ref(), o.value.as_ref()?)))
+        .chain(
+            attached
+                .into_iter()
+                .filter_map(|w| Some((attached_option(w)?, w))),
+        );
+    for (name, value) in options {
+        if CURL_LOCAL.contains(&name) {
+            continue;
+        }
+        let file = data_file(value).filter(|_| name != "u" && name != "user");
+        match (name, file) {
+            ("T" | "upload-file", _) => {
+                if matches!(value.literal(), Some("-" | ".")) {
+                    site.sends_input();
+                } else {
+                    site.sends_file(value, false);
+                }
+            }
+            (_, Some(file)) if matches!(file.literal(), Some("-" | "/dev/stdin")) => {
+                site.sends_input();
+            }
+            // `-b FILE` reads cookies from a file: it sends them, as cookies.
+            ("b" | "cookie", _) if !value.text.contains('=') => {}
+            (_, Some(file)) => {
+                site.sends_file(&file, false);
+                site.sends(value, Slot::Request);
+            }
+            (n, None) if CURL_LOGIN.contains(&n) => site.sends(value, Slot::Login),
+            _ => site.sends(value, Slot::Request),
+        }
+    }
+    let hosts: Vec<Option<String>> = urls.iter().map(secrets::url_host).collect();
+    if !hosts.is_empty()
+        && hosts
+            .iter()
+            .all(|h| h.as_deref().is_some_and(secrets::loopback))
+    {
+        site.stays_local();
+    }
+}
+
+/// A word only known at run time written as an option with its value attached
+/// (`--header="X: $T"`, `-d"$X"`): the grammar leaves it an operand, the program reads it as
+/// that option. Its name.
+fn attached_option<'w>(w: &'w Word) -> Option<&'w str> {
+    if !w.dynamic {
+        return None;
+    }
+    let t = w.raw.trim_start_matches(['"', '\'']);
+    if let Some(long) = t.strip_prefix("--") {
+        return long.split_once('=').map(|(name, _)| name);
+    }
+    t.strip_prefix('-')?
+        .get(..1)
+        .filter(|c| c.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
 pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     const WGET: Grammar = Grammar {
         short: "A:B:D:I:O:P:Q:R:T:U:X:a:e:i:l:o:t:w:",
@@ -227,6 +373,12 @@ pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             "header=",
             "user=",
             "password=",
+            "http-user=",
+            "http-password=",
+            "proxy-user=",
+            "proxy-password=",
+            "ftp-user=",
+            "ftp-password=",
             "spider",
             "help",
             "version",
@@ -240,6 +392,7 @@ pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if a.only_help() {
         return;
     }
+    wget_sends(&a, site);
     let reads: Vec<Word> = a
         .values(&[
             "i",
@@ -294,11 +447,120 @@ pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+/// What wget sends of secrets: the URLs, the POST data and files, headers and logins where
+/// they belong, and its input for `--post-file=/dev/stdin` or `-i -`.
+fn wget_sends<'s>(a: &getopt::Args<'_, 's>, site: &mut Site<'_, 's, '_, '_>) {
+    const LOGIN: &[&str] = &[
+        "header",
+        "user",
+        "password",
+        "http-user",
+        "http-password",
+        "proxy-user",
+        "proxy-password",
+        "ftp-user",
+        "ftp-password",
+    ];
+    let (attached, urls): (Vec<&Word>, Vec<&Word>) = a
+        .operands
+        .iter()
+        .copied()
+        .partition(|w| attached_option(w).is_some());
+    for url in &urls {
+        site.sends_url(url);
+    }
+    let options = a
+        .opts
+        .iter()
+        .filter_map(|o| Some((o.name.as_ref(), o.value.as_ref()?)))
+        .chain(
+            attached
+                .into_iter()
+                .filter_map(|w| Some((attached_option(w)?, w))),
+        );
+    for (name, value) in options {
+        match name {
+            "post-file" | "body-file" | "i" | "input-file" => {
+                if matches!(value.literal(), Some("-" | "/dev/stdin")) {
+                    site.sends_input();
+                } else if matches!(name, "post-file" | "body-file") {
+                    site.sends_file(value, false);
+                }
+            }
+            "post-data" | "body-data" => site.sends(value, Slot::Request),
+            n if LOGIN.contains(&n) => site.sends(value, Slot::Login),
+            _ => {}
+        }
+    }
+    let hosts: Vec<Option<String>> = urls.iter().map(|w| secrets::url_host(w)).collect();
+    if !hosts.is_empty()
+        && hosts
+            .iter()
+            .all(|h| h.as_deref().is_some_and(secrets::loopback))
+    {
+        site.stays_local();
+    }
+}
+
+/// What httpie sends of secrets. `NAME:VALUE` items are headers (where credentials go), as is
+/// `-a`/`--auth`; `NAME=VALUE`, `NAME:=JSON`, `NAME==QUERY` and the URL are the request; it
+/// sends what it reads on its input as the body unless told to ignore it.
+fn httpie_sends<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+    let mut url_seen = false;
+    let mut login_next = false;
+    let mut ignores_input = false;
+    let mut local = false;
+    for w in words {
+        // A dynamic word's text is as written: its separator is still there to find.
+        let t = w.text.as_str();
+        if login_next {
+            site.sends(w, Slot::Login);
+            login_next = false;
+            continue;
+        }
+        if t.starts_with('-') {
+            match t {
+                "-a" | "--auth" => login_next = true,
+                "-I" | "--ignore-stdin" => ignores_input = true,
+                _ if t.starts_with("--auth=") => site.sends(w, Slot::Login),
+                _ => {}
+            }
+            continue;
+        }
+        if !url_seen && METHODS.contains(&t) {
+            continue;
+        }
+        if !url_seen {
+            url_seen = true;
+            site.sends_url(w);
+            local = secrets::url_host(w).is_some_and(|h| secrets::loopback(&h))
+                || t.starts_with(":/")
+                || t.starts_with(':') && t[1..].starts_with(|c: char| c.is_ascii_digit());
+            continue;
+        }
+        let sep = t.find(['=', ':', '@']);
+        match sep.map(|i| &t[i..]) {
+            Some(rest) if rest.starts_with(':') && !rest.starts_with(":=") => {
+                site.sends(w, Slot::Login)
+            }
+            _ => site.sends(w, Slot::Request),
+        }
+    }
+    if !ignores_input {
+        site.sends_input();
+    }
+    if local {
+        site.stays_local();
+    }
+}
+
 /// httpie: `http [METHOD] URL [ITEM…]`; `field=@file` and `@file` send a file.
 pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if cloud::http_delete(words, site) {
         return;
     }
+    httpie_sends(words, site);
     let mut sends = false;
     for w in words {
         let Some(t) = w.literal() else { continue };
@@ -307,11 +569,14 @@ pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         }
         if let Some(at) = t.find("=@").or_else(|| t.find(":=@")) {
             let skip = if t[at..].starts_with(":=@") { 3 } else { 2 };
-            site.on(Read, &w.tail(at + skip));
+            let file = w.tail(at + skip);
+            site.on(Read, &file);
+            site.sends_file(&file, false);
             sends = true;
-        } else if let Some(rest) = t.strip_prefix('@') {
-            let _ = rest;
-            site.on(Read, &w.tail(1));
+        } else if t.starts_with('@') {
+            let file = w.tail(1);
+            site.on(Read, &file);
+            site.sends_file(&file, false);
             sends = true;
         } else if t.contains('=') && !t.contains("://") {
             sends = true;
@@ -380,6 +645,11 @@ fn copy_over<'s>(
     let lands = if into { Write } else { Overwrite };
     match remote_path(dest) {
         Some(pieces) => {
+            for s in sources {
+                if remote_path(s).is_none() {
+                    site.sends_file(s, tree);
+                }
+            }
             let path = site.st.remote_path_of(&pieces);
             let shown = format!("`{}` (on another machine)", dest.raw);
             site.on_paths(lands, vec![path.clone()], tree, shown.clone());
@@ -506,7 +776,65 @@ pub fn netcat<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     {
         return;
     }
+    connects(words, site);
     site.place(Send, Kind::Remote, "a network connection".to_owned());
+}
+
+/// A program that connects to a host and sends what it reads (`nc`, `socat`, `openssl
+/// s_client`): its input and its words (the host is looked up) go to the network, unless every
+/// host it names is this machine.
+pub fn connects<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    site.sends_input();
+    for w in words {
+        site.sends(w, Slot::Address);
+    }
+    let hosts: Vec<&str> = words
+        .iter()
+        .filter_map(Word::literal)
+        .filter(|t| !t.starts_with('-') && !t.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    let host = |t: &str| {
+        // `TCP:localhost:80`, `localhost:443`, `localhost`.
+        let t = t.rsplit_once(':').map_or(t, |(h, _)| h);
+        let t = t.rsplit_once(':').map_or(t, |(_, h)| h);
+        secrets::loopback(t)
+    };
+    if !hosts.is_empty()
+        && words.iter().all(|w| !w.dynamic)
+        && hosts.iter().all(|t| *t == "-" || host(t))
+        && hosts.iter().any(|t| host(t))
+    {
+        site.stays_local();
+    }
+}
+
+/// `dig NAME`, `ping HOST`, `nslookup`, `host`, `traceroute`, `whois`: the names they are
+/// given are looked up, and whoever answers for the domain reads them.
+pub fn lookup<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    for w in words {
+        site.sends(w, Slot::Address);
+    }
+}
+
+/// `mail`, `sendmail`, `mutt`, `msmtp`: the message they read, its subject and attachments
+/// go to a mail server.
+pub fn mail<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    site.sends_input();
+    let mut attach_next = false;
+    for w in words {
+        if attach_next {
+            site.on(Read, w);
+            site.sends_file(w, false);
+            attach_next = false;
+            continue;
+        }
+        // `-a FILE` (mutt, s-nail) and `-A FILE` (mailutils) attach a file.
+        if matches!(w.literal(), Some("-a" | "-A" | "--attach")) {
+            attach_next = true;
+            continue;
+        }
+        site.sends(w, Slot::Request);
+    }
 }
 
 /// `ssh-keygen`: `-p` rewrites a private key, `-R HOST` rewrites `known_hosts`, making a key

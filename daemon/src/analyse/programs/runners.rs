@@ -10,8 +10,10 @@
 use std::rc::Rc;
 
 use super::super::State;
+use super::super::act::{Site, Slot};
 use super::super::catalogue;
 use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, fresh, queue_text};
+use super::super::getopt::Args;
 use super::super::interp;
 use super::super::join_path;
 use super::super::words::Word;
@@ -353,6 +355,30 @@ const SSH_ARGS: &str = "BbcDEeFIiJLlmOoPpQRSWw";
 
 /// `ssh [opts] HOST [CMD…]`: CMD's words are joined and run by the remote user's shell, in
 /// their home; the path marks it remote. Without CMD a remote shell reads standard input.
+/// What `ssh` sends of secrets: its words (options, the host at `host`, the command the
+/// local shell expanded) and, unless `-n` or `-N`, what it reads on its input.
+fn sends(job: &Job, host: usize, no_command: bool, at: &Ctx, st: &mut State) {
+    let span = at.span_of(&job.words);
+    let mut site = Site::new("ssh", Args::default(), span, st);
+    site.input = job.stdin.secret();
+    for (i, w) in job.words.iter().enumerate().skip(1) {
+        let slot = if i == host {
+            Slot::Address
+        } else {
+            Slot::Request
+        };
+        site.sends(w, slot);
+    }
+    let no_input = job.words[1..].iter().any(|w| {
+        w.literal()
+            .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('n'))
+    });
+    if !no_input && !no_command {
+        site.sends_input();
+    }
+    site.report();
+}
+
 pub fn ssh(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
     let words = &job.words;
     let mut i = 1;
@@ -379,6 +405,7 @@ pub fn ssh(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bo
     let Some(host) = words.get(i) else {
         return true;
     };
+    sends(job, i, no_command, at, st);
     if no_command {
         return true;
     }

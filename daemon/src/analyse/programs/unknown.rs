@@ -5,7 +5,7 @@
 //! leave it moderate. Service CLIs (`aws`, `kubectl`, `docker`) are first looked at for the
 //! verbs that delete what a service holds (`cloud`).
 
-use super::super::act::Site;
+use super::super::act::{Site, Slot};
 use super::super::catalogue;
 use super::super::effects::Effect::{self, Read, Use};
 use super::super::words::Word;
@@ -159,11 +159,87 @@ const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
         &["secretsmanager", "get-secret-value"],
         "an AWS secret",
     ),
+    (
+        "git",
+        &["credential", "fill"],
+        "a password git's credential helper stores",
+    ),
+    (
+        "security",
+        &["find-generic-password", "-w"],
+        "a keychain password",
+    ),
+    (
+        "security",
+        &["find-generic-password", "-g"],
+        "a keychain password",
+    ),
+    (
+        "security",
+        &["find-internet-password", "-w"],
+        "a keychain password",
+    ),
+    (
+        "security",
+        &["find-internet-password", "-g"],
+        "a keychain password",
+    ),
+    (
+        "security",
+        &["dump-keychain", "-d"],
+        "the keychain's secrets",
+    ),
+    ("keyring", &["get"], "a password from the system keyring"),
+    ("rbw", &["get"], "a Bitwarden password"),
+    ("kwallet-query", &["-r"], "a KWallet password"),
+    ("kwallet-query", &["--read-password"], "a KWallet password"),
+    ("glab", &["auth", "status", "-t"], "the GitLab CLI's token"),
+    ("infisical", &["secrets"], "Infisical secrets"),
+    ("infisical", &["export"], "Infisical secrets"),
+    ("chamber", &["read"], "a secret from chamber"),
+    ("chamber", &["export"], "secrets from chamber"),
+    ("vault", &["token", "create"], "a new Vault token"),
+    (
+        "aws",
+        &["ecr", "get-authorization-token"],
+        "a registry token",
+    ),
+    (
+        "az",
+        &["acr", "login", "--expose-token"],
+        "a registry token",
+    ),
 ];
+
+/// What a credential helper prints: `docker-credential-desktop get`, `git-credential-store
+/// get`, and `git credential-osxkeychain get` print the password stored for what they read.
+fn credential_helper(name: &str, words: &[Word]) -> Option<&'static str> {
+    let mut operands = words.iter().filter_map(Word::literal);
+    let helper = name.starts_with("docker-credential-")
+        || name.starts_with("git-credential-")
+        || (name == "git"
+            && operands
+                .by_ref()
+                .find(|t| !t.starts_with('-'))
+                .is_some_and(|t| t.starts_with("credential-")));
+    (helper && operands.any(|t| t == "get")).then_some("a password a credential helper stores")
+}
+
+/// Whether a program may print a stored credential, with the right arguments.
+pub fn may_print_secret(name: &str) -> bool {
+    name.starts_with("docker-credential-")
+        || name.starts_with("git-credential-")
+        || PRINTS_SECRETS
+            .iter()
+            .any(|(program, _, _)| *program == name)
+}
 
 /// A command that prints a stored credential: the words that must appear, in order, among
 /// the operands (options may sit between them).
 pub fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
+    if let Some(what) = credential_helper(name, words) {
+        return Some(what);
+    }
     PRINTS_SECRETS.iter().find_map(|(program, needs, what)| {
         if *program != name {
             return None;
@@ -209,6 +285,18 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         && let Some(what) = prints_secret(site.name, words)
     {
         site.place(Read, Kind::Secret, what.to_owned());
+    }
+    // `aws s3 cp - s3://…`, `gh gist create -`: a service's client given `-` takes its input
+    // to the service.
+    // Its other words are how it is told what to do with the service, credentials included
+    // (`gh secret set --body "$TOKEN"`): only secret data that no request needs leaks there.
+    if SERVICE_CLIS.contains(&site.name) {
+        if words.iter().any(|w| w.literal() == Some("-")) {
+            site.sends_input();
+        }
+        for w in words {
+            site.sends(w, Slot::Login);
+        }
     }
     if let Some(shown) = super::data::schema_reset(site.name, words) {
         site.say(catalogue::DATA_RESET, &shown);

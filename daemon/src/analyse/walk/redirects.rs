@@ -1,22 +1,27 @@
 //! Redirections that decide a statement's standard input: files, heredocs, here-strings,
-//! and the grammar's quirks around them.
+//! and the grammar's quirks around them. Secret data a statement prints into a file is
+//! remembered for the rest of the line (`env > /tmp/e`), and into `/dev/tcp` it is sent.
 
 use std::rc::Rc;
 
 use tree_sitter::Node;
 
+use super::super::catalogue;
 use super::super::command::{self, Stdin};
+use super::super::flow;
+use super::super::secrets;
 use super::super::words::{self, text};
 use super::super::{Source, State, field, join_path, kind};
 use super::{Item, Stack, Step, is_leaf, item_like, named, pipeline, split_field};
-use crate::places::Piece;
+use crate::places::{Piece, Secret};
 
 /// A statement with redirections: they decide its standard input. The grammar hangs some
 /// things on a heredoc that belong elsewhere: `cat <<EOF | sh` puts the rest of the pipeline
 /// inside the heredoc, and `sh <<EOF -x` the words after it.
-pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &mut Stack<'t>) {
-    let env = st.env();
+pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let (body, redirects) = split_field(item.node, "body");
+    secrets_written(&body, &redirects, src, st);
+    let env = st.env();
     let mut stdin = item.stdin.clone();
     let mut extra = Vec::new();
     let mut tail = Vec::new();
@@ -25,7 +30,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
         match kind(r) {
             "file_redirect" => {
                 if r.child(0).is_some_and(|c| kind(c) == "<") {
-                    stdin = Stdin::File;
+                    stdin = Stdin::File(read_secret(r, src, st));
                 }
                 // `git >/dev/null reset --hard`: the grammar takes `reset --hard` for more
                 // targets; bash passes them to the command.
@@ -48,6 +53,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
                                 base: Some(c.start_byte()),
                                 span: c.byte_range(),
                                 dynamic: false,
+                                secret: heredoc_secret(c, src, &env),
                             };
                             others.push(c);
                         }
@@ -74,7 +80,8 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
     }
     let has_tail = !tail.is_empty();
     if has_tail {
-        // `cat <<EOF | psql`: the next stage reads the heredoc's text.
+        // `cat <<EOF | psql`: the next stage reads the heredoc's text; what the first stage
+        // makes of a secret it reads is a secret still.
         let printed = match (&stdin, body.as_slice()) {
             (
                 Stdin::Text {
@@ -83,8 +90,12 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &State, stack: &m
                     ..
                 },
                 [b],
-            ) if is_bare_cat(*b, src) => Some(Rc::new(vec![vec![Piece::Lit(text.clone())]])),
-            _ => None,
+            ) if is_bare_cat(*b, src) && stdin.secret().is_none() => {
+                Some(Rc::new(vec![vec![Piece::Lit(text.clone())]]))
+            }
+            _ => stdin
+                .secret()
+                .map(|secret| Rc::new(vec![vec![Piece::Secret(secret)]])),
         };
         let _ = pipeline(&item, tail, 1, Stdin::Pipe(printed), false, src, st, stack);
         stack.push(Step::Restore(st.shell.clone()));
@@ -127,5 +138,67 @@ pub(super) fn here_string(r: Node, src: &Source, env: &words::Env) -> Option<Std
         base,
         span: word.byte_range(),
         dynamic: w.dynamic,
+        secret: secrets::in_word(&w),
     })
+}
+
+/// The secret an unquoted heredoc's expansions hold (`$TOKEN` in the body).
+fn heredoc_secret(body: Node, src: &Source, env: &words::Env) -> Option<Secret> {
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .filter(|c| kind(*c) != "heredoc_content" && kind(*c) != "heredoc_end")
+        .filter_map(|c| secrets::in_word(&words::resolve(c, &src.text, env)))
+        .max()
+}
+
+/// The secret a `< FILE` redirection reads: a process substitution that prints one, a file
+/// written with secret data on the line, a place the vocabulary calls secret.
+fn read_secret(redirect: Node, src: &Source, st: &State) -> Option<Secret> {
+    let dest = redirect.child_by_field_name("destination")?;
+    let env = st.env();
+    if kind(dest) == "process_substitution" {
+        return flow::substitution(dest, &src.text, &env)
+            .as_deref()
+            .and_then(secrets::in_alts);
+    }
+    let w = words::resolve(dest, &src.text, &env);
+    secrets::in_word(&w).max(st.secret_file(&w, false))
+}
+
+/// A statement that prints secret data into files: they hold it for the rest of the line;
+/// into `/dev/tcp/HOST/PORT` or `/dev/udp/…`, bash sends it.
+fn secrets_written(body: &[Node], redirects: &[Node], src: &Source, st: &mut State) {
+    let outputs: Vec<Node> = redirects
+        .iter()
+        .copied()
+        .filter(|r| kind(*r) == "file_redirect" && flow::writes_stdout(*r))
+        .collect();
+    if outputs.is_empty() {
+        return;
+    }
+    let env = st.env();
+    let Some(secret) = body
+        .iter()
+        .filter_map(|b| flow::output(*b, &src.text, &env))
+        .filter_map(|alts| secrets::in_alts(&alts))
+        .max()
+    else {
+        return;
+    };
+    for r in outputs {
+        let Some(dest) = r.child_by_field_name("destination") else {
+            continue;
+        };
+        let w = words::resolve(dest, &src.text, &st.env());
+        if w.text.starts_with("/dev/tcp/") || w.text.starts_with("/dev/udp/") {
+            let what = match secret {
+                Secret::Dump => "secret data",
+                Secret::Credential | Secret::Sourced => "a credential",
+            };
+            let detail = format!("the redirection to `{}` sends {what}", w.raw);
+            st.add(catalogue::SECRET_SENT.at(src.map.span(r.byte_range()), &detail));
+        } else {
+            st.remember_secret(&w, secret);
+        }
+    }
 }

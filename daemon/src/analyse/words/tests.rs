@@ -20,6 +20,7 @@ fn parse_fields(line: &str, vars: &Vars) -> Vec<(String, bool, Option<Alts>)> {
         tmpdir_named: false,
         depth: 0,
         globs: Default::default(),
+        sourced: false,
     };
     let mut out = Vec::new();
     let mut cursor = cmd.walk();

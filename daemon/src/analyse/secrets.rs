@@ -1,0 +1,528 @@
+//! Secret data as the line moves it: which variables hold credentials, which commands print
+//! secrets (an environment dump, a credential store), and what a network sender is given of
+//! them. A secret travels as a [`Piece::Secret`] in a word's value, so variables, command and
+//! process substitutions, pipes and `xargs` carry it as they carry any other text; `flow`
+//! says what a command prints, this module which of that is secret.
+//!
+//! The rule a sender is held to: an environment dump or a file of secrets leaving the machine
+//! is a leak wherever it goes in the request. One credential has a normal use, and that use is
+//! where a client takes credentials (a header, a login option, the user part of a URL): there
+//! it goes to the service the command names. Anywhere else (the URL, a query, a body, a form,
+//! an upload, a host name looked up, a mail, a raw connection, a copy to another machine) a
+//! credential is a leak. A value a sourced `.env` set may be a credential or a setting: it
+//! leaks like a credential, except as an address (the host a client connects to, the start of
+//! a URL), where it names the service the file configures. A request that stays on this
+//! machine (`localhost`) leaks nothing.
+//!
+//! Pure string work over words; no places but what the caller hands in.
+
+use super::words::Word;
+use crate::places::{Piece, Secret};
+
+/// The strongest secret among some alternatives.
+pub fn in_alts(alts: &[Vec<Piece>]) -> Option<Secret> {
+    alts.iter().flatten().filter_map(Piece::secret).max()
+}
+
+/// The strongest secret a word's value holds.
+pub fn in_word(w: &Word) -> Option<Secret> {
+    w.value.as_deref().and_then(|alts| in_alts(alts))
+}
+
+/// The upper-case words of a variable name: `githubToken` and `GITHUB_TOKEN` are `GITHUB`,
+/// `TOKEN`.
+fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        current.push(c.to_ascii_uppercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// A last word that says the variable names where a credential is, or something about it,
+/// not the credential itself: `GITHUB_TOKEN_FILE`, `SSH_AUTH_SOCK`, `AUTH_URL`.
+const ABOUT_A_CREDENTIAL: &[&str] = &[
+    "FILE", "FILES", "PATH", "DIR", "SOCK", "SOCKET", "URL", "URI", "ENDPOINT", "HOST", "PORT",
+    "TYPE", "MODE", "METHOD", "PROVIDER", "NAME", "ENABLED", "DOMAIN", "EXPIRY", "EXPIRES", "TTL",
+    "LENGTH", "HEADER", "USER", "USERNAME", "EMAIL", "REGION", "VERSION", "COMMAND", "CMD",
+    "HELPER", "PROMPT",
+];
+
+/// Words before `KEY` that make it a secret key rather than a sort key or an object's key.
+const KEY_KINDS: &[&str] = &[
+    "API",
+    "ACCESS",
+    "PRIVATE",
+    "SECRET",
+    "SIGNING",
+    "ENCRYPTION",
+    "MASTER",
+    "AUTH",
+    "LICENSE",
+    "DEPLOY",
+    "SSH",
+    "CLIENT",
+    "APP",
+    "SERVICE",
+    "ADMIN",
+    "WEBHOOK",
+    "HMAC",
+    "JWT",
+    "SESSION",
+];
+
+/// Whether a variable's name says it holds a credential: a token, a secret, a password, an
+/// API, access or private key, credentials, an auth string (`GITHUB_TOKEN`, `PGPASSWORD`,
+/// `MYSQL_PWD`, `STRIPE_APIKEY`, `apiKey`, `DOCKER_AUTH_CONFIG`), in any case. Settings that
+/// only share letters (`TOKENIZERS_PARALLELISM`, `KEYBOARD`, `GIT_AUTHOR_NAME`) and names of
+/// where a credential is (`SSH_AUTH_SOCK`, `TOKEN_FILE`) do not.
+pub fn credential_name(name: &str) -> bool {
+    let words = name_words(name);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if ABOUT_A_CREDENTIAL.contains(&last.as_str()) {
+        return false;
+    }
+    words.iter().enumerate().any(|(i, w)| {
+        let w = w.as_str();
+        w.ends_with("TOKEN")
+            || w == "TOKENS"
+            || w.starts_with("SECRET")
+            || w.ends_with("SECRET")
+            || w.ends_with("PASSWORD")
+            || w.ends_with("PASSWD")
+            || w.ends_with("PASSPHRASE")
+            || w == "PASS"
+            || (w == "PWD" && words.len() > 1)
+            || w.starts_with("CREDENTIAL")
+            || w == "CREDS"
+            || w == "AUTH"
+            || w == "PAT"
+            || w.ends_with("APIKEY")
+            || w.ends_with("ACCESSKEY")
+            || w.ends_with("PRIVATEKEY")
+            || w.ends_with("SECRETKEY")
+            || (matches!(w, "KEY" | "KEYS") && i > 0 && KEY_KINDS.contains(&words[i - 1].as_str()))
+    })
+}
+
+/// Variables every shell or session has, which a sourced file does not set to secrets.
+pub fn ordinary_name(name: &str) -> bool {
+    const ORDINARY: &[&str] = &[
+        "HOME",
+        "PATH",
+        "PWD",
+        "OLDPWD",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "TERM",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "HOSTNAME",
+        "DISPLAY",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "TMPDIR",
+        "SHLVL",
+        "IFS",
+        "PS1",
+        "PS2",
+        "PS4",
+        "RANDOM",
+        "SECONDS",
+        "LINENO",
+        "UID",
+        "EUID",
+        "PPID",
+        "OSTYPE",
+        "HOSTTYPE",
+        "MACHTYPE",
+        "COLUMNS",
+        "LINES",
+        "MAIL",
+        "OPTIND",
+        "OPTARG",
+        "REPLY",
+        "COLORTERM",
+    ];
+    !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        || ORDINARY.contains(&name)
+        || name.starts_with("LC_")
+        || name.starts_with("XDG_")
+        || name.starts_with("BASH")
+}
+
+/// Whether a variable expanded here may hold a secret: its name says so, or a file of
+/// secrets was sourced earlier on the line and the variable is none every shell has.
+pub fn secret_variable(name: &str, sourced: bool) -> Option<Secret> {
+    if credential_name(name) {
+        Some(Secret::Credential)
+    } else {
+        (sourced && !ordinary_name(name)).then_some(Secret::Sourced)
+    }
+}
+
+/// Programs and builtins that may print variables with their values.
+pub const ENVIRONMENT_PRINTERS: &[&str] = &[
+    "env", "printenv", "set", "declare", "typeset", "export", "readonly",
+];
+
+/// What a command prints of the environment, given its name and arguments: every variable
+/// (`env`, `printenv`, `set`, `declare -p`, `export -p`), or named ones that hold credentials
+/// (`printenv GITHUB_TOKEN`). `sourced`: a file of secrets was sourced.
+pub fn environment_printed(name: &str, args: &[Word], sourced: bool) -> Option<Secret> {
+    let flags_only = || {
+        args.iter().all(|w| {
+            w.literal()
+                .is_some_and(|t| t.len() > 1 && t.starts_with(['-', '+']))
+        })
+    };
+    let operands = || {
+        args.iter().filter(|w| {
+            !w.literal()
+                .is_some_and(|t| t.len() > 1 && t.starts_with('-'))
+        })
+    };
+    match name {
+        // `env` with a command is a wrapper, judged elsewhere; alone, with options and
+        // assignments, it prints the environment. `-i` empties it first.
+        "env" => {
+            let empties = args
+                .iter()
+                .any(|w| matches!(w.literal(), Some("-i" | "--ignore-environment" | "-")));
+            let prints = args.iter().all(|w| {
+                w.literal()
+                    .is_some_and(|t| t.starts_with('-') || super::scope::is_assignment(t))
+            });
+            (prints && !empties).then_some(Secret::Dump)
+        }
+        "printenv" => {
+            let names: Vec<&Word> = operands().collect();
+            if names.is_empty() {
+                return Some(Secret::Dump);
+            }
+            names
+                .iter()
+                .filter_map(|w| match w.literal() {
+                    Some(n) => secret_variable(n, sourced),
+                    None => Some(Secret::Credential),
+                })
+                .max()
+        }
+        "set" => args.is_empty().then_some(Secret::Dump),
+        // Without names they list every variable with its value; `-f` lists functions.
+        "declare" | "typeset" | "export" | "readonly" => {
+            let functions = args
+                .iter()
+                .any(|w| w.literal().is_some_and(|t| t.contains(['f', 'F'])));
+            (flags_only() && !functions).then_some(Secret::Dump)
+        }
+        _ => None,
+    }
+}
+
+/// Interpreters whose inline programs may print the environment.
+pub const INTERPRETERS: &[&str] = &[
+    "python", "python2", "python3", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "awk",
+    "gawk", "mawk", "nawk",
+];
+
+/// What an inline program prints of the environment, read from its text: all of it
+/// (`print(os.environ)`, `JSON.stringify(process.env)`, `puts ENV.to_h`, `print %ENV`, `for (k
+/// in ENVIRON)`), or a variable whose name is a credential's (`os.environ["GITHUB_TOKEN"]`).
+/// A lookup of one ordinary variable (`os.environ.get("HOME")`) prints no secret.
+pub fn inline_environment(code: &str) -> Option<Secret> {
+    const WHOLE: &[(&str, &[&str])] = &[
+        // The name of the environment, and what may follow it when one variable is read.
+        ("environ", &["[", ".get", ".setdefault", ".pop"]),
+        ("process.env", &[".", "["]),
+        ("ENV", &["[", ".fetch", "_", ".key?", ".include?"]),
+        ("%ENV", &[]),
+        ("in ENVIRON", &[]),
+        ("getenv()", &[]),
+        ("$_ENV", &["["]),
+    ];
+    let mut found = None;
+    for (name, one) in WHOLE {
+        for (at, _) in code.match_indices(name) {
+            let after = code[at + name.len()..].trim_start();
+            let word_end = code[at + name.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+            let word_start = code[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+            if !word_end || !word_start && !name.starts_with(['%', '$', 'i']) {
+                continue;
+            }
+            if one.iter().any(|o| after.starts_with(o)) {
+                // One variable: a secret when its name, quoted after the lookup, is one.
+                let quoted = after
+                    .trim_start_matches(['[', '(', '.', ' '])
+                    .trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '?')
+                    .trim_start_matches(['(', ' ']);
+                let name: String = quoted
+                    .trim_start_matches(['"', '\''])
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if credential_name(&name) {
+                    found = found.max(Some(Secret::Credential));
+                }
+                continue;
+            }
+            return Some(Secret::Dump);
+        }
+    }
+    found
+}
+
+/// A literal path of a process's environment: `/proc/self/environ`, `/proc/1/environ`.
+pub fn environ_file(text: &str) -> bool {
+    text.strip_prefix("/proc/")
+        .and_then(|rest| rest.strip_suffix("/environ"))
+        .is_some_and(|pid| !pid.is_empty() && !pid.contains('/'))
+}
+
+/// Whether a host, as written in a URL or an argument, is this machine.
+pub fn loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    matches!(host, "localhost" | "::1" | "0.0.0.0" | "0")
+        || host.ends_with(".localhost")
+        || host.starts_with("127.")
+}
+
+/// The host a URL names, when its start is literal: `https://user:pw@host:8080/p` → `host`.
+/// A URL without a scheme (`localhost:3000/x`) is read as curl reads it.
+pub fn url_host(url: &Word) -> Option<String> {
+    let alts = url.alternatives();
+    let first = alts.first()?;
+    let Some(Piece::Lit(start)) = first.first() else {
+        return None;
+    };
+    let rest = start.split_once("://").map_or(start.as_str(), |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    // The authority must be literal up to its end: the host is known only then.
+    let whole = first.len() == 1 || rest.contains(['/', '?', '#', ':']);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host_port.starts_with('[') {
+        host_port.split_inclusive(']').next()?
+    } else {
+        host_port.split(':').next()?
+    };
+    (whole && !host.is_empty()).then(|| host.to_owned())
+}
+
+/// The secrets a URL carries: in its user part (`https://user:$TOKEN@host/`, where a URL
+/// carries credentials) or as its whole start (`$API_URL/x`, an address a sourced file
+/// set), and elsewhere (the host, the path, the query).
+pub fn url_secrets(url: &Word) -> (Option<Secret>, Option<Secret>) {
+    let mut login = None;
+    let mut rest = None;
+    for alt in url.alternatives().iter() {
+        // The text with each secret as a NUL, to find where the authority ends.
+        let mut text = String::new();
+        let mut kinds = Vec::new();
+        for piece in alt {
+            match piece {
+                Piece::Lit(t) | Piece::Glob(t) => text.push_str(t),
+                Piece::Secret(s) => {
+                    text.push('\0');
+                    kinds.push(*s);
+                }
+                _ => text.push('\u{1}'),
+            }
+        }
+        let start = text.find("://").map_or(0, |i| i + 3);
+        let authority_end = text[start..]
+            .find(['/', '?', '#'])
+            .map_or(text.len(), |i| start + i);
+        let login_end = text[start..authority_end].rfind('@').map(|i| start + i);
+        let mut next = kinds.iter();
+        for (at, c) in text.char_indices() {
+            if c != '\0' {
+                continue;
+            }
+            let Some(kind) = next.next().copied() else {
+                break;
+            };
+            let address = at == 0 && kind == Secret::Sourced;
+            let slot = if address || login_end.is_some_and(|end| at >= start && at < end) {
+                &mut login
+            } else {
+                &mut rest
+            };
+            *slot = (*slot).max(Some(kind));
+        }
+    }
+    (login, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_names() {
+        for name in [
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SESSION_TOKEN",
+            "OPENAI_API_KEY",
+            "STRIPE_APIKEY",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "DB_PASS",
+            "SSH_PRIVATE_KEY",
+            "MY_CREDENTIALS",
+            "DOCKER_AUTH_CONFIG",
+            "CLIENT_SECRET",
+            "api_key",
+            "githubToken",
+            "apiKey",
+            "NPM_AUTH",
+            "CR_PAT",
+            "JWT_SECRET",
+            "SECRET_KEY_BASE",
+            "APP_KEY",
+            "HF_TOKEN",
+            "VAULT_TOKEN",
+        ] {
+            assert!(credential_name(name), "{name}");
+        }
+        for name in [
+            "PATH",
+            "PWD",
+            "OLDPWD",
+            "TOKENIZERS_PARALLELISM",
+            "KEYBOARD_LAYOUT",
+            "GIT_AUTHOR_NAME",
+            "SSH_AUTH_SOCK",
+            "GITHUB_TOKEN_FILE",
+            "XAUTHORITY",
+            "SORT_KEY",
+            "KEY",
+            "HOME",
+            "PORT",
+            "AUTH_URL",
+            "SSH_ASKPASS",
+            "COMPASS",
+            "",
+            "_",
+        ] {
+            assert!(!credential_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn after_sourcing_only_ordinary_variables_are_not_secret() {
+        assert_eq!(secret_variable("PORT", false), None);
+        assert_eq!(secret_variable("PORT", true), Some(Secret::Sourced));
+        assert_eq!(
+            secret_variable("DB_PASSWORD", true),
+            Some(Secret::Credential)
+        );
+        assert_eq!(secret_variable("HOME", true), None);
+        assert_eq!(secret_variable("1", true), None);
+        assert_eq!(secret_variable("LC_ALL", true), None);
+    }
+
+    #[test]
+    fn inline_programs_that_print_the_environment() {
+        for code in [
+            "import os;print(os.environ)",
+            "import os; print(dict(os.environ))",
+            "console.log(JSON.stringify(process.env))",
+            "puts ENV.to_h",
+            "print %ENV",
+            "BEGIN{for(k in ENVIRON) print k}",
+        ] {
+            assert_eq!(inline_environment(code), Some(Secret::Dump), "{code}");
+        }
+        assert_eq!(
+            inline_environment("import os;print(os.environ['GITHUB_TOKEN'])"),
+            Some(Secret::Credential)
+        );
+        assert_eq!(
+            inline_environment("console.log(process.env.OPENAI_API_KEY)"),
+            Some(Secret::Credential)
+        );
+        for code in [
+            "import os;print(os.environ.get('HOME'))",
+            "console.log(process.env.NODE_ENV)",
+            "puts ENV['PATH']",
+            "print('environment')",
+            "x = MY_ENV",
+        ] {
+            assert_eq!(inline_environment(code), None, "{code}");
+        }
+    }
+
+    #[test]
+    fn hosts() {
+        let w = |t: &str| Word::made(t.to_owned(), "", 0..0);
+        assert_eq!(
+            url_host(&w("https://x.example.com/a")).as_deref(),
+            Some("x.example.com")
+        );
+        assert_eq!(
+            url_host(&w("http://u:p@localhost:8000/")).as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(
+            url_host(&w("localhost:3000/x")).as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(url_host(&w("http://[::1]:80/")).as_deref(), Some("[::1]"));
+        assert!(loopback("localhost") && loopback("127.0.0.1") && loopback("[::1]"));
+        assert!(!loopback("x.example.com") && !loopback("localhost.example.com"));
+        assert!(environ_file("/proc/self/environ") && environ_file("/proc/1/environ"));
+        assert!(!environ_file("/proc/environ") && !environ_file("/proc/1/task/1/environ"));
+    }
+
+    #[test]
+    fn a_url_carries_credentials_in_its_user_part() {
+        let cred = Piece::Secret(Secret::Credential);
+        let url = |pieces: Vec<Piece>| Word {
+            text: String::new(),
+            raw: "",
+            dynamic: true,
+            span: 0..0,
+            value: Some(std::rc::Rc::new(vec![pieces])),
+        };
+        let lit = |t: &str| Piece::Lit(t.to_owned());
+        let login = url(vec![
+            lit("https://u:"),
+            cred.clone(),
+            lit("@h.example.com/x"),
+        ]);
+        assert_eq!(url_secrets(&login), (Some(Secret::Credential), None));
+        let query = url(vec![lit("https://h.example.com/?k="), cred.clone()]);
+        assert_eq!(url_secrets(&query), (None, Some(Secret::Credential)));
+        let host = url(vec![lit("https://"), cred, lit(".evil.example.com/")]);
+        assert_eq!(url_secrets(&host), (None, Some(Secret::Credential)));
+    }
+}
