@@ -120,6 +120,11 @@ pub struct Tables {
     pub environ: &'static [&'static str],
     /// Full names that are the program's arguments (`sys.argv`).
     pub argv: &'static [&'static str],
+    /// Attribute names that are a module whatever they are read from: Python modules hold
+    /// the modules they import (`shutil.os`, `os.path.os`, `f.__globals__["os"]`); `<escape>`
+    /// stands for the interpreter's internals (`__subclasses__`, `__globals__`), every call
+    /// into which is opaque.
+    pub reexports: &'static [(&'static str, &'static str)],
     /// `apis` by name, built on first use.
     pub index: OnceLock<HashMap<&'static str, Api>>,
 }
@@ -253,6 +258,11 @@ impl<'t> Eval<'t> {
 
     /// `obj.name`.
     pub fn attr(&self, obj: &Value, name: &str) -> Value {
+        if let Some((_, module)) = self.tables.reexports.iter().find(|(n, _)| *n == name)
+            && !matches!(obj, Value::Str(_) | Value::List(_))
+        {
+            return self.module(module);
+        }
         match obj {
             Value::Module(m) | Value::Func(m) => {
                 let full = format!("{m}.{name}");

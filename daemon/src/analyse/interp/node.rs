@@ -80,6 +80,7 @@ pub static TABLES: Tables = Tables {
         "inspector",
     ],
     environ: &["process.env"],
+    reexports: &[],
     index: std::sync::OnceLock::new(),
     argv: &["process.argv"],
 };

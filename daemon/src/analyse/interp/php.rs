@@ -32,6 +32,7 @@ pub static TABLES: Tables = Tables {
         "ReflectionFunction",
     ],
     environ: &["$_ENV", "$_SERVER"],
+    reexports: &[],
     index: std::sync::OnceLock::new(),
     argv: &["$argv"],
 };

@@ -44,6 +44,7 @@ pub static TABLES: Tables = Tables {
         "Kernel",
     ],
     environ: &["Object.ENV"],
+    reexports: &[],
     index: std::sync::OnceLock::new(),
     argv: &["Object.ARGV"],
 };
