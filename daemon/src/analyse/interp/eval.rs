@@ -344,6 +344,17 @@ impl<'t> Eval<'t> {
 
     /// Calls `f` with `args`; returns what the call gives.
     pub fn call(&mut self, f: &Value, args: Vec<Value>) -> Value {
+        // A function that acts, handed as a value to code that may call it (`map(os.system,
+        // …)`, `partial(os.remove, p)`, `list.forEach(execSync)`, `Thread(target=…)`): what
+        // it is called with is not known here. A table's own callers (`call_user_func`,
+        // `send`) call it themselves.
+        let calls_itself =
+            matches!(f, Value::Func(n) if matches!(self.api(n), Some(Api::Callback(_))));
+        if !calls_itself {
+            for a in &args {
+                self.handed(a);
+            }
+        }
         match f {
             Value::Func(name) => {
                 let out = self.apply(name, args);
@@ -380,6 +391,34 @@ impl<'t> Eval<'t> {
         }
     }
 
+    /// A value handed to a call: a function that acts is opaque there.
+    pub fn handed(&mut self, v: &Value) {
+        if let Value::Func(name) | Value::Bound(name, _) = v
+            && self.acts_when_called(name)
+        {
+            self.opaque(format!("`{name}` handed to code that calls it"));
+        }
+    }
+
+    /// Whether calling the function with this full name does something the tables judge.
+    fn acts_when_called(&self, name: &str) -> bool {
+        match self.api(name) {
+            None => self.in_capable(name) || destroys(name),
+            Some(api) => !matches!(
+                api,
+                Api::Pure
+                    | Api::Join
+                    | Api::Home
+                    | Api::Same
+                    | Api::Env(_)
+                    | Api::List(_)
+                    | Api::Class(_)
+                    | Api::GetAttr
+                    | Api::Import(_)
+            ),
+        }
+    }
+
     /// Calls the function with this full name.
     pub fn apply(&mut self, name: &str, args: Vec<Value>) -> Value {
         let api = if name == ENV_GET {
@@ -397,7 +436,12 @@ impl<'t> Eval<'t> {
         match api {
             Api::Pure => Value::Unknown,
             Api::Shell(n) => {
-                match shell_line(&arg(n)) {
+                // `system("rm", "-rf", p)`: more words after the first are its arguments.
+                let line = match args.get(n..) {
+                    Some([_, _, ..]) => shell_line(&Value::List(args[n..].to_vec())),
+                    _ => shell_line(&arg(n)),
+                };
+                match line {
                     Some(line) => self.acts.push(Act::Shell(line)),
                     None => self.opaque(format!("`{name}` of a command only known when it runs")),
                 }

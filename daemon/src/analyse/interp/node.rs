@@ -413,10 +413,23 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor)
+    let nodes: Vec<Node> = node
+        .named_children(&mut cursor)
         .filter(|c| c.kind() != "comment")
-        .map(|c| expr(ev, c))
-        .collect::<Vec<_>>()
+        .collect();
+    let mut out = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        // `f(...['rm', '-rf', p])`: the items are the arguments.
+        if n.kind() == "spread_element" {
+            match n.named_child(0).map(|v| expr(ev, v)) {
+                Some(Value::List(items)) => out.extend(items),
+                _ => out.push(Value::Unknown),
+            }
+        } else {
+            out.push(expr(ev, n));
+        }
+    }
+    out
 }
 
 /// Binds the names in the pattern `node` to `value`: `x`, `{execSync: e, rmSync}`, `[a, b]`.

@@ -109,6 +109,9 @@ const APIS: &[(&str, Api)] = &[
     ("builtins.getattr", GetAttr),
     ("builtins.setattr", Pure),
     ("builtins.str", Same),
+    ("builtins.vars", Same),
+    ("operator.attrgetter", Opaque),
+    ("operator.methodcaller", Opaque),
     ("builtins.breakpoint", Opaque),
     ("importlib.import_module", Import(0)),
     ("importlib.__import__", Import(0)),
@@ -487,21 +490,33 @@ fn call(ev: &mut Eval, node: Node) -> Value {
                     keywords.push((name, value));
                 }
                 "comment" => {}
+                // `f(*['rm', '-rf', p])`: the items are the arguments.
+                "list_splat" => match arg.named_child(0).map(|v| expr(ev, v)) {
+                    Some(Value::List(items)) => args.extend(items),
+                    _ => args.push(Value::Unknown),
+                },
                 _ => args.push(expr(ev, arg)),
             }
         }
     }
     // Keyword forms of the arguments the tables read by position.
+    let mut unmapped = Vec::new();
     for (name, value) in keywords {
         let at = match name {
             "args" | "file" | "path" | "src" | "url" | "source" | "name" => 0,
             "mode" | "dst" | "data" => 1,
-            _ => continue,
+            _ => {
+                unmapped.push((name, value));
+                continue;
+            }
         };
         if args.len() <= at {
             args.resize(at, Value::Unknown);
             args.push(value);
         }
+    }
+    for (_, value) in &unmapped {
+        ev.handed(value);
     }
     ev.call(&f, args)
 }

@@ -236,7 +236,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
                 None => Value::Unknown,
             }
         }
-        "string" | "bare_string" => string(ev, node),
+        "string" | "bare_string" | "bare_symbol" => string(ev, node),
         "simple_symbol" => Value::Str(ev.text(node).trim_start_matches(':').to_owned()),
         "delimited_symbol" => match string(ev, node) {
             Value::Str(s) => Value::Str(s),
@@ -273,7 +273,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
                 _ => Value::Unknown,
             }
         }
-        "array" => Value::List(children(ev, node)),
+        "array" | "string_array" | "symbol_array" => Value::List(children(ev, node)),
         "parenthesized_statements" => {
             let mut last = Value::Unknown;
             let mut cursor = node.walk();
@@ -325,10 +325,23 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor)
+    let nodes: Vec<Node> = node
+        .named_children(&mut cursor)
         .filter(|c| c.kind() != "comment")
-        .map(|c| expr(ev, c))
-        .collect::<Vec<_>>()
+        .collect();
+    let mut out = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        // `system(*%w[rm -rf /])`: the items are the arguments.
+        if n.kind() == "splat_argument" {
+            match n.named_child(0).map(|v| expr(ev, v)) {
+                Some(Value::List(items)) => out.extend(items),
+                _ => out.push(Value::Unknown),
+            }
+        } else {
+            out.push(expr(ev, n));
+        }
+    }
+    out
 }
 
 fn call(ev: &mut Eval, node: Node) -> Value {
