@@ -76,6 +76,11 @@ pub enum Api {
     Path(Effect, bool, usize),
     /// Changes the mode of the path in argument `path` to the mode in argument `mode`.
     Mode(usize, usize),
+    /// Copies the path in argument `from` to the path in argument `to`; `true`: a tree.
+    Copy(usize, usize, bool),
+    /// Calls the function in argument `f` on each item of the list in argument `list`
+    /// (`array_map`).
+    Each(usize, usize),
     /// Opens the path in argument `path` with the mode in argument `mode`.
     Open(usize, usize),
     /// Talks to the network at the address in argument `n`.
@@ -508,6 +513,32 @@ impl<'t> Eval<'t> {
                 }
                 Value::Unknown
             }
+            Api::Copy(from, to, tree) => {
+                self.acts
+                    .push(Act::Path(Effect::Read, tree, self.path(&arg(from))));
+                self.acts
+                    .push(Act::Path(Effect::Write, tree, self.path(&arg(to))));
+                Value::Unknown
+            }
+            Api::Each(f, list) => {
+                let target = match arg(f) {
+                    Value::Str(name) => Value::Func(Rc::from(name.as_str())),
+                    other => other,
+                };
+                match (&target, arg(list)) {
+                    (Value::Func(_) | Value::Bound(..), Value::List(items)) => {
+                        for item in items.into_iter().take(MAX_EVALS) {
+                            self.call(&target, vec![item]);
+                        }
+                    }
+                    (Value::Func(_) | Value::Bound(..), _) => {
+                        self.call(&target, vec![Value::Unknown]);
+                    }
+                    (Value::Closure, _) => {}
+                    _ => self.opaque(format!("`{name}` of a function only known when it runs")),
+                }
+                Value::Unknown
+            }
             Api::Mode(p, m) => {
                 // A mode that lets everyone write (`0o777`, `0666`, 511).
                 let mode = arg(m).text().and_then(|t| {
@@ -688,7 +719,7 @@ const TOO_LARGE: &str = "a program larger or more deeply nested than the gate re
 /// `flushall`): on an object the tables do not know (a database or cloud client), its call
 /// is opaque. Bare verbs are left alone: `list.remove`, `dict.clear`, `df.drop` are
 /// collections'.
-fn destroys(name: &str) -> bool {
+pub fn destroys(name: &str) -> bool {
     const VERBS: &[&str] = &[
         "delete", "destroy", "drop", "purge", "truncate", "wipe", "flush",
     ];

@@ -58,9 +58,9 @@ const APIS: &[(&str, Api)] = &[
     ("call_user_func", Callback(0)),
     ("call_user_func_array", Callback(0)),
     ("forward_static_call", Callback(0)),
-    ("array_map", Callback(0)),
-    ("array_walk", Callback(1)),
-    ("array_filter", Callback(1)),
+    ("array_map", Each(0, 1)),
+    ("array_walk", Each(1, 0)),
+    ("array_filter", Each(1, 0)),
     ("array_reduce", Callback(1)),
     ("usort", Callback(1)),
     ("uasort", Callback(1)),
@@ -84,7 +84,7 @@ const APIS: &[(&str, Api)] = &[
     ("parse_ini_file", Path(Read, false, 0)),
     ("highlight_file", Path(Read, false, 0)),
     ("show_source", Path(Read, false, 0)),
-    ("copy", Path(Write, false, 1)),
+    ("copy", Copy(0, 1, false)),
     ("rename", Path(Move, true, 0)),
     ("mkdir", Path(Write, false, 0)),
     ("touch", Path(Write, false, 0)),
@@ -188,6 +188,12 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
             let mut cursor = node.walk();
             for child in node.named_children(&mut cursor) {
                 expr(ev, child);
+            }
+            // A client's method that destroys what it holds (`$es->deleteIndex(…)`).
+            if let Some(name) = field(node, "name").map(|n| ev.text(n))
+                && super::eval::destroys(name)
+            {
+                ev.opaque(format!("`{name}`"));
             }
             Value::Unknown
         }
