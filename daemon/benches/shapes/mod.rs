@@ -75,6 +75,48 @@ pub fn shapes() -> Vec<(&'static str, String)> {
             "16 KiB, heredoc",
             fill("cat <<EOF\n", "some text $HOME line\n", "EOF"),
         ),
+        // Programs in other languages, parsed with their grammars and evaluated.
+        (
+            "python one-liner",
+            "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])' < package.json"
+                .to_owned(),
+        ),
+        (
+            "node one-liner",
+            "node -e 'console.log(require(\"./package.json\").version)'".to_owned(),
+        ),
+        (
+            "16 KiB, Python heredoc",
+            fill(
+                "python3 - <<'EOF'\nimport os as o\nfrom pathlib import Path\n",
+                "for f in o.listdir('src'):\n    print(Path('src', f).read_text()[:9])\n",
+                "EOF",
+            ),
+        ),
+        (
+            "16 KiB, JavaScript heredoc",
+            fill(
+                "node <<'EOF'\nconst fs = require('fs')\n",
+                "for (const f of fs.readdirSync('src')) console.log(fs.statSync('src/' + f).size)\n",
+                "EOF",
+            ),
+        ),
+        (
+            "16 KiB, nested Python exec",
+            format!(
+                "python3 -c \"{}1{}\"",
+                "exec('".repeat(LONG / 8),
+                "')".repeat(LONG / 8)
+            ),
+        ),
+        (
+            "16 KiB, SQL heredoc",
+            fill(
+                "psql <<'EOF'\n",
+                "UPDATE t SET a = 1 WHERE id = 3 /* c */ AND b = 'x;y';\n",
+                "EOF",
+            ),
+        ),
         // Malformed text tree-sitter-bash recovers from in seconds: the parse deadline.
         ("16 KiB, malformed: backticks", fill("", "`2>&1 ", "")),
         ("16 KiB, malformed: closing parentheses", fill("", ")", "")),
