@@ -1023,3 +1023,25 @@ fn nested_sql_costs_in_proportion() {
         }
     });
 }
+
+/// A function defined on the line is read again for calls that give it arguments, a bounded
+/// number of times: a line of calls, or a function that calls itself, stays in proportion.
+#[test]
+fn function_calls_cost_in_proportion() {
+    on_small_stack(|| {
+        let body = format!("f() {{ {} }}; ", "cat \"$1\" ~/x; ".repeat(200));
+        for line in [
+            format!(
+                "{body}{}",
+                "f ~/.ssh/id_rsa; ".repeat((LONGEST - body.len()) / 17)
+            ),
+            repeated("f() { f \"$1\" \"$1\"; }; f x", "; ", LONGEST),
+            format!(
+                "g() {{ bash -c 'g \"$0\"' \"$1\"; }}; {}",
+                "g a; ".repeat(LONGEST / 6)
+            ),
+        ] {
+            costs_in_proportion(&line).expect("in proportion");
+        }
+    });
+}

@@ -251,8 +251,32 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             return;
         }
     }
-    // A function defined on the line: its body was analysed where it was defined.
-    if first.raw == name && st.shell.functions.contains(name) {
+    // A function defined on the line: its body was analysed where it was defined; given
+    // arguments, it is read again with them as its positional parameters.
+    // Only a command run by the shell itself calls a function: `command f`, `sudo f`, `xargs
+    // f` run the program named f.
+    if first.raw == name && job.level == 0 && st.shell.functions.contains(name) {
+        if job.words.len() > 1
+            && st.function_runs < super::MAX_FUNCTION_RUNS
+            && let Some((body, span)) = st.shell.bodies.get(name).cloned()
+        {
+            st.function_runs += 1;
+            let mut shell = st.shell.clone();
+            set_positional(&mut shell, &job.words);
+            let at = Ctx {
+                src: at.src,
+                end: at.end,
+                depth: at.depth + 1,
+            };
+            queue_mapped(
+                body.to_string(),
+                Err(span),
+                join_path(&job.path, name),
+                &at,
+                shell,
+                st,
+            );
+        }
         return;
     }
     if !job.child {
@@ -904,7 +928,15 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
     if command_string_flag {
         // Without a string (`xargs bash -c`), the string comes from input: `xargs` appended a
         // dynamic word for it.
-        command_string(&format!("{name} -c"), operand, &job.path, at, st);
+        let positional = args.get(i + 1..).unwrap_or_default();
+        command_string_with_args(
+            &format!("{name} -c"),
+            operand,
+            positional,
+            &job.path,
+            at,
+            st,
+        );
     } else if operand.is_none() || stdin_flag {
         fed_to_shell(name, &job.stdin, &job.path, span, at, st);
     } else if let Some(script) = operand {
@@ -974,13 +1006,78 @@ pub fn command_string(
     at: &Ctx,
     st: &mut State,
 ) {
+    let shell = st.shell.clone();
+    command_string_in(segment, word, shell, path, at, st);
+}
+
+/// [`command_string`] for a shell given its positional parameters (`sh -c TEXT NAME ARGS…`):
+/// `$0` is the first word after the text, `$1`… the rest.
+pub fn command_string_with_args(
+    segment: &str,
+    word: Option<&Word>,
+    positional: &[Word],
+    path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let mut shell = st.shell.clone();
+    set_positional(&mut shell, positional);
+    command_string_in(segment, word, shell, path, at, st);
+}
+
+/// Sets `$0`, `$1`… from `words`, `$#`, and `$@`, `$*` as any one of the arguments.
+pub fn set_positional(shell: &mut Shell, words: &[Word]) {
+    let vars = Rc::make_mut(&mut shell.vars);
+    for n in 0..10 {
+        vars.remove(&n.to_string());
+    }
+    for name in ["@", "*", "#"] {
+        vars.remove(name);
+    }
+    for (n, w) in words.iter().take(10).enumerate() {
+        vars.insert(n.to_string(), var_of(w));
+    }
+    let args = words.len().saturating_sub(1);
+    vars.insert("#".to_owned(), Var::Lit(args.to_string()));
+    // `"$@"` is several words; as one it is any of them (`for f in "$@"`, `rm "$@"`).
+    let all = match words.get(1..) {
+        Some([only]) => var_of(only),
+        Some(rest) if !rest.is_empty() && rest.len() <= 16 => {
+            let alts: Vec<Vec<crate::places::Piece>> = rest
+                .iter()
+                .flat_map(|w| w.alternatives().into_owned())
+                .collect();
+            Var::Pattern(Rc::new(alts))
+        }
+        _ => Var::Unknown,
+    };
+    vars.insert("@".to_owned(), all.clone());
+    vars.insert("*".to_owned(), all);
+}
+
+/// What a variable holds when it is set to a word.
+fn var_of(w: &Word) -> Var {
+    match (w.literal(), &w.value) {
+        (Some(t), _) => Var::Lit(t.to_owned()),
+        (None, Some(alts)) => Var::Pattern(Rc::clone(alts)),
+        (None, None) => Var::Unknown,
+    }
+}
+
+fn command_string_in(
+    segment: &str,
+    word: Option<&Word>,
+    shell: Shell,
+    path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
     let Some(word) = word else { return };
     let Some(text) = word.literal() else {
         let span = at.src.map.span(word.span.clone());
         st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", word.raw)));
         return;
     };
-    let shell = st.shell.clone();
     let from = verbatim(text, word).ok_or(std::slice::from_ref(&word));
     match from {
         Ok(base) => queue_text(

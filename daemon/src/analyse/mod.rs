@@ -416,6 +416,9 @@ pub(crate) struct Shell {
     pub vars: Rc<Vars>,
     /// Functions defined on the line: calling one runs a body already analysed.
     pub functions: Rc<HashSet<String>>,
+    /// The bodies of the functions defined on the line, as text and where they are in the
+    /// input, read again when a call gives them arguments (`f ~/.ssh/id_rsa`).
+    pub bodies: Rc<std::collections::HashMap<String, (Rc<str>, Range<usize>)>>,
     /// Paths that hold what a move, copy or link on the line put there.
     pub carried: Rc<Carried>,
     /// The container the commands run in (`docker exec`, `kubectl exec`), if any: its paths
@@ -521,6 +524,10 @@ pub(crate) struct State<'c, 'a> {
     /// How long the parser may work on this line, and how long it has.
     pub parse_budget: Duration,
     pub parse_spent: Duration,
+    /// Calls of functions defined on the line whose bodies were read again with their
+    /// arguments; past [`MAX_FUNCTION_RUNS`] a call only runs the body read where it was
+    /// defined.
+    pub function_runs: usize,
     /// The current directory taken apart, for the directory it was taken from.
     cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
@@ -532,6 +539,12 @@ pub(crate) struct State<'c, 'a> {
     /// Files written with secret data on the line (`env > /tmp/e`), and the secret.
     secret_files: Vec<(Path, Secret)>,
 }
+
+/// Function calls per line whose bodies are read again with their arguments.
+pub(crate) const MAX_FUNCTION_RUNS: usize = 8;
+
+/// The longest function body read again for a call.
+pub(crate) const MAX_FUNCTION_BODY: usize = 4096;
 
 /// Paths with globs or unknown parts placed per analysis; each costs a walk through the
 /// vocabulary.
@@ -556,6 +569,7 @@ impl<'c, 'a> State<'c, 'a> {
             placed: Default::default(),
             added: [0; 5],
             parse_budget: parse_time(0),
+            function_runs: 0,
             parse_spent: Duration::ZERO,
             cwd_path: Default::default(),
             placed_words: Default::default(),

@@ -77,6 +77,13 @@ pub fn loop_variable(node: Node, src: &Source, st: &mut State) {
     for w in &words {
         alts.extend(w.alternatives().iter().cloned());
     }
+    // `for f; do`: the positional parameters, when the shell was given them.
+    if node.child_by_field_name("value").is_none()
+        && let Some(Var::Lit(_) | Var::Pattern(_)) = st.shell.vars.get("@")
+    {
+        let env = st.env();
+        alts.extend(crate::analyse::words::var_value(&env, "@").into_iter());
+    }
     let value = if alts.is_empty() || alts.len() > MAX_LOOP_VALUES {
         Var::Unknown
     } else {
@@ -106,6 +113,19 @@ pub fn function(node: Node, src: &Source, st: &mut State) {
     };
     let name = text(name, &src.text);
     std::rc::Rc::make_mut(&mut st.shell.functions).insert(name.to_owned());
+    let bodies = std::rc::Rc::make_mut(&mut st.shell.bodies);
+    match node.child_by_field_name("body") {
+        Some(body) if body.byte_range().len() <= super::MAX_FUNCTION_BODY => {
+            let body_text = std::rc::Rc::from(text(body, &src.text));
+            bodies.insert(
+                name.to_owned(),
+                (body_text, src.map.span(body.byte_range())),
+            );
+        }
+        _ => {
+            bodies.remove(name);
+        }
+    }
     if let Some(body) = node.child_by_field_name("body")
         && calls_itself_in_parallel(name, body, &src.text)
     {

@@ -949,6 +949,11 @@ fn variable(name: &str, quoted: bool, env: &Env, b: &mut Builder) {
     }
 }
 
+/// What a variable could hold, for other modules.
+pub fn var_value(env: &Env, name: &str) -> Alts {
+    var_alts(name, env)
+}
+
 /// What a variable could hold.
 fn var_alts(name: &str, env: &Env) -> Alts {
     match env.vars.get(name) {
