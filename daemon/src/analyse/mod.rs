@@ -418,7 +418,7 @@ pub(crate) struct Shell {
     pub functions: Rc<HashSet<String>>,
     /// The bodies of the functions defined on the line, as text and where they are in the
     /// input, read again when a call gives them arguments (`f ~/.ssh/id_rsa`).
-    pub bodies: Rc<std::collections::HashMap<String, (Rc<str>, Range<usize>)>>,
+    pub bodies: Rc<Bodies>,
     /// Paths that hold what a move, copy or link on the line put there.
     pub carried: Rc<Carried>,
     /// The container the commands run in (`docker exec`, `kubectl exec`), if any: its paths
@@ -539,6 +539,9 @@ pub(crate) struct State<'c, 'a> {
     /// Files written with secret data on the line (`env > /tmp/e`), and the secret.
     secret_files: Vec<(Path, Secret)>,
 }
+
+/// Function bodies by name: their text, and where they are in the input.
+pub(crate) type Bodies = std::collections::HashMap<String, (Rc<str>, Range<usize>)>;
 
 /// Function calls per line whose bodies are read again with their arguments.
 pub(crate) const MAX_FUNCTION_RUNS: usize = 8;

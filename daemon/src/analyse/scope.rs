@@ -82,7 +82,7 @@ pub fn loop_variable(node: Node, src: &Source, st: &mut State) {
         && let Some(Var::Lit(_) | Var::Pattern(_)) = st.shell.vars.get("@")
     {
         let env = st.env();
-        alts.extend(crate::analyse::words::var_value(&env, "@").into_iter());
+        alts.extend(crate::analyse::words::var_value(&env, "@"));
     }
     let value = if alts.is_empty() || alts.len() > MAX_LOOP_VALUES {
         Var::Unknown
