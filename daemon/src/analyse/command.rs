@@ -305,7 +305,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         return;
     }
     if matches!(name, "source" | ".") {
-        source(name, args, span, st);
+        source(name, args, span, &job.path, at, st);
         return;
     }
     // A known program that prints stored credentials (`npm token list`): unknown ones are
@@ -330,6 +330,13 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             Role::Shell => shell(name, args, &job, span, at, st),
             Role::Interpreter(lang) => {
                 if !interp::run(lang, name, &job, at, st) {
+                    // A program file written on this line: its text is the program.
+                    if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
+                        && let Some(text) = st.written_text(file)
+                    {
+                        let at_span = at.src.map.span(file.span.clone());
+                        interp::run_text(lang, name, text.as_deref(), at_span, &job.path, at, st);
+                    }
                     script(name, args, &job.assigned, span, st);
                 }
             }
@@ -486,8 +493,31 @@ pub fn declaration_evaluates(
 }
 
 /// `source FILE` runs FILE in this shell; a stream or a dynamic name cannot be read here.
-fn source(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
+/// A file written on this line is run (`echo 'rm -rf ~' > x.sh; bash x.sh`): its text, when
+/// known, is analysed as shell; when not, what runs cannot be read. `false`: the line did not
+/// write it.
+pub fn run_written(name: &str, file: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) -> bool {
+    let Some(text) = st.written_text(file) else {
+        return false;
+    };
+    let span = at.src.map.span(file.span.clone());
+    match text {
+        Some(text) => {
+            let shell = st.shell.clone();
+            let segment = join_path(path, &format!("{name} {}", file.raw));
+            queue_mapped(text.to_string(), Err(span), segment, at, shell, st);
+        }
+        None => st.add(catalogue::SHELL_READS.at(
+            span,
+            &format!("`{name} {}`, a file written on this line", file.raw),
+        )),
+    }
+    true
+}
+
+fn source(name: &str, args: &[Word], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &mut State) {
     let Some(file) = args.first() else { return };
+    run_written(name, file, path, at, st);
     if !is_plain_file(file) {
         st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
         return;
@@ -940,6 +970,7 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
     } else if operand.is_none() || stdin_flag {
         fed_to_shell(name, &job.stdin, &job.path, span, at, st);
     } else if let Some(script) = operand {
+        run_written(name, script, &job.path, at, st);
         if is_plain_file(script) {
             let mut site = Site::new(name, Args::default(), span, st);
             site.on(Run, script);

@@ -102,6 +102,27 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
     }
 }
 
+/// A program file written on the line, run by `name`: its text read like an inline
+/// program's, or opaque when it is not known.
+pub fn run_text(
+    lang: &Lang,
+    name: &str,
+    text: Option<&str>,
+    span: Range<usize>,
+    path: &str,
+    at: &Ctx,
+    st: &mut State,
+) {
+    match text {
+        Some(code) => inspect(lang, name, code, span, &[], path, at, st),
+        None => opaque(
+            &span,
+            &format!("a `{name}` program written on this line"),
+            st,
+        ),
+    }
+}
+
 enum Program<'w, 's> {
     /// Programs given on the command line.
     Code(Vec<&'w Word<'s>>),

@@ -538,6 +538,9 @@ pub(crate) struct State<'c, 'a> {
     patterns: std::cell::Cell<usize>,
     /// Files written with secret data on the line (`env > /tmp/e`), and the secret.
     secret_files: Vec<(Path, Secret)>,
+    /// Files written on the line by printing into them, with their text when it is known
+    /// (`echo 'rm -rf ~' > /tmp/x.sh`): running or sourcing one later runs that text.
+    written_files: Vec<(Path, Option<Rc<str>>)>,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -578,6 +581,7 @@ impl<'c, 'a> State<'c, 'a> {
             placed_words: Default::default(),
             patterns: Default::default(),
             secret_files: Vec::new(),
+            written_files: Vec::new(),
         }
     }
 
@@ -820,6 +824,52 @@ impl<'c, 'a> State<'c, 'a> {
                 self.secret_files.push((path, secret));
             }
         }
+    }
+
+    /// After this, the files `w` names hold `text` (`None`: text not known here); `append`:
+    /// added after what they held. Past [`MAX_SOURCES`] files nothing more is remembered.
+    pub fn remember_written(&mut self, w: &Word, text: Option<&str>, append: bool) {
+        for path in self.paths(w) {
+            let room = self.written_files.len() < MAX_SOURCES;
+            match self.written_files.iter_mut().find(|(p, _)| *p == path) {
+                Some(entry) => {
+                    entry.1 = match (&entry.1, text, append) {
+                        (Some(old), Some(new), true) => Some(Rc::from(format!("{old}{new}"))),
+                        (_, Some(new), false) => Some(Rc::from(new)),
+                        _ => None,
+                    };
+                }
+                None if room => {
+                    // Appending to a file the line did not write: what it held is not known.
+                    let text = text.filter(|_| !append).map(Rc::from);
+                    self.written_files.push((path, text));
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// What a file `w` names was written with on this line: `None` when the line did not
+    /// write it, `Some(None)` when it did with text not known here.
+    pub fn written_text(&self, w: &Word) -> Option<Option<Rc<str>>> {
+        if self.written_files.is_empty() {
+            return None;
+        }
+        let paths = self.paths(w);
+        let mut found = None;
+        for path in &paths {
+            let sources = self.shell.carried.sources(path, true);
+            for p in std::iter::once(path).chain(sources.iter()) {
+                if let Some((_, text)) = self.written_files.iter().find(|(w, _)| w == p) {
+                    // Two files it could be: neither text is certain.
+                    found = match found {
+                        None => Some(text.clone()),
+                        Some(_) => Some(None),
+                    };
+                }
+            }
+        }
+        found
     }
 
     /// The secret data written on the line to `path`, or to what was copied or moved there.

@@ -408,6 +408,16 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         "container registry logins",
     ),
     (
+        "/run/secrets/**",
+        Is(Secret),
+        "a container's mounted secrets",
+    ),
+    (
+        "/var/run/secrets/**",
+        Is(Secret),
+        "a pod's service account token or mounted secrets",
+    ),
+    (
         "~*/.config/containers/auth.json",
         Is(Secret),
         "container registry logins",

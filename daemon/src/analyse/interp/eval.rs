@@ -296,6 +296,14 @@ impl<'t> Eval<'t> {
 
     /// `obj[key]`.
     pub fn index(&self, obj: &Value, key: &Value) -> Value {
+        // `globals()['__builtins__']`, `vars(m)['os']`: a name that is a module wherever it
+        // is read from.
+        if let Value::Str(k) = key
+            && matches!(obj, Value::Unknown | Value::Func(_))
+            && self.tables.reexports.iter().any(|(n, _)| n == k)
+        {
+            return self.attr(obj, k);
+        }
         match (obj, key) {
             (Value::Environ, Value::Str(k)) => self.env_var(k),
             (Value::Func(m), Value::Str(k)) if &**m == "sys.modules" => self.module(k),

@@ -538,7 +538,11 @@ fn call(ev: &mut Eval, node: Node) -> Value {
 fn item_of(items: &Value) -> Value {
     match items {
         Value::Below(d) => Value::Below(d.clone()),
-        Value::Obj(_, inner) => item_of(inner),
+        // A listing of paths as objects gives objects (`Path.home().glob('*')`).
+        Value::Obj(class, inner) => match item_of(inner) {
+            below @ Value::Below(_) => Value::Obj(Rc::clone(class), Rc::new(below)),
+            other => other,
+        },
         _ => Value::Unknown,
     }
 }

@@ -512,6 +512,7 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
         }
         Var::File => {
             if !text.is_empty() {
+                super::super::command::run_written(&segment, value, path, at, st);
                 let span = at.src.map.span(value.span.clone());
                 let mut site = Site::new(name, Args::default(), span, st);
                 site.on(Effect::Run, value);

@@ -21,6 +21,7 @@ use crate::places::{Piece, Secret};
 pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>) {
     let (body, redirects) = split_field(item.node, "body");
     secrets_written(&body, &redirects, src, st);
+    let all_redirects = redirects.clone();
     let env = st.env();
     let mut stdin = item.stdin.clone();
     let mut extra = Vec::new();
@@ -75,6 +76,7 @@ pub(super) fn redirected<'t>(item: Item<'t>, src: &Source, st: &mut State, stack
             _ => others.push(r),
         }
     }
+    texts_written(&body, &all_redirects, &stdin, src, st);
     for n in others.into_iter().rev() {
         stack.push(item_like(&item, n));
     }
@@ -163,6 +165,81 @@ fn read_secret(redirect: Node, src: &Source, st: &State) -> Option<Secret> {
     }
     let w = words::resolve(dest, &src.text, &env);
     secrets::in_word(&w).max(st.secret_file(&w, false))
+}
+
+/// A statement that prints into files (`echo 'rm -rf ~' > /tmp/x.sh`): the files hold what it
+/// prints, for a later `bash FILE`, `source FILE` or `BASH_ENV=FILE` on the line.
+fn texts_written(body: &[Node], redirects: &[Node], stdin: &Stdin, src: &Source, st: &mut State) {
+    // `tee FILE <<< TEXT`, `tee FILE <<EOF`: tee writes its input to its files.
+    if let (
+        [one],
+        Stdin::Text {
+            text,
+            dynamic: false,
+            ..
+        },
+    ) = (body, stdin)
+        && kind(*one) == "command"
+    {
+        let env = st.env();
+        let mut cursor = one.walk();
+        let words: Vec<words::Word> = one
+            .named_children(&mut cursor)
+            .map(|c| words::resolve(c, &src.text, &env))
+            .collect();
+        if words.first().and_then(|w| w.literal()) == Some("tee") {
+            let append = words
+                .iter()
+                .any(|w| matches!(w.literal(), Some("-a" | "--append")));
+            for w in words.iter().skip(1).filter(|w| !w.text.starts_with('-')) {
+                st.remember_written(w, Some(text), append);
+            }
+        }
+    }
+    let outputs: Vec<(Node, bool)> = redirects
+        .iter()
+        .copied()
+        .filter(|r| kind(*r) == "file_redirect" && flow::writes_stdout(*r))
+        .map(|r| {
+            let append = (0..r.child_count())
+                .filter_map(|i| r.child(i))
+                .any(|c| matches!(kind(c), ">>" | "&>>"));
+            (r, append)
+        })
+        .collect();
+    if outputs.is_empty() {
+        return;
+    }
+    let env = st.env();
+    let printed: Option<String> = match body {
+        // `cat > FILE <<EOF`: what cat prints is its input.
+        [one] if is_bare_cat(*one, src) => match stdin {
+            Stdin::Text {
+                text,
+                dynamic: false,
+                ..
+            } => Some(text.clone()),
+            _ => None,
+        },
+        [one] => flow::output(*one, &src.text, &env).and_then(|alts| match alts.as_slice() {
+            [alt] => alt
+                .iter()
+                .map(|p| match p {
+                    Piece::Lit(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect::<Option<String>>(),
+            _ => None,
+        }),
+        _ => None,
+    };
+    for (r, append) in outputs {
+        let Some(dest) = r.child_by_field_name("destination") else {
+            continue;
+        };
+        let w = words::resolve(dest, &src.text, &st.env());
+        st.remember_written(&w, printed.as_deref(), append);
+    }
 }
 
 /// A statement that prints secret data into files: they hold it for the rest of the line;
