@@ -491,6 +491,44 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
     }
 }
 
+/// The text a pipeline stage prints, when it is `echo` or `printf` of literal text whose
+/// output the analyser knows exactly (no escapes it does not read: `echo -e`, `%b`).
+fn exact_text(stage: Node, printed: Option<&words::Alts>, src: &str) -> Option<String> {
+    if kind(stage) != "command" {
+        return None;
+    }
+    let name = stage.child_by_field_name("name")?;
+    let raw = stage.utf8_text(src.as_bytes()).ok()?;
+    let exact = match text(name, src) {
+        "echo" => {
+            !raw.contains('\\')
+                && !raw.contains(" -e")
+                && !raw.contains(" -ne")
+                && !raw.contains(" -en")
+        }
+        "printf" => {
+            let escapes = raw
+                .match_indices('\\')
+                .all(|(at, _)| matches!(raw.get(at + 1..at + 2), Some("n" | "t")));
+            escapes && !raw.contains("%b") && !raw.contains("%q") && !raw.contains(" -v")
+        }
+        _ => false,
+    };
+    if !exact {
+        return None;
+    }
+    match printed?.as_slice() {
+        [alt] => alt
+            .iter()
+            .map(|p| match p {
+                crate::places::Piece::Lit(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
 fn item_like<'t>(item: &Item<'t>, node: Node<'t>) -> Step<'t> {
     self::item(node, Rc::clone(&item.path), item.depth, item.stdin.clone())
 }
@@ -528,11 +566,27 @@ fn pipeline<'t>(
             input.clone().map(std::rc::Rc::new)
         })
         .collect();
+    // `echo 'ls -la' | bash`: a stage that prints exactly known text feeds it to the next
+    // as a here-string would.
+    let exact: Vec<Option<String>> = stages
+        .iter()
+        .zip(&printed)
+        .map(|(s, p)| exact_text(*s, p.as_deref(), &src.text))
+        .collect();
     for (i, stage) in stages.into_iter().enumerate().rev() {
         stack.push(Step::Restore(st.shell.clone()));
         let stdin = match i.checked_sub(1) {
             None => first_stdin.clone(),
-            Some(b) => Stdin::Pipe(printed[b].clone()),
+            Some(b) => match &exact[b] {
+                Some(text) => Stdin::Text {
+                    text: text.clone(),
+                    base: None,
+                    span: stage.byte_range(),
+                    dynamic: false,
+                    secret: None,
+                },
+                None => Stdin::Pipe(printed[b].clone()),
+            },
         };
         let path = join_indexed(&item.path, "pipeline", i + first_index);
         stack.push(self::item(stage, path, item.depth, stdin));

@@ -451,7 +451,11 @@ impl<'t> Eval<'t> {
             Api::Shell(n) => {
                 // `system("rm", "-rf", p)`: more words after the first are its arguments.
                 let line = match args.get(n..) {
-                    Some([_, _, ..]) => shell_line(&Value::List(args[n..].to_vec())),
+                    Some(words @ [Value::Str(_), Value::Str(_), ..])
+                        if words.iter().all(|w| matches!(w, Value::Str(_))) =>
+                    {
+                        shell_line(&Value::List(words.to_vec()))
+                    }
                     _ => shell_line(&arg(n)),
                 };
                 match line {

@@ -790,7 +790,11 @@ fn config<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
         // A key that can only change how git shows or names things is an undoable change;
         // any other may name a program git runs (`core.pager`, `alias.x=!…`).
         let key = o.positional.first().and_then(|w| w.literal()).unwrap_or("");
-        if safe_config_key(key) && !o.short.contains('e') && !o.has_long("edit") {
+        let value = o.positional.get(1).and_then(|w| w.literal());
+        if (safe_config_key(key) || reading_alias(key, value))
+            && !o.short.contains('e')
+            && !o.has_long("edit")
+        {
             report(site, catalogue::GIT_CHANGE, "config", args);
         } else {
             report(site, catalogue::GIT_CONFIG, "", args);
@@ -842,6 +846,18 @@ fn credential<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s
 }
 
 /// Configuration keys that name no program and no place git writes to.
+/// `alias.lg 'log --oneline --graph'`: an alias for a subcommand that only reads. Others
+/// (`alias.st 'push --force'`, `alias.x '!sh …'`) hide what a later `git st` does.
+fn reading_alias(key: &str, value: Option<&str>) -> bool {
+    let Some(value) = value else { return false };
+    let first = value.split_whitespace().next().unwrap_or("");
+    key.to_ascii_lowercase().starts_with("alias.")
+        && !value.contains(['!', ';', '|', '&', '`', '$'])
+        && SUBCOMMANDS
+            .iter()
+            .any(|(name, sub)| *name == first && matches!(sub, Sub::Read))
+}
+
 fn safe_config_key(key: &str) -> bool {
     const KEYS: &[&str] = &[
         "user.name",

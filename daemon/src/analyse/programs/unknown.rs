@@ -240,6 +240,20 @@ pub fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
     if let Some(what) = credential_helper(name, words) {
         return Some(what);
     }
+    // `kubectl get secrets` lists names and types; their data shows only in an output format
+    // (`-o yaml`, `-o jsonpath=…`).
+    if name == "kubectl" && words.iter().any(|w| w.literal() == Some("get")) {
+        let secrets = words.iter().filter_map(Word::literal).any(|t| {
+            matches!(t, "secret" | "secrets")
+                || t.starts_with("secret/")
+                || t.starts_with("secrets/")
+        });
+        let shows_data = words
+            .iter()
+            .filter_map(Word::literal)
+            .any(|t| t.starts_with("-o") || t.starts_with("--output"));
+        return (secrets && shows_data).then_some("Kubernetes secrets");
+    }
     PRINTS_SECRETS.iter().find_map(|(program, needs, what)| {
         if *program != name {
             return None;
