@@ -1997,6 +1997,57 @@ pub const CODE: &[(&[&str], &[Code])] = &[
         &["less", "more"],
         &[Code::With(programs::code::less_commands)],
     ),
+    (&["tcpdump"], &[Code::Unread(&["z"])]),
+    (&["dpkg"], &[Code::Shell(&["pre-invoke", "post-invoke"])]),
+    (
+        &["rpm", "rpmbuild", "rpmspec"],
+        &[Code::With(programs::code::rpm_macros)],
+    ),
+    (&["npm", "pnpm"], &[Code::With(programs::code::npm)]),
+    (&["npx"], &[Code::Shell(&["c", "call"])]),
+    (&["cargo"], &[Code::With(programs::code::cargo_config)]),
+    (&["run-parts"], &[Code::With(programs::code::run_parts)]),
+    (&["Rscript"], &[Code::Unread(&["e", "expr"])]),
+    (
+        &["R"],
+        &[
+            Code::Unread(&["e", "expr"]),
+            Code::With(programs::code::stdin_program),
+        ],
+    ),
+    (
+        &["julia"],
+        &[
+            Code::Unread(&["e", "eval", "E", "print"]),
+            Code::With(programs::code::stdin_program),
+        ],
+    ),
+    (&["groovy"], &[Code::Unread(&["e"])]),
+    (&["erl"], &[Code::Unread(&["-eval", "eval", "-s", "-run"])]),
+    (&["elixir", "iex"], &[Code::Unread(&["e", "eval"])]),
+    (
+        &["pwsh", "powershell"],
+        &[Code::Unread(&[
+            "c",
+            "command",
+            "Command",
+            "-Command",
+            "-c",
+            "ec",
+            "-EncodedCommand",
+            "EncodedCommand",
+            "e",
+        ])],
+    ),
+    (&["osascript"], &[Code::Unread(&["e"])]),
+    (&["zx"], &[Code::Unread(&["e", "eval"])]),
+    (
+        &[
+            "tclsh", "wish", "guile", "racket", "sbcl", "ocaml", "ghci", "irb", "gdl", "octave",
+        ],
+        &[Code::With(programs::code::stdin_program)],
+    ),
+    (&["deno", "bun"], &[Code::With(programs::code::js_runtime)]),
     (
         &["emacs", "emacsclient"],
         &[Code::Unread(&[
@@ -2041,7 +2092,13 @@ pub const CODE: &[(&[&str], &[Code])] = &[
         &[Code::With(programs::code::make), Code::Unread(&["eval"])],
     ),
     (&["expect"], &[Code::Unread(&["c"])]),
-    (&["lua", "luajit"], &[Code::Unread(&["e"])]),
+    (
+        &["lua", "luajit"],
+        &[
+            Code::Unread(&["e"]),
+            Code::With(programs::code::stdin_program),
+        ],
+    ),
 ];
 
 /// Where `name` takes code, if anywhere.
@@ -2075,4 +2132,18 @@ pub fn lookup(name: &str) -> Option<&'static Entry> {
         .map(|(head, _)| head)
         .filter(|head| !head.is_empty())?;
     index.get(family).copied()
+}
+
+#[cfg(test)]
+mod code_table_tests {
+    /// One entry per program: a name in two entries would lose one of them in the lookup.
+    #[test]
+    fn each_program_has_one_code_entry() {
+        let mut seen = std::collections::HashSet::new();
+        for (names, _) in super::CODE {
+            for n in *names {
+                assert!(seen.insert(*n), "{n} is in two entries of CODE");
+            }
+        }
+    }
 }

@@ -341,6 +341,25 @@ fn scan(
     let b: Vec<char> = code.chars().collect();
     let mut i = 0;
     let segment = join_path(path, name);
+    // What a scan cannot follow: subroutines called through a variable (`&$c(…)`,
+    // `$f->(…)`), string `eval`, sockets and web clients.
+    const UNFOLLOWED: &[&str] = &[
+        "&$",
+        "&{",
+        "->(",
+        "eval ",
+        "eval(",
+        "eval\"",
+        "IO::Socket",
+        "Socket",
+        "LWP",
+        "HTTP::Tiny",
+        "Net::",
+        "syscall",
+    ];
+    if let Some(what) = UNFOLLOWED.iter().find(|u| code.contains(**u)) {
+        opaque(&span, &format!("`{what}`"), st);
+    }
     while i < b.len() {
         let c = b[i];
         if c == '\'' || c == '"' {
@@ -408,6 +427,21 @@ fn scan(
                 queue(format!("rm -rf -- {}", quote(&p)), &span, &segment, at, st);
             }
             (Write, _) => st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`"))),
+            // `open F, "$ENV{HOME}/…"`: a place only known when it runs.
+            (Open, None) if args.is_none() => {
+                let modes = strings_in(&b[end..after.max(end)]);
+                if modes.iter().any(|m| m.contains(['$', '@'])) || modes.is_empty() {
+                    opaque(
+                        &span,
+                        &format!("`{call}` of a place only known when it runs"),
+                        st,
+                    );
+                } else if modes.iter().any(|m| m.starts_with('|') || m.ends_with('|')) {
+                    opaque(&span, &format!("`{call}`"), st);
+                } else if modes.iter().any(|m| writes_mode(m)) {
+                    st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`")));
+                }
+            }
             (Open, _) => {
                 let modes = strings_in(&b[end..after.max(end)]);
                 if modes.iter().any(|m| m.starts_with('|') || m.ends_with('|')) {

@@ -67,6 +67,9 @@ pub enum Api {
     Pure,
     /// Runs the shell line (or argument list) in argument `n`.
     Shell(usize),
+    /// Runs the shell line in argument `n`, or with more arguments after it the program
+    /// and its arguments (Ruby's `system("rm", "-rf", p)`).
+    Argv(usize),
     /// Runs the program in argument `n` with the argument list in `n + 1` (`spawn`).
     Spawn(usize),
     /// Runs the argument list in argument `n`, program first (`execvp(file, argv)`: `n` is
@@ -449,14 +452,19 @@ impl<'t> Eval<'t> {
         match api {
             Api::Pure => Value::Unknown,
             Api::Shell(n) => {
-                // `system("rm", "-rf", p)`: more words after the first are its arguments.
-                let line = match args.get(n..) {
-                    Some(words @ [Value::Str(_), Value::Str(_), ..])
-                        if words.iter().all(|w| matches!(w, Value::Str(_))) =>
-                    {
-                        shell_line(&Value::List(words.to_vec()))
-                    }
-                    _ => shell_line(&arg(n)),
+                let line = shell_line(&arg(n));
+                match line {
+                    Some(line) => self.acts.push(Act::Shell(line)),
+                    None => self.opaque(format!("`{name}` of a command only known when it runs")),
+                }
+                Value::Unknown
+            }
+            Api::Argv(n) => {
+                let words = args.get(n..).unwrap_or_default();
+                let line = match words {
+                    [one] => shell_line(one),
+                    [_, _, ..] => shell_line(&Value::List(words.to_vec())),
+                    [] => None,
                 };
                 match line {
                     Some(line) => self.acts.push(Act::Shell(line)),

@@ -62,6 +62,7 @@ pub static TABLES: Tables = Tables {
         "inspector",
     ],
     capable: &[
+        "<escape>",
         "fs",
         "child_process",
         "http",
@@ -80,7 +81,8 @@ pub static TABLES: Tables = Tables {
         "inspector",
     ],
     environ: &["process.env"],
-    reexports: &[],
+    // `x.constructor.constructor('return process')()`: the Function constructor.
+    reexports: &[("constructor", "<escape>")],
     index: std::sync::OnceLock::new(),
     argv: &["process.argv"],
 };

@@ -71,6 +71,8 @@ pub static TABLES: Tables = Tables {
         "invoke",
         "webbrowser",
         "marshal",
+        "runpy",
+        "code",
         "pickle",
         "signal",
         "cffi",

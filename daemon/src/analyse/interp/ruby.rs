@@ -51,9 +51,9 @@ pub static TABLES: Tables = Tables {
 
 const APIS: &[(&str, Api)] = &[
     // Kernel: what a call with no receiver reaches.
-    ("Kernel.system", Shell(0)),
-    ("Kernel.exec", Shell(0)),
-    ("Kernel.spawn", Shell(0)),
+    ("Kernel.system", Argv(0)),
+    ("Kernel.exec", Argv(0)),
+    ("Kernel.spawn", Argv(0)),
     ("Kernel.`", Shell(0)),
     ("Kernel.open", Open(0, 1)),
     ("Kernel.eval", Eval(0)),
@@ -84,8 +84,8 @@ const APIS: &[(&str, Api)] = &[
     ("IO.pipe", Pure),
     ("IO.select", Pure),
     ("Open3.*", Shell(0)),
-    ("Process.spawn", Shell(0)),
-    ("Process.exec", Shell(0)),
+    ("Process.spawn", Argv(0)),
+    ("Process.exec", Argv(0)),
     ("Process.pid", Pure),
     ("Process.clock_gettime", Pure),
     ("Process.wait", Pure),

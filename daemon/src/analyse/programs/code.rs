@@ -404,6 +404,9 @@ enum Var {
     File,
     /// `LESSOPEN`: a command line after `|`, with `%s` for the file.
     InputFilter,
+    /// Code loaded into every program that starts (`LD_PRELOAD`, `PERL5OPT=-M…`,
+    /// `NODE_OPTIONS=--require …`): not read here.
+    Unread,
 }
 
 /// Variables whose value runs, by name.
@@ -441,8 +444,20 @@ const VARIABLES: &[(&str, Var)] = &[
     ("PS4", Var::Prompt),
     ("BASH_ENV", Var::File),
     ("ENV", Var::File),
-    ("LD_PRELOAD", Var::File),
-    ("LD_AUDIT", Var::File),
+    ("LD_PRELOAD", Var::Unread),
+    ("LD_AUDIT", Var::Unread),
+    ("RUSTC_WRAPPER", Var::Shell),
+    ("RUSTC_WORKSPACE_WRAPPER", Var::Shell),
+    ("CARGO_BUILD_RUSTC_WRAPPER", Var::Shell),
+    ("CARGO_BUILD_RUSTC", Var::Shell),
+    ("RUSTC", Var::Shell),
+    ("RUSTDOC", Var::Shell),
+    ("npm_config_script_shell", Var::Shell),
+    ("NPM_CONFIG_SCRIPT_SHELL", Var::Shell),
+    ("PERL5OPT", Var::Unread),
+    ("RUBYOPT", Var::Unread),
+    ("NODE_OPTIONS", Var::Unread),
+    ("GIT_EXEC_PATH", Var::Unread),
     ("PYTHONSTARTUP", Var::File),
     ("LESSOPEN", Var::InputFilter),
     ("LESSCLOSE", Var::InputFilter),
@@ -478,7 +493,15 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
     {
         shell_text(&segment, text, value, path, at, st);
     }
-    let Some(how) = VARIABLES.iter().find(|(n, _)| *n == name).map(|(_, h)| *h) else {
+    // `CARGO_TARGET_<TRIPLE>_RUNNER`, `CARGO_TARGET_<TRIPLE>_LINKER`: programs cargo runs.
+    let cargo_target = name.starts_with("CARGO_TARGET_")
+        && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"));
+    let Some(how) = VARIABLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, h)| *h)
+        .or(cargo_target.then_some(Var::Shell))
+    else {
         return;
     };
     let Some(text) = value.literal() else {
@@ -502,6 +525,25 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
                     at,
                     st,
                 );
+            }
+        }
+        Var::Unread => {
+            // `NODE_OPTIONS=--max-old-space-size=4096` loads nothing.
+            let loads = name != "NODE_OPTIONS"
+                || [
+                    "--require",
+                    "-r",
+                    "--import",
+                    "--loader",
+                    "--experimental-loader",
+                ]
+                .iter()
+                .any(|o| {
+                    text.split_whitespace()
+                        .any(|w| w == *o || w.starts_with(&format!("{o}=")))
+                });
+            if !text.trim().is_empty() && loads {
+                unread(value, at, st);
             }
         }
         Var::InputFilter => {
@@ -759,6 +801,14 @@ pub fn git<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<
             }
             None
         } else {
+            // `--exec-path=DIR`: git runs its subcommands from DIR.
+            if t == "--exec-path" {
+                if let Some(dir) = args.get(i) {
+                    unread(dir, at, st);
+                }
+            } else if t.starts_with("--exec-path=") {
+                unread(w, at, st);
+            }
             if matches!(
                 t,
                 "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
@@ -1412,6 +1462,22 @@ pub fn at_queue<'s>(
 /// `make -f -` reads the makefile, recipes and all, from its input.
 pub fn make<'s>(name: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
     let args = &job.words[1..];
+    // `make SHELL='sh -c …'`: every recipe line runs through that command.
+    for w in args {
+        if let Some((var, value)) = split_assignment(w)
+            && matches!(var.as_str(), "SHELL" | "MAKESHELL" | ".SHELLFLAGS")
+        {
+            match value.literal() {
+                Some(text) if var == ".SHELLFLAGS" => {
+                    if text.contains(['$', '`', ';', '|', '&']) {
+                        unread(&value, at, st);
+                    }
+                }
+                Some(text) => shell_text(&format!("{name} {var}"), text, &value, &job.path, at, st),
+                None => unread(&value, at, st),
+            }
+        }
+    }
     for file in values(args, &["f", "file", "makefile"]) {
         if matches!(file.literal(), Some("-" | "/dev/stdin")) || file.literal().is_none() {
             let span = at.span_of(&job.words);
@@ -1498,6 +1564,185 @@ pub fn less_commands<'s>(
             let line = command[bang + 1..].trim_start_matches(['!', '|']);
             shell_text(&format!("{name} +"), line, w, &job.path, at, st);
         }
+    }
+    false
+}
+
+/// `rpm --eval '%(CMD)'`, `rpmbuild --define 'x %(CMD)'`: a `%(…)` macro runs CMD; a
+/// `%{lua:…}` one runs Lua.
+pub fn rpm_macros<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    for value in values(&job.words[1..], &["eval", "E", "define", "D"]) {
+        let Some(text) = value.literal() else {
+            unread(&value, at, st);
+            continue;
+        };
+        if text.contains("%{lua:") {
+            unread(&value, at, st);
+        }
+        let mut rest = text;
+        while let Some(open) = rest.find("%(") {
+            let inner = &rest[open + 2..];
+            let end = inner.rfind(')').unwrap_or(inner.len());
+            shell_text(
+                &format!("{name} %(…)"),
+                &inner[..end],
+                &value,
+                &job.path,
+                at,
+                st,
+            );
+            rest = &inner[end..];
+            if rest.is_empty() {
+                break;
+            }
+            rest = &rest[1..];
+        }
+    }
+    false
+}
+
+/// npm's commands that run or store shell text: `npm exec -c CMD`, `npm pkg set
+/// scripts.NAME=CMD` and `npm set-script NAME CMD` (a later `npm run NAME` runs it), and
+/// `npm config set script-shell PROGRAM`.
+pub fn npm<'s>(name: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let words: Vec<&str> = args.iter().map(|w| w.literal().unwrap_or("")).collect();
+    let sub = words.iter().position(|w| !w.starts_with('-'));
+    let segment = format!("{name} script");
+    match sub.map(|i| (words[i], i)) {
+        Some(("exec" | "x", _)) => {
+            for value in values(args, &["c", "call"]) {
+                command_string(&segment, Some(&value), &job.path, at, st);
+            }
+        }
+        Some(("pkg", i)) if words.get(i + 1) == Some(&"set") => {
+            for w in &args[i + 2..] {
+                if let Some((key, value)) = w.literal().and_then(|t| t.split_once('='))
+                    && key.starts_with("scripts.")
+                {
+                    shell_text(&segment, value, w, &job.path, at, st);
+                }
+            }
+        }
+        Some(("set-script", i)) => {
+            if let Some(value) = args.get(i + 2) {
+                command_string(&segment, Some(value), &job.path, at, st);
+            }
+        }
+        Some(("config", i))
+            if words.get(i + 1) == Some(&"set")
+                && words
+                    .get(i + 2)
+                    .is_some_and(|k| k.starts_with("script-shell") || k.starts_with("shell")) =>
+        {
+            if let Some(w) = args.get(i + 2) {
+                unread(w, at, st);
+            }
+        }
+        _ => {}
+    }
+    false
+}
+
+/// `cargo --config KEY=VALUE`: a runner, a linker or a compiler wrapper is a program cargo
+/// runs; a `--config FILE` can name them too.
+pub fn cargo_config<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    for value in values(&job.words[1..], &["config"]) {
+        let runs = match value.literal() {
+            Some(t) if t.contains('=') => {
+                let key = t.split('=').next().unwrap_or("").to_ascii_lowercase();
+                ["runner", "wrapper", "linker", "rustc", "rustdoc"]
+                    .iter()
+                    .any(|k| key.contains(k))
+            }
+            // A file of settings the gate does not read.
+            Some(_) | None => true,
+        };
+        if runs {
+            unread(&value, at, st);
+        }
+    }
+    false
+}
+
+/// `deno eval CODE`, `bun -e CODE`, `bun eval CODE`: JavaScript the gate does not read as a
+/// runtime other than node sees it (Deno's and Bun's own APIs).
+pub fn js_runtime<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    for value in values(args, &["e", "eval", "p", "print"]) {
+        unread(&value, at, st);
+    }
+    if let Some(i) = args.iter().position(|w| w.literal() == Some("eval"))
+        && let Some(code) = args[i + 1..].iter().find(|w| !w.text.starts_with('-'))
+    {
+        unread(code, at, st);
+    }
+    false
+}
+
+/// An interpreter the gate does not read, with no program file: it runs what arrives on its
+/// input (`tclsh <<< 'exec rm …'`, `R --vanilla < x.R`, `lua -`).
+pub fn stdin_program<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let program = args
+        .iter()
+        .any(|w| !w.text.starts_with('-') || w.literal() == Some("-"))
+        && !args.iter().any(|w| w.literal() == Some("-"));
+    let evaluates = args.iter().any(|w| {
+        matches!(
+            w.literal(),
+            Some("-e" | "-c" | "--eval" | "-E" | "--version" | "-v" | "--help" | "-h" | "-Command")
+        )
+    });
+    if !program && !evaluates {
+        let span = at.span_of(&job.words);
+        st.add(catalogue::STDIN_COMMANDS.at(span, name));
+    }
+    false
+}
+
+/// `run-parts DIR`: runs every program in DIR, which the gate cannot read.
+pub fn run_parts<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let listing = args.iter().any(|w| {
+        matches!(
+            w.literal(),
+            Some("--test" | "--list" | "--help" | "--version")
+        )
+    });
+    if !listing && let Some(dir) = args.iter().rev().find(|w| !w.text.starts_with('-')) {
+        let span = at.src.map.span(dir.span.clone());
+        st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", dir.raw)));
     }
     false
 }
