@@ -1045,3 +1045,18 @@ fn function_calls_cost_in_proportion() {
         }
     });
 }
+
+/// Found by `cut_lines_agree_with_whole_ones`: text `echo` prints exactly is fed to a shell
+/// after it as a here-string would be, whether the pipeline is cut in pieces or walked whole.
+#[test]
+fn an_exact_printer_before_a_shell_agrees_cut_or_whole() {
+    for line in [
+        "cd / | echo hi | sh",
+        "echo 'rm -rf ~' | cat | sh",
+        "a | b | echo 'rm -rf ~' | bash",
+        "true | printf 'ls\\n' | sh",
+    ] {
+        let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
+        assert_eq!(cut.level, whole.level, "{line}");
+    }
+}

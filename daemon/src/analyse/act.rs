@@ -54,6 +54,9 @@ pub struct Site<'x, 's, 'c, 'a> {
     pub input: Option<Secret>,
     /// Secret data it sends, and the words that hold it.
     leaks: Vec<(Secret, String)>,
+    /// The hosts the command sends to, as far as they are known: a credential of a known
+    /// service in a login slot leaks when it goes elsewhere.
+    hosts: Vec<Option<String>>,
     /// Every request it makes stays on this machine.
     local: bool,
     /// Files it writes secret data into.
@@ -88,6 +91,7 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             fetched: Vec::new(),
             input: None,
             leaks: Vec::new(),
+            hosts: Vec::new(),
             local: false,
             kept: Vec::new(),
         }
@@ -105,13 +109,24 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             return;
         };
         let leaks = match slot {
-            Slot::Login => secret == Secret::Dump,
+            // A credential of a known service (`$GITHUB_TOKEN`) in a header or login sent
+            // to a host that is not that service's.
+            Slot::Login => {
+                secret == Secret::Dump
+                    || (!self.hosts.is_empty()
+                        && secrets::foreign_credential(word.raw, &self.hosts))
+            }
             Slot::Address => secret != Secret::Sourced,
             Slot::Request => true,
         };
         if leaks {
             self.leak(secret, format!("`{}`", word.raw));
         }
+    }
+
+    /// The hosts the command sends to (`None`: one only known at run time).
+    pub fn sends_to(&mut self, hosts: Vec<Option<String>>) {
+        self.hosts = hosts;
     }
 
     /// A URL goes over the network: its user part is where it carries credentials.

@@ -426,6 +426,11 @@ fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: 
         {
             site.say(catalogue::DATA_RESET, &shown);
         }
+        if let Some(script) = args[at].literal()
+            && let Some(shown) = programs::data::app_console(basename(script), &args[at + 1..])
+        {
+            site.say(catalogue::CODE_UNREAD, &shown);
+        }
     }
     for w in &args[file.map_or(0, |f| f + 1)..] {
         if let Some(place) = programs::unknown::place_word(w) {

@@ -515,6 +515,8 @@ pub(crate) struct State<'c, 'a> {
     /// The shell before a long pipeline cut in pieces, and what its last stage printed.
     pub stage_base: Shell,
     pub stage_printed: Option<Rc<words::Alts>>,
+    /// What it printed, when that is known exactly (`echo 'ls' |` cut before `| sh`).
+    pub stage_exact: Option<String>,
     /// The request's project and home, for placing paths.
     where_: Where<'c>,
     /// Places of paths already placed on this line: a long line names the same paths often.
@@ -571,6 +573,7 @@ impl<'c, 'a> State<'c, 'a> {
             chain: Shell::default(),
             stage_base: Shell::default(),
             stage_printed: None,
+            stage_exact: None,
             where_: Where::new(Some(ctx.cwd), ctx.home).with_added(added),
             placed: Default::default(),
             added: [0; 5],

@@ -306,6 +306,88 @@ pub fn environ_file(text: &str) -> bool {
         .is_some_and(|pid| !pid.is_empty() && !pid.contains('/'))
 }
 
+/// Services whose credentials are named after them, and the domains their APIs answer on.
+const SERVICES: &[(&[&str], &[&str])] = &[
+    (
+        &["GITHUB", "GH"],
+        &["github.com", "githubusercontent.com", "ghcr.io"],
+    ),
+    (&["GITLAB", "GL"], &["gitlab.com"]),
+    (
+        &["NPM", "NODE_AUTH"],
+        &["npmjs.org", "npmjs.com", "github.com"],
+    ),
+    (&["OPENAI"], &["openai.com", "openai.azure.com"]),
+    (&["ANTHROPIC", "CLAUDE"], &["anthropic.com"]),
+    (&["AWS"], &["amazonaws.com", "aws.amazon.com"]),
+    (&["STRIPE"], &["stripe.com"]),
+    (&["SLACK"], &["slack.com"]),
+    (&["HF", "HUGGINGFACE", "HUGGING_FACE"], &["huggingface.co"]),
+    (&["DOCKER", "DOCKERHUB"], &["docker.io", "docker.com"]),
+    (&["CLOUDFLARE", "CF"], &["cloudflare.com"]),
+    (
+        &["GOOGLE", "GCP", "GCLOUD", "GEMINI"],
+        &["googleapis.com", "google.com"],
+    ),
+    (&["AZURE"], &["azure.com", "microsoft.com", "windows.net"]),
+    (&["DIGITALOCEAN", "DO"], &["digitalocean.com"]),
+    (&["HEROKU"], &["heroku.com"]),
+    (&["VERCEL"], &["vercel.com"]),
+    (&["NETLIFY"], &["netlify.com"]),
+    (&["SENTRY"], &["sentry.io"]),
+    (&["DATADOG", "DD"], &["datadoghq.com", "datadoghq.eu"]),
+    (&["TWILIO"], &["twilio.com"]),
+    (&["SENDGRID"], &["sendgrid.com"]),
+    (&["PYPI", "TWINE"], &["pypi.org"]),
+    (&["CARGO_REGISTRY", "CRATES"], &["crates.io"]),
+    (&["MISTRAL"], &["mistral.ai"]),
+    (&["GROQ"], &["groq.com"]),
+    (&["COHERE"], &["cohere.ai", "cohere.com"]),
+    (&["REPLICATE"], &["replicate.com"]),
+    (&["LINEAR"], &["linear.app"]),
+    (&["CIRCLECI", "CIRCLE"], &["circleci.com"]),
+];
+
+/// Whether `text` (a header, a login) holds a credential variable named after a service
+/// (`$GITHUB_TOKEN`), sent to hosts none of which is that service's. A host only known at
+/// run time is not taken for a foreign one.
+pub fn foreign_credential(text: &str, hosts: &[Option<String>]) -> bool {
+    let known: Vec<&str> = hosts.iter().filter_map(|h| h.as_deref()).collect();
+    if known.is_empty() || known.len() < hosts.len() {
+        return false;
+    }
+    let mut rest = text;
+    while let Some(dollar) = rest.find('$') {
+        let after = rest[dollar + 1..].trim_start_matches('{');
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        rest = &rest[dollar + 1..];
+        if name.is_empty() || !credential_name(&name) {
+            continue;
+        }
+        let upper = name.to_ascii_uppercase();
+        let Some((_, domains)) = SERVICES.iter().find(|(prefixes, _)| {
+            prefixes
+                .iter()
+                .any(|p| upper == *p || upper.starts_with(&format!("{p}_")))
+        }) else {
+            continue;
+        };
+        let theirs = |host: &str| {
+            let host = host.to_ascii_lowercase();
+            domains
+                .iter()
+                .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        };
+        if !known.iter().any(|h| theirs(h) || loopback(h)) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether a host, as written in a URL or an argument, is this machine.
 pub fn loopback(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');

@@ -90,7 +90,17 @@ pub fn walk(mut src: Source, st: &mut State) {
             st.chain.clone()
         }
         Start::Stage { .. } => {
-            stdin = Stdin::Pipe(st.stage_printed.take());
+            let printed = st.stage_printed.take();
+            stdin = match st.stage_exact.take() {
+                Some(text) => Stdin::Text {
+                    text,
+                    base: None,
+                    span: 0..0,
+                    dynamic: false,
+                    secret: None,
+                },
+                None => Stdin::Pipe(printed),
+            };
             st.stage_base.clone()
         }
     };
@@ -218,7 +228,13 @@ fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut Stat
                 .into_iter()
                 .filter(|n| kind(*n) != "comment")
                 .collect();
-            // What the last of these stages prints goes to the next piece.
+            // What the last of these stages prints goes to the next piece, as text when it
+            // is known exactly.
+            let last = match stmts.as_slice() {
+                [one] if kind(*one) == "pipeline" => named(*one).last().copied(),
+                [one] => Some(*one),
+                _ => None,
+            };
             st.stage_printed = match stmts.as_slice() {
                 [one] if kind(*one) == "pipeline" => pipeline(
                     &whole,
@@ -246,6 +262,8 @@ fn walk_tree(tree: &tree_sitter::Tree, src: &Source, stdin: Stdin, st: &mut Stat
                     None
                 }
             };
+            st.stage_exact =
+                last.and_then(|l| exact_text(l, st.stage_printed.as_deref(), &src.text));
         }
     }
     while let Some(step) = stack.pop() {

@@ -14,7 +14,7 @@ mod resets;
 pub mod sql;
 
 pub use redis::{mongo, redis};
-pub use resets::schema_reset;
+pub use resets::{app_console, schema_reset};
 
 use std::ops::Range;
 
@@ -252,11 +252,39 @@ pub fn sql_client<'s>(
             .iter()
             .any(|f| f.text(at).text == "-" || f.text(at).text == "/dev/stdin");
     let span = command_span(job, at);
+    // `psql -c "$(…)"`: SQL that only exists when the line runs.
+    if option_values(args, short, long).iter().any(|v| {
+        v.word.dynamic
+            && !v
+                .word
+                .raw
+                .trim_start_matches('"')
+                .starts_with(char::is_alphabetic)
+    }) {
+        let detail = format!("SQL given to `{name}` that is only known when the line runs");
+        st.add(catalogue::CODE_UNREAD.at(span.clone(), &detail));
+    }
     if !given.is_empty() {
         report(&given, dialects(name), job, at, st);
         return true;
     }
     if args.iter().any(|w| CLIENT_INFO.contains(&w.text.as_str())) {
+        return true;
+    }
+    // `psql -f FILE` of a file the line wrote: its text is the SQL.
+    let written: Vec<Text> = files
+        .iter()
+        .filter_map(|f| match st.written_text(f.word) {
+            Some(Some(text)) => Some(Text {
+                text: text.to_string(),
+                span: span.clone(),
+                partial: false,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !written.is_empty() {
+        report(&written, dialects(name), job, at, st);
         return true;
     }
     if !files.is_empty() && !from_stdin {
@@ -397,7 +425,7 @@ pub(crate) mod tests {
         ("echo \"DELETE FROM $t\" | psql", Destructive, &["delete.database"]),
         ("echo \"$SQL\" | psql", Moderate, &["write.database"]),
         ("cat dump.sql | psql", Moderate, &["write.database"]),
-        ("psql -c \"$Q\"", Moderate, &["write.database"]),
+        ("psql -c \"$Q\"", Opaque, &["run.unknown", "write.database"]),
         ("psql -c '\\! rm -rf /'", Forbidden, &["delete.root"]),
         ("psql <<'EOF'\nSELECT 1 \\gexec\nEOF", Opaque, &["run.unknown"]),
         ("psql -c '\\o /home/u/.bashrc'", Destructive, &["write.protected"]),

@@ -291,6 +291,7 @@ fn curl_sends<'s>(a: &getopt::Args<'_, 's>, site: &mut Site<'_, 's, '_, '_>) {
     for url in &urls {
         site.sends_url(url);
     }
+    site.sends_to(urls.iter().map(secrets::url_host).collect());
     let options = a
         .opts
         .iter()
@@ -469,6 +470,7 @@ fn wget_sends<'s>(a: &getopt::Args<'_, 's>, site: &mut Site<'_, 's, '_, '_>) {
     for url in &urls {
         site.sends_url(url);
     }
+    site.sends_to(urls.iter().map(|w| secrets::url_host(w)).collect());
     let options = a
         .opts
         .iter()

@@ -277,6 +277,10 @@ pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         site.say(super::super::catalogue::DATA_RESET, &shown);
         return;
     }
+    if let Some(shown) = super::data::app_console(name, args) {
+        site.say(super::super::catalogue::CODE_UNREAD, &shown);
+        return;
+    }
     // The first two operands; option values with `=` (`-o Foo=bar`) are not subcommands.
     let ops: Vec<&str> = args
         .iter()

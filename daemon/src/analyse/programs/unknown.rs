@@ -316,6 +316,10 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         site.say(catalogue::DATA_RESET, &shown);
         return;
     }
+    if let Some(shown) = super::data::app_console(site.name, words) {
+        site.say(catalogue::CODE_UNREAD, &shown);
+        return;
+    }
     if cloud::service(words, site) {
         return;
     }

@@ -137,6 +137,9 @@ fn command(words: &[Option<String>]) -> Option<(Said, String)> {
     let with_sub = format!("`{name} {sub}`");
     let kind = match name.as_str() {
         "FLUSHALL" | "FLUSHDB" => catalogue::DATA_DROP,
+        // `DEL $(redis-cli KEYS '*')`, `xargs redis-cli DEL`: keys a listing gives, which may
+        // be every key.
+        "DEL" | "UNLINK" if words.iter().skip(1).any(Option::is_none) => catalogue::DATA_DROP,
         "SHUTDOWN" => catalogue::DATA_STOP,
         "DEBUG" if sub == "OBJECT" => return None,
         "DEBUG" => return Some((catalogue::DATA_STOP, with_sub)),
@@ -309,8 +312,17 @@ fn lua_args(b: &[u8], code: &str, at: usize) -> Option<(Vec<Option<String>>, usi
             return Some((args, k));
         }
         let close = b[k + 1..].iter().position(|&c| c == q)? + k + 1;
-        args.push(Some(code[k + 1..close].to_owned()));
+        let literal = code[k + 1..close].to_owned();
         k = skip_ws(close + 1);
+        // `'fl'..'ushall'`: text put together when the script runs.
+        if b[k..].starts_with(b"..") {
+            if args.is_empty() {
+                return None;
+            }
+            args.push(None);
+            return Some((args, k));
+        }
+        args.push(Some(literal));
         if b.get(k) != Some(&b',') {
             return Some((args, k));
         }
@@ -395,6 +407,16 @@ pub fn redis<'s>(
 fn javascript(js: &str) -> Option<Said> {
     let compact: String = js.chars().filter(|c| !c.is_whitespace()).collect();
     let has = |ps: &[&str]| ps.iter().any(|p| compact.contains(p));
+    // `db["drop"+"Database"]()`, `eval(…)`: a method named when the script runs.
+    if has(&["](", "eval(", "Function(", "load("]) {
+        return Some(catalogue::CODE_UNREAD);
+    }
+    // A filter every document meets.
+    if has(&["$exists:true}", "$exists:1}", "$ne:null}", "$gte:MinKey"])
+        && has(&["deleteMany(", "remove(", "updateMany("])
+    {
+        return Some(catalogue::DATA_DELETE_ALL);
+    }
     if has(&[
         "dropDatabase",
         ".drop(",

@@ -68,12 +68,57 @@ pub fn schema_reset(name: &str, args: &[Word]) -> Option<String> {
         "dbmate" => any(&["drop"]),
         "goose" => any(&["reset"]),
         "migrate" => any(&["drop"]) || (any(&["down"]) && has(&["-all", "--all"])),
+        "flask" => pair("db", &["downgrade"]) && any(&["base"]),
+        "dotnet" => {
+            pair("ef", &["database"])
+                && (any(&["drop"]) || (any(&["update"]) && ops.last() == Some(&"0")))
+        }
+        "drizzle-kit" => first == "drop" || (first == "push" && has(&["--force"])),
         _ => false,
     };
+    // `rails db:rollback STEP=100`: most of the schema's history undone at once.
+    let hit = hit
+        || (matches!(name, "rails" | "rake")
+            && any(&["db:rollback", "db:migrate:down"])
+            && args.iter().filter_map(Word::literal).any(|t| {
+                t.strip_prefix("STEP=")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| n >= 5)
+            }));
     hit.then(|| {
         let mut shown = vec![name];
         shown.extend(ops.iter().take(2));
         shown.join(" ")
+    })
+}
+
+/// The command as shown, when `name ARGS` runs code inside an application, where it reaches
+/// the application's database with its own models (`rails runner 'User.delete_all'`,
+/// `manage.py shell -c …`, `artisan tinker`, `prisma db execute`): code the gate does not
+/// read.
+pub fn app_console(name: &str, args: &[Word]) -> Option<String> {
+    let ops: Vec<&str> = args
+        .iter()
+        .filter_map(Word::literal)
+        .filter(|t| !t.starts_with('-'))
+        .take(3)
+        .collect();
+    let first = ops.first().copied().unwrap_or("");
+    let hit = match name {
+        "rails" => matches!(first, "runner" | "r" | "console" | "c" | "dbconsole" | "db"),
+        "manage.py" | "django-admin" => {
+            matches!(first, "shell" | "shell_plus" | "dbshell" | "runscript")
+        }
+        "artisan" => matches!(first, "tinker" | "db"),
+        "prisma" => ops.windows(2).any(|w| w == ["db", "execute"]),
+        "flask" => first == "shell",
+        _ => false,
+    };
+    hit.then(|| {
+        format!(
+            "`{name} {}`",
+            ops.iter().take(2).copied().collect::<Vec<_>>().join(" ")
+        )
     })
 }
 

@@ -522,6 +522,28 @@ fn statement(tokens: &[Token], text: &str, d: Dialect, nesting: u32, out: &mut R
             }
         }
     }
+    let lower = |t: &Token| text[t.text.clone()].to_ascii_lowercase();
+    // `COPY … TO PROGRAM 'cmd'`, `COPY … FROM PROGRAM 'cmd'`: the server runs cmd in a shell.
+    if first.kind == Kind::Word && lower(first) == "copy" {
+        for pair in tokens.windows(2) {
+            if pair[0].kind == Kind::Word && lower(&pair[0]) == "program" {
+                let command = unquote(&text[pair[1].text.clone()]);
+                out.acts.push(Act::Shell(command));
+            }
+        }
+    }
+    // `PREPARE s FROM @q`: a statement built at run time.
+    if first.kind == Kind::Word && lower(first) == "prepare" {
+        let from = tokens
+            .iter()
+            .position(|t| t.kind == Kind::Word && lower(t) == "from");
+        if let Some(source) = from.and_then(|f| tokens.get(f + 1))
+            && text[source.text.clone()].starts_with('@')
+            && out.unread.is_none()
+        {
+            out.unread = Some("a statement prepared from a variable".to_owned());
+        }
+    }
     // In a procedural body (`DO $$ … $$`) statements sit among `BEGIN`, `IF … THEN`, `LOOP`:
     // the first statement keyword is the statement.
     let outer = if nesting > 0 && !named(&text[first.text.clone()].to_ascii_lowercase()) {
@@ -803,6 +825,9 @@ fn truth(tokens: &[Token], text: &str, depth: u32) -> Option<bool> {
     if let [one] = tokens {
         return constant(one, text).map(|c| c.truthy());
     }
+    if every_row(tokens, text) {
+        return Some(true);
+    }
     // A comparison at the top level.
     let mut level = 0usize;
     let op = tokens.iter().position(|t| {
@@ -840,6 +865,45 @@ fn truth(tokens: &[Token], text: &str, depth: u32) -> Option<bool> {
             "=" | "==" | "<=>" | "<=" | ">=" | "like" | "is"
         ))
     .then_some(true)
+}
+
+/// Conditions that hold for every row a table keeps in practice: `col IS NOT NULL`, `col
+/// LIKE '%'`, a key compared with what no key is below (`id > 0`, `rowid >= -1`), a constant
+/// in a list that holds it (`1 IN (1, 2)`).
+fn every_row(tokens: &[Token], text: &str) -> bool {
+    let words: Vec<String> = tokens
+        .iter()
+        .map(|t| text[t.text.clone()].to_ascii_lowercase())
+        .collect();
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let key = |name: &str| {
+        let name = name
+            .rsplit('.')
+            .next()
+            .unwrap_or(name)
+            .trim_matches(['"', '`', '[', ']']);
+        matches!(name, "id" | "rowid" | "oid" | "_rowid_" | "pk") || name.ends_with("_id")
+    };
+    match w.as_slice() {
+        [_, "is", "not", "null"] => true,
+        [_, "like", pattern] => matches!(unquote(pattern).as_str(), "%" | "%%"),
+        // A negative bound: every key is above it.
+        [col, ">" | ">=", "-", n] if key(col) => n.parse::<f64>().is_ok(),
+        [col, op @ (">" | ">="), n] if key(col) => n
+            .trim_matches(['\'', '"'])
+            .parse::<f64>()
+            .is_ok_and(|n| if *op == ">" { n < 1.0 } else { n <= 1.0 }),
+        [left, "in", "(", rest @ .., ")"] => {
+            let Some(l) = tokens.first().and_then(|t| constant(t, text)) else {
+                return false;
+            };
+            rest.iter()
+                .zip(&tokens[3..])
+                .any(|(_, t)| constant(t, text).is_some_and(|c| l.compare(&c, "=") == Some(true)))
+                && !left.is_empty()
+        }
+        _ => false,
+    }
 }
 
 enum Const {
@@ -1032,7 +1096,12 @@ mod tests {
             ("DELETE FROM t WHERE NOT false", POSTGRES, all),
             ("DELETE FROM t WHERE t.id = t.id", POSTGRES, all),
             ("DELETE FROM t WHERE random() = random()", POSTGRES, write),
-            ("DELETE FROM t WHERE id > 0", POSTGRES, write),
+            ("DELETE FROM t WHERE id > 0", POSTGRES, all),
+            ("DELETE FROM t WHERE id > 100", POSTGRES, write),
+            ("DELETE FROM t WHERE user_id IS NOT NULL", POSTGRES, all),
+            ("DELETE FROM t WHERE email LIKE '%'", POSTGRES, all),
+            ("DELETE FROM t WHERE email LIKE '%@x.com'", POSTGRES, write),
+            ("DELETE FROM t WHERE 2 IN (1, 2)", POSTGRES, all),
             ("UPDATE t SET a = 1 WHERE 'x' = 'x'", SQLITE, every),
             ("UPDATE t SET a = 1 WHERE true RETURNING id", POSTGRES, every),
             ("UPDATE t SET a = 1 WHERE id IN (SELECT id FROM u WHERE 1 = 1)", POSTGRES, write),
