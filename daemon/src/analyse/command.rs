@@ -282,6 +282,21 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     if !job.child {
         builtin(name, &job.words[1..], &job.stdin, st);
     }
+    // `tee FILE <<< TEXT`, `echo TEXT | tee FILE`: the files hold the text.
+    if name == "tee"
+        && let Stdin::Text {
+            text,
+            dynamic: false,
+            ..
+        } = &job.stdin
+    {
+        let append = job.words[1..]
+            .iter()
+            .any(|w| matches!(w.literal(), Some("-a" | "--append")));
+        for w in job.words[1..].iter().filter(|w| !w.text.starts_with('-')) {
+            st.remember_written(w, Some(text), append);
+        }
+    }
     // After a file of secrets was sourced, the environment holds them: printing it reads them.
     if st.shell.sourced
         && super::secrets::environment_printed(name, &job.words[1..], true) == Some(Secret::Dump)

@@ -39,6 +39,16 @@ use super::words::Word;
 pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool {
     let args = &job.words[1..];
     let span = at.span_of(&job.words);
+    // `python3 <(curl …)`: the program is a stream the line makes when it runs.
+    if let Some(stream) = args
+        .iter()
+        .find(|w| !w.text.starts_with('-') || w.raw.starts_with("<("))
+        .filter(|w| w.raw.starts_with("<(") || w.raw.starts_with(">("))
+    {
+        let what = format!("`{name} {}`", stream.raw);
+        st.add(catalogue::SHELL_READS.at(span, &what));
+        return true;
+    }
     match program(lang, args) {
         Program::Code(words) => {
             let last = words

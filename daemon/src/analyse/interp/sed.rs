@@ -35,6 +35,15 @@ pub fn sed(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
             scripts.push(w);
         } else if t == "-f" || t.starts_with("--file") {
             from_file = true;
+            let file = if t == "-f" {
+                args.get(i).and_then(Word::literal)
+            } else {
+                t.split_once('=').map(|(_, f)| f)
+            };
+            if matches!(file, Some("-" | "/dev/stdin")) {
+                let span = at.src.map.span(w.span.clone());
+                st.add(catalogue::STDIN_COMMANDS.at(span, "sed -f"));
+            }
             i += usize::from(t == "-f");
         } else if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") {
             if t.ends_with('e') && !t.contains('i') {
@@ -206,6 +215,26 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
             break;
         }
         if t == "-f" || t == "--file" || t.starts_with("-f") {
+            // The program is in a file: the input (`-f -`) or a stream is not readable here.
+            let file = match t {
+                "-f" | "--file" => args.get(i + 1),
+                _ => Some(&args[i]),
+            };
+            let text = file.map(|f| {
+                let raw = f.text.trim_start_matches("--file=");
+                let raw = if t.starts_with("-f") && t.len() > 2 {
+                    &raw[2..]
+                } else {
+                    raw
+                };
+                raw.to_owned()
+            });
+            if let Some(text) = text
+                && (text == "-" || text == "/dev/stdin" || text.starts_with("/dev/fd/"))
+            {
+                let span = at.src.map.span(args[i].span.clone());
+                st.add(catalogue::STDIN_COMMANDS.at(span, "awk -f"));
+            }
             return;
         }
         if !t.starts_with('-') || t == "-" {

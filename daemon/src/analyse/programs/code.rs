@@ -1158,6 +1158,12 @@ pub fn stored(name: &str, job: &Job, at: &Ctx, st: &mut State) {
                 command_string("trap", Some(cmd), path, at, st);
             }
         }
+        // `hash -p /bin/rm ls`: the name `ls` runs `/bin/rm` from now on.
+        "hash" if args.iter().any(|w| w.literal() == Some("-p")) => {
+            if let Some(w) = args.iter().find(|w| w.literal() == Some("-p")) {
+                unread(w, at, st);
+            }
+        }
         "alias" => {
             for w in args {
                 if let Some((_, value)) = split_assignment(w)

@@ -451,6 +451,10 @@ pub fn engine<'s>(
         sub = next;
     }
     let verb = words[sub].literal().unwrap_or("");
+    if verb == "cp" {
+        copied_out(name, &words[sub + 1..], at, st);
+        return false;
+    }
     if !matches!(verb, "exec" | "run" | "create") {
         return false;
     }
@@ -471,6 +475,28 @@ pub fn engine<'s>(
     true
 }
 
+/// `docker cp CONTAINER:PATH DEST`, `kubectl cp POD:PATH DEST`: reads PATH in the container,
+/// whose secrets are secrets too (`/root/.aws/credentials`, `/var/run/secrets/…`).
+fn copied_out(name: &str, args: &[Word], at: &Ctx, st: &mut State) {
+    let Some(source) = args
+        .iter()
+        .find(|w| !w.text.starts_with('-') && w.text.contains(':'))
+    else {
+        return;
+    };
+    let Some((_, path)) = source.text.split_once(':') else {
+        return;
+    };
+    if !path.starts_with('/') {
+        return;
+    }
+    let inside = Word::made(path.to_owned(), source.raw, source.span.clone());
+    let span = at.src.map.span(source.span.clone());
+    let mut site = Site::new(name, Args::default(), span, st);
+    site.on(Effect::Read, &inside);
+    site.report();
+}
+
 /// `kubectl|oc [GLOBAL] exec|run|debug … -- CMD` (`exec POD CMD` in the old form).
 pub fn kubectl<'s>(
     name: &str,
@@ -484,6 +510,10 @@ pub fn kubectl<'s>(
         return false;
     };
     let verb = words[sub].literal().unwrap_or("");
+    if verb == "cp" {
+        copied_out(name, &words[sub + 1..], at, st);
+        return false;
+    }
     if !matches!(verb, "exec" | "run" | "debug") {
         return false;
     }

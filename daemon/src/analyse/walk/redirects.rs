@@ -170,32 +170,6 @@ fn read_secret(redirect: Node, src: &Source, st: &State) -> Option<Secret> {
 /// A statement that prints into files (`echo 'rm -rf ~' > /tmp/x.sh`): the files hold what it
 /// prints, for a later `bash FILE`, `source FILE` or `BASH_ENV=FILE` on the line.
 fn texts_written(body: &[Node], redirects: &[Node], stdin: &Stdin, src: &Source, st: &mut State) {
-    // `tee FILE <<< TEXT`, `tee FILE <<EOF`: tee writes its input to its files.
-    if let (
-        [one],
-        Stdin::Text {
-            text,
-            dynamic: false,
-            ..
-        },
-    ) = (body, stdin)
-        && kind(*one) == "command"
-    {
-        let env = st.env();
-        let mut cursor = one.walk();
-        let words: Vec<words::Word> = one
-            .named_children(&mut cursor)
-            .map(|c| words::resolve(c, &src.text, &env))
-            .collect();
-        if words.first().and_then(|w| w.literal()) == Some("tee") {
-            let append = words
-                .iter()
-                .any(|w| matches!(w.literal(), Some("-a" | "--append")));
-            for w in words.iter().skip(1).filter(|w| !w.text.starts_with('-')) {
-                st.remember_written(w, Some(text), append);
-            }
-        }
-    }
     let outputs: Vec<(Node, bool)> = redirects
         .iter()
         .copied()
