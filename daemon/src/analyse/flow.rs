@@ -660,22 +660,38 @@ pub fn printf(format: &str, args: &[Word]) -> Option<Alts> {
         let mut chars = format.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
-                '%' => match chars.next() {
-                    Some('%') => push_lit(&mut out, "%"),
-                    Some(_) => {
-                        // Flags and widths are read as part of the conversion.
-                        while chars.peek().is_some_and(|c| {
-                            c.is_ascii_digit() || matches!(c, '-' | '.' | '#' | '+' | ' ')
-                        }) {
-                            chars.next();
-                        }
-                        if let Some(w) = args.get(next) {
-                            out = product(out, w.alternatives().as_ref())?;
-                            next += 1;
-                        }
+                '%' => {
+                    // Flags and widths come before the conversion (`%-10s`, `%05d`).
+                    while chars.peek().is_some_and(|c| {
+                        c.is_ascii_digit() || matches!(c, '-' | '.' | '#' | '+' | ' ')
+                    }) {
+                        chars.next();
                     }
-                    None => push_lit(&mut out, "%"),
-                },
+                    match chars.next() {
+                        Some('%') => push_lit(&mut out, "%"),
+                        // Conversions other than `%s` change the text (`%x`, `%q`, `%b`):
+                        // what is printed is not known exactly.
+                        Some('s') => {
+                            if let Some(w) = args.get(next) {
+                                out = product(out, w.alternatives().as_ref())?;
+                                next += 1;
+                            }
+                        }
+                        Some(_) => {
+                            if let Some(w) = args.get(next) {
+                                let mut alts = w.alternatives().into_owned();
+                                for alt in &mut alts {
+                                    alt.push(Piece::Name);
+                                }
+                                out = product(out, &alts)?;
+                                next += 1;
+                            } else {
+                                out = product(out, &[vec![Piece::Name]])?;
+                            }
+                        }
+                        None => push_lit(&mut out, "%"),
+                    }
+                }
                 '\\' => match chars.next() {
                     Some('n') => push_lit(&mut out, "\n"),
                     Some('t') => push_lit(&mut out, "\t"),

@@ -483,15 +483,19 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
         }
         return;
     }
-    // `x='a[$(CMD)]'`: the value is an array element whose subscript runs CMD wherever the
-    // variable is evaluated as a number (`$((x))`, `[[ $x -eq 1 ]]`, `declare -i`, `let`),
-    // which the line does not follow; the text is judged where it is stored.
+    // `x='a[$(CMD)]'`, `x='$(CMD)'`: a command substitution kept as text runs CMD wherever the
+    // value is evaluated again: as a number (`$((x))`, `[[ $x -eq 1 ]]`, `declare -i`, `let`
+    // evaluate an array subscript in it), as a prompt (`${x@P}`), through `eval`. The line
+    // does not follow every way there, so the text is judged where it is stored.
     if let Some(text) = value.literal()
-        && let Some(open) = text.find('[')
-        && text[open..].contains(']')
-        && (text[open..].contains("$(") || text[open..].contains('`'))
+        && (text.contains("$(") || text.contains('`'))
+        && !matches!(
+            VARIABLES.iter().find(|(n, _)| *n == name),
+            Some((_, Var::Prompt | Var::Shell))
+        )
     {
-        shell_text(&segment, text, value, path, at, st);
+        let quoted = format!(": \"{}\"", escape_quotes(text));
+        shell_text(&segment, &quoted, value, path, at, st);
     }
     // `CARGO_TARGET_<TRIPLE>_RUNNER`, `CARGO_TARGET_<TRIPLE>_LINKER`: programs cargo runs.
     let cargo_target = name.starts_with("CARGO_TARGET_")
