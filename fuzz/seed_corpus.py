@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus for `cargo fuzz run analyse`: one file per peer-case command line
-(`daemon/tests/peer-cases/*.jsonl`), named by its SHA-1 as libFuzzer names corpus files, plus
+(`daemon/tests/peer-cases/*.jsonl`) and per case of our own tables (`daemon/tests/cases/*.jsonl`:
+inline Python, JavaScript, Ruby and PHP programs, SQL, containers among them), named by its
+SHA-1 as libFuzzer names corpus files, plus
 a few long lines built from them so that `-max_len` is exercised from the start.
 
 The lines are the most destructive shell there is: this program only copies them into files
@@ -17,10 +19,11 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CASES = ROOT / "daemon" / "tests" / "peer-cases"
+OWN = ROOT / "daemon" / "tests" / "cases"
 
 
 def commands():
-    for path in sorted(CASES.glob("*.jsonl")):
+    for path in sorted(CASES.glob("*.jsonl")) + sorted(OWN.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(line)
