@@ -741,9 +741,18 @@ const TOO_LARGE: &str = "a program larger or more deeply nested than the gate re
 /// collections'.
 pub fn destroys(name: &str) -> bool {
     const VERBS: &[&str] = &[
-        "delete", "destroy", "drop", "purge", "truncate", "wipe", "flush",
+        "delete", "destroy", "drop", "purge", "truncate", "wipe", "flush", "clear",
     ];
-    const COLLECTIONS: &[&str] = &["drop_duplicates", "delete_item"];
+    const COLLECTIONS: &[&str] = &[
+        "drop_duplicates",
+        "delete_item",
+        "clearTimeout",
+        "clearInterval",
+        "clearImmediate",
+        "clearLine",
+        "clearScreenDown",
+        "clear_output",
+    ];
     let last = name.rsplit('.').next().unwrap_or(name);
     if COLLECTIONS.contains(&last) {
         return false;

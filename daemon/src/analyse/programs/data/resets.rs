@@ -105,7 +105,9 @@ pub fn app_console(name: &str, args: &[Word]) -> Option<String> {
         .collect();
     let first = ops.first().copied().unwrap_or("");
     let hit = match name {
-        "rails" => matches!(first, "runner" | "r" | "console" | "c" | "dbconsole" | "db"),
+        "rails" | "gitlab-rails" => {
+            matches!(first, "runner" | "r" | "console" | "c" | "dbconsole" | "db")
+        }
         "manage.py" | "django-admin" => {
             matches!(first, "shell" | "shell_plus" | "dbshell" | "runscript")
         }
