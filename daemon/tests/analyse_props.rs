@@ -1058,5 +1058,17 @@ fn an_exact_printer_before_a_shell_agrees_cut_or_whole() {
     ] {
         let (cut, whole) = (shell(line, &CTX), shell_unsplit(line, &CTX));
         assert_eq!(cut.level, whole.level, "{line}");
+        let commands = |a: &Analysis| {
+            let mut c: Vec<(String, Vec<String>, std::ops::Range<usize>)> = a
+                .commands
+                .iter()
+                .map(|c| (c.path.clone(), c.argv.clone(), c.span.clone()))
+                .collect();
+            c.sort_by(|a, b| (a.2.start, &a.1).cmp(&(b.2.start, &b.1)));
+            c.into_iter()
+                .map(|(_, argv, span)| (argv, span))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(commands(&cut), commands(&whole), "{line}");
     }
 }

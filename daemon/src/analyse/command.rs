@@ -1033,6 +1033,8 @@ pub fn fed_to_shell(
         } => {
             let from = match base {
                 Some(b) => Ok(*b),
+                // Text a stage before printed: at the command that reads it.
+                None if at_span.is_empty() => Err(span.clone()),
                 None => Err(at.src.map.span(at_span.clone())),
             };
             let shell = st.shell.clone();

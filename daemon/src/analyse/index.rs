@@ -419,6 +419,17 @@ const SORT_SPEC: Spec = Spec {
     ],
     ..READS
 };
+/// `info --output=FILE` writes the manual there.
+const INFO_SPEC: Spec = Spec {
+    values: &[
+        ("o", Overwrite),
+        ("output", Overwrite),
+        ("f", Read),
+        ("file", Read),
+    ],
+    operands: None,
+    ..READS
+};
 const TOUCH_SPEC: Spec = Spec {
     values: &[("r", Read), ("reference", Read)],
     ..each(Write)
@@ -1176,6 +1187,16 @@ pub const ENTRIES: &[Entry] = &[
     ),
     tool(&["sort"], SORT, Judge::Spec(&SORT_SPEC)),
     tool(
+        &["info"],
+        gnu("o:f:d:n:", &["output=", "file=", "directory=", "node="]),
+        Judge::Spec(&INFO_SPEC),
+    ),
+    tool(
+        &["journalctl"],
+        NONE,
+        Judge::Model(programs::system::journalctl),
+    ),
+    tool(
         &["uniq"],
         gnu(
             "f:s:w:",
@@ -1353,7 +1374,6 @@ pub const ENTRIES: &[Entry] = &[
             "enable",
             "logout",
             "man",
-            "info",
             "help",
             "apropos",
             "whatis",
@@ -1406,7 +1426,6 @@ pub const ENTRIES: &[Entry] = &[
             "timedatectl",
             "localectl",
             "loginctl",
-            "journalctl",
             "dmesg",
             "uuidgen",
             "mktemp",

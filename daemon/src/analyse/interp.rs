@@ -98,7 +98,11 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 span: at_span,
                 ..
             } => {
-                let code_span = at.src.map.span(at_span.clone());
+                let code_span = if at_span.is_empty() {
+                    span.clone()
+                } else {
+                    at.src.map.span(at_span.clone())
+                };
                 inspect(lang, name, text, code_span, &[], &job.path, at, st);
                 true
             }

@@ -596,10 +596,11 @@ fn pipeline<'t>(
         let stdin = match i.checked_sub(1) {
             None => first_stdin.clone(),
             Some(b) => match &exact[b] {
+                // An empty span: the text is shown at the command that reads it.
                 Some(text) => Stdin::Text {
                     text: text.clone(),
                     base: None,
-                    span: stage.byte_range(),
+                    span: 0..0,
                     dynamic: false,
                     secret: None,
                 },

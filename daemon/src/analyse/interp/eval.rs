@@ -596,6 +596,8 @@ impl<'t> Eval<'t> {
             Api::Eval(n) => {
                 match arg(n) {
                     Value::Str(code) if self.evals.len() < MAX_EVALS => self.evals.push(code),
+                    // `setTimeout(() => …)`: a function, read where it is written.
+                    Value::Closure => {}
                     _ => self.opaque(format!("`{name}` of code only known when it runs")),
                 }
                 Value::Unknown

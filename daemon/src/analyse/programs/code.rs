@@ -280,6 +280,25 @@ fn escape(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) ->
                     }
                     return writes;
                 }
+                // `w! FILE`, `sav FILE`, `w >> FILE`: the file named is written.
+                let target = after
+                    .trim_start_matches(">>")
+                    .split(['|', ' '])
+                    .find(|t| !t.is_empty())
+                    .filter(|_| {
+                        matches!(
+                            word.as_str(),
+                            "w" | "write" | "wq" | "x" | "xit" | "sav" | "saveas" | "up" | "update"
+                        )
+                    });
+                if let Some(target) = target {
+                    let file = Word::made(target.to_owned(), value.raw, value.span.clone());
+                    let file = st.home_word(&file);
+                    let span = at.src.map.span(value.span.clone());
+                    let mut site = Site::new(name, Args::default(), span, st);
+                    site.on(Effect::Overwrite, &file);
+                    site.report();
+                }
                 writes |= matches!(
                     word.as_str(),
                     "w" | "write"

@@ -71,6 +71,19 @@ const SYSTEMCTL_READS: &[&str] = &[
     "show-environment",
 ];
 
+/// `journalctl --vacuum-size=…|--vacuum-time=…|--vacuum-files=…` deletes archived journal
+/// files, the system's record of what happened; `--rotate` only archives them.
+pub fn journalctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if args
+        .iter()
+        .filter_map(Word::literal)
+        .any(|t| t.starts_with("--vacuum-"))
+    {
+        let journal = Word::made("/var/log/journal".to_owned(), "/var/log/journal", 0..0);
+        site.tree(super::super::effects::Effect::Delete, &journal);
+    }
+}
+
 pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let Some(verb) = first_operand(args) else {
         return;
