@@ -264,6 +264,60 @@ const INSTALLS: &[&str] = &[
 /// Options that, given alone, ask any program only to describe itself.
 const SELF_DESCRIBING: &[&str] = &["--version", "-V", "--help", "-h", "version", "help"];
 
+/// Where a package manager would fetch code from besides its registry: a URL, a VCS
+/// address, another index or registry (`pip install git+https://…`, `--index-url`, `npm i
+/// https://…/x.tgz`, `cargo install --git`, `npm config set registry …`). Code from there
+/// runs as it installs, and the gate cannot read it. (Go modules always name their host and
+/// come through Go's proxy, as packages come through a registry.)
+fn foreign_source<'a>(name: &str, args: &'a [Word]) -> Option<&'a str> {
+    const SOURCE_OPTIONS: &[&str] = &[
+        "--index-url",
+        "-i",
+        "--extra-index-url",
+        "--find-links",
+        "--registry",
+        "--git",
+        "--from",
+        "--index",
+        "--default-index",
+    ];
+    const MANAGERS: &[&str] = &[
+        "pip", "pip3", "uv", "uvx", "pipx", "poetry", "pdm", "npm", "pnpm", "yarn", "npx", "pnpx",
+        "bunx", "bun", "cargo", "go", "gem", "composer",
+    ];
+    if !MANAGERS.contains(&name) {
+        return None;
+    }
+    let texts: Vec<&str> = args.iter().filter_map(Word::literal).collect();
+    let remote = |t: &str| {
+        let t = t.trim_start_matches("git+");
+        t.starts_with("http://")
+            || t.starts_with("https://")
+            || t.starts_with("git://")
+            || t.starts_with("ssh://")
+            || t.starts_with("git@")
+    };
+    for (i, t) in texts.iter().enumerate() {
+        if let Some((option, value)) = t.split_once('=')
+            && SOURCE_OPTIONS.contains(&option)
+            && remote(value)
+        {
+            return Some(value);
+        }
+        if SOURCE_OPTIONS.contains(t)
+            && let Some(value) = texts.get(i + 1)
+            && (remote(value) || *t == "--git")
+        {
+            return Some(value);
+        }
+        // A package named by an address, or `config set registry|index-url ADDRESS`.
+        if remote(t) && !t.contains("registry.npmjs.org") && !t.contains("pypi.org") {
+            return Some(t);
+        }
+    }
+    None
+}
+
 /// Judges a package manager, builder or test runner.
 pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if let [only] = args
@@ -280,6 +334,10 @@ pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if let Some(shown) = super::data::app_console(name, args) {
         site.say(super::super::catalogue::CODE_UNREAD, &shown);
         return;
+    }
+    if let Some(source) = foreign_source(name, args) {
+        let shown = format!("`{name}` installing or running code from `{source}`");
+        site.say(super::super::catalogue::CODE_UNREAD, &shown);
     }
     // The first two operands; option values with `=` (`-o Foo=bar`) are not subcommands.
     let ops: Vec<&str> = args
