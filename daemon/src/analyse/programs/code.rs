@@ -1134,6 +1134,28 @@ fn push_words<'s>(words: &[Word<'s>], segment: &str, job: &Job<'s>, jobs: &mut V
 
 /// `socat ADDRESS ADDRESS`: `EXEC:`/`SYSTEM:` addresses run a command line.
 pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    // `FILE:PATH`, `OPEN:`, `GOPEN:` read (and write) a file; `CREATE:` writes one.
+    for w in &job.words[1..] {
+        let upper = w.text.get(..7).unwrap_or(&w.text).to_ascii_uppercase();
+        let (skip, effect) = if upper.starts_with("FILE:") || upper.starts_with("OPEN:") {
+            (5, Effect::Read)
+        } else if upper.starts_with("GOPEN:") {
+            (6, Effect::Read)
+        } else if upper.starts_with("CREATE:") {
+            (7, Effect::Overwrite)
+        } else {
+            continue;
+        };
+        let file = w.tail(skip);
+        let file = match file.text.split_once(',') {
+            Some((path, _)) if !file.dynamic => Word::made(path.to_owned(), w.raw, w.span.clone()),
+            _ => file,
+        };
+        let span = at.src.map.span(w.span.clone());
+        let mut site = Site::new("socat", Args::default(), span, st);
+        site.on(effect, &file);
+        site.report();
+    }
     for w in &job.words[1..] {
         let Some(t) = w.literal() else { continue };
         let upper = t.get(..7).unwrap_or(t).to_ascii_uppercase();

@@ -580,6 +580,19 @@ pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             site.on(Read, &file);
             site.sends_file(&file, false);
             sends = true;
+        } else if let Some(at) = t.find('@').filter(|at| {
+            // `field@path`: a form's file field (httpie expands a `~` in it).
+            *at > 0
+                && !t.contains("://")
+                && !t.contains('=')
+                && t[..*at]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        }) {
+            let file = site.st.home_word(&w.tail(at + 1));
+            site.on(Read, &file);
+            site.sends_file(&file, false);
+            sends = true;
         } else if t.contains('=') && !t.contains("://") {
             sends = true;
         }
