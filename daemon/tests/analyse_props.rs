@@ -1072,3 +1072,20 @@ fn an_exact_printer_before_a_shell_agrees_cut_or_whole() {
         assert_eq!(commands(&cut), commands(&whole), "{line}");
     }
 }
+
+/// A file written on the line that runs itself (`echo '. /tmp/y; . /tmp/y' > /tmp/y; . /tmp/y`)
+/// is read again a few times, then opaque: its cost does not double with each level.
+#[test]
+fn files_that_run_themselves_cost_in_proportion() {
+    on_small_stack(|| {
+        for line in [
+            "echo '. /tmp/y; . /tmp/y; . /tmp/y; . /tmp/y' > /tmp/y; . /tmp/y",
+            "echo 'bash /tmp/x; bash /tmp/x' > /tmp/x; bash /tmp/x",
+            "echo \"import os; os.system('python3 /tmp/p.py'); os.system('python3 /tmp/p.py')\" > /tmp/p.py; python3 /tmp/p.py",
+        ] {
+            let (a, allocations, _) = counted(|| shell(line, &CTX));
+            assert!(a.level >= Level::Opaque, "{line}: {:?}", a.level);
+            assert!(allocations <= 40_000, "{line}: {allocations} allocations");
+        }
+    });
+}

@@ -350,6 +350,8 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                         && let Some(text) = st.written_text(file)
                     {
                         let at_span = at.src.map.span(file.span.clone());
+                        let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
+                        st.written_runs += 1;
                         interp::run_text(lang, name, text.as_deref(), at_span, &job.path, at, st);
                     }
                     script(name, args, &job.assigned, span, st);
@@ -521,8 +523,11 @@ pub fn run_written(name: &str, file: &Word, path: &Rc<str>, at: &Ctx, st: &mut S
         return false;
     };
     let span = at.src.map.span(file.span.clone());
+    // A file that runs itself, or is run many times: read a few times, then opaque.
+    let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
     match text {
         Some(text) => {
+            st.written_runs += 1;
             let shell = st.shell.clone();
             let segment = join_path(path, &format!("{name} {}", file.raw));
             queue_mapped(text.to_string(), Err(span), segment, at, shell, st);

@@ -530,6 +530,9 @@ pub(crate) struct State<'c, 'a> {
     /// arguments; past [`MAX_FUNCTION_RUNS`] a call only runs the body read where it was
     /// defined.
     pub function_runs: usize,
+    /// Files written on the line whose text was read again because the line runs them;
+    /// past [`MAX_FUNCTION_RUNS`] a run of one is opaque (a file that runs itself).
+    pub written_runs: usize,
     /// The current directory taken apart, for the directory it was taken from.
     cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
@@ -579,6 +582,7 @@ impl<'c, 'a> State<'c, 'a> {
             added: [0; 5],
             parse_budget: parse_time(0),
             function_runs: 0,
+            written_runs: 0,
             parse_spent: Duration::ZERO,
             cwd_path: Default::default(),
             placed_words: Default::default(),
