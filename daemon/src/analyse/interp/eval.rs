@@ -735,6 +735,41 @@ impl<'t> Eval<'t> {
 /// The name of `os.environ.get` and its kin.
 const ENV_GET: &str = "environ.get";
 
+/// A language walker's evaluation of one node.
+pub type Walk = fn(&mut Eval, Node) -> Value;
+
+/// The values of `node`'s children, comments left out; a child of kind `spread`
+/// (`f(...xs)`, `f(*xs)`) stands for the items of the list it holds.
+pub fn values(ev: &mut Eval, node: Node, spread: &str, expr: Walk) -> Vec<Value> {
+    let mut cursor = node.walk();
+    let nodes: Vec<Node> = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let mut out = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        if n.kind() == spread {
+            match n.named_child(0).map(|v| expr(ev, v)) {
+                Some(Value::List(items)) => out.extend(items),
+                _ => out.push(Value::Unknown),
+            }
+        } else {
+            out.push(expr(ev, n));
+        }
+    }
+    out
+}
+
+/// Evaluates each named child of `node` for what its calls do; gives the last one's value.
+pub fn each_child(ev: &mut Eval, node: Node, expr: Walk) -> Value {
+    let mut last = Value::Unknown;
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        last = expr(ev, child);
+    }
+    last
+}
+
 const TOO_LARGE: &str = "a program larger or more deeply nested than the gate reads";
 
 /// A method whose name says it destroys what a client holds (`deleteIndex`, `drop_table`,

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value};
+use super::eval::{Eval, Tables, Value, each_child, values};
 use super::python::unescape;
 
 pub static TABLES: Tables = Tables {
@@ -289,11 +289,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
                     _ => {}
                 }
             }
-            if parts.is_empty() {
-                Value::Str(String::new())
-            } else {
-                ev.concat(&parts)
-            }
+            ev.concat(&parts)
         }
         "number" => Value::Str(ev.text(node).to_owned()),
         "member_expression" => {
@@ -338,21 +334,9 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
         }
         "array" => Value::List(children(ev, node)),
         "parenthesized_expression" | "await_expression" | "non_null_expression" => {
-            let mut last = Value::Unknown;
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                last = expr(ev, child);
-            }
-            last
+            each_child(ev, node, expr)
         }
-        "sequence_expression" => {
-            let mut last = Value::Unknown;
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                last = expr(ev, child);
-            }
-            last
-        }
+        "sequence_expression" => each_child(ev, node, expr),
         "variable_declarator" => {
             let value = field(node, "value").map_or(Value::Unknown, |v| expr(ev, v));
             if let Some(name) = field(node, "name") {
@@ -402,10 +386,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
         }
         "comment" | "true" | "false" | "null" | "undefined" | "regex" => Value::Unknown,
         _ => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Unknown
         }
     };
@@ -414,24 +395,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
 }
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {
-    let mut cursor = node.walk();
-    let nodes: Vec<Node> = node
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
-        .collect();
-    let mut out = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        // `f(...['rm', '-rf', p])`: the items are the arguments.
-        if n.kind() == "spread_element" {
-            match n.named_child(0).map(|v| expr(ev, v)) {
-                Some(Value::List(items)) => out.extend(items),
-                _ => out.push(Value::Unknown),
-            }
-        } else {
-            out.push(expr(ev, n));
-        }
-    }
-    out
+    values(ev, node, "spread_element", expr)
 }
 
 /// Binds the names in the pattern `node` to `value`: `x`, `{execSync: e, rmSync}`, `[a, b]`.

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value};
+use super::eval::{Eval, Tables, Value, each_child};
 use super::python::unescape;
 
 pub static TABLES: Tables = Tables {
@@ -185,10 +185,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
             ev.call(&f, args)
         }
         "member_call_expression" | "nullsafe_member_call_expression" | "scoped_call_expression" => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             // A client's method that destroys what it holds (`$es->deleteIndex(…)`).
             if let Some(name) = field(node, "name").map(|n| ev.text(n))
                 && super::eval::destroys(name)
@@ -262,10 +259,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
             value
         }
         "anonymous_function" | "arrow_function" | "anonymous_function_creation_expression" => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Closure
         }
         "function_definition" => {
@@ -297,10 +291,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
         }
         "comment" | "boolean" | "null" | "text" | "php_tag" => Value::Unknown,
         _ => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Unknown
         }
     };
@@ -361,9 +352,5 @@ fn string(ev: &mut Eval, node: Node) -> Value {
             _ => parts.push(expr(ev, child)),
         }
     }
-    if parts.is_empty() {
-        Value::Str(String::new())
-    } else {
-        ev.concat(&parts)
-    }
+    ev.concat(&parts)
 }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value};
+use super::eval::{Eval, Tables, Value, each_child, values};
 
 pub static TABLES: Tables = Tables {
     apis: APIS,
@@ -472,10 +472,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
         }
         "comment" | "true" | "false" | "none" => Value::Unknown,
         _ => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Unknown
         }
     };
@@ -484,11 +481,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
 }
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
-        .map(|c| expr(ev, c))
-        .collect::<Vec<_>>()
+    values(ev, node, "list_splat", expr)
 }
 
 fn call(ev: &mut Eval, node: Node) -> Value {
@@ -641,11 +634,7 @@ fn string(ev: &mut Eval, node: Node) -> Value {
             _ => {}
         }
     }
-    if parts.is_empty() {
-        Value::Str(String::new())
-    } else {
-        ev.concat(&parts)
-    }
+    ev.concat(&parts)
 }
 
 /// Backslash escapes of a non-raw string.

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value};
+use super::eval::{Eval, Tables, Value, each_child, values};
 use super::python::unescape;
 
 pub static TABLES: Tables = Tables {
@@ -274,14 +274,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
             }
         }
         "array" | "string_array" | "symbol_array" => Value::List(children(ev, node)),
-        "parenthesized_statements" => {
-            let mut last = Value::Unknown;
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                last = expr(ev, child);
-            }
-            last
-        }
+        "parenthesized_statements" => each_child(ev, node, expr),
         "assignment" | "operator_assignment" => {
             let value = field(node, "right").map_or(Value::Unknown, |v| expr(ev, v));
             if let Some(left) = field(node, "left") {
@@ -297,25 +290,16 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
             if let Some(name) = field(node, "name") {
                 ev.vars.insert(ev.text(name).to_owned(), Value::Closure);
             }
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Closure
         }
         "lambda" | "block" | "do_block" => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Closure
         }
         "comment" | "true" | "false" | "nil" | "self" | "regex" => Value::Unknown,
         _ => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                expr(ev, child);
-            }
+            each_child(ev, node, expr);
             Value::Unknown
         }
     };
@@ -324,24 +308,7 @@ fn expr(ev: &mut Eval, node: Node) -> Value {
 }
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {
-    let mut cursor = node.walk();
-    let nodes: Vec<Node> = node
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() != "comment")
-        .collect();
-    let mut out = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        // `system(*%w[rm -rf /])`: the items are the arguments.
-        if n.kind() == "splat_argument" {
-            match n.named_child(0).map(|v| expr(ev, v)) {
-                Some(Value::List(items)) => out.extend(items),
-                _ => out.push(Value::Unknown),
-            }
-        } else {
-            out.push(expr(ev, n));
-        }
-    }
-    out
+    values(ev, node, "splat_argument", expr)
 }
 
 fn call(ev: &mut Eval, node: Node) -> Value {
@@ -418,9 +385,5 @@ fn string(ev: &mut Eval, node: Node) -> Value {
             _ => {}
         }
     }
-    if parts.is_empty() {
-        Value::Str(String::new())
-    } else {
-        ev.concat(&parts)
-    }
+    ev.concat(&parts)
 }
