@@ -326,7 +326,7 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
                 if act.effect == Effect::Run && st.downloaded(w) {
                     placed.add(Kind::Remote, "a file fetched from the network on this line");
                 }
-                (placed, format!("`{}`", w.raw), !w.dynamic)
+                (placed, format!("`{}`", if w.raw.is_empty() { &w.text } else { w.raw }), !w.dynamic)
             }
             Target::Path(paths, shown) => {
                 let mut placed = Placed::default();
@@ -425,7 +425,9 @@ fn cell_finding(actor: &str, cell: &Cell, span: Range<usize>) -> Finding {
     } else {
         format!("{actor} {} {words}{what}", effect.verb())
     };
-    if level >= Level::Destructive {
+    if kind == Kind::Gate && level >= Level::Destructive {
+        message.push_str(": an agent may not answer or switch off its own gate");
+    } else if level >= Level::Destructive {
         message.push_str(": ");
         message.push_str(effect.cost());
     }

@@ -181,6 +181,15 @@ said! {
         "`{}` deletes or locks a user account, or removes or replaces passwords";
     SUDOERS = Overwrite Protected,
         "`{}` edits who may run commands as root";
+    // ---- the gate itself: an agent may not answer or switch off its own gate ----
+    GATE_ANSWER = Change Gate,
+        "`{}` answers the gate's held requests, or lists or forgets what it remembers: an agent may not answer its own gate";
+    GATE_APPROVER = Change Gate,
+        "`{}` starts a daemon or an approval agent for the gate: an agent may not answer its own gate";
+    GATE_STOP = Stop Gate,
+        "`{}` stops, kills or masks the gate's daemon or approval agent: an agent may not switch off its own gate";
+    GATE_CHANGE = Change Gate,
+        "`{}` restarts or reconfigures the gate's daemon or approval agent: an agent may not switch off its own gate";
     // ---- data: databases and stores ----
     DATA_DROP = Delete Database,
         "{} deletes a whole database, table, schema or key space with its data";

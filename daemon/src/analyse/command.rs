@@ -385,6 +385,7 @@ fn tool(
     span: Range<usize>,
     st: &mut State,
 ) {
+    programs::gate::looks_up(name, args, st);
     let parsed = getopt::parse(args, &entry.grammar);
     let mut site = Site::new(name, parsed, span, st);
     site.input = input;

@@ -1940,6 +1940,13 @@ pub const ENTRIES: &[Entry] = &[
         NONE,
         Judge::Model(programs::packages::builder),
     ),
+    // The gate's own programs: asking is nothing, answering or starting an approver is a
+    // change to the gate, and `assent run`/`assent sh` run what they are given.
+    Entry {
+        names: &["assent", "assent-sh", "assentd", "assent-notify"],
+        grammar: NONE,
+        role: Role::Runner(programs::gate::assent, None),
+    },
     // Package managers that also run a command given after `run` or `exec`: the command is
     // judged, and the manager as a builder.
     Entry {

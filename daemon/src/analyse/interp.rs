@@ -315,6 +315,13 @@ fn read(
                     site.on(effect, &word);
                 }
             }
+            // A path is a Unix socket: whatever serves it acts on what is sent.
+            Act::Net(Value::Str(path))
+                if path.starts_with(['/', '~', '.']) && !path.contains("://") =>
+            {
+                let word = site.st.home_word(&Word::made(path, "", 0..0));
+                site.on(super::effects::Effect::Change, &word);
+            }
             Act::Net(Value::Str(url)) => {
                 site.place(
                     super::effects::Effect::Send,

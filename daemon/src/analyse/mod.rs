@@ -546,6 +546,11 @@ pub(crate) struct State<'c, 'a> {
     /// Files written on the line by printing into them, with their text when it is known
     /// (`echo 'rm -rf ~' > /tmp/x.sh`): running or sourcing one later runs that text.
     written_files: Vec<(Path, Option<Rc<str>>)>,
+    /// The line looks up the gate's processes by name (`pidof assentd`, `pgrep -f assent`,
+    /// `ps aux | grep assent`), and where it signals pids only known when it runs: together,
+    /// the line kills the gate, in whatever order the two were walked.
+    pub gate_lookup: bool,
+    pub runtime_kill: Option<(Range<usize>, String)>,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -589,6 +594,8 @@ impl<'c, 'a> State<'c, 'a> {
             patterns: Default::default(),
             secret_files: Vec::new(),
             written_files: Vec::new(),
+            gate_lookup: false,
+            runtime_kill: None,
         }
     }
 
@@ -989,6 +996,11 @@ impl<'c, 'a> State<'c, 'a> {
             let detail = format!("more than {MAX_PATTERNS} patterns of paths");
             self.findings
                 .push(catalogue::OPAQUE_TOO_LARGE.at(0..0, &detail));
+        }
+        if self.gate_lookup
+            && let Some((span, detail)) = self.runtime_kill.take()
+        {
+            self.findings.push(catalogue::GATE_STOP.at(span, &detail));
         }
         let mut findings = self.findings;
         findings.sort_by_key(|f| (f.span.start, f.span.end));

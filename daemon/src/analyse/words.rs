@@ -976,6 +976,10 @@ fn var_alts(name: &str, env: &Env) -> Alts {
             None => Piece::Opaque,
         },
         "TMPDIR" if !env.tmpdir_named => Piece::Lit("/tmp".to_owned()),
+        // The user's runtime directory, `/run/user/UID`, where a user daemon's socket lies.
+        "XDG_RUNTIME_DIR" => return vec![vec![Piece::Lit("/run/user/".to_owned()), Piece::Name]],
+        // The gate's socket, wherever it was put: a client of it talks to the gate.
+        "ASSENT_SOCKET" => Piece::Lit("/run/assent/socket".to_owned()),
         // Variables that name a place by convention: their usual value.
         _ if let Some(rest) = usual_place(name) => match env.home.filter(|h| h.starts_with('/')) {
             Some(h) => Piece::Lit(format!("{h}{rest}")),

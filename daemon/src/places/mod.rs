@@ -34,9 +34,13 @@ pub enum Kind {
     Device,
     /// Keys, tokens, passwords, credential stores.
     Secret,
-    /// What runs at login or start-up, git's internals and configuration, the gate's own
-    /// files, the agents' hook settings, the system's files.
+    /// What runs at login or start-up, git's internals and configuration, the system's files.
     Protected,
+    /// The gate itself: its controls (answering, remembering, its socket, its daemon and
+    /// approval agent), its policy, state, units and programs, the agents' hook settings and
+    /// the shell start-up files that load its hook. An agent that changes any of these answers
+    /// or switches off its own gate.
+    Gate,
     /// Files outside the project: the owner's elsewhere in the home, another user's, the
     /// machine's data.
     Data,
@@ -71,13 +75,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order of the level table's columns.
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Root,
         Kind::Home,
         Kind::System,
         Kind::Device,
         Kind::Secret,
         Kind::Protected,
+        Kind::Gate,
         Kind::Data,
         Kind::Project,
         Kind::Build,
@@ -103,6 +108,7 @@ impl Kind {
             Kind::Device => "device",
             Kind::Secret => "secret",
             Kind::Protected => "protected",
+            Kind::Gate => "gate",
             Kind::Data => "data",
             Kind::Project => "project",
             Kind::Build => "build",
@@ -133,6 +139,7 @@ impl Kind {
             Kind::Device => "a disk or the machine's memory",
             Kind::Secret => "a file that holds secrets",
             Kind::Protected => "a protected file",
+            Kind::Gate => "the gate itself",
             Kind::Data => "files outside the project",
             Kind::Project => "the project",
             Kind::Build => "build output that the build recreates",
@@ -767,12 +774,20 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
     let home = w.home.as_deref();
     let below = path.beneath();
     let starts = &v.starts;
+    // The gate's files beneath the whole file system, a home or a system directory add
+    // nothing a person needs told: what acts on all of it is judged by that already.
+    let wide = [Kind::Root, Kind::Home, Kind::System]
+        .iter()
+        .any(|k| placed.has(*k));
     let probe = literal.map(|t| Probe::new(t, w.home_text.as_deref()));
     for (i, rule) in v.rules.iter().enumerate() {
         let kind = match rule.says {
-            Says::Is(k @ (Kind::Secret | Kind::Protected)) | Says::Both(k, _) => k,
+            Says::Is(k @ (Kind::Secret | Kind::Protected | Kind::Gate)) | Says::Both(k, _) => k,
             _ => continue,
         };
+        if kind == Kind::Gate && wide {
+            continue;
+        }
         if rule.tree || rule.at == At::Anywhere {
             continue;
         }

@@ -78,15 +78,15 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("app/.env.production", false, &["secret"]),
     (".env.example", false, &["project"]),
     ("certs/server.pem", false, &["secret"]),
-    ("~/.bashrc", false, &["protected"]),
+    ("~/.bashrc", false, &["gate"]),
     ("~/.config/fish/config.fish", false, &["protected"]),
     ("~/.gitconfig", false, &["protected"]),
     (".git/hooks/pre-commit", false, &["protected"]),
     (".git/config", false, &["protected"]),
-    ("~/.claude/settings.json", false, &["protected"]),
-    (".claude/settings.local.json", false, &["protected"]),
-    ("/etc/assent/policy.toml", false, &["protected"]),
-    ("~/.config/assent/policy.toml", false, &["protected"]),
+    ("~/.claude/settings.json", false, &["gate"]),
+    (".claude/settings.local.json", false, &["gate"]),
+    ("/etc/assent/policy.toml", false, &["gate"]),
+    ("~/.config/assent/policy.toml", false, &["gate"]),
     ("src/main.rs", false, &["project"]),
     ("target/debug/x", false, &["build"]),
     ("web/node_modules", false, &["build"]),
@@ -125,14 +125,14 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("target", true, &["build"]),
     ("src", true, &["project"]),
     ("~/.ssh", true, &["secret", "protected"]),
-    ("~/.config", true, &["data", "secret", "protected"]),
+    ("~/.config", true, &["data", "secret", "protected", "gate"]),
     ("/etc/ssh/sshd_config", true, &["protected"]),
     // Not a tree: the directory alone.
     ("/usr", false, &["protected"]),
     ("~", false, &["data"]),
     // Globs: every place they could name.
     ("~/.ss?/id_*", false, &["secret", "data"]),
-    ("~/.*/credentials", false, &["secret", "data", "protected"]),
+    ("~/.*/credentials", false, &["secret", "data", "protected", "gate"]),
     ("~/*/id_rsa", false, &["secret"]),
     ("~/.ssh/*.pub", false, &["data"]),
     ("~/.ssh/*", false, &["data", "protected", "secret"]),
@@ -175,7 +175,7 @@ fn the_requester_places_the_home() {
     assert_eq!(kinds("/root/app/src", false, &root), ["project"]);
     assert_eq!(kinds("/root/notes", false, &root), ["data"]);
     assert_eq!(kinds("/root/.ssh/id_rsa", false, &root), ["secret"]);
-    assert_eq!(kinds("/root/.bashrc", false, &root), ["protected"]);
+    assert_eq!(kinds("/root/.bashrc", false, &root), ["gate"]);
     // In the home itself there is no project: everything there is the owner's data.
     let at_home = Where::new(Some(HOME), Some(HOME));
     assert_eq!(kinds("notes.txt", false, &at_home), ["data"]);

@@ -281,6 +281,11 @@ impl Policy {
         })
     }
 
+    /// The level table's decision for `level` from `origin`.
+    fn decides(&self, level: Level, origin: Origin) -> Decision {
+        self.table[level as usize][usize::from(origin != Origin::Interactive)]
+    }
+
     /// Decide a request.
     pub fn rule_on(&self, facts: &Facts<'_>) -> Ruling {
         let automation = facts.origin != Origin::Interactive;
@@ -373,7 +378,7 @@ impl Policy {
     fn winner(&self, facts: &Facts<'_>) -> Option<&Rule> {
         self.rules
             .iter()
-            .filter(|rule| matches(rule, facts))
+            .filter(|rule| matches(rule, facts, |level| self.decides(level, facts.origin)))
             .max_by(|a, b| {
                 let key = |r: &Rule| {
                     (
@@ -389,7 +394,11 @@ impl Policy {
 }
 
 /// Whether every condition of `rule` holds for `facts`.
-fn matches(rule: &Rule, facts: &Facts<'_>) -> bool {
+/// Whether `rule` applies. `table` is the level table's decision for a level and this
+/// request's origin: a rule that would lower a decision must name every finding that needs
+/// more than it gives (`finding = "change.gate"` allowing `assent approve` says nothing about
+/// an `rm -rf ~` beside it on the line).
+fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> Decision) -> bool {
     if !rule.origin.is_empty() && !rule.origin.contains(&facts.origin) {
         return false;
     }
@@ -420,10 +429,18 @@ fn matches(rule: &Rule, facts: &Facts<'_>) -> bool {
     {
         return false;
     }
-    if let Some(finding) = &rule.finding
-        && !facts.findings.iter().any(|f| finding.is_match(f.id))
-    {
-        return false;
+    if let Some(finding) = &rule.finding {
+        let named = |f: &&Finding| finding.is_match(f.id);
+        if !facts.findings.iter().any(|f| named(&f)) {
+            return false;
+        }
+        if facts
+            .findings
+            .iter()
+            .any(|f| table(f.level) > rule.decision && !named(&f))
+        {
+            return false;
+        }
     }
     if !rule.command.is_empty()
         && !facts.commands.iter().any(|c| {

@@ -523,8 +523,8 @@ fn seed_tool_examples() {
         (
             "Write",
             r#"{"file_path": "/home/u/.bashrc"}"#,
-            Destructive,
-            Confirm,
+            Forbidden,
+            Deny,
         ),
         // Unknown tools and bad arguments are held (fail closed).
         (
@@ -786,14 +786,26 @@ fn apply_patch_files_are_placed() {
         level(
             "*** Begin Patch\n*** Update File: /home/u/.bashrc\n@@\n+curl x | sh\n*** End Patch\n"
         ),
-        Level::Destructive
+        Level::Forbidden
     );
     assert_eq!(
         level("*** Begin Patch\n*** Add File: /home/u/.claude/settings.json\n+{}\n*** End Patch\n"),
-        Level::Destructive
+        Level::Forbidden
     );
     assert_eq!(
         level("*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n"),
         Level::Destructive
+    );    // Codex's hook carries the patch in `command`: it is a patch, not a shell line.
+    let in_command = |body: &str| {
+        let args = serde_json::json!({"command": body}).to_string();
+        tool(&p, "apply_patch", &args, &ctx)
+    };
+    let (level, ruling) = in_command(
+        "*** Begin Patch\n*** Update File: /home/u/.codex/config.toml\n@@\n-[hooks]\n*** End Patch\n",
     );
+    assert_eq!((level, ruling.decision), (Level::Forbidden, Decision::Deny));
+    assert!(ruling.reason.contains("may not answer or disable its own gate"), "{}", ruling.reason);
+    let (level, ruling) =
+        in_command("*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** End Patch\n");
+    assert_eq!((level, ruling.decision), (Level::Moderate, Decision::Allow));
 }

@@ -104,9 +104,21 @@ pub const PATH_TOOLS: &[(&str, PathUse)] = &[
     ("file.move", PathUse::Moves),
 ];
 
-/// What `tool` does with its path arguments, if it is a file tool.
+/// What `tool` does with its path arguments, if it is a file tool. An MCP server's tool
+/// (`mcp__filesystem__write_file`) is known by its own name.
 pub fn path_use(tool: &str) -> Option<PathUse> {
-    PATH_TOOLS.iter().find(|(n, _)| *n == tool).map(|(_, u)| *u)
+    let own = |name: &str| PATH_TOOLS.iter().find(|(n, _)| *n == name).map(|(_, u)| *u);
+    own(tool).or_else(|| {
+        let rest = tool.strip_prefix("mcp__")?;
+        let (_, name) = rest.split_once("__")?;
+        own(name).or(match name {
+            "create_file" => Some(PathUse::Edits),
+            "move_file" => Some(PathUse::Moves),
+            "delete_file" | "remove_file" => Some(PathUse::Deletes),
+            "read_text_file" | "read_media_file" | "read_multiple_files" => Some(PathUse::Reads),
+            _ => None,
+        })
+    })
 }
 
 /// Where a move's destination is named.
@@ -301,16 +313,22 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
             }
         }
         // Codex's `apply_patch` names the files it adds, changes, deletes and moves in the
-        // patch itself.
-        for key in ["input", "patch"] {
-            for patch in strings(map.get(key)) {
+        // patch itself; Codex's hook sends the patch as `command`, which is then no shell line.
+        let patching = name == "apply_patch" || name.ends_with("__apply_patch");
+        let patch_keys: &[&str] = if patching {
+            &["input", "patch", "command"]
+        } else {
+            &["input", "patch"]
+        };
+        for key in patch_keys {
+            for patch in strings(map.get(*key)) {
                 for (effect, path) in patch_files(patch) {
                     paths_found.push(path.to_owned());
                     findings.extend(place(effect, path, false));
                 }
             }
         }
-        for key in COMMAND_KEYS {
+        for key in COMMAND_KEYS.iter().filter(|_| !patching) {
             for command in command_lines(map.get(*key)) {
                 let command = command.as_str();
                 let ctx = analyse::Context {

@@ -282,6 +282,8 @@ const APIS: &[(&str, Api)] = &[
     ("socket.AF_UNIX", Pure),
     ("socket.SOCK_STREAM", Pure),
     ("socket.SOCK_DGRAM", Pure),
+    ("socket.SOCK_SEQPACKET", Pure),
+    ("socket.SOCK_RAW", Pure),
     ("socket.socket", Class("socket.socket")),
     ("socket.create_connection", Net(0)),
     ("socket.socket.connect", Net(1)),

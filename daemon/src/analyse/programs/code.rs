@@ -1143,6 +1143,9 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
             (6, Effect::Read)
         } else if upper.starts_with("CREATE:") {
             (7, Effect::Overwrite)
+        } else if let Some(skip) = unix_client(&w.text) {
+            // A client of a Unix socket: whatever serves it acts on what is sent.
+            (skip, Effect::Change)
         } else {
             continue;
         };
@@ -1171,6 +1174,23 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
         shell_text("socat", cmd, w, &job.path, at, st);
     }
     false
+}
+
+/// The length of socat's Unix client address keyword (`UNIX-CONNECT:`, `UNIX:`…), if `text`
+/// starts with one.
+fn unix_client(text: &str) -> Option<usize> {
+    const KEYWORDS: &[&str] = &[
+        "UNIX-CONNECT:",
+        "UNIX-CLIENT:",
+        "UNIX-SENDTO:",
+        "UNIX:",
+        "LOCAL:",
+    ];
+    let head = text.get(..13).unwrap_or(text).to_ascii_uppercase();
+    KEYWORDS
+        .iter()
+        .find(|k| head.starts_with(**k))
+        .map(|k| k.len())
 }
 
 // ---- the shell's own stores ----

@@ -428,7 +428,7 @@ pub(crate) mod tests {
         ("psql -c \"$Q\"", Opaque, &["run.unknown", "write.database"]),
         ("psql -c '\\! rm -rf /'", Forbidden, &["delete.root"]),
         ("psql <<'EOF'\nSELECT 1 \\gexec\nEOF", Opaque, &["run.unknown"]),
-        ("psql -c '\\o /home/u/.bashrc'", Destructive, &["write.protected"]),
+        ("psql -c '\\o /home/u/.bashrc'", Forbidden, &["write.gate"]),
         ("mysql -e 'DROP DATABASE x'", Destructive, &["delete.database"]),
         ("mysql -u root --execute='ALTER TABLE t DROP COLUMN c'", Destructive, &["delete.database"]),
         ("mysql -e'truncate t'", Destructive, &["delete.database"]),

@@ -270,6 +270,7 @@ pub(super) fn discard<'s>(site: &mut Site<'_, 's, '_, '_>, g: &Git<'s>, said: Sa
         Kind::Data,
         Kind::Secret,
         Kind::Protected,
+        Kind::Gate,
         Kind::Unknown,
     ]
     .iter()

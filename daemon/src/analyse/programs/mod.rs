@@ -10,6 +10,7 @@ pub mod containers;
 pub mod data;
 pub mod disk;
 pub mod files;
+pub mod gate;
 pub mod git;
 pub mod net;
 pub mod packages;

@@ -6,7 +6,7 @@
 //! as a leak (`secrets`).
 
 use super::super::act::{Site, Slot};
-use super::super::effects::Effect::{Delete, Overwrite, Read, Send, Write};
+use super::super::effects::Effect::{Change, Delete, Overwrite, Read, Send, Write};
 use super::super::getopt::{self, Grammar, Style};
 use super::super::secrets;
 use super::super::words::Word;
@@ -136,6 +136,10 @@ pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         if let Some(file) = data_file(v) {
             reads.push(file);
         }
+    }
+    // `--unix-socket PATH`: the request goes to whatever serves that socket.
+    for v in a.values(&["unix-socket", "abstract-unix-socket"]) {
+        site.on(Change, v);
     }
     let uploads: Vec<Word> = a.values(&["T", "upload-file"]).cloned().collect();
     reads.extend(
@@ -789,6 +793,19 @@ pub fn netcat<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .iter()
         .any(|w| matches!(w.literal(), Some("-h" | "--help" | "--version")))
     {
+        return;
+    }
+    // `-U`/`--unixsock`: the operand is a Unix socket, and whatever serves it acts on what
+    // is sent.
+    let unix = words
+        .iter()
+        .filter_map(Word::literal)
+        .any(|t| t == "--unixsock" || (t.starts_with('-') && !t.starts_with("--") && t.contains('U')));
+    if unix {
+        site.sends_input();
+        for w in words.iter().filter(|w| !w.text.starts_with('-')) {
+            site.on(Change, w);
+        }
         return;
     }
     connects(words, site);

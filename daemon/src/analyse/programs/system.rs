@@ -6,6 +6,7 @@
 use super::super::act::Site;
 use super::super::catalogue::{self, Said};
 use super::super::words::Word;
+use super::gate;
 
 /// Literal words, dynamic ones as written.
 fn texts<'a>(args: &'a [Word]) -> impl Iterator<Item = &'a str> {
@@ -88,6 +89,21 @@ pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let Some(verb) = first_operand(args) else {
         return;
     };
+    let gate = args
+        .iter()
+        .filter(|w| !w.text.starts_with('-'))
+        .skip(1)
+        .any(gate::names_unit);
+    if gate && !SYSTEMCTL_READS.contains(&verb) {
+        let stops = matches!(verb, "stop" | "disable" | "mask" | "kill" | "freeze" | "clean");
+        let said = if stops {
+            catalogue::GATE_STOP
+        } else {
+            catalogue::GATE_CHANGE
+        };
+        report(site, said, args);
+        return;
+    }
     let kind = match verb {
         "reboot" | "poweroff" | "halt" | "kexec" | "soft-reboot" | "rescue" | "emergency"
         | "isolate" | "default" => catalogue::SYSTEM_POWER,
@@ -101,6 +117,19 @@ pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 /// `service NAME stop`.
 pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let ops: Vec<&str> = texts(args).filter(|t| !t.starts_with('-')).collect();
+    let gate = args
+        .iter()
+        .find(|w| !w.text.starts_with('-'))
+        .is_some_and(gate::names_unit);
+    if gate && !matches!(ops.get(1), Some(&"status") | None) {
+        let said = if ops.get(1) == Some(&"stop") {
+            catalogue::GATE_STOP
+        } else {
+            catalogue::GATE_CHANGE
+        };
+        report(site, said, args);
+        return;
+    }
     match ops.get(1) {
         Some(&"stop") => report(site, catalogue::SERVICE_STOP, args),
         Some(&("status" | "--status-all")) | None => {}
@@ -137,13 +166,50 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     } else if !pids.is_empty() {
         report(site, catalogue::SYSTEM_CHANGE, args);
     }
+    // Pids only known when the line runs (`$(pidof assentd)`, `xargs kill`): if the line
+    // looks the gate's processes up, this kills the gate (decided once the line is walked).
+    let runtime = args
+        .iter()
+        .any(|w| w.dynamic && !w.text.starts_with('-'));
+    if runtime && site.st.runtime_kill.is_none() {
+        let mut shown = vec![site.name];
+        shown.extend(args.iter().take(3).map(|w| w.raw));
+        site.st.runtime_kill = Some((site.span.clone(), shown.join(" ")));
+    }
 }
+
+/// `pkill` and `killall` options that take a value as the next word.
+const KILL_BY_NAME_VALUES: &[&str] = &[
+    "-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "-O", "-o", "-y", "-n", "-Z", "--signal",
+    "--pidfile", "--older", "--older-than", "--younger-than", "--ns", "--nslist", "--context",
+    "--euid", "--uid", "--pgroup", "--group", "--parent", "--session", "--terminal", "--user",
+];
 
 pub fn kill_by_name<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let lists = texts(args).any(|t| matches!(t, "-l" | "--list" | "-V" | "--version" | "--help"));
-    if !lists && !args.is_empty() {
-        report(site, catalogue::KILL_BY_NAME, args);
+    if lists || args.is_empty() {
+        return;
     }
+    // `pkill` (and `killall -r`) patterns are regular expressions; `killall` names are exact.
+    let regex = site.name == "pkill" || texts(args).any(|t| t == "-r" || t == "--regexp");
+    let mut words = args.iter();
+    let mut gate = false;
+    while let Some(w) = words.next() {
+        let t = w.text.as_str();
+        if w.literal().is_some() && t.starts_with('-') && t.len() > 1 {
+            if KILL_BY_NAME_VALUES.contains(&t) {
+                words.next();
+            }
+            continue;
+        }
+        gate |= gate::names_process(w, regex);
+    }
+    let said = if gate {
+        catalogue::GATE_STOP
+    } else {
+        catalogue::KILL_BY_NAME
+    };
+    report(site, said, args);
 }
 
 pub fn kill_everything<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {

@@ -1,0 +1,240 @@
+//! The gate's own programs, and how other programs reach the gate.
+//!
+//! `assent` asks the gate (`check`, `explain`, `status`, `pending`, `log`: nothing changes) or
+//! answers and reconfigures it (`approve`, `deny`, `rules`, `forget`); `assent run CMD` and
+//! `assent sh -c TEXT` run what they are given once the gate allows it, so what runs is judged
+//! here as it would be without them. `assentd` and `assent-notify` start a daemon or an
+//! approval agent. Elsewhere, `systemctl` on the gate's units, `kill`/`pkill`/`killall` of its
+//! processes and clients of its socket are the gate's place too (the socket is in the
+//! vocabulary; units and process names are here). Every change to the gate is one of the
+//! level table's `gate` cells: an agent may not answer or switch off its own gate.
+
+use regex::RegexBuilder;
+
+use crate::places::Glob;
+
+use super::super::State;
+use super::super::act::Site;
+use super::super::catalogue;
+use super::super::command::{Ctx, Job};
+use super::super::getopt::Args;
+use super::super::join_path;
+use super::super::words::Word;
+
+/// `assent` subcommands that only ask or show.
+const ASKS: &[&str] = &[
+    "check",
+    "explain",
+    "status",
+    "pending",
+    "log",
+    "tool",
+    "hook",
+    "init",
+    "completions",
+    "man",
+    "help",
+    "__resume",
+];
+
+/// `assent` options (before the subcommand, or of `run`) that take a value.
+const WITH_VALUE: &[&str] = &["--socket", "--origin", "--session", "--cwd"];
+
+/// The names the gate's processes run under (`comm`) and the command lines they are started
+/// with, which `pkill -f`, `pgrep` and `killall` patterns are tried against.
+const PROCESSES: &[&str] = &[
+    "assentd",
+    "assent-notify",
+    "/usr/bin/assentd --system",
+    "assentd --user",
+    "/usr/bin/assent-notify",
+];
+
+/// The gate's systemd units (system and user).
+const UNITS: &[&str] = &["assentd.service", "assentd.socket", "assent-notify.service"];
+
+fn report(site: &mut Site, said: catalogue::Said, words: &[Word]) {
+    let shown: Vec<&str> = words.iter().take(3).map(|w| w.raw).collect();
+    site.say(said, &shown.join(" "));
+}
+
+/// `assent`, `assent-sh`, `assentd`, `assent-notify`.
+pub fn assent<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let words = &job.words;
+    let span = at.span_of(words);
+    let mut site = Site::new("assent", Args::default(), span, st);
+    match name {
+        "assent-sh" => {
+            // A shell: `assent-sh -c TEXT` runs TEXT with bash once the gate allows it.
+            let mut shell: Vec<Word<'s>> = words.to_vec();
+            shell[0] = Word::made("bash".to_owned(), shell[0].raw, shell[0].span.clone());
+            jobs.push(Job {
+                words: shell.into(),
+                path: join_path(&job.path, "assent-sh"),
+                stdin: job.stdin.clone(),
+                child: true,
+                cwd: None,
+                assigned: job.assigned.clone(),
+                level: job.level + 1,
+                container: None,
+            });
+        }
+        "assentd" | "assent-notify" => {
+            let inert = words[1..].iter().any(|w| {
+                matches!(
+                    w.literal(),
+                    Some("-h" | "--help" | "-V" | "--version" | "--check-policy")
+                ) || w.text.starts_with("--completions")
+                    || w.text.starts_with("--man")
+                    || w.text.starts_with("--check-policy=")
+            });
+            if !inert {
+                report(&mut site, catalogue::GATE_APPROVER, words);
+            }
+        }
+        _ => {
+            let mut i = 1;
+            while let Some(w) = words.get(i) {
+                let t = w.text.as_str();
+                if w.dynamic || !t.starts_with('-') {
+                    break;
+                }
+                if matches!(t, "-h" | "--help" | "-V" | "--version") {
+                    site.report();
+                    return true;
+                }
+                i += if WITH_VALUE.contains(&t) { 2 } else { 1 };
+            }
+            let sub = words.get(i);
+            match sub.and_then(Word::literal) {
+                Some("run") => run(job, i + 1, jobs),
+                Some("sh") => jobs.push(Job {
+                    words: words.starting_at(i),
+                    path: join_path(&job.path, "assent sh"),
+                    stdin: job.stdin.clone(),
+                    child: true,
+                    cwd: None,
+                    assigned: job.assigned.clone(),
+                    level: job.level + 1,
+                    container: None,
+                }),
+                Some(s) if ASKS.contains(&s) => {}
+                None if sub.is_none() => {}
+                // Answering, remembering, forgetting, and any subcommand the gate does not
+                // know (or cannot read) of its own client.
+                _ => report(&mut site, catalogue::GATE_ANSWER, words),
+            }
+        }
+    }
+    site.report();
+    true
+}
+
+/// `assent run [OPTIONS] [--] PROGRAM ARGS…`: the program runs once the gate allows it.
+fn run<'s>(job: &Job<'s>, mut i: usize, jobs: &mut Vec<Job<'s>>) {
+    let words = &job.words;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+        i += if WITH_VALUE.contains(&t) { 2 } else { 1 };
+    }
+    if i < words.len() {
+        jobs.push(Job {
+            words: words.starting_at(i),
+            path: join_path(&job.path, "assent run"),
+            stdin: job.stdin.clone(),
+            child: true,
+            cwd: None,
+            assigned: job.assigned.clone(),
+            level: job.level + 1,
+            container: None,
+        });
+    }
+}
+
+/// Whether a unit argument of `systemctl` or `service` names one of the gate's units: its
+/// name (`assentd`, `assentd.service`, `assent-notify@1000`) or a glob that matches one.
+pub fn names_unit(word: &Word) -> bool {
+    let Some(text) = word.literal() else {
+        return false;
+    };
+    let base = text.rsplit('/').next().unwrap_or(text);
+    if base.starts_with("assent") {
+        return true;
+    }
+    if base.contains(['*', '?', '[']) {
+        let glob = Glob::parse(base);
+        return UNITS.iter().any(|unit| {
+            glob.matches(unit) || unit.rsplit_once('.').is_some_and(|(stem, _)| glob.matches(stem))
+        });
+    }
+    false
+}
+
+/// Whether a process pattern could select one of the gate's processes: `regex` for `pkill`
+/// and `pgrep` (a search in the name, or with `-f` the command line), else an exact name
+/// (`killall`, `pidof`). A pattern too large to compile, or one the regex engine does not
+/// take, is taken to match: what the gate cannot read is never safe.
+pub fn names_process(pattern: &Word, regex: bool) -> bool {
+    // A pattern only known when the line runs is judged as any kill by name (held).
+    let Some(text) = pattern.literal() else {
+        return false;
+    };
+    pattern_names(text, regex).unwrap_or(true)
+}
+
+/// Whether `text` as a pattern selects a gate process; `None` when it does not compile.
+fn pattern_names(text: &str, regex: bool) -> Option<bool> {
+    if !regex {
+        let base = text.rsplit('/').next().unwrap_or(text);
+        return Some(PROCESSES.contains(&base));
+    }
+    let re = RegexBuilder::new(text)
+        .size_limit(1 << 16)
+        .dfa_size_limit(1 << 16)
+        .build()
+        .ok()?;
+    Some(PROCESSES.iter().any(|p| re.is_match(p)))
+}
+
+/// Programs that pick out processes by name, or filter a process list (`ps aux | grep
+/// assent`), and whether their patterns are regular expressions.
+const LOOKUPS: &[(&str, bool)] = &[
+    ("pidof", false),
+    ("pgrep", true),
+    ("grep", true),
+    ("egrep", true),
+    ("fgrep", true),
+    ("rg", true),
+    ("awk", true),
+    ("gawk", true),
+    ("mawk", true),
+];
+
+/// Notes on the line that `name` looks up the gate's processes, when one of its words could
+/// name them (as a pattern, or holding the gate's name, as an awk program's `/assent/` does).
+/// `kill` of pids only known at run time on the same line then kills the gate.
+pub fn looks_up(name: &str, args: &[Word], st: &mut State) {
+    let Some((_, regex)) = LOOKUPS.iter().find(|(n, _)| *n == name) else {
+        return;
+    };
+    if st.gate_lookup {
+        return;
+    }
+    st.gate_lookup = args.iter().filter_map(Word::literal).any(|t| {
+        !t.starts_with('-')
+            && (t.to_ascii_lowercase().contains("assent")
+                || pattern_names(t, *regex).unwrap_or(false))
+    });
+}
