@@ -319,19 +319,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                3, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                4, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
                 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [3, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [3, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [4, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [4, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [3, 7, 5, 1, b'e']
+            [4, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -343,7 +343,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [3, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [4, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}"], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -357,7 +357,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [3, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
+            [4, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -366,7 +366,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [3, 8, 0, 0, 0]
+            [4, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -377,10 +377,10 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [3, 9, 1, 1, 1, 1, b'r']
+            [4, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones.
-        assert_eq!(encode_request(&Request::Rules).expect("encodes"), [3, 9]);
+        assert_eq!(encode_request(&Request::Rules).expect("encodes"), [4, 9]);
         let prompted = Request::Prompted {
             token: "t".into(),
             allow: false,
@@ -388,11 +388,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [3, 11, 1, b't', 0, 3]
+            [4, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [3, 13, 2]
+            [4, 13, 2]
         );
     }
 
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn unknown_request_is_not_garbage() {
         assert_eq!(
-            decode_request(&[3, 99]),
+            decode_request(&[4, 99]),
             Err(CodecError::UnknownRequest { tag: 99 })
         );
     }
@@ -418,11 +418,11 @@ mod tests {
     fn garbage_empty_trailing_and_oversized_are_errors() {
         assert_eq!(decode_request(&[]), Err(CodecError::Empty));
         assert!(matches!(
-            decode_request(&[3, 0, 0xff]),
+            decode_request(&[4, 0, 0xff]),
             Err(CodecError::Malformed(_))
         ));
         assert!(matches!(
-            decode_request(&[3, 5, 0]),
+            decode_request(&[4, 5, 0]),
             Err(CodecError::Malformed(_))
         ));
         let big = vec![1u8; MAX_MESSAGE_LEN + 1];
@@ -435,7 +435,7 @@ mod tests {
     #[test]
     fn a_claimed_huge_length_does_not_allocate_it() {
         // Check(Shell{command: <length 2^60>...}): the decode limit refuses before allocating.
-        let packet = [3u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        let packet = [4u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
         assert!(matches!(
             decode_request(&packet),
             Err(CodecError::Malformed(_))

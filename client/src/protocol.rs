@@ -18,7 +18,7 @@ pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope,
 pub use reports::{AuditEvent, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -427,6 +427,8 @@ pub enum ErrorKind {
     Invalid,
     /// The daemon failed; the request was not allowed.
     Internal,
+    /// The approval needs the user's password (polkit), and it was not given.
+    NotAuthorized,
 }
 
 impl ErrorKind {
@@ -446,6 +448,7 @@ impl ErrorKind {
             ErrorKind::Identity => "identity",
             ErrorKind::Invalid => "invalid",
             ErrorKind::Internal => "internal",
+            ErrorKind::NotAuthorized => "not_authorized",
         }
     }
 }

@@ -149,7 +149,7 @@ impl Conn {
                 item,
                 remember,
             } => {
-                let reply = self.answer(&token, allow, session, item, remember);
+                let reply = self.answer(&token, allow, session, item, remember).await;
                 self.send(&reply).await;
             }
             Request::RegisterApprover(hello) => return self.serve_approver(hello).await,

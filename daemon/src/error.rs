@@ -71,6 +71,9 @@ pub enum RequestError {
         /// The request's session.
         owner: Option<String>,
     },
+    /// The approval needs the user's password through polkit, and polkit did not authorise it.
+    #[error("{0}")]
+    NotAuthorized(String),
     /// The requester answered itself.
     #[error(
         "a request cannot be approved from the process or login session that made it; approve it from another terminal or the desktop"
@@ -124,6 +127,7 @@ impl RequestError {
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
             RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,
             RequestError::SelfApproval => ErrorKind::SelfApproval,
+            RequestError::NotAuthorized(_) => ErrorKind::NotAuthorized,
             RequestError::LimitReached { .. }
             | RequestError::RateLimited { .. }
             | RequestError::TooManyRules { .. } => ErrorKind::LimitReached,

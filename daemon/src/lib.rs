@@ -16,6 +16,7 @@ pub mod peer;
 pub mod pending;
 pub mod places;
 pub mod policy;
+pub mod polkit;
 pub mod remember;
 pub mod server;
 pub mod stats;

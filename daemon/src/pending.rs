@@ -28,6 +28,7 @@ use tokio::time::Instant;
 use crate::approvers::{Agent, Approvers, eligible};
 use crate::audit::Audit;
 use crate::error::RequestError;
+use crate::policy::Approval;
 use crate::stats::Stats;
 use batch::BatchEntry;
 pub use batch::{BatchHold, BatchItem, HeldBatch};
@@ -88,6 +89,8 @@ pub struct Hold {
     pub program: String,
     /// What a remembered approval of it would match ([`crate::remember::signature`]).
     pub signature: String,
+    /// How a person must approve it.
+    pub approval: Approval,
 }
 
 /// An allowed request whose answer may be remembered: what to remember it for.

@@ -125,7 +125,7 @@ fn contents(deb: &Path) -> BTreeMap<String, Entry> {
 }
 
 /// What the package must hold besides the man pages and completions.
-const FILES: [&str; 15] = [
+const FILES: [&str; 16] = [
     "/usr/bin/assentd",
     "/usr/bin/assent",
     "/usr/bin/assent-notify",
@@ -138,6 +138,7 @@ const FILES: [&str; 15] = [
     "/usr/lib/systemd/user/assentd.socket",
     "/usr/share/doc/assent/policy.example.toml",
     "/usr/share/doc/assent/copyright",
+    "/usr/share/polkit-1/actions/org.assent.approve.policy",
     "/usr/share/assent/assent.bash",
     "/usr/share/assent/assent.zsh",
     "/usr/share/man/man1/assent-sh.1.gz",

@@ -91,6 +91,9 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
         item: args.item,
         remember,
     };
+    // An allow the policy wants given with a password is put to polkit by the daemon; its
+    // text agent, on this terminal, asks for the password (a deny needs no password).
+    let _agent = allow.then(super::polkit::TextAgent::start).flatten();
     match ask(socket, &request) {
         Ok(Response::Done) => exit::ALLOW,
         Ok(other) => {

@@ -9,6 +9,7 @@ pub mod hook;
 pub mod init;
 mod lines;
 pub mod messages;
+mod polkit;
 pub mod prompt;
 pub mod resume;
 pub mod rules;

@@ -326,7 +326,11 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
                 if act.effect == Effect::Run && st.downloaded(w) {
                     placed.add(Kind::Remote, "a file fetched from the network on this line");
                 }
-                (placed, format!("`{}`", if w.raw.is_empty() { &w.text } else { w.raw }), !w.dynamic)
+                (
+                    placed,
+                    format!("`{}`", if w.raw.is_empty() { &w.text } else { w.raw }),
+                    !w.dynamic,
+                )
             }
             Target::Path(paths, shown) => {
                 let mut placed = Placed::default();

@@ -8,14 +8,16 @@ use super::{Conn, Flow};
 use crate::approvers::{self, Agent};
 use crate::error::RequestError;
 use crate::pending::{Answerer, Approved};
+use crate::policy::Approval;
 use crate::remember::{MAX_REMEMBER_SECS, SessionKey};
 
 /// How long one push to an approval agent may wait for its socket.
 const PUSH_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Conn {
-    /// An approver's answer, and the remembering it asks for.
-    pub(super) fn answer(
+    /// An approver's answer, and the remembering it asks for. An allow the policy says must
+    /// be given with a password is first put to polkit for the answering process.
+    pub(super) async fn answer(
         &self,
         token: &str,
         allow: bool,
@@ -33,6 +35,23 @@ impl Conn {
             conn_id: self.id,
             session,
         };
+        if allow {
+            let needed = self.shared.pending.approval_needed(token, item, &answerer);
+            let checked = match needed {
+                Ok(Approval::Click) => Ok(()),
+                Ok(Approval::Password) => self.password(&answerer).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = checked {
+                tracing::warn!(
+                    uid = answerer.uid,
+                    pid = answerer.pid,
+                    %error,
+                    "an approval was refused"
+                );
+                return Response::Error(error.to_wire());
+            }
+        }
         match self
             .shared
             .pending
@@ -44,6 +63,26 @@ impl Conn {
             }
             Err(error) => Response::Error(error.to_wire()),
         }
+    }
+
+    /// The password step for this connection's peer: polkit asked about the peer process,
+    /// named by pid, start time and uid while its pidfd shows it is still the one that
+    /// connected.
+    async fn password(&self, answerer: &Answerer) -> Result<(), RequestError> {
+        let start = crate::polkit::start_time(self.peer.pid)
+            .filter(|_| self.peer.pidfd.is_none() || self.peer.still_alive())
+            .ok_or_else(|| {
+                RequestError::Identity(
+                    "the answering process could not be named to polkit (it has exited?)".into(),
+                )
+            })?;
+        crate::polkit::authorise(answerer.pid, start, answerer.uid).await?;
+        tracing::info!(
+            uid = answerer.uid,
+            pid = answerer.pid,
+            "polkit authorised an approval with the user's password"
+        );
+        Ok(())
     }
 
     /// Remember what was just allowed, as `how` says. The answer itself has already been
@@ -108,7 +147,7 @@ impl Conn {
                     };
                     match decode_request(&self.buf[..len]) {
                         Ok(Request::Answer { token, allow, session, item, remember }) => {
-                            let reply = self.answer(&token, allow, session, item, remember);
+                            let reply = self.answer(&token, allow, session, item, remember).await;
                             self.send(&reply).await;
                         }
                         Ok(_) => {

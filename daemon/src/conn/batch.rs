@@ -168,6 +168,7 @@ impl Conn {
                 .zip(signatures)
                 .map(|((judgement, subject), signature)| BatchItem {
                     signature,
+                    approval: judgement.ruling.approval,
                     subject: subject.summary(),
                     cwd: match subject {
                         Subject::Shell { cwd, .. } => Some(cwd.clone()),

@@ -218,6 +218,7 @@ impl Conn {
             wait,
             program: self.peer.program(),
             signature,
+            approval: judgement.ruling.approval,
         };
         let held = match self.shared.pending.hold(hold) {
             Ok(held) => held,

@@ -8,8 +8,56 @@ use super::expiry::expired;
 use super::validate::{answered, authorise};
 use super::{Answerer, Approved, Entry, Pending};
 use crate::error::RequestError;
+use crate::policy::Approval;
 
 impl Pending {
+    /// How an allow of this held request (or of these batch items) must be given, once the
+    /// answerer is authorised to answer it at all; nothing is taken or settled. An unknown or
+    /// expired token is reported as the answer itself would report it.
+    pub fn approval_needed(
+        &self,
+        token: &str,
+        item: Option<u32>,
+        by: &Answerer,
+    ) -> Result<Approval, RequestError> {
+        let inner = self.lock();
+        if let Some(entry) = inner.entries.get(token) {
+            if entry.expires_at <= Instant::now() {
+                return Err(RequestError::Expired);
+            }
+            authorise(
+                &entry.hold.requester,
+                entry.hold.owner,
+                &entry.hold.session,
+                by,
+            )?;
+            return Ok(entry.hold.approval);
+        }
+        let Some(batch) = inner.batches.get(token) else {
+            return Err(if inner.expired.iter().any(|t| t == token) {
+                RequestError::Expired
+            } else {
+                RequestError::NotFound
+            });
+        };
+        authorise(
+            &batch.hold.requester,
+            batch.hold.owner,
+            &batch.hold.session,
+            by,
+        )?;
+        let items = &batch.hold.items;
+        let chosen = |i: usize| match item {
+            Some(n) => usize::try_from(n).is_ok_and(|n| n == i + 1),
+            None => items[i].decided.is_none(),
+        };
+        Ok((0..items.len())
+            .filter(|&i| chosen(i))
+            .map(|i| items[i].approval)
+            .max_by_key(|a| *a == Approval::Password)
+            .unwrap_or_default())
+    }
+
     /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
     /// uid is the owner's or root, the answerer's session label (if scoped) matches, and the
     /// answerer is neither the requesting connection nor a process of its login session.

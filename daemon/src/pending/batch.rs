@@ -19,6 +19,7 @@ use super::{
     Answerer, Approved, Inner, Pending, Requester, millis, new_token, now_ms, shorten_item,
 };
 use crate::error::RequestError;
+use crate::policy::Approval;
 
 /// One item of a batch to hold.
 #[derive(Debug, Clone)]
@@ -35,6 +36,8 @@ pub struct BatchItem {
     pub decided: Option<Decided>,
     /// What a remembered approval of it would match.
     pub signature: String,
+    /// How a person must approve it.
+    pub approval: Approval,
 }
 
 /// A batch to hold: several items under one token, some decided by the policy, the rest held.

@@ -43,6 +43,7 @@ fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
         wait: true,
         program: "claude".into(),
         signature: "rm -rf build in /home/u".into(),
+        approval: crate::policy::Approval::Click,
     }
 }
 
@@ -233,6 +234,7 @@ fn batch(uid: u32, conn_id: u64) -> BatchHold {
         findings: vec![],
         decided,
         signature: format!("{subject} (signature)"),
+        approval: crate::policy::Approval::Click,
     };
     BatchHold {
         requester: requester(uid, conn_id),
@@ -407,4 +409,34 @@ async fn two_racing_answers_to_one_item_one_wins() {
         .expect("the owner cancels the rest");
     let items = held.outcome.expect("waits").await.expect("settled");
     assert_eq!(items[2].by, DecidedBy::Cancelled);
+}
+
+#[test]
+fn the_approval_an_answer_needs_is_read_without_taking_the_request() {
+    let store = store(Duration::from_secs(60), 8);
+    let mut needs = hold(1000, 1, None);
+    needs.approval = crate::policy::Approval::Password;
+    let held = store.hold(needs).expect("held");
+    let by = approver(1000);
+    assert_eq!(
+        store.approval_needed(&held.token, None, &by),
+        Ok(crate::policy::Approval::Password)
+    );
+    // Still held: the check took nothing.
+    assert_eq!(
+        store.approval_needed(&held.token, None, &by),
+        Ok(crate::policy::Approval::Password)
+    );
+    // Who may not answer at all learns that first.
+    assert_eq!(
+        store.approval_needed(&held.token, None, &approver(1001)),
+        Err(RequestError::UserMismatch {
+            caller: 1001,
+            owner: 1000
+        })
+    );
+    assert_eq!(
+        store.approval_needed("pa_nope", None, &by),
+        Err(RequestError::NotFound)
+    );
 }

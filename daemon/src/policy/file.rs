@@ -16,8 +16,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    ArgTest, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover, Policy, Rule,
-    Settings, tools,
+    Approval, ArgTest, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover, Policy,
+    Rule, Settings, tools,
 };
 
 /// A policy file that could not be used.
@@ -79,6 +79,16 @@ struct Levels {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct Approvals {
+    safe: Option<Approval>,
+    moderate: Option<Approval>,
+    opaque: Option<Approval>,
+    destructive: Option<Approval>,
+    forbidden: Option<Approval>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileSpec {
     default_rules: Option<bool>,
     observe: Option<bool>,
@@ -96,6 +106,7 @@ struct FileSpec {
     tool_confidence: Option<BTreeMap<String, f32>>,
     tools: Option<BTreeMap<String, Level>>,
     levels: Option<Levels>,
+    approval: Option<Approvals>,
     #[serde(default)]
     rule: Vec<Spanned<RuleSpec>>,
 }
@@ -119,6 +130,7 @@ struct RuleSpec {
     session: Option<OneOrMany<String>>,
     args: Option<BTreeMap<String, toml::Value>>,
     args_contain: Option<BTreeMap<String, String>>,
+    approval: Option<Approval>,
 }
 
 /// Read and parse the policy at `path`.
@@ -180,7 +192,8 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
         }
     }
     let table = table(&spec, &defaults).map_err(|m| error_at(0, m))?;
-    let settings = settings(&spec).map_err(|m| error_at(0, m))?;
+    let mut settings = settings(&spec).map_err(|m| error_at(0, m))?;
+    settings.approval = approvals(&spec, &defaults);
     let mut policy = Policy {
         table,
         rules,
@@ -260,6 +273,7 @@ fn compile_rule(spec: RuleSpec, source: String) -> Result<Rule, String> {
         message: spec.message,
         priority: spec.priority.unwrap_or(0),
         override_forbidden: spec.override_forbidden.unwrap_or(false),
+        approval: spec.approval,
     })
 }
 
@@ -340,6 +354,20 @@ fn table(spec: &FileSpec, defaults: &FileSpec) -> Result<[[Decision; 2]; 5], Str
     Ok(table)
 }
 
+/// How approvals must be given, by level: the embedded default's, then the file's.
+fn approvals(spec: &FileSpec, defaults: &FileSpec) -> [Approval; 5] {
+    let mut out = [Approval::Click; 5];
+    for a in [&defaults.approval, &spec.approval].into_iter().flatten() {
+        let by_level = [a.safe, a.moderate, a.opaque, a.destructive, a.forbidden];
+        for (slot, given) in out.iter_mut().zip(by_level) {
+            if let Some(given) = given {
+                *slot = given;
+            }
+        }
+    }
+    out
+}
+
 fn threshold(value: f32, what: &str) -> Result<f32, String> {
     if (0.0..=1.0).contains(&value) {
         Ok(value)
@@ -399,6 +427,7 @@ fn settings(spec: &FileSpec) -> Result<Settings, String> {
         protected_paths: paths(&spec.protected_paths, "path")?,
         sensitive_paths: paths(&spec.sensitive_paths, "path")?,
         tools: spec.tools.clone().unwrap_or_default(),
+        approval: [Approval::Click; 5],
     })
 }
 
@@ -462,6 +491,17 @@ fn describe(policy: &Policy) -> String {
             row[1].as_str()
         );
     }
+    let _ = writeln!(out, "\n[approval]");
+    for level in [
+        Level::Safe,
+        Level::Moderate,
+        Level::Opaque,
+        Level::Destructive,
+        Level::Forbidden,
+    ] {
+        let how = s.approval[level as usize].as_str();
+        let _ = writeln!(out, "{} = \"{how}\"", level.as_str());
+    }
     let mut rules: Vec<&Rule> = policy.rules.iter().collect();
     rules.sort_by(|a, b| a.name.cmp(&b.name));
     for rule in rules {
@@ -474,6 +514,9 @@ fn describe(policy: &Policy) -> String {
         let _ = writeln!(out, "priority = {}", rule.priority);
         if rule.override_forbidden {
             let _ = writeln!(out, "override_forbidden = true");
+        }
+        if let Some(approval) = rule.approval {
+            let _ = writeln!(out, "approval = \"{}\"", approval.as_str());
         }
         for (key, g) in [
             ("tool", &rule.tool),

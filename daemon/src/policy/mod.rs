@@ -46,6 +46,28 @@ pub struct Ruling {
     pub rule: Option<String>,
     /// In observe mode: what would have been decided (the decision itself is then `Allow`).
     pub observed: Option<Decision>,
+    /// How a person must approve it, if it is held.
+    pub approval: Approval,
+}
+
+/// How a person must give an approval: a click (the notification, `assent approve`), or the
+/// user's password through polkit (`org.assent.approve`), which an agent running as the user
+/// does not know. A deny never needs more than a click.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    #[default]
+    Click,
+    Password,
+}
+
+impl Approval {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Approval::Click => "click",
+            Approval::Password => "password",
+        }
+    }
 }
 
 /// What to do with an agent's request that needs a person when no approval agent is
@@ -141,6 +163,8 @@ pub struct Rule {
     pub session: Option<Globs>,
     /// Conditions on tool arguments (top-level keys).
     pub args: Vec<(String, ArgTest)>,
+    /// How an approval of what it holds must be given, over the level's setting.
+    pub approval: Option<Approval>,
 }
 
 impl Rule {
@@ -190,6 +214,8 @@ pub struct Settings {
     pub sensitive_paths: Option<Globs>,
     /// Risk registry entries, over the built-in ones.
     pub tools: BTreeMap<String, Level>,
+    /// How an approval must be given, by level (a rule's own `approval` wins).
+    pub approval: [Approval; 5],
 }
 
 /// A policy: the table, the rules and the settings.
@@ -300,6 +326,7 @@ impl Policy {
             ),
             rule: None,
             observed: None,
+            approval: self.settings.approval[facts.level as usize],
         };
         if let Some(rule) = self.winner(facts) {
             let locked = automation && facts.level == Level::Forbidden && table == Decision::Deny;
@@ -313,6 +340,9 @@ impl Policy {
             } else {
                 ruling.decision = rule.decision;
                 ruling.rule = Some(rule.name.clone());
+                if let Some(approval) = rule.approval {
+                    ruling.approval = approval;
+                }
                 ruling.reason = match &rule.message {
                     Some(message) => format!("rule \"{}\" ({}): {message}", rule.name, rule.source),
                     None => format!(

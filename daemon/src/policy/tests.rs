@@ -795,7 +795,7 @@ fn apply_patch_files_are_placed() {
     assert_eq!(
         level("*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n"),
         Level::Destructive
-    );    // Codex's hook carries the patch in `command`: it is a patch, not a shell line.
+    ); // Codex's hook carries the patch in `command`: it is a patch, not a shell line.
     let in_command = |body: &str| {
         let args = serde_json::json!({"command": body}).to_string();
         tool(&p, "apply_patch", &args, &ctx)
@@ -804,8 +804,94 @@ fn apply_patch_files_are_placed() {
         "*** Begin Patch\n*** Update File: /home/u/.codex/config.toml\n@@\n-[hooks]\n*** End Patch\n",
     );
     assert_eq!((level, ruling.decision), (Level::Forbidden, Decision::Deny));
-    assert!(ruling.reason.contains("may not answer or disable its own gate"), "{}", ruling.reason);
+    assert!(
+        ruling
+            .reason
+            .contains("may not answer or disable its own gate"),
+        "{}",
+        ruling.reason
+    );
     let (level, ruling) =
         in_command("*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** End Patch\n");
     assert_eq!((level, ruling.decision), (Level::Moderate, Decision::Allow));
+}
+
+#[test]
+fn the_gate_is_refused_to_agents_and_answered_by_a_person() {
+    let p = Policy::embedded();
+    let ctx = Context::default();
+    for line in [
+        "assent approve pa_0123",
+        "setsid assent deny pa_0123",
+        "assent forget --all",
+        "systemctl --user stop assentd",
+        "pkill -f assent-notify",
+        "sed -i '/hooks/d' ~/.claude/settings.json",
+    ] {
+        for origin in [Origin::Agent, Origin::Tool] {
+            let r = shell(&p, line, origin, &ctx);
+            assert_eq!(r.decision, Decision::Deny, "{line}: {}", r.reason);
+            assert!(
+                r.reason.contains("may not answer or disable its own gate"),
+                "{line}: {}",
+                r.reason
+            );
+        }
+    }
+    // A person answers from their own shell; the rest of the line still counts.
+    let r = shell(&p, "assent approve pa_0123", Origin::Interactive, &ctx);
+    assert_eq!(r.decision, Decision::Allow, "{}", r.reason);
+    let r = shell(
+        &p,
+        "assent approve pa_0123; rm -rf ~",
+        Origin::Interactive,
+        &ctx,
+    );
+    assert_eq!(r.decision, Decision::Confirm, "{}", r.reason);
+    // Reading the gate and asking it stay allowed for agents.
+    for line in [
+        "assent status",
+        "assent pending",
+        "assent explain 'rm -rf ~'",
+        "cat ~/.claude/settings.json",
+        "systemctl status assentd",
+    ] {
+        let r = shell(&p, line, Origin::Agent, &ctx);
+        assert_eq!(r.decision, Decision::Allow, "{line}: {}", r.reason);
+    }
+}
+
+#[test]
+fn a_policy_cannot_lower_the_gate_for_agents() {
+    let text = "[[rule]]\nname = \"anything goes\"\norigin = [\"agent\"]\ndecision = \"allow\"\npriority = 100\noverride_forbidden = true\n";
+    let r = shell(
+        &policy(text),
+        "assent approve pa_0123",
+        Origin::Agent,
+        &Context::default(),
+    );
+    assert_eq!(r.decision, Decision::Deny, "{}", r.reason);
+}
+
+#[test]
+fn a_lowering_rule_names_every_finding_that_needs_more() {
+    let text = "[[rule]]\nname = \"writes are fine\"\nfinding = \"*.project\"\norigin = [\"agent\"]\ndecision = \"allow\"\n";
+    let p = policy(text);
+    let ctx = Context::default();
+    // Alone, the rule lowers what it names.
+    let r = shell(&p, "rm -rf src", Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Allow, "{}", r.reason);
+    // Beside it, a force push it does not name keeps its own decision.
+    let r = shell(&p, "rm -rf src && git push --force", Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Confirm, "{}", r.reason);
+    // A rule that raises still applies when any finding matches.
+    let text =
+        "[[rule]]\nname = \"hold writes\"\nfinding = \"write.project\"\ndecision = \"confirm\"\n";
+    let r = shell(
+        &policy(text),
+        "ls && echo x >> notes.txt",
+        Origin::Agent,
+        &ctx,
+    );
+    assert_eq!(r.decision, Decision::Confirm, "{}", r.reason);
 }

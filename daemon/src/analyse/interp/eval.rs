@@ -267,7 +267,8 @@ impl<'t> Eval<'t> {
     /// `obj.name`.
     pub fn attr(&self, obj: &Value, name: &str) -> Value {
         // `socket.socket` is the module's class, not the module again.
-        let own = matches!(obj, Value::Module(m) if self.tables.lookup(&format!("{m}.{name}")).is_some());
+        let own =
+            matches!(obj, Value::Module(m) if self.tables.lookup(&format!("{m}.{name}")).is_some());
         if let Some((_, module)) = self.tables.reexports.iter().find(|(n, _)| *n == name)
             && !own
             && !matches!(obj, Value::Str(_) | Value::List(_))

@@ -176,7 +176,10 @@ pub fn names_unit(word: &Word) -> bool {
     if base.contains(['*', '?', '[']) {
         let glob = Glob::parse(base);
         return UNITS.iter().any(|unit| {
-            glob.matches(unit) || unit.rsplit_once('.').is_some_and(|(stem, _)| glob.matches(stem))
+            glob.matches(unit)
+                || unit
+                    .rsplit_once('.')
+                    .is_some_and(|(stem, _)| glob.matches(stem))
         });
     }
     false

@@ -797,10 +797,9 @@ pub fn netcat<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     // `-U`/`--unixsock`: the operand is a Unix socket, and whatever serves it acts on what
     // is sent.
-    let unix = words
-        .iter()
-        .filter_map(Word::literal)
-        .any(|t| t == "--unixsock" || (t.starts_with('-') && !t.starts_with("--") && t.contains('U')));
+    let unix = words.iter().filter_map(Word::literal).any(|t| {
+        t == "--unixsock" || (t.starts_with('-') && !t.starts_with("--") && t.contains('U'))
+    });
     if unix {
         site.sends_input();
         for w in words.iter().filter(|w| !w.text.starts_with('-')) {

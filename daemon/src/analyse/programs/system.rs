@@ -95,7 +95,10 @@ pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .skip(1)
         .any(gate::names_unit);
     if gate && !SYSTEMCTL_READS.contains(&verb) {
-        let stops = matches!(verb, "stop" | "disable" | "mask" | "kill" | "freeze" | "clean");
+        let stops = matches!(
+            verb,
+            "stop" | "disable" | "mask" | "kill" | "freeze" | "clean"
+        );
         let said = if stops {
             catalogue::GATE_STOP
         } else {
@@ -168,9 +171,7 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     // Pids only known when the line runs (`$(pidof assentd)`, `xargs kill`): if the line
     // looks the gate's processes up, this kills the gate (decided once the line is walked).
-    let runtime = args
-        .iter()
-        .any(|w| w.dynamic && !w.text.starts_with('-'));
+    let runtime = args.iter().any(|w| w.dynamic && !w.text.starts_with('-'));
     if runtime && site.st.runtime_kill.is_none() {
         let mut shown = vec![site.name];
         shown.extend(args.iter().take(3).map(|w| w.raw));
@@ -180,9 +181,35 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 
 /// `pkill` and `killall` options that take a value as the next word.
 const KILL_BY_NAME_VALUES: &[&str] = &[
-    "-u", "-U", "-g", "-G", "-P", "-s", "-t", "-F", "-O", "-o", "-y", "-n", "-Z", "--signal",
-    "--pidfile", "--older", "--older-than", "--younger-than", "--ns", "--nslist", "--context",
-    "--euid", "--uid", "--pgroup", "--group", "--parent", "--session", "--terminal", "--user",
+    "-u",
+    "-U",
+    "-g",
+    "-G",
+    "-P",
+    "-s",
+    "-t",
+    "-F",
+    "-O",
+    "-o",
+    "-y",
+    "-n",
+    "-Z",
+    "--signal",
+    "--pidfile",
+    "--older",
+    "--older-than",
+    "--younger-than",
+    "--ns",
+    "--nslist",
+    "--context",
+    "--euid",
+    "--uid",
+    "--pgroup",
+    "--group",
+    "--parent",
+    "--session",
+    "--terminal",
+    "--user",
 ];
 
 pub fn kill_by_name<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
