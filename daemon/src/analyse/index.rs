@@ -1425,7 +1425,6 @@ pub const ENTRIES: &[Entry] = &[
             "hostnamectl",
             "timedatectl",
             "localectl",
-            "loginctl",
             "dmesg",
             "uuidgen",
             "mktemp",
@@ -1680,6 +1679,11 @@ pub const ENTRIES: &[Entry] = &[
         Judge::Model(programs::system::systemctl),
     ),
     tool(&["service"], NONE, Judge::Model(programs::system::service)),
+    tool(
+        &["loginctl"],
+        NONE,
+        Judge::Model(programs::system::loginctl),
+    ),
     tool(&["kill"], NONE, Judge::Model(programs::system::kill)),
     tool(
         &["killall", "pkill"],

@@ -788,7 +788,21 @@ fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mut Placed) {
         if kind == Kind::Gate && wide {
             continue;
         }
-        if rule.tree || rule.at == At::Anywhere {
+        if rule.tree {
+            continue;
+        }
+        // `**/.claude/settings.json` lies beneath any directory named `.claude`: what acts on
+        // `.claude` as a whole acts on its settings.
+        if rule.at == At::Anywhere {
+            let named = match (path.comps.last(), rule.comps.as_slice()) {
+                (Some(Comp::Name(last)), [RComp::AnyDirs, RComp::Name(first), _, ..]) => {
+                    last.as_literal().is_some_and(|name| first.matches(&name))
+                }
+                _ => false,
+            };
+            if named {
+                placed.add(kind, rule.why);
+            }
             continue;
         }
         if let Some(p) = &probe

@@ -126,6 +126,10 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("src", true, &["project"]),
     ("~/.ssh", true, &["secret", "protected"]),
     ("~/.config", true, &["data", "secret", "protected", "gate"]),
+    // A directory named like an agent's settings holds them, wherever it is.
+    (".claude", true, &["project", "gate"]),
+    ("/srv/app/.codex", true, &["data", "gate"]),
+    (".claude", false, &["project"]),
     ("/etc/ssh/sshd_config", true, &["protected"]),
     // Not a tree: the directory alone.
     ("/usr", false, &["protected"]),

@@ -117,6 +117,22 @@ pub fn systemctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     report(site, kind, args);
 }
 
+/// `loginctl terminate-user|kill-user|terminate-session|kill-session`: every process of a
+/// user or a session, the agent's and the gate's approval agent among them.
+pub fn loginctl<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    match first_operand(args) {
+        Some(
+            "terminate-user" | "kill-user" | "terminate-session" | "kill-session"
+            | "terminate-seat",
+        ) => report(site, catalogue::KILL_ALL, args),
+        Some(
+            "lock-session" | "lock-sessions" | "enable-linger" | "disable-linger" | "attach"
+            | "flush-devices" | "activate" | "unlock-session" | "unlock-sessions",
+        ) => report(site, catalogue::SYSTEM_CHANGE, args),
+        _ => {}
+    }
+}
+
 /// `service NAME stop`.
 pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let ops: Vec<&str> = texts(args).filter(|t| !t.starts_with('-')).collect();

@@ -5,7 +5,19 @@
 use super::super::super::act::Site;
 use super::super::super::catalogue;
 use super::super::super::words::Word;
-use super::{Spec, longs, report, scan};
+use super::{Opts, Spec, longs, report, scan};
+use crate::analyse::effects::Effect;
+use crate::places::Kind;
+
+/// What a checkout, a restore or `git rm` does to the gate's own files among its operands
+/// (`git checkout HEAD~1 -- .claude/settings.json` puts back a version without the hooks).
+fn gate_files<'s>(o: &Opts<'_, 's>, effect: Effect, site: &mut Site<'_, 's, '_, '_>) {
+    for w in o.positional.iter().chain(o.after.iter()) {
+        if site.placed(w, false).has(Kind::Gate) {
+            site.on(effect, w);
+        }
+    }
+}
 
 /// An operand that can only be a path, never a branch (`.`, `./src`, `:/`, a glob).
 fn pathlike(w: &Word) -> bool {
@@ -41,6 +53,9 @@ pub(super) fn checkout<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g
         || !o.after.is_empty()
         || (!creates
             && (o.positional.len() >= 2 || o.positional.first().is_some_and(|w| pathlike(w))));
+    if paths {
+        gate_files(&o, Effect::Overwrite, site);
+    }
     if o.has('f', "force") || paths {
         super::discard(
             site,
@@ -85,6 +100,7 @@ pub(super) fn restore<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g:
     // Without `--staged` the working tree is restored; `--staged` alone only unstages.
     let worktree = o.has('W', "worktree") || !o.has('S', "staged");
     if paths && worktree {
+        gate_files(&o, Effect::Overwrite, site);
         super::discard(
             site,
             g,
@@ -104,6 +120,9 @@ pub(super) fn rm<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &sup
         ..Spec::default()
     };
     let o = scan(args, &spec);
+    if !o.has_long("cached") {
+        gate_files(&o, Effect::Delete, site);
+    }
     if o.has('f', "force") && !o.has_long("cached") {
         super::discard(site, g, catalogue::GIT_DISCARD, &super::shown("rm", args));
     } else {
