@@ -281,6 +281,7 @@ mod tests {
                 policy: "embedded default".into(),
                 policy_error: Some("x".into()),
                 approvers: 1,
+                sessions: "posix".into(),
             }),
             Response::Log(vec![AuditEvent {
                 time_ms: 1,

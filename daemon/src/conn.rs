@@ -149,7 +149,9 @@ impl Conn {
                 item,
                 remember,
             } => {
-                let reply = self.answer(&token, allow, session, item, remember).await;
+                let reply = self
+                    .answer(&token, allow, session, item, remember, false)
+                    .await;
                 self.send(&reply).await;
             }
             Request::RegisterApprover(hello) => return self.serve_approver(hello).await,
@@ -213,6 +215,11 @@ impl Conn {
                     .count_for((self.peer.uid != 0).then_some(self.peer.uid)),
             )
             .unwrap_or(u32::MAX),
+            sessions: if crate::peer::kernel_has_audit_sessions() {
+                "audit".into()
+            } else {
+                "posix".into()
+            },
         }
     }
 

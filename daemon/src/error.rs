@@ -74,11 +74,13 @@ pub enum RequestError {
     /// The approval needs the user's password through polkit, and polkit did not authorise it.
     #[error("{0}")]
     NotAuthorized(String),
-    /// The requester answered itself.
+    /// The requester answered itself: from its connection, its process, a process it or the
+    /// agent above it started, or its session (with what was found, when known).
     #[error(
-        "a request cannot be approved from the process or login session that made it; approve it from another terminal or the desktop"
+        "a request cannot be answered by the process, agent or session that made it{}; a person approves it from another login, another terminal not started by the agent, or the desktop",
+        .0.as_ref().map(|why| format!(" ({why})")).unwrap_or_default()
     )]
-    SelfApproval,
+    SelfApproval(Option<String>),
     /// Too many held requests.
     #[error("uid {uid} already has {limit} held requests; answer or cancel some first")]
     LimitReached {
@@ -126,7 +128,7 @@ impl RequestError {
             RequestError::Expired => ErrorKind::Expired,
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
             RequestError::SessionMismatch { .. } => ErrorKind::SessionMismatch,
-            RequestError::SelfApproval => ErrorKind::SelfApproval,
+            RequestError::SelfApproval(_) => ErrorKind::SelfApproval,
             RequestError::NotAuthorized(_) => ErrorKind::NotAuthorized,
             RequestError::LimitReached { .. }
             | RequestError::RateLimited { .. }

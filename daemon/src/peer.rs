@@ -28,6 +28,9 @@ pub struct PeerIdentity {
     /// The peer's login session (its session id, `getsid`), when it could be established while
     /// the pidfd proves the process is still the one that connected.
     pub sid: Option<i32>,
+    /// The peer's audit session (`/proc/PID/sessionid`), where the kernel keeps one for it: set
+    /// at login, inherited, and not changed by `setsid` or by the process itself.
+    pub audit_session: Option<u32>,
 }
 
 /// Read the peer's identity off a connected socket.
@@ -43,13 +46,134 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
     };
     let pid = creds.pid();
     let sid = session_of(pid, pidfd.as_ref());
+    let audit_session = audit_session_of(pid)
+        .filter(|_| pidfd.as_ref().is_none_or(|fd| pidfd_pid(fd) == Some(pid)));
     Ok(PeerIdentity {
         uid: creds.uid(),
         gid: creds.gid(),
         pid,
         pidfd,
         sid,
+        audit_session,
     })
+}
+
+/// `/proc/PID/sessionid` when the kernel has set one (4294967295 is "unset").
+fn audit_session_of(pid: i32) -> Option<u32> {
+    if pid <= 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{pid}/sessionid")).ok()?;
+    text.trim().parse::<u32>().ok().filter(|&id| id != u32::MAX)
+}
+
+/// Whether this kernel keeps audit sessions at all (`/proc/self/sessionid` exists).
+pub fn kernel_has_audit_sessions() -> bool {
+    std::path::Path::new("/proc/self/sessionid").exists()
+}
+
+/// One process, named so that it cannot be confused with a later one that takes its pid: its
+/// pid and its start time (clock ticks after boot), and its name for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proc {
+    pub pid: i32,
+    pub start: u64,
+    pub comm: String,
+}
+
+impl std::fmt::Display for Proc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.pid, self.comm)
+    }
+}
+
+/// What `/proc/PID/stat` says of a process that the walks below need.
+struct Stat {
+    ppid: i32,
+    session: i32,
+    start: u64,
+    comm: String,
+}
+
+fn stat(pid: i32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name is in parentheses and may hold spaces and ')': fields start after the last ')'.
+    let open = text.find('(')?;
+    let (head, rest) = text.rsplit_once(')')?;
+    let comm: String = head.get(open + 1..)?.chars().take(32).collect();
+    // rest: state(3) ppid(4) pgrp(5) session(6) … starttime(22).
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Stat {
+        ppid: fields.get(1)?.parse().ok()?,
+        session: fields.get(3)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+        comm,
+    })
+}
+
+/// The effective uid of `pid` (`Uid:` of `/proc/PID/status`, second field).
+fn uid_of(pid: i32) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("Uid:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// How far up a chain of parents is followed.
+const MAX_CHAIN: usize = 32;
+
+/// Walk up from `pid`: the process and its parents, each step checked (the child still names
+/// the parent after the parent was read, so a parent that exited and whose pid was taken is
+/// never recorded). `keep_going` says, for a process just recorded, whether to go on to its
+/// parent.
+fn walk_up(pid: i32, max: usize, mut keep_going: impl FnMut(i32, &Stat) -> bool) -> Vec<Proc> {
+    let mut out = Vec::new();
+    let Some(mut current) = stat(pid) else {
+        return out;
+    };
+    let mut current_pid = pid;
+    loop {
+        out.push(Proc {
+            pid: current_pid,
+            start: current.start,
+            comm: current.comm.clone(),
+        });
+        if out.len() >= max || current.ppid <= 1 || !keep_going(current_pid, &current) {
+            break;
+        }
+        let parent_pid = current.ppid;
+        let Some(parent) = stat(parent_pid) else {
+            break;
+        };
+        // Still the child's parent after the parent was read: the link held.
+        if stat(current_pid).map(|s| s.ppid) != Some(parent_pid) {
+            break;
+        }
+        current = parent;
+        current_pid = parent_pid;
+    }
+    out
+}
+
+/// The requesting process and the processes above it that the same user runs, up to its login
+/// session's leader: the agent that asked, and what started it within the session.
+pub fn requester_chain(pid: i32, uid: u32) -> Vec<Proc> {
+    if pid <= 0 {
+        return Vec::new();
+    }
+    let mut chain = walk_up(pid, MAX_CHAIN, |p, st| p != st.session);
+    // Past the first process of another uid, nothing is the requester's own.
+    if let Some(cut) = chain.iter().position(|p| uid_of(p.pid) != Some(uid)) {
+        chain.truncate(cut.max(1));
+    }
+    chain
+}
+
+/// The answering process and all its ancestors (up to init, at most [`MAX_CHAIN`] * 2).
+pub fn ancestors(pid: i32) -> Vec<Proc> {
+    if pid <= 0 {
+        return Vec::new();
+    }
+    walk_up(pid, MAX_CHAIN * 2, |_, _| true)
 }
 
 impl PeerIdentity {

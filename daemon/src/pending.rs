@@ -28,6 +28,7 @@ use tokio::time::Instant;
 use crate::approvers::{Agent, Approvers, eligible};
 use crate::audit::Audit;
 use crate::error::RequestError;
+use crate::peer::Proc;
 use crate::policy::Approval;
 use crate::stats::Stats;
 use batch::BatchEntry;
@@ -44,6 +45,12 @@ pub struct Requester {
     pub sid: Option<i32>,
     /// The connection it asked on.
     pub conn_id: u64,
+    /// Its audit session, where the kernel keeps one.
+    pub audit_session: Option<u32>,
+    /// The requesting process and the processes of its uid above it, up to its login
+    /// session's leader (the agent that asked, and what started it): whatever descends from
+    /// one of them may not answer. Empty when it could not be read.
+    pub chain: Vec<Proc>,
 }
 
 /// Who is answering.
@@ -59,6 +66,13 @@ pub struct Answerer {
     pub conn_id: u64,
     /// The session label it answers for, if scoped.
     pub session: Option<String>,
+    /// Its audit session, where the kernel keeps one.
+    pub audit_session: Option<u32>,
+    /// The answering process and its ancestors.
+    pub ancestors: Vec<Proc>,
+    /// A registered approval agent (`assent-notify`) answering a click, rather than a
+    /// one-shot `assent approve`.
+    pub agent: bool,
 }
 
 /// A request to hold.
@@ -343,6 +357,34 @@ impl Pending {
     /// Whether none are held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// An answer refused because it came from the requester's own chain or session: the
+    /// request stays held, and the audit trail says who tried and through which processes.
+    fn refused(&self, hold: &Hold, token: &str, by: &Answerer, error: &RequestError) {
+        let RequestError::SelfApproval(Some(why)) = error else {
+            return;
+        };
+        tracing::warn!(
+            uid = by.uid,
+            pid = by.pid,
+            token,
+            why = %why,
+            "an answer from the requester's own agent or session was refused"
+        );
+        self.audit.record(AuditEvent {
+            time_ms: now_ms(),
+            uid: by.uid,
+            pid: by.pid,
+            origin: hold.origin,
+            subject: hold.subject.clone(),
+            level: hold.level,
+            findings: hold.findings.iter().map(|f| f.id.clone()).collect(),
+            decision: Decision::Confirm,
+            by: DecidedBy::User,
+            reason: format!("answer refused (self_approval), the request stays held: {why}"),
+            token: Some(token.to_string()),
+        });
     }
 
     /// The one place a held request ends: tell the waiter, count it, audit it.

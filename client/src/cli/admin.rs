@@ -196,6 +196,12 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         status.pending,
     );
     println!("policy:   {}", status.policy);
+    match status.sessions.as_str() {
+        "audit" => println!(
+            "sessions: audit sessions (a process cannot leave its own; POSIX sessions where none is set, and for approval agents)"
+        ),
+        _ => println!("sessions: POSIX sessions (this kernel keeps no audit sessions)"),
+    }
     match status.approvers {
         0 => println!(
             "approval agents: none (agents' requests that need a person are not held; start assent-notify)"

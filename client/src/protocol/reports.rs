@@ -88,6 +88,9 @@ pub struct StatusInfo {
     pub policy_error: Option<String>,
     /// Approval agents registered for the caller's uid (every uid's, for root).
     pub approvers: u32,
+    /// Which sessions "the requester's own session" compares: `audit` where the kernel keeps
+    /// audit sessions, else `posix`.
+    pub sessions: String,
 }
 
 /// One audit event, as `assent log` shows it.

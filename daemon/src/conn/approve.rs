@@ -24,16 +24,26 @@ impl Conn {
         session: Option<String>,
         item: Option<u32>,
         remember: Remember,
+        agent: bool,
     ) -> Response {
         if let Err(error) = check_remember(remember) {
             return Response::Error(error.to_wire());
         }
+        let ancestors = crate::peer::ancestors(self.peer.pid);
+        let ancestors = if self.peer.pidfd.is_none() || self.peer.still_alive() {
+            ancestors
+        } else {
+            Vec::new()
+        };
         let answerer = Answerer {
             uid: self.peer.uid,
             pid: self.peer.pid,
             sid: self.peer.sid,
             conn_id: self.id,
             session,
+            audit_session: self.peer.audit_session,
+            ancestors,
+            agent,
         };
         if allow {
             let needed = self.shared.pending.approval_needed(token, item, &answerer);
@@ -147,7 +157,7 @@ impl Conn {
                     };
                     match decode_request(&self.buf[..len]) {
                         Ok(Request::Answer { token, allow, session, item, remember }) => {
-                            let reply = self.answer(&token, allow, session, item, remember).await;
+                            let reply = self.answer(&token, allow, session, item, remember, true).await;
                             self.send(&reply).await;
                         }
                         Ok(_) => {

@@ -352,11 +352,21 @@ impl Conn {
 
     /// This connection's peer as the requester of a held request.
     pub(super) fn requester(&self) -> Requester {
+        // Read while the pidfd shows the peer is still the process that connected; a chain
+        // read after it went could name another process's parents.
+        let chain = crate::peer::requester_chain(self.peer.pid, self.peer.uid);
+        let chain = if self.peer.pidfd.is_none() || self.peer.still_alive() {
+            chain
+        } else {
+            Vec::new()
+        };
         Requester {
             uid: self.peer.uid,
             pid: self.peer.pid,
             sid: self.peer.sid,
             conn_id: self.id,
+            audit_session: self.peer.audit_session,
+            chain,
         }
     }
 }

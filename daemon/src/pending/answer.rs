@@ -108,12 +108,15 @@ impl Pending {
                 }
                 return Err(RequestError::Expired);
             }
-            authorise(
+            if let Err(error) = authorise(
                 &entry.hold.requester,
                 entry.hold.owner,
                 &entry.hold.session,
                 by,
-            )?;
+            ) {
+                self.refused(&entry.hold, token, by, &error);
+                return Err(error);
+            }
             Self::take(&mut inner, token)
         };
         Ok(self.settle_answered(token, entry, answered(by, allow)))
@@ -141,7 +144,7 @@ impl Pending {
             let hold = &entry.hold;
             if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive || !terminal
             {
-                return Err(RequestError::SelfApproval);
+                return Err(RequestError::SelfApproval(None));
             }
             if hold.requester.uid != hold.owner {
                 return Err(RequestError::UserMismatch {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::config::AuditConfig;
+use crate::peer::Proc;
 
 fn store(ttl: Duration, max: usize) -> Pending {
     let (audit, _writer) = Audit::start(
@@ -26,6 +27,19 @@ fn requester(uid: u32, conn_id: u64) -> Requester {
         pid: 100,
         sid: Some(100),
         conn_id,
+        audit_session: None,
+        chain: vec![
+            Proc {
+                pid: 100,
+                start: 5000,
+                comm: "assent".into(),
+            },
+            Proc {
+                pid: 90,
+                start: 4000,
+                comm: "claude".into(),
+            },
+        ],
     }
 }
 
@@ -54,6 +68,13 @@ fn approver(uid: u32) -> Answerer {
         sid: Some(200),
         conn_id: 99,
         session: None,
+        audit_session: None,
+        ancestors: vec![Proc {
+            pid: 200,
+            start: 6000,
+            comm: "assent".into(),
+        }],
+        agent: false,
     }
 }
 
@@ -105,7 +126,7 @@ async fn answer_errors_leave_the_request_held() {
     };
     assert_eq!(
         pending.answer(token, &same_conn, true),
-        Err(RequestError::SelfApproval)
+        Err(RequestError::SelfApproval(None))
     );
     let same_session = Answerer {
         sid: Some(100),
@@ -113,7 +134,9 @@ async fn answer_errors_leave_the_request_held() {
     };
     assert_eq!(
         pending.answer(token, &same_session, true),
-        Err(RequestError::SelfApproval)
+        Err(RequestError::SelfApproval(Some(
+            "the answer comes from the requester's own login session (100)".into()
+        )))
     );
     let unknown_session = Answerer {
         sid: None,
@@ -166,7 +189,7 @@ async fn a_requester_of_unknown_session_is_not_answered_by_its_own_uid() {
     // It could be in the answerer's own session: the same uid may not answer it.
     assert_eq!(
         pending.answer(&held.token, &approver(1000), true),
-        Err(RequestError::SelfApproval)
+        Err(RequestError::SelfApproval(None))
     );
     // Another uid allowed to answer (root) still may.
     assert_eq!(
@@ -317,7 +340,9 @@ async fn a_batch_answered_item_by_item_mixes_allow_and_deny() {
     };
     assert_eq!(
         pending.answer_item(token, Some(2), &same_session, true),
-        Err(RequestError::SelfApproval)
+        Err(RequestError::SelfApproval(Some(
+            "the answer comes from the requester's own login session (100)".into()
+        )))
     );
     assert_eq!(
         pending
@@ -439,4 +464,82 @@ fn the_approval_an_answer_needs_is_read_without_taking_the_request() {
         store.approval_needed("pa_nope", None, &by),
         Err(RequestError::NotFound)
     );
+}
+
+#[test]
+fn a_process_the_requesting_agent_started_may_not_answer_whatever_its_session() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold(hold(1000, 1, None)).expect("held");
+    // `setsid assent approve` run by the agent (pid 90): a session of its own, a child of the
+    // agent.
+    let child = Answerer {
+        ancestors: vec![
+            Proc {
+                pid: 300,
+                start: 7000,
+                comm: "assent".into(),
+            },
+            Proc {
+                pid: 90,
+                start: 4000,
+                comm: "claude".into(),
+            },
+        ],
+        sid: Some(300),
+        ..approver(1000)
+    };
+    match pending.answer(&held.token, &child, true) {
+        Err(RequestError::SelfApproval(Some(why))) => {
+            assert!(why.contains("descends from 90 (claude)"), "{why}");
+            assert!(why.contains("100 (assent) <- 90 (claude)"), "{why}");
+        }
+        other => panic!("a child of the agent answered: {other:?}"),
+    }
+    // A process that only reuses the agent's pid (another start time) is not its child.
+    let reused = Answerer {
+        ancestors: vec![Proc {
+            pid: 90,
+            start: 9999,
+            comm: "bash".into(),
+        }],
+        ..approver(1000)
+    };
+    assert_eq!(
+        pending.answer(&held.token, &reused, true).map(|a| a.len()),
+        Ok(1)
+    );
+}
+
+#[test]
+fn one_audit_session_is_one_session_whatever_the_posix_ones() {
+    let pending = store(Duration::from_secs(60), 4);
+    let in_audit = |id: u32| Hold {
+        requester: Requester {
+            audit_session: Some(id),
+            ..requester(1000, 1)
+        },
+        ..hold(1000, 1, None)
+    };
+    let token = pending.hold(in_audit(7)).expect("held").token;
+    let same = Answerer {
+        audit_session: Some(7),
+        ..approver(1000)
+    };
+    assert!(matches!(
+        pending.answer(&token, &same, true),
+        Err(RequestError::SelfApproval(Some(_)))
+    ));
+    // An approval agent is compared by its POSIX session: the desktop's user services share
+    // one audit session with the terminals.
+    let agent = Answerer {
+        agent: true,
+        ..same.clone()
+    };
+    assert_eq!(pending.answer(&token, &agent, true).map(|a| a.len()), Ok(1));
+    let token = pending.hold(in_audit(7)).expect("held").token;
+    let other = Answerer {
+        audit_session: Some(8),
+        ..approver(1000)
+    };
+    assert_eq!(pending.answer(&token, &other, true).map(|a| a.len()), Ok(1));
 }

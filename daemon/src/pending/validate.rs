@@ -45,20 +45,62 @@ pub(super) fn authorise(
 }
 
 /// The requester may not answer itself: not on its own connection, not from its own process,
-/// not from any process of its login session (an agent could run `assent approve` itself). An
-/// answerer whose session cannot be established is refused rather than assumed different.
+/// not from a process that descends from the requester or the agent above it (`setsid assent
+/// approve`, a raw socket client it started), and not from its session: the audit session
+/// where the kernel keeps one for both (a process cannot leave it), else the POSIX session. An
+/// approval agent's session is always compared as a POSIX session: on a desktop every user
+/// service (the approval agent, the terminal emulator's shells) shares one audit session, so
+/// comparing those would refuse every desktop approval of an agent in a terminal. An answerer
+/// whose session cannot be established is refused rather than assumed different.
 fn check_not_self(owner: &Requester, by: &Answerer) -> Result<(), RequestError> {
     if by.conn_id == owner.conn_id || (by.pid > 0 && by.pid == owner.pid) {
-        return Err(RequestError::SelfApproval);
+        return Err(RequestError::SelfApproval(None));
+    }
+    if let Some(at) = by.ancestors.iter().position(|a| {
+        owner
+            .chain
+            .iter()
+            .any(|c| c.pid == a.pid && c.start == a.start)
+    }) {
+        return Err(RequestError::SelfApproval(Some(descends(owner, by, at))));
+    }
+    if !by.agent
+        && let (Some(a), Some(b)) = (owner.audit_session, by.audit_session)
+    {
+        return if a == b {
+            Err(RequestError::SelfApproval(Some(format!(
+                "the answer comes from the requester's own audit session ({a}), which no process can leave"
+            ))))
+        } else {
+            Ok(())
+        };
     }
     match (owner.sid, by.sid) {
         (_, None) => Err(RequestError::Identity(
             "the answering process's login session could not be established".into(),
         )),
-        (Some(a), Some(b)) if a == b => Err(RequestError::SelfApproval),
+        (Some(a), Some(b)) if a == b => Err(RequestError::SelfApproval(Some(format!(
+            "the answer comes from the requester's own login session ({a})"
+        )))),
         // The requester's session is unknown (it left before it could be pinned): it could be
         // the answerer's own, so the same uid may not answer; another uid (root) still may.
-        (None, Some(_)) if by.uid == owner.uid => Err(RequestError::SelfApproval),
+        (None, Some(_)) if by.uid == owner.uid => Err(RequestError::SelfApproval(None)),
         _ => Ok(()),
     }
+}
+
+/// In words: the answering process, the ancestor of it that is in the requester's chain, and
+/// that chain (`pid 812 (assent) descends from 650 (claude), of the requesting chain 700
+/// (assent) <- 650 (claude) <- 600 (bash)`).
+fn descends(owner: &Requester, by: &Answerer, at: usize) -> String {
+    let answerer = by
+        .ancestors
+        .first()
+        .map_or_else(|| format!("pid {}", by.pid), |p| format!("pid {p}"));
+    let chain: Vec<String> = owner.chain.iter().map(ToString::to_string).collect();
+    format!(
+        "{answerer} descends from {}, of the requesting chain {}",
+        by.ancestors[at],
+        chain.join(" <- ")
+    )
 }
