@@ -457,6 +457,151 @@ pub fn in_new_session(command: &mut Command) -> &mut Command {
     command
 }
 
+/// What a detached process runs: wait until the `setsid` that started it has gone (so it is
+/// no longer below the test process), take an audit session of its own where the kernel keeps
+/// them, then run the command and keep its exit status. `$1` the pid file, `$2` the status file,
+/// `$3` the test process's pid.
+const DETACH: &str = r#"pidfile=$1 rcfile=$2 test=$3; shift 3
+echo $$ > "$pidfile"
+ppid() { cut -d' ' -f4 "/proc/$1/stat" 2>/dev/null || echo 0; }
+while [ "$(ppid "$(ppid $$)")" = "$test" ]; do sleep 0.01; done
+if [ -r /proc/self/sessionid ] && [ "$(cat /proc/self/sessionid)" != 4294967295 ]; then
+  echo "$(id -u)" > /proc/self/loginuid || { echo "assent-tests: no audit session of its own" >&2; exit 125; }
+fi
+"$@"
+echo $? > "$rcfile""#;
+
+/// A process started away from the test process, as a person at another terminal would start
+/// it: double-forked (the daemon refuses an answer from anything the requester started, and the
+/// tests' in-process requests come from the test process itself), in a login session of its
+/// own and, where the kernel keeps audit sessions, an audit session of its own. Its standard
+/// output and error are pipes to the test; it is killed (its whole process group) when dropped.
+pub struct Detached {
+    /// Its standard output.
+    pub stdout: Option<std::process::ChildStdout>,
+    /// Its standard error.
+    pub stderr: Option<std::process::ChildStderr>,
+    dir: tempfile::TempDir,
+    pid: Option<i32>,
+}
+
+impl Detached {
+    /// Start `command` (its program, arguments, environment and directory) detached.
+    pub fn spawn(command: &Command) -> Detached {
+        let dir = tempfile::tempdir().expect("a temporary directory can be made");
+        let mut detach = Command::new("setsid");
+        detach
+            .args(["-f", "sh", "-c", DETACH, "sh"])
+            .arg(dir.path().join("pid"))
+            .arg(dir.path().join("rc"))
+            .arg(std::process::id().to_string())
+            .arg(command.get_program())
+            .args(command.get_args())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => detach.env(key, value),
+                None => detach.env_remove(key),
+            };
+        }
+        if let Some(cwd) = command.get_current_dir() {
+            detach.current_dir(cwd);
+        }
+        let mut shim = detach.spawn().expect("setsid starts");
+        let stdout = shim.stdout.take();
+        let stderr = shim.stderr.take();
+        // `setsid -f` returns once it has forked; the detached shell carries on alone.
+        let _ = shim.wait();
+        let pidfile = dir.path().join("pid");
+        let started = wait_until(PROCESS_TIMEOUT, || pidfile.exists());
+        assert!(started, "the detached process did not start");
+        let pid = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|t| t.trim().parse().ok());
+        Detached {
+            stdout,
+            stderr,
+            dir,
+            pid,
+        }
+    }
+
+    /// Its pid (the shell that runs the command; its process group is the command's too).
+    pub fn pid(&self) -> Option<i32> {
+        self.pid
+    }
+
+    /// Wait for it to finish and collect its output and exit status, killing it and failing
+    /// the test after `timeout`.
+    pub fn wait_with_output(mut self, timeout: Duration) -> Output {
+        let read = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let out = read(
+            self.stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let err = read(
+            self.stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let deadline = Instant::now() + timeout;
+        while !(out.is_finished() && err.is_finished()) {
+            assert!(
+                Instant::now() < deadline,
+                "a detached process (pid {:?}) did not finish within {timeout:?}",
+                self.pid
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let stdout = out.join().unwrap_or_default();
+        let stderr = err.join().unwrap_or_default();
+        let rc = self.dir.path().join("rc");
+        wait_until(Duration::from_secs(5), || rc.exists());
+        let code: i32 = std::fs::read_to_string(&rc)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(125);
+        self.pid = None;
+        Output {
+            status: std::os::unix::process::ExitStatusExt::from_raw(code << 8),
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Kill it (its process group).
+    pub fn kill(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Run `command` detached ([`Detached`]) to completion, as a person at another terminal.
+pub fn run_detached(command: &mut Command) -> Output {
+    Detached::spawn(command).wait_with_output(PROCESS_TIMEOUT)
+}
+
 /// Run `command` to completion, killing it and failing the test after [`PROCESS_TIMEOUT`].
 pub fn run_bounded(command: &mut Command) -> Output {
     let child = command.spawn().expect("the command starts");

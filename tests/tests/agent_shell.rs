@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use assent_tests::{
-    KillOnDrop, OUR_ENV, PROCESS_TIMEOUT, TestDaemon, approver, binary, fake_rm, in_new_session,
-    pending_tokens, run_bounded, wait_bounded, wait_until,
+    KillOnDrop, OUR_ENV, PROCESS_TIMEOUT, TestDaemon, approver, binary, fake_rm, pending_tokens,
+    run_detached, wait_bounded, wait_until,
 };
 
 /// The agent's environment: `SHELL` is the `assent-sh` link, the socket is the test daemon's.
@@ -94,9 +94,7 @@ fn an_agents_shell_runs_ls_and_holds_rm_rf_under_home() {
     assert!(!marker.exists(), "the held line ran before any answer");
 
     // The person denies it from another terminal: the agent sees 126 and nothing ran.
-    let answer = run_bounded(in_new_session(
-        approver(daemon.socket()).args(["answer", &tokens[0], "deny"]),
-    ));
+    let answer = run_detached(approver(daemon.socket()).args(["answer", &tokens[0], "deny"]));
     assert_eq!(String::from_utf8_lossy(&answer.stdout).trim(), "done");
     let output = wait_bounded(child.take(), PROCESS_TIMEOUT);
     assert_eq!(

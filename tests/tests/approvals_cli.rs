@@ -15,8 +15,7 @@ use assent_client::protocol::{
 };
 use assent_tests::tmux::{Pane, fake_program};
 use assent_tests::{
-    TestDaemon, assent, binary, decided, hold, in_new_session, pending_tokens, run_bounded,
-    wait_until,
+    TestDaemon, assent, binary, decided, hold, pending_tokens, run_detached, wait_until,
 };
 
 /// Held for an agent by the embedded policy (destructive: rewrites published history).
@@ -51,7 +50,7 @@ fn verdict(conn: &mut Connection, request: &Request) -> Verdict {
 fn elsewhere(daemon: &TestDaemon, args: &[&str]) -> Output {
     let mut command = assent(daemon.socket());
     command.args(args);
-    run_bounded(in_new_session(&mut command))
+    run_detached(&mut command)
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -14,12 +14,13 @@ use assent_client::protocol::{
     CheckRequest, Context, DecidedBy, Decision, Origin, Remember, Request, Response,
 };
 use assent_tests::{
-    Options, TestDaemon, approver, decided, held_check, in_new_session, refused, verdict_of,
+    Detached, Options, TestDaemon, approver, decided, held_check, refused, verdict_of,
 };
 
 /// A running test agent and the lines it prints.
 struct Agent {
-    child: Child,
+    child: Option<Child>,
+    detached: Option<Detached>,
     lines: mpsc::Receiver<String>,
 }
 
@@ -29,11 +30,17 @@ impl Agent {
         command
             .args(["agent", answer, remember, "50"])
             .stdout(Stdio::piped());
-        if new_session {
-            in_new_session(&mut command);
-        }
-        let mut child = command.spawn().expect("the test agent starts");
-        let stdout: ChildStdout = child.stdout.take().expect("stdout is piped");
+        // In a session of its own: detached from the test process, which makes the requests
+        // (what a requester started may not answer it).
+        let (child, detached, stdout): (_, _, Box<dyn std::io::Read + Send>) = if new_session {
+            let mut d = Detached::spawn(&command);
+            let stdout = d.stdout.take().expect("stdout is piped");
+            (None, Some(d), Box::new(stdout))
+        } else {
+            let mut child = command.spawn().expect("the test agent starts");
+            let stdout: ChildStdout = child.stdout.take().expect("stdout is piped");
+            (Some(child), None, Box::new(stdout))
+        };
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -42,7 +49,11 @@ impl Agent {
                 }
             }
         });
-        let agent = Agent { child, lines };
+        let agent = Agent {
+            child,
+            detached,
+            lines,
+        };
         assert_eq!(agent.line(), "done", "the agent registers");
         agent
     }
@@ -72,8 +83,13 @@ impl Agent {
 
 impl Drop for Agent {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(detached) = &mut self.detached {
+            detached.kill();
+        }
     }
 }
 

@@ -11,8 +11,8 @@ use assent_client::protocol::{
     Request, Response, Subject,
 };
 use assent_tests::{
-    KillOnDrop, PROCESS_TIMEOUT, RECV_TIMEOUT, TestDaemon, assent, in_new_session, is_token,
-    refused, run_bounded, wait_bounded, wait_until,
+    KillOnDrop, PROCESS_TIMEOUT, RECV_TIMEOUT, TestDaemon, assent, is_token, refused, run_bounded,
+    run_detached, wait_bounded, wait_until,
 };
 
 fn tool(name: &str) -> Subject {
@@ -69,8 +69,7 @@ fn answer_elsewhere(daemon: &TestDaemon, verb: &str, token: &str, item: Option<u
     if let Some(n) = item {
         command.arg("--item").arg(n.to_string());
     }
-    in_new_session(&mut command);
-    let output = run_bounded(&mut command);
+    let output = run_detached(&mut command);
     if !output.status.success() {
         eprintln!("{}", String::from_utf8_lossy(&output.stderr));
     }

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use assent_client::protocol::{DecidedBy, PROTOCOL_VERSION, Request, Response};
 use assent_tests::{
-    KillOnDrop, TestDaemon, assent, decided, fake_rm, held_check, hold, in_new_session, is_token,
-    our_command, pending_tokens, run_bounded, wait_bounded, wait_for_socket, wait_until,
+    KillOnDrop, TestDaemon, assent, decided, fake_rm, held_check, hold, is_token, our_command,
+    pending_tokens, run_bounded, run_detached, wait_bounded, wait_for_socket, wait_until,
 };
 use nix::sys::signal::{Signal, kill};
 use serde_json::Value;
@@ -265,9 +265,7 @@ fn assent_approve_from_another_session_approves() {
         &mut requester,
         &held_check("rm -rf /home/user/project/src", true, None),
     );
-    let output = run_bounded(in_new_session(
-        assent(daemon.socket()).args(["approve", &token]),
-    ));
+    let output = run_detached(assent(daemon.socket()).args(["approve", &token]));
     assert_exit(&output, 0, "assent approve from another session");
     let outcome = decided(&mut requester);
     assert!(outcome.allow, "{outcome:?}");
@@ -283,9 +281,7 @@ fn assent_deny_from_another_session_denies() {
         &mut requester,
         &held_check("rm -rf /home/user/project/src", true, None),
     );
-    let output = run_bounded(in_new_session(
-        assent(daemon.socket()).args(["deny", &token]),
-    ));
+    let output = run_detached(assent(daemon.socket()).args(["deny", &token]));
     assert_exit(&output, 0, "assent deny from another session");
     let outcome = decided(&mut requester);
     assert!(!outcome.allow, "{outcome:?}");
@@ -578,9 +574,9 @@ fn ctrl_c_on_a_waiting_check_withdraws_it() {
 #[test]
 fn assent_approve_of_an_unknown_token_exits_1_with_not_found() {
     let daemon = TestDaemon::start();
-    let output = run_bounded(in_new_session(
+    let output = run_detached(
         assent(daemon.socket()).args(["approve", "pa_00000000000000000000000000000000"]),
-    ));
+    );
     assert_exit(&output, 1, "assent approve of an unknown token");
     assert!(stderr(&output).contains("not_found"), "{}", stderr(&output));
 }

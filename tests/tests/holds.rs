@@ -11,18 +11,19 @@ use std::time::Duration;
 
 use assent_client::protocol::{DecidedBy, ErrorKind, PROTOCOL_VERSION, Request, Response};
 use assent_tests::{
-    Options, TestDaemon, approver, decided, held_check, hold, in_new_session, pending_tokens,
-    refused, run_bounded, wait_until,
+    Options, TestDaemon, approver, decided, held_check, hold, pending_tokens, refused, run_bounded,
+    run_detached, wait_until,
 };
 
 /// Run the approver with `args` and return its one-line result (`done` or an error kind).
 fn approve_with(daemon: &TestDaemon, args: &[&str], new_session: bool) -> String {
     let mut command = approver(daemon.socket());
     command.args(args);
-    if new_session {
-        in_new_session(&mut command);
-    }
-    let output = run_bounded(&mut command);
+    let output = if new_session {
+        run_detached(&mut command)
+    } else {
+        run_bounded(&mut command)
+    };
     assert!(
         output.status.success(),
         "the approver failed: {}",

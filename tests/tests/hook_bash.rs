@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use assent_tests::tmux::{Pane, fake_program, markers};
 use assent_tests::{
-    TestDaemon, assent, binary, in_new_session, pending_tokens, run_bounded, wait_until,
+    TestDaemon, assent, binary, pending_tokens, run_bounded, run_detached, wait_until,
 };
 
 /// A line the analyser holds (destructive: `rm -r` of a non-temporary path), harmless here.
@@ -150,7 +150,7 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
     let verb = if allow { "approve" } else { "deny" };
     let mut command = assent(daemon.socket());
     command.args([verb, token]);
-    let output = run_bounded(in_new_session(&mut command));
+    let output = run_detached(&mut command);
     assert!(
         output.status.success(),
         "assent {verb}: {}",

@@ -14,7 +14,7 @@ use std::time::Duration;
 use assent_client::protocol::{Request, Response};
 use assent_tests::tmux::{Pane, fake_program, markers};
 use assent_tests::{
-    Options, TestDaemon, assent, binary, in_new_session, our_command, pending_tokens, run_bounded,
+    Options, TestDaemon, assent, binary, our_command, pending_tokens, run_bounded, run_detached,
     wait_until,
 };
 
@@ -205,7 +205,7 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
     let verb = if allow { "approve" } else { "deny" };
     let mut command = assent(daemon.socket());
     command.args([verb, token]);
-    let output = run_bounded(in_new_session(&mut command));
+    let output = run_detached(&mut command);
     assert!(
         output.status.success(),
         "assent {verb}: {}",

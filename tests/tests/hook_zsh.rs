@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assent_tests::tmux::{Pane, fake_program, markers};
-use assent_tests::{
-    TestDaemon, assent, binary, in_new_session, pending_tokens, run_bounded, wait_until,
-};
+use assent_tests::{TestDaemon, assent, binary, pending_tokens, run_detached, wait_until};
 
 /// A line the analyser holds (destructive: `rm -r` of a non-temporary path), harmless here.
 const RISKY: &str = "rm -rf /nonexistent-assent-test/victim";
@@ -116,7 +114,7 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
     let verb = if allow { "approve" } else { "deny" };
     let mut command = assent(daemon.socket());
     command.args([verb, token]);
-    let output = run_bounded(in_new_session(&mut command));
+    let output = run_detached(&mut command);
     assert!(
         output.status.success(),
         "assent {verb}: {}",

@@ -13,8 +13,8 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assent_tests::{
-    KillOnDrop, Options, PROCESS_TIMEOUT, TestDaemon, approver, assent, in_new_session,
-    pending_tokens, run_bounded, wait_bounded, wait_until,
+    KillOnDrop, Options, PROCESS_TIMEOUT, TestDaemon, approver, assent, pending_tokens,
+    run_bounded, run_detached, wait_bounded, wait_until,
 };
 use serde_json::Value;
 
@@ -175,9 +175,7 @@ fn held_token(daemon: &TestDaemon) -> String {
 
 /// Answer a held request from another login session (the daemon refuses self-approval).
 fn answer_from_another_session(socket: &Path, token: &str, verb: &str) {
-    let output = run_bounded(in_new_session(
-        approver(socket).args(["answer", token, verb]),
-    ));
+    let output = run_detached(approver(socket).args(["answer", token, verb]));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
         "done",

@@ -5,8 +5,7 @@ use std::time::Duration;
 
 use assent_client::protocol::{DecidedBy, Decision, Origin, Request, Response};
 use assent_tests::{
-    Options, TestDaemon, approver, check, decided, held_check, hold, in_new_session, set_timeouts,
-    verdict_of,
+    Options, TestDaemon, approver, check, decided, held_check, hold, set_timeouts, verdict_of,
 };
 
 const CLIENTS: usize = 200;
@@ -24,8 +23,7 @@ fn two_hundred_concurrent_clients_all_get_the_right_answer() {
     // "allow", deny otherwise.
     let mut approve = approver(daemon.socket());
     approve.args(["answer-all", &HELD.to_string(), "30000"]);
-    in_new_session(&mut approve);
-    let approver = approve.spawn().expect("the approver starts");
+    let approver = assent_tests::Detached::spawn(&approve);
 
     let (tx, rx) = mpsc::channel();
     let threads: Vec<_> = (0..CLIENTS)
@@ -72,7 +70,7 @@ fn two_hundred_concurrent_clients_all_get_the_right_answer() {
     assert_eq!(panicked, 0, "{panicked} clients got a wrong answer");
     assert_eq!(finished, CLIENTS);
 
-    let output = assent_tests::wait_bounded(approver, Duration::from_secs(40));
+    let output = approver.wait_with_output(Duration::from_secs(40));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
         HELD.to_string(),

@@ -11,8 +11,8 @@ use assent_client::protocol::{
 };
 use assent_tests::dbus::{Agent, Notifications, PrivateBus};
 use assent_tests::{
-    Options, TestDaemon, assent, decided, held_check, hold, in_new_session, pending_tokens,
-    run_bounded, shell, verdict_of,
+    Options, TestDaemon, assent, decided, held_check, hold, pending_tokens, run_detached, shell,
+    verdict_of,
 };
 
 /// A daemon, a private bus, a notification server and the agent, registered.
@@ -232,9 +232,7 @@ fn a_request_answered_from_the_cli_is_withdrawn_from_the_desktop() {
     let mut conn = s.daemon.connect();
     let token = hold(&mut conn, &held_check("touch notify-cli", true, None));
     let shown = s.server().wait_for_body("touch notify-cli");
-    let output = run_bounded(in_new_session(
-        assent(s.daemon.socket()).args(["approve", &token]),
-    ));
+    let output = run_detached(assent(s.daemon.socket()).args(["approve", &token]));
     assert!(
         output.status.success(),
         "assent approve: {}",
@@ -461,7 +459,7 @@ fn a_second_agent_on_the_same_session_bus_exits_at_once() {
         .arg(s.daemon.socket())
         .env("DBUS_SESSION_BUS_ADDRESS", s.bus.address())
         .env_remove("JOURNAL_STREAM");
-    let output = run_bounded(in_new_session(&mut second));
+    let output = run_detached(&mut second);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("already running"), "{stderr}");

@@ -495,6 +495,14 @@ fn a_process_the_requesting_agent_started_may_not_answer_whatever_its_session() 
         }
         other => panic!("a child of the agent answered: {other:?}"),
     }
+    let events = pending.audit.recent(None, 10);
+    assert!(
+        events
+            .iter()
+            .any(|e| e.reason.contains("answer refused (self_approval)")
+                && e.reason.contains("90 (claude)")),
+        "{events:?}"
+    );
     // A process that only reuses the agent's pid (another start time) is not its child.
     let reused = Answerer {
         ancestors: vec![Proc {

@@ -1,0 +1,213 @@
+//! The daemon refuses an answer from what the requesting agent started, in whatever session:
+//! a fake agent (a shell, its own session's leader) holds a request, then tries to approve it
+//! from a child in a new POSIX session (`setsid assent approve`) and from a raw socket client
+//! of its own (python3 sending the answer's bytes). Both are refused as `self_approval` and the
+//! audit trail names the chain; a person at another terminal (a process the agent did not
+//! start) approves it. Where the kernel keeps audit sessions, one audit session is one session
+//! whatever the POSIX ones. Nothing here runs a held command: `assent check` only asks.
+
+use std::path::Path;
+use std::time::Duration;
+
+use assent_client::codec::{decode_response, encode_request};
+use assent_client::protocol::{ErrorKind, Remember, Request, Response};
+use assent_tests::{
+    KillOnDrop, PROCESS_TIMEOUT, TestDaemon, assent, binary, in_new_session, pending_tokens,
+    run_bounded, run_detached, wait_until,
+};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len() / 2)
+        .filter_map(|i| u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect()
+}
+
+/// The fake agent: it asks (the request waits), then, once the test has written the token,
+/// answers it itself in two ways and records what happened.
+const AGENT: &str = r#"
+dir=$1; assent=$2; socket=$3
+("$assent" --socket "$socket" check -- 'git push --force' > "$dir/check.out" 2>&1; echo $? > "$dir/check.rc") &
+while [ ! -s "$dir/token" ]; do sleep 0.05; done
+token=$(cat "$dir/token")
+setsid "$assent" --socket "$socket" approve "$token" > "$dir/setsid.out" 2>&1
+echo $? > "$dir/setsid.rc"
+python3 - "$socket" "$(cat "$dir/answer.hex")" > "$dir/raw.out" 2>&1 <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.send(bytes.fromhex(sys.argv[2]))
+print(s.recv(131072).hex())
+PY
+echo done > "$dir/tried"
+wait
+"#;
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+}
+
+#[test]
+fn what_the_agent_started_may_not_answer_and_a_person_elsewhere_may() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "python3 is needed");
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let answer = |token: &str| Request::Answer {
+        token: token.into(),
+        allow: true,
+        session: None,
+        item: None,
+        remember: Remember::Once,
+    };
+    let mut agent = std::process::Command::new("bash");
+    agent
+        .args(["-c", AGENT, "agent"])
+        .arg(dir.path())
+        .arg(binary("assent"))
+        .arg(daemon.socket());
+    // The agent leads a session of its own, as an agent started from a terminal is below one.
+    let agent = KillOnDrop(Some(
+        in_new_session(&mut agent).spawn().expect("bash starts"),
+    ));
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || {
+            tokens = pending_tokens(&mut conn);
+            !tokens.is_empty()
+        }),
+        "the agent's request is held"
+    );
+    let token = tokens[0].clone();
+    let packet = encode_request(&answer(&token)).expect("the answer encodes");
+    std::fs::write(dir.path().join("answer.hex"), hex(&packet)).expect("written");
+    std::fs::write(dir.path().join("token"), &token).expect("written");
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || dir.path().join("tried").exists()),
+        "the agent tried to answer"
+    );
+
+    // (a) Its child in a new session: refused, and told why.
+    assert_eq!(read(dir.path(), "setsid.rc").trim(), "1");
+    let said = read(dir.path(), "setsid.out");
+    assert!(said.contains("self_approval"), "{said}");
+    assert!(said.contains("descends from"), "{said}");
+    // (b) A raw socket client it started: refused.
+    let raw = unhex(read(dir.path(), "raw.out").trim());
+    match decode_response(&raw) {
+        Ok(Response::Error(error)) => assert_eq!(error.kind, ErrorKind::SelfApproval, "{error:?}"),
+        other => panic!("the raw client's answer was not refused: {other:?}"),
+    }
+    assert_eq!(pending_tokens(&mut conn), vec![token.clone()], "still held");
+    // The audit trail names the chain.
+    let log = run_bounded(assent(daemon.socket()).args(["log", "-n", "20", "--json"]));
+    let log = String::from_utf8_lossy(&log.stdout);
+    let agent_pid = agent.pid().as_raw();
+    assert!(
+        log.contains("answer refused (self_approval)")
+            && log.contains(&format!("{agent_pid} (bash)")),
+        "{log}"
+    );
+
+    // (c) A person at another terminal: accepted, and the agent's check is allowed.
+    let person = run_detached(assent(daemon.socket()).args(["approve", &token]));
+    assert_eq!(person.status.code(), Some(0), "{person:?}");
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || read(dir.path(), "check.rc").trim()
+            == "0"),
+        "{}",
+        read(dir.path(), "check.out")
+    );
+    drop(agent);
+}
+
+/// A shell in an audit session of its own (root can start one by writing its loginuid) that
+/// asks in a POSIX session of its own, then answers from a process that is not below the
+/// requester but shares the audit session.
+const AUDIT: &str = r#"
+dir=$1; assent=$2; socket=$3
+echo 0 > /proc/self/loginuid || exit 77
+(setsid "$assent" --socket "$socket" check -- 'git push --force' > "$dir/check.out" 2>&1; echo $? > "$dir/check.rc") &
+while [ ! -s "$dir/token" ]; do sleep 0.05; done
+setsid "$assent" --socket "$socket" approve "$(cat "$dir/token")" > "$dir/same.out" 2>&1
+echo $? > "$dir/same.rc"
+wait
+"#;
+
+#[test]
+fn one_audit_session_is_one_session_whatever_the_posix_sessions() {
+    let ours = std::fs::read_to_string("/proc/self/sessionid").ok();
+    if ours.is_none() || !nix::unistd::geteuid().is_root() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "audit sessions and root are needed for this test"
+        );
+        eprintln!("skipped: no audit sessions, or not root");
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let status = run_bounded(assent(daemon.socket()).arg("status"));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains("sessions: audit sessions"), "{status}");
+
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut shell = std::process::Command::new("sh");
+    shell
+        .args(["-c", AUDIT, "audit"])
+        .arg(dir.path())
+        .arg(binary("assent"))
+        .arg(daemon.socket());
+    let mut shell = KillOnDrop(Some(in_new_session(&mut shell).spawn().expect("sh starts")));
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    let held = wait_until(PROCESS_TIMEOUT, || {
+        tokens = pending_tokens(&mut conn);
+        !tokens.is_empty()
+    });
+    if !held {
+        let status = shell.take().wait().expect("sh ends");
+        assert_ne!(
+            status.code(),
+            Some(77),
+            "root could not start an audit session"
+        );
+        panic!("the request was not held: {status:?}");
+    }
+    std::fs::write(dir.path().join("token"), &tokens[0]).expect("written");
+    assert!(wait_until(PROCESS_TIMEOUT, || dir
+        .path()
+        .join("same.rc")
+        .exists()));
+    // Its own POSIX session, not below the requester, the same audit session: refused.
+    let said = std::fs::read_to_string(dir.path().join("same.out")).unwrap_or_default();
+    assert!(
+        said.contains("self_approval") && said.contains("audit session"),
+        "{said}"
+    );
+    // Another audit session: accepted.
+    let mut other = std::process::Command::new("sh");
+    other
+        .args([
+            "-c",
+            "echo 0 > /proc/self/loginuid && exec \"$0\" --socket \"$1\" approve \"$2\"",
+        ])
+        .arg(binary("assent"))
+        .arg(daemon.socket())
+        .arg(&tokens[0]);
+    let out = run_detached(&mut other);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(wait_until(Duration::from_secs(10), || {
+        std::fs::read_to_string(dir.path().join("check.rc")).is_ok_and(|rc| rc.trim() == "0")
+    }));
+}
