@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::{KillOnDrop, RECV_TIMEOUT, in_new_session, our_command, wait_until};
+use crate::{KillOnDrop, RECV_TIMEOUT, our_command, wait_until};
 
 const PATH: &str = "/org/freedesktop/Notifications";
 const INTERFACE: &str = "org.freedesktop.Notifications";
@@ -393,32 +393,28 @@ impl Drop for Notifications {
 
 /// A running `assent-notify` with its log in a file; killed on drop.
 pub struct Agent {
-    child: KillOnDrop,
+    child: crate::Detached,
     log: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl Agent {
-    /// Start `assent-notify --socket SOCKET` on `bus`, in a login session of its own (the
-    /// daemon does not let the requester's session answer its own requests), and wait until it
-    /// has registered.
+    /// Start `assent-notify --socket SOCKET` on `bus`, detached from the test process in a
+    /// login session of its own (the daemon does not let what the requester started, nor its
+    /// session, answer its requests), and wait until it has registered.
     pub fn start(socket: &Path, bus: &PrivateBus) -> Agent {
         let dir = tempfile::tempdir().expect("a temporary directory can be made");
         let log = dir.path().join("assent-notify.log");
-        let file = std::fs::File::create(&log).expect("the log file is created");
         let mut command = our_command("assent-notify");
         command
             .arg("--socket")
             .arg(socket)
             .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
             .env("ASSENT_LOG", "debug,zbus=info")
-            .env_remove("JOURNAL_STREAM")
-            .stdout(Stdio::null())
-            .stderr(file);
-        in_new_session(&mut command);
-        let child = command.spawn().expect("assent-notify starts");
+            .env_remove("JOURNAL_STREAM");
+        let child = crate::Detached::spawn_logged(&command, &log);
         let agent = Agent {
-            child: KillOnDrop(Some(child)),
+            child,
             log,
             _dir: dir,
         };
@@ -452,25 +448,31 @@ impl Agent {
 
     /// Whether it is still running.
     pub fn running(&mut self) -> bool {
-        let child = self.child.0.as_mut().expect("the child is still owned");
-        matches!(child.try_wait(), Ok(None))
+        self.child
+            .program_pid()
+            .is_some_and(|pid| alive(pid) && self.child.exit_code(Duration::ZERO).is_none())
     }
 
     /// Stop it with SIGTERM and wait; returns its exit status code.
-    pub fn terminate(mut self) -> Option<i32> {
-        let pid = self.child.pid();
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-        let mut child = self.child.take();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(child.wait());
-        });
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Ok(status)) => status.code(),
-            _ => {
-                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
-                panic!("assent-notify did not stop on SIGTERM");
-            }
-        }
+    pub fn terminate(self) -> Option<i32> {
+        let pid = self.child.program_pid().expect("assent-notify started");
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+        let code = self.child.exit_code(Duration::from_secs(10));
+        assert!(code.is_some(), "assent-notify did not stop on SIGTERM");
+        code
     }
+}
+
+/// Whether `pid` is a live process (not a zombie).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+        .is_some_and(|zombie| !zombie)
 }

@@ -468,7 +468,9 @@ while [ "$(ppid "$(ppid $$)")" = "$test" ]; do sleep 0.01; done
 if [ -r /proc/self/sessionid ] && [ "$(cat /proc/self/sessionid)" != 4294967295 ]; then
   echo "$(id -u)" > /proc/self/loginuid || { echo "assent-tests: no audit session of its own" >&2; exit 125; }
 fi
-"$@"
+"$@" &
+echo $! > "$pidfile.program"
+wait $!
 echo $? > "$rcfile""#;
 
 /// A process started away from the test process, as a person at another terminal would start
@@ -528,9 +530,55 @@ impl Detached {
         }
     }
 
+    /// Start `command` detached with its standard output discarded and its standard error
+    /// appended to `log`.
+    pub fn spawn_logged(command: &Command, log: &Path) -> Detached {
+        let mut detached = Detached::spawn(command);
+        let (Some(mut out), Some(mut err)) = (detached.stdout.take(), detached.stderr.take())
+        else {
+            return detached;
+        };
+        let log = log.to_path_buf();
+        std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = out.read_to_end(&mut sink);
+        });
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            let Ok(mut file) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)
+            else {
+                return;
+            };
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let _ = std::io::Write::write_all(&mut file, &buf[..n]);
+            }
+        });
+        detached
+    }
+
     /// Its pid (the shell that runs the command; its process group is the command's too).
     pub fn pid(&self) -> Option<i32> {
         self.pid
+    }
+
+    /// The command's own pid, once it has started.
+    pub fn program_pid(&self) -> Option<i32> {
+        let file = self.dir.path().join("pid.program");
+        wait_until(PROCESS_TIMEOUT, || file.exists());
+        std::fs::read_to_string(file).ok()?.trim().parse().ok()
+    }
+
+    /// The command's exit code once it has ended, waiting at most `timeout`.
+    pub fn exit_code(&self, timeout: Duration) -> Option<i32> {
+        let rc = self.dir.path().join("rc");
+        wait_until(timeout, || rc.exists());
+        std::fs::read_to_string(rc).ok()?.trim().parse().ok()
     }
 
     /// Wait for it to finish and collect its output and exit status, killing it and failing

@@ -63,6 +63,12 @@ impl Pane {
         pane
     }
 
+    /// The pane of a tmux server something else started on `socket`, with its session named
+    /// `t` (a server started inside another mount namespace, say).
+    pub fn attach(socket: PathBuf) -> Pane {
+        Pane { socket }
+    }
+
     fn cmd(&self) -> Command {
         tmux(&self.socket)
     }
@@ -84,6 +90,13 @@ impl Pane {
     pub fn line(&self, text: &str) {
         self.type_text(text);
         self.keys(&["Enter"]);
+    }
+
+    /// Clear the screen and forget the scrollback, so later waits see only what comes next.
+    pub fn clear(&self) {
+        self.line("clear");
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = crate::run_bounded(self.cmd().args(["clear-history", "-t", "t"]));
     }
 
     /// The screen and its scrollback, wrapped lines joined.

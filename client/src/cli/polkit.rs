@@ -30,7 +30,9 @@ impl TextAgent {
         }
         let program = find("pkttyagent")?;
         // pkttyagent closes the descriptor it is given once it has registered: a pipe whose
-        // write end it inherits (the only one without close-on-exec) tells when.
+        // write end it inherits (the only one without close-on-exec) tells when. It registers
+        // for this process only (not `--fallback`, which polkit 122 then never asks), so a
+        // desktop's own agent for the session stays as it is.
         let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).ok()?;
         fcntl(&write, FcntlArg::F_SETFD(FdFlag::empty())).ok()?;
         let child = Command::new(program)
@@ -38,7 +40,6 @@ impl TextAgent {
             .arg(std::process::id().to_string())
             .arg("--notify-fd")
             .arg(write.as_raw_fd().to_string())
-            .arg("--fallback")
             .spawn()
             .ok()?;
         drop(write);

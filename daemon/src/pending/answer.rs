@@ -25,15 +25,12 @@ impl Pending {
             if entry.expires_at <= Instant::now() {
                 return Err(RequestError::Expired);
             }
-            if let Err(error) = authorise(
+            authorise(
                 &entry.hold.requester,
                 entry.hold.owner,
                 &entry.hold.session,
                 by,
-            ) {
-                self.refused(&entry.hold, token, by, &error);
-                return Err(error);
-            }
+            )?;
             return Ok(entry.hold.approval);
         }
         let Some(batch) = inner.batches.get(token) else {
