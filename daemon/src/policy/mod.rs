@@ -25,6 +25,7 @@ use assent_client::protocol::{Context, Decision, Level, Origin};
 use globset::GlobSet;
 
 use crate::analyse::{Finding, SimpleCommand};
+use crate::places::Kind;
 
 pub use file::{PolicyError, load, parse};
 pub use live::Live;
@@ -355,7 +356,13 @@ impl Policy {
             }
         }
         self.raise_for_claims(&mut ruling, facts);
-        if self.observes(facts) && ruling.decision != Decision::Allow {
+        // Observe mode watches; it never lets an agent answer or switch off the gate itself.
+        let defends_gate = automation
+            && facts
+                .findings
+                .iter()
+                .any(|f| matches!(f.cell, Some((_, Kind::Gate))) && f.level == Level::Forbidden);
+        if self.observes(facts) && ruling.decision != Decision::Allow && !defends_gate {
             ruling.observed = Some(ruling.decision);
             ruling.reason = format!(
                 "observe mode: would have decided {} ({})",

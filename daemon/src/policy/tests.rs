@@ -895,3 +895,13 @@ fn a_lowering_rule_names_every_finding_that_needs_more() {
     );
     assert_eq!(r.decision, Decision::Confirm, "{}", r.reason);
 }
+
+#[test]
+fn observe_mode_does_not_let_an_agent_switch_off_its_gate() {
+    let p = policy("observe = true\n");
+    let ctx = Context::default();
+    let r = shell(&p, "rm -rf src", Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Allow, "{}", r.reason);
+    let r = shell(&p, "systemctl --user stop assentd", Origin::Agent, &ctx);
+    assert_eq!(r.decision, Decision::Deny, "{}", r.reason);
+}
