@@ -586,6 +586,23 @@ pub const ENTRIES: &[Entry] = &[
         &["p", "P", "u"],
         WrapKind::Plain,
     ),
+    // A private D-Bus session or X display for one command.
+    wrapper(
+        &["dbus-run-session", "dbus-launch"],
+        posix(
+            "",
+            &[
+                "config-file=",
+                "dbus-daemon=",
+                "exit-with-session",
+                "sh-syntax",
+                "csh-syntax",
+            ],
+        ),
+        0,
+        &[],
+        WrapKind::Plain,
+    ),
     wrapper(
         &[
             "nohup",

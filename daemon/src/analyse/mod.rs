@@ -551,6 +551,8 @@ pub(crate) struct State<'c, 'a> {
     /// the line kills the gate, in whatever order the two were walked.
     pub gate_lookup: bool,
     pub runtime_kill: Option<(Range<usize>, String)>,
+    /// Process patterns compiled on the line to try against the gate's processes.
+    pub gate_patterns: usize,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -596,6 +598,7 @@ impl<'c, 'a> State<'c, 'a> {
             written_files: Vec::new(),
             gate_lookup: false,
             runtime_kill: None,
+            gate_patterns: 0,
         }
     }
 

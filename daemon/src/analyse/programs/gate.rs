@@ -189,20 +189,33 @@ pub fn names_unit(word: &Word) -> bool {
 /// and `pgrep` (a search in the name, or with `-f` the command line), else an exact name
 /// (`killall`, `pidof`). A pattern too large to compile, or one the regex engine does not
 /// take, is taken to match: what the gate cannot read is never safe.
-pub fn names_process(pattern: &Word, regex: bool) -> bool {
+pub fn names_process(pattern: &Word, regex: bool, st: &mut State) -> bool {
     // A pattern only known when the line runs is judged as any kill by name (held).
     let Some(text) = pattern.literal() else {
         return false;
     };
-    pattern_names(text, regex).unwrap_or(true)
+    pattern_names(text, regex, st).unwrap_or(true)
 }
 
-/// Whether `text` as a pattern selects a gate process; `None` when it does not compile.
-fn pattern_names(text: &str, regex: bool) -> Option<bool> {
+/// Regular expressions compiled per line to try patterns against the gate's processes; past
+/// it, a pattern is taken as unreadable, so a line of a thousand `grep`s costs no more.
+const MAX_PATTERNS: usize = 16;
+
+/// Whether `text` as a pattern selects a gate process; `None` when it does not compile or the
+/// line has used up [`MAX_PATTERNS`].
+fn pattern_names(text: &str, regex: bool, st: &mut State) -> Option<bool> {
     if !regex {
         let base = text.rsplit('/').next().unwrap_or(text);
         return Some(PROCESSES.contains(&base));
     }
+    // No regular-expression syntax: a plain search for the text.
+    if !text.contains(['.', '*', '+', '?', '[', '(', '|', '^', '$', '{', '\\']) {
+        return Some(PROCESSES.iter().any(|p| p.contains(text)));
+    }
+    if st.gate_patterns >= MAX_PATTERNS {
+        return None;
+    }
+    st.gate_patterns += 1;
     let re = RegexBuilder::new(text)
         .size_limit(1 << 16)
         .dfa_size_limit(1 << 16)
@@ -235,9 +248,15 @@ pub fn looks_up(name: &str, args: &[Word], st: &mut State) {
     if st.gate_lookup {
         return;
     }
-    st.gate_lookup = args.iter().filter_map(Word::literal).any(|t| {
-        !t.starts_with('-')
+    for t in args.iter().filter_map(Word::literal) {
+        // A short text is in too many names to say the line looks for the gate's.
+        if !t.starts_with('-')
+            && t.len() >= 4
             && (t.to_ascii_lowercase().contains("assent")
-                || pattern_names(t, *regex).unwrap_or(false))
-    });
+                || pattern_names(t, *regex, st).unwrap_or(false))
+        {
+            st.gate_lookup = true;
+            return;
+        }
+    }
 }

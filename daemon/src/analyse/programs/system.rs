@@ -245,7 +245,7 @@ pub fn kill_by_name<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             }
             continue;
         }
-        gate |= gate::names_process(w, regex);
+        gate |= gate::names_process(w, regex, site.st);
     }
     let said = if gate {
         catalogue::GATE_STOP
