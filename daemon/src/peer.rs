@@ -168,7 +168,7 @@ pub fn requester_chain(pid: i32, uid: u32) -> Vec<Proc> {
     chain
 }
 
-/// The answering process and all its ancestors (up to init, at most [`MAX_CHAIN`] * 2).
+/// The answering process and all its ancestors (up to init, at most 64 processes).
 pub fn ancestors(pid: i32) -> Vec<Proc> {
     if pid <= 0 {
         return Vec::new();
