@@ -551,3 +551,18 @@ fn one_audit_session_is_one_session_whatever_the_posix_ones() {
     };
     assert_eq!(pending.answer(&token, &other, true).map(|a| a.len()), Ok(1));
 }
+
+#[test]
+fn an_answerer_whose_parents_cannot_be_read_is_refused() {
+    let pending = store(Duration::from_secs(60), 4);
+    let held = pending.hold(hold(1000, 1, None)).expect("held");
+    let gone = Answerer {
+        ancestors: Vec::new(),
+        ..approver(1000)
+    };
+    assert!(matches!(
+        pending.answer(&held.token, &gone, true),
+        Err(RequestError::Identity(_))
+    ));
+    assert_eq!(pending.len(), 1);
+}

@@ -56,6 +56,13 @@ fn check_not_self(owner: &Requester, by: &Answerer) -> Result<(), RequestError> 
     if by.conn_id == owner.conn_id || (by.pid > 0 && by.pid == owner.pid) {
         return Err(RequestError::SelfApproval(None));
     }
+    // An answerer whose parents cannot be read (it left, and its connection lives on in
+    // another process) could be anything the requester started: refused, not assumed apart.
+    if by.ancestors.is_empty() && !owner.chain.is_empty() {
+        return Err(RequestError::Identity(
+            "the answering process's parents could not be established (it has exited?)".into(),
+        ));
+    }
     if let Some(at) = by.ancestors.iter().position(|a| {
         owner
             .chain
