@@ -18,7 +18,7 @@ pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope,
 pub use reports::{AuditEvent, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -429,6 +429,9 @@ pub enum ErrorKind {
     Internal,
     /// The approval needs the user's password (polkit), and it was not given.
     NotAuthorized,
+    /// A remembered approval or a forget could not be written to disk; the message says what
+    /// is in force.
+    NotSaved,
 }
 
 impl ErrorKind {
@@ -449,6 +452,7 @@ impl ErrorKind {
             ErrorKind::Invalid => "invalid",
             ErrorKind::Internal => "internal",
             ErrorKind::NotAuthorized => "not_authorized",
+            ErrorKind::NotSaved => "not_saved",
         }
     }
 }

@@ -160,7 +160,7 @@ impl Conn {
                 self.send(&reply).await;
             }
             Request::Forget { id } => {
-                let reply = self.forget(id);
+                let reply = self.forget(id).await;
                 self.send(&reply).await;
             }
             Request::Prompted { .. } => {

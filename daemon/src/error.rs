@@ -112,6 +112,10 @@ pub enum RequestError {
     /// Identity lookup failed.
     #[error("could not establish the caller's identity: {0}")]
     Identity(String),
+    /// A change the caller asked to keep could not be written to the state directory; what
+    /// the message says is what is in force.
+    #[error("{0}")]
+    NotSaved(String),
     /// A batch has no such held item (out of range, or not held).
     #[error("{0}")]
     NoSuchItem(String),
@@ -135,6 +139,7 @@ impl RequestError {
             | RequestError::TooManyRules { .. } => ErrorKind::LimitReached,
             RequestError::Identity(_) => ErrorKind::Identity,
             RequestError::Invalid(_) => ErrorKind::Invalid,
+            RequestError::NotSaved(_) => ErrorKind::NotSaved,
         };
         WireError {
             kind,

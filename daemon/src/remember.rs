@@ -122,6 +122,54 @@ struct Core {
     wake: Condvar,
     /// Wakes `sync`: a write finished.
     written: Condvar,
+    /// Held from taking a snapshot of the rules until it is on disk, by whoever writes the
+    /// file: a change a caller waits for (`commit`) and the writer thread. Writes of the file
+    /// never overtake each other, so an older snapshot never replaces a newer one.
+    commit: Mutex<()>,
+    /// Where the file is written: `None` in memory only (tests, or a file that may not be
+    /// written).
+    dir: Option<std::path::PathBuf>,
+    /// Why the file may not be written, when a bad one could not be moved aside: persisted
+    /// changes are then refused rather than kept in memory only.
+    broken: Option<String>,
+}
+
+/// A change to the persisted rules, made on disk before it is made in memory.
+#[derive(Debug, Clone)]
+enum Change {
+    Add(Rule),
+    Extend { owner: u32, id: String, until: u64 },
+    Remove(Vec<String>),
+}
+
+impl Change {
+    /// Make the change in `rules`. Idempotent, and it touches only the rules it names, so it
+    /// can be made on a snapshot and later on the live map, whatever else changed meanwhile.
+    fn apply(&self, rules: &mut HashMap<u32, Vec<Rule>>) {
+        match self {
+            Change::Add(rule) => {
+                let owned = rules.entry(rule.owner).or_default();
+                if !owned.iter().any(|r| r.id == rule.id) {
+                    owned.push(rule.clone());
+                }
+            }
+            Change::Extend { owner, id, until } => {
+                if let Some(rule) = rules
+                    .get_mut(owner)
+                    .and_then(|owned| owned.iter_mut().find(|r| &r.id == id))
+                    && let Scope::Until(old) = &mut rule.scope
+                {
+                    *old = (*old).max(*until);
+                }
+            }
+            Change::Remove(ids) => {
+                for owned in rules.values_mut() {
+                    owned.retain(|r| !ids.contains(&r.id));
+                }
+                rules.retain(|_, owned| !owned.is_empty());
+            }
+        }
+    }
 }
 
 impl Core {
@@ -131,6 +179,48 @@ impl Core {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn lock_commit(&self) -> MutexGuard<'_, ()> {
+        self.commit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Put `change` on disk, then in memory. The caller holds the commit lock and passes the
+    /// state's guard, which is released while the file is written (lookups go on meanwhile)
+    /// and returned afterwards. With no file to write, the change is made in memory only.
+    fn commit<'a>(
+        &'a self,
+        mut state: MutexGuard<'a, State>,
+        change: &Change,
+        now: u64,
+    ) -> (MutexGuard<'a, State>, std::io::Result<()>) {
+        if let Some(why) = &self.broken {
+            return (state, Err(std::io::Error::other(why.clone())));
+        }
+        let Some(dir) = &self.dir else {
+            change.apply(&mut state.rules);
+            return (state, Ok(()));
+        };
+        let mut snapshot = state.rules.clone();
+        change.apply(&mut snapshot);
+        let doc = file::document(snapshot.values().flatten(), now);
+        drop(state);
+        let result = file::write(dir, &doc);
+        let mut state = self.lock();
+        if result.is_ok() {
+            change.apply(&mut state.rules);
+            state.persist.last_error = None;
+        } else if let Err(error) = &result {
+            tracing::error!(
+                path = %dir.join(file::FILE_NAME).display(),
+                %error,
+                "could not write the remembered approvals"
+            );
+            state.persist.last_error = Some(error.to_string());
+        }
+        (state, result)
     }
 }
 
@@ -147,11 +237,23 @@ impl Remembered {
     /// A missing file is empty; an unreadable or corrupt one is renamed aside
     /// (`remembered.json.bad-<unix-ms>`), logged, and the store starts empty.
     pub fn open(dir: Option<&Path>) -> Self {
-        let core = Arc::new(Core::default());
         let Some(dir) = dir else {
-            return Remembered { core, writer: None };
+            return Remembered {
+                core: Arc::new(Core::default()),
+                writer: None,
+            };
         };
         let loaded = file::load(dir);
+        let core = Arc::new(Core {
+            dir: loaded.writable.then(|| dir.to_path_buf()),
+            broken: (!loaded.writable).then(|| {
+                format!(
+                    "{} could not be read nor moved aside",
+                    dir.join(file::FILE_NAME).display()
+                )
+            }),
+            ..Core::default()
+        });
         {
             let mut state = core.lock();
             for rule in loaded.rules {
@@ -284,11 +386,25 @@ impl Remembered {
             }
             (Remember::Always, _) => Scope::Always,
         };
+        // Persisted changes are written under the commit lock, so no other write of the file
+        // can overtake this one; taken first, as everywhere, then the state's.
+        let _commit = self.core.lock_commit();
         let mut state = self.core.lock();
         state.prune(owner, now);
-        if let Some(id) = Self::extend_existing(&mut state, owner, signature, &scope) {
-            self.core.wake.notify_one();
-            return Ok(Some(id));
+        if let Some((id, extend)) = Self::existing(&state, owner, signature, &scope) {
+            let Some(until) = extend else {
+                return Ok(Some(id));
+            };
+            let change = Change::Extend {
+                owner,
+                id: id.clone(),
+                until,
+            };
+            let (_state, written) = self.core.commit(state, &change, now);
+            return match written {
+                Ok(()) => Ok(Some(id)),
+                Err(error) => Err(not_saved("lengthen the remembered approval", &error)),
+            };
         }
         let count = state.rules.get(&owner).map_or(0, Vec::len);
         if count >= MAX_RULES_PER_UID {
@@ -303,41 +419,40 @@ impl Remembered {
                 break id;
             }
         };
-        let persisted = scope.persisted();
-        state.rules.entry(owner).or_default().push(Rule {
+        let rule = Rule {
             id: id.clone(),
             owner,
             scope,
             signature: signature.to_string(),
             created_ms: now,
             uses: 0,
-        });
-        if persisted {
-            state.mark(true);
-            self.core.wake.notify_one();
+        };
+        if !rule.scope.persisted() {
+            Change::Add(rule).apply(&mut state.rules);
+            return Ok(Some(id));
         }
-        Ok(Some(id))
+        let (_state, written) = self.core.commit(state, &Change::Add(rule), now);
+        match written {
+            Ok(()) => Ok(Some(id)),
+            Err(error) => Err(not_saved("remember the approval", &error)),
+        }
     }
 
-    /// The id of a rule of `owner` for `signature` that already covers `scope`, extending a
-    /// shorter `until` to it (then marked for writing).
-    fn extend_existing(
-        state: &mut State,
+    /// A rule of `owner` for `signature` that already covers `scope`: its id, and the later
+    /// end a shorter `until` must be lengthened to (a persisted change the caller makes).
+    fn existing(
+        state: &State,
         owner: u32,
         signature: &str,
         scope: &Scope,
-    ) -> Option<String> {
-        let rules = state.rules.get_mut(&owner)?;
-        let same = |r: &&mut Rule| r.signature == signature;
-        if let Some(always) = rules
-            .iter_mut()
-            .filter(same)
-            .find(|r| r.scope == Scope::Always)
-        {
-            return Some(always.id.clone());
+    ) -> Option<(String, Option<u64>)> {
+        let rules = state.rules.get(&owner)?;
+        let same = |r: &&Rule| r.signature == signature;
+        if let Some(always) = rules.iter().filter(same).find(|r| r.scope == Scope::Always) {
+            return Some((always.id.clone(), None));
         }
         let rule = rules
-            .iter_mut()
+            .iter()
             .filter(same)
             .find(|r| match (&r.scope, scope) {
                 (Scope::Until(_), Scope::Until(_)) => true,
@@ -345,15 +460,12 @@ impl Remembered {
                 (Scope::Login { sid: a, .. }, Scope::Login { sid: b, .. }) => a == b,
                 _ => false,
             })?;
-        if let (Scope::Until(old), Scope::Until(new)) = (&mut rule.scope, scope)
-            && *new > *old
-        {
-            *old = *new;
-            let id = rule.id.clone();
-            state.mark(true);
-            return Some(id);
+        match (&rule.scope, scope) {
+            (Scope::Until(old), Scope::Until(new)) if new > old => {
+                Some((rule.id.clone(), Some(*new)))
+            }
+            _ => Some((rule.id.clone(), None)),
         }
-        Some(rule.id.clone())
     }
 
     /// The rules `caller` may see (its own uid's; all for root), oldest first.
@@ -389,16 +501,18 @@ impl Remembered {
     /// `not_found`, as an unknown one: ids are not disclosed across users), or all of the
     /// caller's (all for root) when `id` is `None`. Returns how many went.
     pub fn forget(&self, caller: u32, id: Option<&str>) -> Result<u32, RequestError> {
-        let mut state = self.core.lock();
-        let mut removed: Vec<Rule> = Vec::new();
-        match id {
+        let _commit = self.core.lock_commit();
+        let state = self.core.lock();
+        let mine = |owner: u32| caller == 0 || caller == owner;
+        let removed: Vec<&Rule> = match id {
             Some(id) => {
-                let found = state.rules.iter_mut().find_map(|(owner, rules)| {
-                    let at = rules.iter().position(|r| r.id == id)?;
-                    (caller == 0 || caller == *owner).then(|| rules.remove(at))
-                });
+                let found = state
+                    .rules
+                    .values()
+                    .flatten()
+                    .find(|r| r.id == id && mine(r.owner));
                 match found {
-                    Some(rule) => removed.push(rule),
+                    Some(rule) => vec![rule],
                     None => {
                         return Err(RequestError::NoSuchItem(format!(
                             "no remembered approval {id} (see `assent rules`)"
@@ -406,15 +520,26 @@ impl Remembered {
                     }
                 }
             }
-            None if caller == 0 => removed = state.rules.drain().flat_map(|(_, r)| r).collect(),
-            None => removed = state.rules.remove(&caller).unwrap_or_default(),
+            None => state
+                .rules
+                .values()
+                .flatten()
+                .filter(|r| mine(r.owner))
+                .collect(),
+        };
+        let count = u32::try_from(removed.len()).unwrap_or(u32::MAX);
+        let persisted = removed.iter().any(|r| r.scope.persisted());
+        let change = Change::Remove(removed.into_iter().map(|r| r.id.clone()).collect());
+        if !persisted {
+            let mut state = state;
+            change.apply(&mut state.rules);
+            return Ok(count);
         }
-        state.rules.retain(|_, rules| !rules.is_empty());
-        if removed.iter().any(|r| r.scope.persisted()) {
-            state.mark(true);
-            self.core.wake.notify_one();
+        let (_state, written) = self.core.commit(state, &change, now_ms());
+        match written {
+            Ok(()) => Ok(count),
+            Err(error) => Err(not_saved("forget", &error)),
         }
-        Ok(u32::try_from(removed.len()).unwrap_or(u32::MAX))
     }
 
     /// Ask the writer to write pending use counts now rather than after a short delay. Never
@@ -456,6 +581,14 @@ impl Drop for Remembered {
             let _ = writer.join();
         }
     }
+}
+
+/// The error for a persisted change the file would not take: nothing changed, and the
+/// message says so and where to look.
+fn not_saved(what: &str, error: &std::io::Error) -> RequestError {
+    RequestError::NotSaved(format!(
+        "could not {what}: the state file could not be written ({error}), so nothing changed; free space or fix the state directory, then try again"
+    ))
 }
 
 /// A fresh rule id: `r_` and 8 lowercase hex digits from the OS RNG.

@@ -68,10 +68,10 @@ impl Conn {
             .pending
             .answer_item(token, item, &answerer, allow)
         {
-            Ok(approved) => {
-                self.remember(&approved, remember);
-                Response::Done
-            }
+            Ok(approved) => match self.remember(&approved, remember).await {
+                Ok(()) => Response::Done,
+                Err(error) => Response::Error(error.to_wire()),
+            },
             Err(error) => Response::Error(error.to_wire()),
         }
     }
@@ -96,32 +96,52 @@ impl Conn {
         Ok(())
     }
 
-    /// Remember what was just allowed, as `how` says. The answer itself has already been
-    /// given: a failure to remember is logged, never turned into a deny.
-    pub(super) fn remember(&self, approved: &[Approved], how: Remember) {
+    /// Remember what was just allowed, as `how` says, on disk before this returns when it
+    /// outlives the daemon. The answer itself has already been given: a failure to remember is
+    /// returned (the approver hears that the request ran once and nothing was remembered),
+    /// never turned into a deny.
+    pub(super) async fn remember(
+        &self,
+        approved: &[Approved],
+        how: Remember,
+    ) -> Result<(), RequestError> {
         if how == Remember::Once {
-            return;
+            return Ok(());
         }
-        for a in approved {
-            let key = session_key(a.session.as_deref(), a.sid);
-            match self
-                .shared
-                .remembered
-                .remember(a.owner, &a.signature, how, &key)
-            {
-                Ok(Some(id)) => tracing::info!(
-                    uid = a.owner,
-                    rule = %id,
-                    scope = %how.describe(),
-                    signature = %a.signature,
-                    "approval remembered"
-                ),
-                Ok(None) => {}
-                Err(error) => {
-                    tracing::warn!(%error, signature = %a.signature, "could not remember an approval")
+        let shared = std::sync::Arc::clone(&self.shared);
+        let approved = approved.to_vec();
+        // Writing and syncing the file blocks: off the async workers.
+        let result = tokio::task::spawn_blocking(move || {
+            for a in &approved {
+                let key = session_key(a.session.as_deref(), a.sid);
+                match shared.remembered.remember(a.owner, &a.signature, how, &key) {
+                    Ok(Some(id)) => tracing::info!(
+                        uid = a.owner,
+                        rule = %id,
+                        scope = %how.describe(),
+                        signature = %a.signature,
+                        "approval remembered"
+                    ),
+                    Ok(None) => {}
+                    Err(error) => {
+                        tracing::warn!(%error, signature = %a.signature, "could not remember an approval");
+                        return Err(match error {
+                            RequestError::NotSaved(why) => RequestError::NotSaved(format!(
+                                "the request was allowed this once, but {why}"
+                            )),
+                            other => other,
+                        });
+                    }
                 }
             }
-        }
+            Ok(())
+        })
+        .await;
+        result.unwrap_or_else(|_| {
+            Err(RequestError::NotSaved(
+                "the request was allowed this once, but remembering it failed".into(),
+            ))
+        })
     }
 
     /// Serve an approval agent: register it, then forward pushes and take its answers until
@@ -217,9 +237,19 @@ impl Conn {
         Response::Rules(list)
     }
 
-    /// Remove remembered approvals.
-    pub(super) fn forget(&self, id: Option<String>) -> Response {
-        match self.shared.remembered.forget(self.peer.uid, id.as_deref()) {
+    /// Remove remembered approvals: on disk before the reply says they went.
+    pub(super) async fn forget(&self, id: Option<String>) -> Response {
+        let shared = std::sync::Arc::clone(&self.shared);
+        let caller = self.peer.uid;
+        let result =
+            tokio::task::spawn_blocking(move || shared.remembered.forget(caller, id.as_deref()))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(RequestError::NotSaved(
+                        "forgetting failed; nothing changed".into(),
+                    ))
+                });
+        match result {
             Ok(removed) => Response::Forgot { removed },
             Err(error) => Response::Error(error.to_wire()),
         }

@@ -291,7 +291,11 @@ impl Conn {
                             let terminal = self.peer.has_terminal();
                             match self.shared.pending.prompted(token, self.id, terminal, allow) {
                                 // The outcome arrives on `outcome` next round.
-                                Ok(approved) => self.remember(&approved, remember),
+                                // A person at the terminal chose; what could not be
+                                // remembered is logged and shows in status.
+                                Ok(approved) => {
+                                    let _ = self.remember(&approved, remember).await;
+                                }
                                 Err(error) => self.send(&Response::Error(error.to_wire())).await,
                             }
                         }

@@ -7,10 +7,14 @@
 //! the same directory (mode 0600), which is synced, renamed over the old one, and the directory
 //! synced, so a crash leaves the old document or the new one, never half of one.
 //!
-//! Writes never run on the caller's thread: every change marks the store dirty and wakes one
-//! writer thread, which snapshots the rules under the lock and writes outside it. A burst of
-//! changes is one write. A change that only counts uses waits up to [`USES_DELAY`] first (a
-//! remembered rule matching in a loop is not a write per check), unless `flush` asks sooner.
+//! A change a person asked for (remember for a while or always, lengthen, forget) is written
+//! before it is made in memory and before the caller hears it was made: on the caller's thread,
+//! under the store's commit lock (`Core::commit`); if the write fails, nothing changes and the
+//! caller hears why. What nobody waits for (use counts, rules that ended) marks the store dirty
+//! and wakes one writer thread, which snapshots the rules under the same commit lock and writes;
+//! a burst is one write, a change that only counts uses waits up to [`USES_DELAY`] first (a
+//! remembered rule matching in a loop is not a write per check), and a failed write is tried
+//! again. Temporary files a crash left behind are removed at start.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -34,7 +38,7 @@ const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 pub(super) const USES_DELAY: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Serialize, Deserialize)]
-struct Document {
+pub(super) struct Document {
     version: u32,
     rules: Vec<FileRule>,
 }
@@ -59,8 +63,10 @@ pub(super) struct Loaded {
     pub writable: bool,
 }
 
-/// Read `dir/remembered.json`; a missing file is empty, a bad one is moved aside.
+/// Read `dir/remembered.json`; a missing file is empty, a bad one is moved aside. Temporary
+/// files of writes a crash interrupted are removed first.
 pub(super) fn load(dir: &Path) -> Loaded {
+    remove_stale_temps(dir);
     let path = dir.join(FILE_NAME);
     match read(&path) {
         Ok(rules) => Loaded {
@@ -103,6 +109,29 @@ pub(super) fn load(dir: &Path) -> Loaded {
     }
 }
 
+/// Remove `.remembered.json.*.tmp` files: a write that was interrupted leaves one, and the
+/// daemon that made it is gone (this runs before the first write of this one).
+fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{FILE_NAME}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(&prefix) && name.ends_with(".tmp") {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %entry.path().display(), "removed a temporary file a crash left")
+                }
+                Err(error) => {
+                    tracing::warn!(file = %entry.path().display(), %error, "could not remove a temporary file a crash left")
+                }
+            }
+        }
+    }
+}
+
 enum ReadError {
     Missing,
     Bad(String),
@@ -131,8 +160,9 @@ fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
     }
     let now = now_ms();
     let mut rules: Vec<Rule> = Vec::with_capacity(doc.rules.len());
+    let mut seen = std::collections::HashSet::with_capacity(doc.rules.len());
     for r in doc.rules {
-        if !is_id(&r.id) || rules.iter().any(|k| k.id == r.id) {
+        if !is_id(&r.id) || !seen.insert(r.id.clone()) {
             tracing::warn!(id = %r.id, "skipping a remembered approval with a bad or repeated id");
             continue;
         }
@@ -154,7 +184,7 @@ fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
 }
 
 /// The rules that outlive the daemon, as the document to write.
-fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> Document {
+pub(super) fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> Document {
     let rules = rules
         .filter_map(|r| {
             let until_ms = match r.scope {
@@ -179,7 +209,7 @@ fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> Document {
 }
 
 /// Write `doc` to `dir/remembered.json` atomically, mode 0600.
-fn write(dir: &Path, doc: &Document) -> std::io::Result<()> {
+pub(super) fn write(dir: &Path, doc: &Document) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(doc).map_err(std::io::Error::other)?;
     let mut salt = [0u8; 4];
     getrandom::fill(&mut salt).map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -205,11 +235,15 @@ fn write(dir: &Path, doc: &Document) -> std::io::Result<()> {
     result
 }
 
+/// How long the writer waits before trying again after a failed write.
+const RETRY: Duration = Duration::from_secs(5);
+
 /// The writer thread's loop: write whenever the store is dirty, until told to stop (then write
-/// what is left, and return).
+/// what is left, and return). It writes what callers do not wait for (use counts, rules that
+/// ended); a failed write is tried again after [`RETRY`].
 pub(super) fn writer(core: Arc<Core>, dir: PathBuf) {
     loop {
-        let (doc, generation) = {
+        {
             let mut state = core.lock();
             while state.persist.written == state.persist.dirty && !state.persist.stop {
                 state = core
@@ -233,6 +267,11 @@ pub(super) fn writer(core: Arc<Core>, dir: PathBuf) {
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .0;
             }
+        }
+        // The commit lock first (the order every writer takes), then the snapshot.
+        let commit = core.lock_commit();
+        let (doc, generation) = {
+            let mut state = core.lock();
             state.persist.urgent = false;
             let generation = state.persist.dirty;
             (
@@ -241,16 +280,27 @@ pub(super) fn writer(core: Arc<Core>, dir: PathBuf) {
             )
         };
         let result = write(&dir, &doc);
+        drop(commit);
         if let Err(error) = &result {
             tracing::error!(
                 path = %dir.join(FILE_NAME).display(),
                 %error,
-                "could not write the remembered approvals; they stay in force until the daemon stops"
+                "could not write the remembered approvals' use counts; trying again in 5 s"
             );
         }
         let mut state = core.lock();
         state.persist.written = generation;
+        let failed = result.is_err();
         state.persist.last_error = result.err().map(|e| e.to_string());
         core.written.notify_all();
+        if failed && !state.persist.stop {
+            let (mut state, _) = core
+                .wake
+                .wait_timeout(state, RETRY)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if state.persist.last_error.is_some() {
+                state.mark(true);
+            }
+        }
     }
 }

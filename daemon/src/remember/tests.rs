@@ -768,3 +768,115 @@ fn main_args(name: &str, args_json: &str) -> Option<Vec<String>> {
         _ => vec![get("url")?],
     })
 }
+
+/// The rules on disk now, as another daemon starting would read them.
+fn on_disk(dir: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(FILE_NAME)).unwrap_or_default();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    doc["rules"]
+        .as_array()
+        .map(|rules| {
+            rules
+                .iter()
+                .filter_map(|r| r["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn remembering_and_forgetting_are_on_disk_when_they_return() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let store = Remembered::open(Some(dir.path()));
+    let always = remember(&store, ALICE, Remember::Always, &SessionKey::Unknown);
+    // No sync, no flush: what `remember` returned is already what a restart reads.
+    assert_eq!(on_disk(dir.path()), [always.clone()]);
+    let until = store
+        .remember(BOB, SIG, Remember::For { secs: HOUR }, &SessionKey::Unknown)
+        .expect("ok")
+        .expect("an id");
+    let mut both = on_disk(dir.path());
+    both.sort_by_key(|id| id != &always);
+    assert_eq!(both, [always.clone(), until.clone()]);
+    assert_eq!(store.forget(ALICE, Some(&always)), Ok(1));
+    assert_eq!(on_disk(dir.path()), [until]);
+    // A session rule is memory only: nothing to write, nothing waited for.
+    remember(&store, ALICE, Remember::Session, &label("c"));
+    assert_eq!(on_disk(dir.path()).len(), 1);
+}
+
+#[test]
+fn a_change_the_disk_refuses_is_not_made_and_says_so() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).expect("mkdir");
+    let store = Remembered::open(Some(&state));
+    let kept = remember(&store, ALICE, Remember::Always, &SessionKey::Unknown);
+    // The state directory goes away (a full or read-only disk fails the same way, and root
+    // ignores permissions): every write fails.
+    std::fs::remove_dir_all(&state).expect("rm");
+    let refused = store.remember(BOB, SIG, Remember::Always, &SessionKey::Unknown);
+    let Err(RequestError::NotSaved(why)) = refused else {
+        panic!("expected not_saved, got {refused:?}");
+    };
+    assert!(why.contains("nothing changed"), "{why}");
+    assert!(
+        store.list(0).iter().all(|r| r.uid != BOB),
+        "nothing remembered"
+    );
+    assert_eq!(store.lookup(BOB, SIG, &SessionKey::Unknown), None);
+    let refused = store.forget(ALICE, Some(&kept));
+    assert!(
+        matches!(refused, Err(RequestError::NotSaved(_))),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store.lookup(ALICE, SIG, &SessionKey::Unknown),
+        Some(kept.clone()),
+        "a forget that was not saved leaves the rule as the disk has it"
+    );
+    // The disk comes back: the next change is written, with everything in force.
+    std::fs::create_dir(&state).expect("mkdir again");
+    let again = remember(&store, BOB, Remember::Always, &SessionKey::Unknown);
+    let mut both = on_disk(&state);
+    both.sort_by_key(|id| id != &kept);
+    assert_eq!(both, [kept, again]);
+}
+
+#[test]
+fn temporary_files_a_crash_left_are_removed_at_start() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stale = dir.path().join(format!(".{FILE_NAME}.4242.deadbeef.tmp"));
+    std::fs::write(&stale, "{half a docu").expect("write");
+    let other = dir.path().join("audit.jsonl");
+    std::fs::write(&other, "").expect("write");
+    let _store = Remembered::open(Some(dir.path()));
+    assert!(!stale.exists(), "the stale temporary file is gone");
+    assert!(other.exists(), "nothing else is touched");
+}
+
+#[test]
+fn loading_many_rules_is_linear() {
+    // 200,000 rules over 400 uids (the per-uid cap keeps 1024 each): the load once compared
+    // every id with every other (70 s). A linear load reads this in well under a second even
+    // in a debug build; the bound here is loose enough for a loaded machine and far below the
+    // quadratic time.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut text = String::from("{\"version\":1,\"rules\":[");
+    for i in 0..200_000u32 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            "{{\"id\":\"r_{i:08x}\",\"uid\":{},\"signature\":\"cmd {i} in /\",\"created_ms\":{i},\"uses\":0}}",
+            i % 400
+        ));
+    }
+    text.push_str("]}");
+    std::fs::write(dir.path().join(FILE_NAME), text).expect("write");
+    let started = std::time::Instant::now();
+    let store = Remembered::open(Some(dir.path()));
+    let took = started.elapsed();
+    assert_eq!(store.list(0).len(), 200_000);
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+}
