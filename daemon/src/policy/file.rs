@@ -133,16 +133,70 @@ struct RuleSpec {
     approval: Option<Approval>,
 }
 
-/// Read and parse the policy at `path`.
+/// The largest policy file read: far beyond any hand-written policy (a rule is a few lines),
+/// small enough that reading and parsing one is quick and bounded.
+pub const MAX_POLICY_LEN: u64 = 4 * 1024 * 1024;
+
+/// Read and parse the policy at `path`. A file larger than [`MAX_POLICY_LEN`] is an error, and
+/// so is one with nothing in it but blanks and comments (an editor's half-saved file, a
+/// truncation): an empty policy is never taken for the embedded default by accident.
 pub fn load(path: &Path) -> Result<Loaded, PolicyError> {
+    use std::io::Read as _;
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| PolicyError {
+    let failed = |message: String| PolicyError {
         file: name.clone(),
         line: 0,
         column: 0,
-        message: format!("could not read the policy: {error}"),
-    })?;
+        message,
+    };
+    let file = std::fs::File::open(path)
+        .map_err(|error| failed(format!("could not read the policy: {error}")))?;
+    let mut text = String::new();
+    file.take(MAX_POLICY_LEN + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| failed(format!("could not read the policy: {error}")))?;
+    if text.len() as u64 > MAX_POLICY_LEN {
+        return Err(failed(format!(
+            "the policy is larger than {} MiB; a policy this size is not read",
+            MAX_POLICY_LEN / 1024 / 1024
+        )));
+    }
+    let blank = text
+        .lines()
+        .all(|line| line.trim().is_empty() || line.trim_start().starts_with('#'));
+    if blank {
+        return Err(failed(
+            "the policy file is empty (nothing but blanks and comments); write `default_rules = true` for a policy of the defaults alone".into(),
+        ));
+    }
     parse(&text, &name)
+}
+
+/// Line and column of byte offsets in one text, found by binary search over the line starts
+/// (a policy with many rules asks once per rule).
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    fn at(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&start| start <= offset);
+        let start = self.starts[line.saturating_sub(1)];
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(0, |part| part.chars().count());
+        (line, column + 1)
+    }
 }
 
 /// Parse a policy file's text; `name` is used in errors and reasons.
@@ -172,10 +226,13 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
         sources.push(("embedded default", DEFAULT_POLICY, &defaults.rule));
     }
     sources.push((name, text, &spec.rule));
+    let known = known_finding_ids();
+    let mut names = std::collections::HashSet::new();
     for (file, file_text, specs) in sources {
+        let lines = Lines::new(file_text);
         for spanned in specs {
             let offset = spanned.span().start;
-            let (line, column) = line_col(file_text, offset);
+            let (line, column) = lines.at(offset);
             let at = |message: String| PolicyError {
                 file: file.to_string(),
                 line,
@@ -184,10 +241,10 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
             };
             let rule =
                 compile_rule(spanned.get_ref().clone(), format!("{file}:{line}")).map_err(at)?;
-            if rules.iter().any(|r: &Rule| r.name == rule.name) {
+            if !names.insert(rule.name.clone()) {
                 return Err(at(format!("a second rule is named \"{}\"", rule.name)));
             }
-            warnings.extend(never_matches(&rule));
+            warnings.extend(never_matches(&rule, &known));
             rules.push(rule);
         }
     }
@@ -206,11 +263,7 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    Lines::new(text).at(offset)
 }
 
 fn globs(patterns: Vec<String>, what: &str) -> Result<Globs, String> {
@@ -286,10 +339,9 @@ pub fn known_finding_ids() -> Vec<&'static str> {
     ids
 }
 
-fn never_matches(rule: &Rule) -> Vec<String> {
+fn never_matches(rule: &Rule, ids: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(finding) = &rule.finding {
-        let ids = known_finding_ids();
         for pattern in &finding.patterns {
             let one = globs(vec![pattern.clone()], "finding");
             if one.is_ok_and(|g| !ids.iter().any(|id| g.is_match(id))) {

@@ -3,6 +3,11 @@
 //! A reload parses the whole file first and swaps the `Arc` only when it succeeded: a decision
 //! in flight keeps the `Arc` it took and finishes under the policy it started with, and a
 //! failed reload keeps the running policy, logs the error and shows it in `assent status`.
+//!
+//! A reload never weakens the policy by accident: a file that was loaded and then disappears
+//! (moved away, deleted, an editor's save caught between two renames), turns empty or cannot
+//! be read keeps the policy in force, whatever the mode or flags. Only a file that parses
+//! replaces it; going back to the embedded default takes a restart without the file.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -20,6 +25,8 @@ pub struct Live {
     file: Option<PathBuf>,
     stamp: Mutex<Stamp>,
     error: Mutex<Option<String>>,
+    /// Whether the policy in force came from the file (not the embedded default).
+    from_file: Mutex<bool>,
 }
 
 fn stamp(path: &Path) -> Stamp {
@@ -51,6 +58,7 @@ impl Live {
             file: None,
             stamp: Mutex::new(None),
             error: Mutex::new(None),
+            from_file: Mutex::new(false),
         }
     }
 
@@ -59,11 +67,11 @@ impl Live {
     /// embedded default and shows it in status: the daemon never runs without a policy.
     pub fn watching(file: PathBuf, required: bool) -> Live {
         let stamp_now = stamp(&file);
-        let (policy, error) = match initial(&file, required) {
-            Ok(policy) => (policy, None),
+        let (policy, error, from_file) = match initial(&file, required) {
+            Ok(policy) => (policy, None, file.exists()),
             Err(error) => {
                 tracing::error!(%error, "could not load the policy; using the embedded default");
-                (Policy::embedded(), Some(error.to_string()))
+                (Policy::embedded(), Some(error.to_string()), false)
             }
         };
         Live {
@@ -71,6 +79,7 @@ impl Live {
             file: Some(file),
             stamp: Mutex::new(stamp_now),
             error: Mutex::new(error),
+            from_file: Mutex::new(from_file),
         }
     }
 
@@ -119,24 +128,46 @@ impl Live {
         if let Ok(mut last) = self.stamp.lock() {
             *last = stamp(file);
         }
-        match initial(file, false) {
-            Ok(policy) => {
+        let from_file = self.from_file.lock().map(|f| *f).unwrap_or(true);
+        let loaded = match std::fs::symlink_metadata(file) {
+            // No file, and none was loaded: the embedded default stays, nothing to say.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !from_file => {
+                self.set_error(None);
+                return false;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+                "{} is gone (removed or moved away); keeping the policy loaded from it. Put the file back, or restart assentd to run on the embedded default",
+                file.display()
+            )),
+            _ => load(file).map_err(|error| error.to_string()),
+        };
+        match loaded {
+            Ok(loaded) => {
+                for warning in &loaded.warnings {
+                    tracing::warn!(policy = %file.display(), warning = %warning, "policy warning");
+                }
+                let policy = loaded.policy;
                 tracing::info!(policy = %policy.source, why, "policy reloaded");
                 if let Ok(mut current) = self.current.write() {
                     *current = Arc::new(policy);
                 }
-                if let Ok(mut error) = self.error.lock() {
-                    *error = None;
+                if let Ok(mut from_file) = self.from_file.lock() {
+                    *from_file = true;
                 }
+                self.set_error(None);
                 true
             }
             Err(error) => {
                 tracing::error!(%error, why, "policy reload failed; keeping the running policy");
-                if let Ok(mut last) = self.error.lock() {
-                    *last = Some(error.to_string());
-                }
+                self.set_error(Some(error));
                 false
             }
+        }
+    }
+
+    fn set_error(&self, error: Option<String>) {
+        if let Ok(mut last) = self.error.lock() {
+            *last = error;
         }
     }
 }
