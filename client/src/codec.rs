@@ -1,8 +1,15 @@
 //! Encoding and decoding of packets: the only place that knows the codec is bincode.
 //!
 //! A packet is `varint(PROTOCOL_VERSION)` followed by one message in bincode's standard
-//! configuration with a decode limit of [`MAX_MESSAGE_LEN`], so a length claimed inside a
-//! hostile packet can never make the decoder allocate more than one packet's worth.
+//! configuration. Size has one definition, the packet's length on the wire: both sides refuse a
+//! packet over [`MAX_MESSAGE_LEN`], and nothing that fits is refused by the decoder.
+//!
+//! The decoder's limit is there for what a hostile length inside a packet could make it
+//! allocate. bincode counts against it each value at its width in memory (8 bytes for a
+//! `u64` the wire carries as a 1-byte varint, 8 for each string's length prefix, the string's
+//! bytes as they are), so a packet claims at most [`CLAIM_PER_BYTE`] times its length: the limit
+//! is that many times [`MAX_MESSAGE_LEN`] (1 MiB), never lower than what a packet that fits can
+//! claim, and still a bound on what one packet can make the decoder allocate.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -10,8 +17,12 @@ use serde::de::DeserializeOwned;
 use crate::error::CodecError;
 use crate::protocol::{MAX_MESSAGE_LEN, PROTOCOL_VERSION, REQUEST_VARIANTS, Request, Response};
 
+/// The most bytes bincode counts against its limit for one byte on the wire (a `u64` or a
+/// length prefix: 8 in memory, 1 on the wire); our messages have no wider value.
+pub const CLAIM_PER_BYTE: usize = 8;
+
 fn config() -> impl bincode::config::Config {
-    bincode::config::standard().with_limit::<MAX_MESSAGE_LEN>()
+    bincode::config::standard().with_limit::<{ MAX_MESSAGE_LEN * CLAIM_PER_BYTE }>()
 }
 
 /// Encode a message with the version prefix. Fails if the result exceeds [`MAX_MESSAGE_LEN`].
@@ -53,6 +64,17 @@ fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, CodecError> {
         )));
     }
     Ok(message)
+}
+
+/// How many bytes `value` takes on the wire inside a message (an upper bound on a list item's
+/// share of a packet, for cutting lists into pages). Something that cannot be encoded counts
+/// as larger than any packet.
+pub fn encoded_len<T: Serialize>(value: &T) -> usize {
+    let mut counter = bincode::enc::write::SizeWriter::default();
+    match bincode::serde::encode_into_writer(value, &mut counter, config()) {
+        Ok(()) => counter.bytes_written,
+        Err(_) => MAX_MESSAGE_LEN + 1,
+    }
 }
 
 /// Encode a request for the daemon.
@@ -125,9 +147,9 @@ mod tests {
                 item: Some(2),
                 remember: Remember::For { secs: 60 },
             },
-            Request::ListPending,
+            Request::ListPending { from: 3 },
             Request::Status,
-            Request::Log { limit: 20 },
+            Request::Log { limit: 20, from: 0 },
             Request::CheckBatch(BatchRequest {
                 subjects: vec![
                     shell("rm -rf build"),
@@ -143,7 +165,7 @@ mod tests {
             Request::RegisterApprover(ApproverHello {
                 name: "assent-notify 0.1.0".into(),
             }),
-            Request::Rules,
+            Request::Rules { from: 0 },
             Request::Forget {
                 id: Some("r_1".into()),
             },
@@ -219,7 +241,7 @@ mod tests {
                     program: "claude".into(),
                     signature: "rm -rf x in /tmp".into(),
                 }],
-                omitted: 2,
+                next: Some(2),
             }),
             Response::Held(PendingItem {
                 token: "pa_2".into(),
@@ -253,7 +275,7 @@ mod tests {
                     created_ms: 1,
                     uses: 2,
                 }],
-                omitted: 0,
+                next: None,
             }),
             Response::Forgot { removed: 3 },
             Response::BatchVerdict(BatchVerdict {
@@ -283,19 +305,22 @@ mod tests {
                 approvers: 1,
                 sessions: "posix".into(),
             }),
-            Response::Log(vec![AuditEvent {
-                time_ms: 1,
-                uid: 0,
-                pid: 1,
-                origin: Origin::Interactive,
-                subject: "ls".into(),
-                level: Level::Safe,
-                findings: vec![],
-                decision: Decision::Allow,
-                by: DecidedBy::Policy,
-                reason: String::new(),
-                token: None,
-            }]),
+            Response::Log(LogPage {
+                events: vec![AuditEvent {
+                    time_ms: 1,
+                    uid: 0,
+                    pid: 1,
+                    origin: Origin::Interactive,
+                    subject: "ls".into(),
+                    level: Level::Safe,
+                    findings: vec![],
+                    decision: Decision::Allow,
+                    by: DecidedBy::Policy,
+                    reason: String::new(),
+                    token: None,
+                }],
+                next: Some(7),
+            }),
             Response::Error(WireError {
                 kind: ErrorKind::NotFound,
                 message: "no such request".into(),
@@ -320,19 +345,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                4, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                5, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
                 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [4, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [4, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [5, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [5, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [4, 7, 5, 1, b'e']
+            [5, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -344,7 +369,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [4, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [5, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}"], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -358,7 +383,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [4, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
+            [5, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -367,7 +392,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [4, 8, 0, 0, 0]
+            [5, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -378,10 +403,14 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [4, 9, 1, 1, 1, 1, b'r']
+            [5, 9, 1, 1, 1, 1, b'r']
         );
-        // Version 3's requests and responses, appended after the earlier ones.
-        assert_eq!(encode_request(&Request::Rules).expect("encodes"), [4, 9]);
+        // Version 3's requests and responses, appended after the earlier ones; version 5
+        // pages the lists.
+        assert_eq!(
+            encode_request(&Request::Rules { from: 0 }).expect("encodes"),
+            [5, 9, 0]
+        );
         let prompted = Request::Prompted {
             token: "t".into(),
             allow: false,
@@ -389,11 +418,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [4, 11, 1, b't', 0, 3]
+            [5, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [4, 13, 2]
+            [5, 13, 2]
         );
     }
 
@@ -410,7 +439,7 @@ mod tests {
     #[test]
     fn unknown_request_is_not_garbage() {
         assert_eq!(
-            decode_request(&[4, 99]),
+            decode_request(&[5, 99]),
             Err(CodecError::UnknownRequest { tag: 99 })
         );
     }
@@ -419,11 +448,11 @@ mod tests {
     fn garbage_empty_trailing_and_oversized_are_errors() {
         assert_eq!(decode_request(&[]), Err(CodecError::Empty));
         assert!(matches!(
-            decode_request(&[4, 0, 0xff]),
+            decode_request(&[5, 0, 0xff]),
             Err(CodecError::Malformed(_))
         ));
         assert!(matches!(
-            decode_request(&[4, 5, 0]),
+            decode_request(&[5, 5, 0]),
             Err(CodecError::Malformed(_))
         ));
         let big = vec![1u8; MAX_MESSAGE_LEN + 1];
@@ -436,10 +465,69 @@ mod tests {
     #[test]
     fn a_claimed_huge_length_does_not_allocate_it() {
         // Check(Shell{command: <length 2^60>...}): the decode limit refuses before allocating.
-        let packet = [4u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        let packet = [5u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
         assert!(matches!(
             decode_request(&packet),
             Err(CodecError::Malformed(_))
+        ));
+    }
+
+    /// One definition of size: a reply as long as the wire allows decodes, whatever it holds
+    /// (here the worst case for the decoder's count, many events of small integers, each
+    /// counted at 8 bytes for its 1-byte varint), and one byte more is refused by both sides.
+    #[test]
+    fn a_reply_as_long_as_the_wire_allows_decodes() {
+        let event = AuditEvent {
+            time_ms: 1,
+            uid: 2,
+            pid: 3,
+            origin: Origin::Agent,
+            subject: String::new(),
+            level: Level::Safe,
+            findings: vec![],
+            decision: Decision::Allow,
+            by: DecidedBy::Policy,
+            reason: String::new(),
+            token: None,
+        };
+        let page = |n: usize, subject: usize| {
+            let mut events = vec![event.clone(); n];
+            events[0].subject = "s".repeat(subject);
+            Response::Log(LogPage { events, next: None })
+        };
+        // As many events as fit, then pad the first one's subject to the exact limit.
+        let (mut n, mut over) = (1, 2);
+        while encode_response(&page(over, 0)).is_ok() {
+            (n, over) = (over, over * 2);
+        }
+        while over - n > 1 {
+            let mid = (n + over) / 2;
+            if encode_response(&page(mid, 0)).is_ok() {
+                n = mid;
+            } else {
+                over = mid;
+            }
+        }
+        let short = encode_response(&page(n, 0)).expect("fits").len();
+        let mut pad = MAX_MESSAGE_LEN - short;
+        while encode_response(&page(n, pad)).is_err() {
+            pad -= 1; // the subject's own length prefix may grow by a byte or two
+        }
+        let exact = page(n, pad);
+        let packet = encode_response(&exact).expect("fits");
+        assert!(packet.len() >= MAX_MESSAGE_LEN - 2, "{}", packet.len());
+        assert!(n > 10_000, "{n} events fill a packet");
+        assert_eq!(decode_response(&packet).expect("decodes"), exact);
+        // One byte past the wire's limit: the encoder refuses it, and so does the decoder.
+        assert!(matches!(
+            encode_response(&page(n + 1, pad)),
+            Err(CodecError::TooLarge { .. })
+        ));
+        let mut over = packet.clone();
+        over.resize(MAX_MESSAGE_LEN + 1, 0);
+        assert!(matches!(
+            decode_response(&over),
+            Err(CodecError::TooLarge { .. })
         ));
     }
 

@@ -11,7 +11,9 @@ use nix::sys::socket::{self, AddressFamily, MsgFlags, SockFlag, SockType, UnixAd
 
 use crate::codec;
 use crate::error::{CodecError, Error};
-use crate::protocol::{MAX_MESSAGE_LEN, Request, Response};
+use crate::protocol::{
+    AuditEvent, MAX_MESSAGE_LEN, PendingItem, RememberedRule, Request, Response,
+};
 
 /// A connection to the daemon.
 #[derive(Debug)]
@@ -112,6 +114,67 @@ impl Connection {
         match self.recv()? {
             Response::Error(error) => Err(Error::Refused(error)),
             response => Ok(response),
+        }
+    }
+}
+
+impl Connection {
+    /// Every held request the caller may see, oldest first, read page by page.
+    pub fn pending(&mut self) -> Result<Vec<PendingItem>, Error> {
+        self.all_pages(
+            |from| Request::ListPending { from },
+            |response| match response {
+                Response::Pending(list) => Ok((list.items, list.next)),
+                other => Err(other),
+            },
+        )
+    }
+
+    /// Every remembered approval the caller may see, oldest first, read page by page.
+    pub fn rules(&mut self) -> Result<Vec<RememberedRule>, Error> {
+        self.all_pages(
+            |from| Request::Rules { from },
+            |response| match response {
+                Response::Rules(list) => Ok((list.rules, list.next)),
+                other => Err(other),
+            },
+        )
+    }
+
+    /// The `limit` most recent audit events the caller may see, oldest first, page by page.
+    pub fn log(&mut self, limit: u32) -> Result<Vec<AuditEvent>, Error> {
+        self.all_pages(
+            |from| Request::Log { limit, from },
+            |response| match response {
+                Response::Log(page) => Ok((page.events, page.next)),
+                other => Err(other),
+            },
+        )
+    }
+
+    /// Ask for page after page until the daemon says there is no next one. Each page must
+    /// start further on than the last, so a confused daemon cannot keep the client looping.
+    fn all_pages<T>(
+        &mut self,
+        request: impl Fn(u32) -> Request,
+        items: impl Fn(Response) -> Result<(Vec<T>, Option<u32>), Response>,
+    ) -> Result<Vec<T>, Error> {
+        let mut all = Vec::new();
+        let mut from = 0;
+        loop {
+            let (page, next) = items(self.request(&request(from))?).map_err(|other| {
+                Error::Unexpected(format!("{other:?}").chars().take(200).collect())
+            })?;
+            all.extend(page);
+            match next {
+                None => return Ok(all),
+                Some(next) if next > from => from = next,
+                Some(next) => {
+                    return Err(Error::Unexpected(format!(
+                        "a list page at {from} said the next starts at {next}"
+                    )));
+                }
+            }
         }
     }
 }

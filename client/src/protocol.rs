@@ -15,7 +15,7 @@ mod reports;
 use serde::{Deserialize, Serialize};
 
 pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope, Withdrawn};
-pub use reports::{AuditEvent, PendingBatchItem, PendingItem, PendingList, StatusInfo};
+pub use reports::{AuditEvent, LogPage, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
 pub const PROTOCOL_VERSION: u32 = 5;
@@ -73,16 +73,24 @@ pub enum Request {
         /// a deny: a deny is always once).
         remember: Remember,
     },
-    /// List the held requests the caller may answer (its own uid's; all of them for root).
-    /// Reply: [`Response::Pending`].
-    ListPending,
+    /// List the held requests the caller may answer (its own uid's; all of them for root),
+    /// one page at a time: the page starting at index `from` of the list (0 for the first).
+    /// Reply: [`Response::Pending`], whose `next` is where the following page starts, `None`
+    /// after the last. A page holds as many as fit in one packet, so any number can be listed.
+    ListPending {
+        /// Index of the first item wanted.
+        from: u32,
+    },
     /// Report the daemon's state. Reply: [`Response::Status`].
     Status,
     /// Return recent audit events the caller may see (its own uid's; all for root), newest
-    /// last. Reply: [`Response::Log`].
+    /// last: of the `limit` most recent, the page starting at index `from` (0 for the first,
+    /// the oldest of them). Reply: [`Response::Log`], paged as [`Request::ListPending`] is.
     Log {
-        /// How many events at most.
+        /// How many events at most, over all pages.
         limit: u32,
+        /// Index of the first event wanted.
+        from: u32,
     },
     /// Judge several commands or tool calls at once (an agent's turn, seed 003). Reply:
     /// [`Response::BatchVerdict`] with a decision per item; when any item is held, its held
@@ -99,9 +107,12 @@ pub enum Request {
     /// order, between the pushes. In system mode only the installed `assent-notify` may
     /// register, one per login session.
     RegisterApprover(ApproverHello),
-    /// List the remembered approvals the caller may see (its own uid's; all for root). Reply:
-    /// [`Response::Rules`].
-    Rules,
+    /// List the remembered approvals the caller may see (its own uid's; all for root), paged
+    /// as [`Request::ListPending`] is. Reply: [`Response::Rules`].
+    Rules {
+        /// Index of the first rule wanted.
+        from: u32,
+    },
     /// Remove one remembered approval by id, or all of the caller's (all for root) when `id`
     /// is `None`. Reply: [`Response::Forgot`], or `not_found` for an unknown id.
     Forget {
@@ -366,8 +377,8 @@ pub enum Response {
     Pending(PendingList),
     /// Daemon status.
     Status(StatusInfo),
-    /// Recent audit events, oldest first.
-    Log(Vec<AuditEvent>),
+    /// Recent audit events, oldest first: one page.
+    Log(LogPage),
     /// The request failed.
     Error(WireError),
     /// The answer to a batch.

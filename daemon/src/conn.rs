@@ -18,14 +18,15 @@ use std::sync::Arc;
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    ErrorKind, MAX_MESSAGE_LEN, PROTOCOL_VERSION, Request, Response, StatusInfo, WireError,
+    ErrorKind, LogPage, MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingList, Request, Response,
+    StatusInfo, WireError,
 };
 use tokio::sync::watch;
 use tokio_seqpacket::UnixSeqpacket;
 
 use crate::peer::PeerIdentity;
 use crate::server::Shared;
-use replies::{done_or_error, pending_list};
+use replies::{done_or_error, page};
 
 /// The most audit events one `Log` returns.
 const MAX_LOG_EVENTS: usize = 1000;
@@ -155,8 +156,8 @@ impl Conn {
                 self.send(&reply).await;
             }
             Request::RegisterApprover(hello) => return self.serve_approver(hello).await,
-            Request::Rules => {
-                let reply = self.rules();
+            Request::Rules { from } => {
+                let reply = self.rules(from);
                 self.send(&reply).await;
             }
             Request::Forget { id } => {
@@ -169,26 +170,27 @@ impl Conn {
                 );
                 self.send(&Response::Error(error.to_wire())).await;
             }
-            Request::ListPending => {
-                let list = pending_list(self.shared.pending.list(self.peer.uid));
-                self.send(&Response::Pending(list)).await;
+            Request::ListPending { from } => {
+                let items = self.shared.pending.list(self.peer.uid);
+                let reply = page(&items, from, |items, next| {
+                    Response::Pending(PendingList { items, next })
+                });
+                self.send(&reply).await;
             }
             Request::Status => {
                 let status = self.status();
                 self.send(&Response::Status(status)).await;
             }
-            Request::Log { limit } => {
+            Request::Log { limit, from } => {
                 let uid = (self.peer.uid != 0).then_some(self.peer.uid);
                 let limit = usize::try_from(limit)
                     .unwrap_or(usize::MAX)
                     .min(MAX_LOG_EVENTS);
-                let mut events = self.shared.audit.recent(uid, limit);
-                while !events.is_empty()
-                    && codec::encode_response(&Response::Log(events.clone())).is_err()
-                {
-                    events.drain(..events.len() / 2);
-                }
-                self.send(&Response::Log(events)).await;
+                let events = self.shared.audit.recent(uid, limit);
+                let reply = page(&events, from, |events, next| {
+                    Response::Log(LogPage { events, next })
+                });
+                self.send(&reply).await;
             }
         }
         Flow::Continue

@@ -337,8 +337,8 @@ pub fn refused(result: Result<Response, assent_client::Error>) -> ErrorKind {
 
 /// The tokens held right now, as `conn`'s uid sees them.
 pub fn pending_tokens(conn: &mut Connection) -> Vec<String> {
-    match conn.request(&Request::ListPending) {
-        Ok(Response::Pending(list)) => list.items.into_iter().map(|item| item.token).collect(),
+    match conn.pending() {
+        Ok(items) => items.into_iter().map(|item| item.token).collect(),
         other => panic!("expected the pending list, got {other:?}"),
     }
 }

@@ -83,7 +83,7 @@ fn approving_a_batch_as_a_whole_allows_every_held_item() {
     let token = held_batch(&mut requester, true);
     // `assent pending` lists the batch as one entry with its held items.
     let mut observer = daemon.connect();
-    match observer.request(&Request::ListPending) {
+    match observer.request(&Request::ListPending { from: 0 }) {
         Ok(Response::Pending(list)) => {
             assert_eq!(list.items.len(), 1, "{list:?}");
             let numbers: Vec<u32> = list.items[0].items.iter().map(|i| i.item).collect();
@@ -99,8 +99,12 @@ fn approving_a_batch_as_a_whole_allows_every_held_item() {
     assert_eq!(decided.items[1].by, DecidedBy::User);
     assert_eq!(decided.items[2].by, DecidedBy::User);
     // Every item is audited, with the batch token.
-    let audited = |conn: &mut Connection| match conn.request(&Request::Log { limit: 100 }) {
-        Ok(Response::Log(events)) => events
+    let audited = |conn: &mut Connection| match conn.request(&Request::Log {
+        limit: 100,
+        from: 0,
+    }) {
+        Ok(Response::Log(page)) => page
+            .events
             .iter()
             .filter(|e| e.token.as_deref() == Some(token.as_str()) && e.decision == Decision::Allow)
             .count(),
@@ -200,7 +204,7 @@ fn the_tool_batch_binary_exits_by_outcome() {
     let mut observer = daemon.connect();
     let mut token = None;
     assert!(wait_until(RECV_TIMEOUT, || {
-        if let Ok(Response::Pending(list)) = observer.request(&Request::ListPending) {
+        if let Ok(Response::Pending(list)) = observer.request(&Request::ListPending { from: 0 }) {
             token = list.items.first().map(|i| i.token.clone());
         }
         token.is_some()

@@ -187,7 +187,7 @@ fn held(daemon: &TestDaemon) -> (String, i32) {
     let mut items = Vec::new();
     assert!(
         wait_until(Duration::from_secs(10), || {
-            items = match conn.request(&Request::ListPending) {
+            items = match conn.request(&Request::ListPending { from: 0 }) {
                 Ok(Response::Pending(list)) => list.items,
                 other => panic!("expected the pending list, got {other:?}"),
             };

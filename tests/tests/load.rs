@@ -107,7 +107,14 @@ fn a_client_that_never_reads_does_not_delay_others() {
     set_timeouts(&flooder, Duration::from_millis(200));
     let mut sent = 0;
     // Send until the socket buffers are full (the send times out) or plenty went out.
-    while sent < 20_000 && flooder.send(&Request::Log { limit: 1000 }).is_ok() {
+    while sent < 20_000
+        && flooder
+            .send(&Request::Log {
+                limit: 1000,
+                from: 0,
+            })
+            .is_ok()
+    {
         sent += 1;
     }
     let mut conn = daemon.connect();

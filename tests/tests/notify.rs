@@ -54,7 +54,7 @@ impl Setup {
     }
 
     fn rules(&self) -> usize {
-        match self.daemon.connect().request(&Request::Rules) {
+        match self.daemon.connect().request(&Request::Rules { from: 0 }) {
             Ok(Response::Rules(list)) => list.rules.len(),
             other => panic!("expected the rules, got {other:?}"),
         }

@@ -104,25 +104,36 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
     }
 }
 
+/// Connect and read a whole list, page by page.
+pub(super) fn ask_list<T>(
+    socket: Option<PathBuf>,
+    read: impl FnOnce(&mut assent_client::Connection) -> Result<Vec<T>, assent_client::Error>,
+) -> Result<Vec<T>, u8> {
+    let mut conn = super::connect(socket)?;
+    read(&mut conn).map_err(|error| {
+        messages::error(&error);
+        match error {
+            assent_client::Error::Refused(_) => exit::DENY,
+            _ => exit::UNAVAILABLE,
+        }
+    })
+}
+
 /// `assent pending`.
 pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
-    let list = match ask(socket, &Request::ListPending) {
-        Ok(Response::Pending(list)) => list,
-        Ok(other) => {
-            messages::say(&format!("unexpected reply: {other:?}"));
-            return exit::UNAVAILABLE;
-        }
+    let items = match ask_list(socket, assent_client::Connection::pending) {
+        Ok(items) => items,
         Err(code) => return code,
     };
     if json {
-        print_json(&list);
+        print_json(&assent_client::protocol::PendingList { items, next: None });
         return exit::ALLOW;
     }
     let mut out = std::io::stdout().lock();
-    if list.items.is_empty() && list.omitted == 0 {
+    if items.is_empty() {
         let _ = writeln!(out, "no held requests");
     }
-    for item in list.items {
+    for item in items {
         let _ = writeln!(
             out,
             "{}  {}  uid {} pid {}  {}  {} s left{}",
@@ -158,13 +169,6 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
                 let _ = writeln!(out, "        - [{}] {}", finding.id, finding.message);
             }
         }
-    }
-    if list.omitted > 0 {
-        let _ = writeln!(
-            out,
-            "and {} more held requests that did not fit in one reply",
-            list.omitted
-        );
     }
     exit::ALLOW
 }
@@ -216,12 +220,8 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
 
 /// `assent log`.
 pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
-    let events = match ask(socket, &Request::Log { limit: count }) {
-        Ok(Response::Log(events)) => events,
-        Ok(other) => {
-            messages::say(&format!("unexpected reply: {other:?}"));
-            return exit::UNAVAILABLE;
-        }
+    let events = match ask_list(socket, |conn| conn.log(count)) {
+        Ok(events) => events,
         Err(code) => return code,
     };
     let mut out = std::io::stdout().lock();

@@ -28,32 +28,21 @@ pub struct ForgetArgs {
 
 /// `assent rules`.
 pub fn rules(socket: Option<PathBuf>, json: bool) -> u8 {
-    let list = match ask(socket, &Request::Rules) {
-        Ok(Response::Rules(list)) => list,
-        Ok(other) => {
-            messages::say(&format!("unexpected reply: {other:?}"));
-            return exit::UNAVAILABLE;
-        }
+    let rules = match super::admin::ask_list(socket, assent_client::Connection::rules) {
+        Ok(rules) => rules,
         Err(code) => return code,
     };
     if json {
-        print_json(&list);
+        print_json(&assent_client::protocol::RuleList { rules, next: None });
         return exit::ALLOW;
     }
     let mut out = std::io::stdout().lock();
-    if list.rules.is_empty() && list.omitted == 0 {
+    if rules.is_empty() {
         let _ = writeln!(out, "no remembered approvals");
     }
-    for rule in &list.rules {
+    for rule in &rules {
         let _ = writeln!(out, "{}", heading(rule));
         let _ = writeln!(out, "    {}", one_line(&rule.signature));
-    }
-    if list.omitted > 0 {
-        let _ = writeln!(
-            out,
-            "and {} more remembered approvals that did not fit in one reply",
-            list.omitted
-        );
     }
     exit::ALLOW
 }

@@ -93,11 +93,11 @@ pub struct RememberedRule {
     pub uses: u64,
 }
 
-/// Remembered approvals, oldest first.
+/// One page of remembered approvals, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleList {
     /// As many as fit in one packet.
     pub rules: Vec<RememberedRule>,
-    /// How many more exist but did not fit.
-    pub omitted: u32,
+    /// Where the next page starts (`Rules { from }`), `None` after the last page.
+    pub next: Option<u32>,
 }

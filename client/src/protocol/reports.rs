@@ -52,13 +52,22 @@ pub struct PendingItem {
     pub signature: String,
 }
 
-/// The held requests a caller may see, oldest first.
+/// One page of the held requests a caller may see, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PendingList {
     /// As many as fit in one packet (long commands are shortened).
     pub items: Vec<PendingItem>,
-    /// How many more are held but did not fit: say so, never drop them silently.
-    pub omitted: u32,
+    /// Where the next page starts (`ListPending { from }`), `None` after the last page.
+    pub next: Option<u32>,
+}
+
+/// One page of recent audit events, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogPage {
+    /// As many as fit in one packet.
+    pub events: Vec<AuditEvent>,
+    /// Where the next page starts (`Log { from }`), `None` after the last page.
+    pub next: Option<u32>,
 }
 
 /// The daemon's state, for `assent status`.

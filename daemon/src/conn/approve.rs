@@ -1,7 +1,7 @@
 //! Approving: answers (with what to remember), approval agents on their connection, and the
 //! remembered approvals' list and removal.
 
-use assent_client::codec::{self, decode_request};
+use assent_client::codec::decode_request;
 use assent_client::protocol::{ApproverHello, Remember, Request, Response, RuleList};
 
 use super::{Conn, Flow};
@@ -219,22 +219,12 @@ impl Conn {
         })
     }
 
-    /// The remembered approvals this peer may see, as many as fit in one packet.
-    pub(super) fn rules(&self) -> Response {
-        let mut list = RuleList {
-            rules: self.shared.remembered.list(self.peer.uid),
-            omitted: 0,
-        };
-        while !list.rules.is_empty()
-            && codec::encode_response(&Response::Rules(list.clone())).is_err()
-        {
-            let keep = list.rules.len() / 2;
-            list.omitted = list
-                .omitted
-                .saturating_add(u32::try_from(list.rules.len() - keep).unwrap_or(u32::MAX));
-            list.rules.truncate(keep);
-        }
-        Response::Rules(list)
+    /// One page of the remembered approvals this peer may see.
+    pub(super) fn rules(&self, from: u32) -> Response {
+        let rules = self.shared.remembered.list(self.peer.uid);
+        super::replies::page(&rules, from, |rules, next| {
+            Response::Rules(RuleList { rules, next })
+        })
     }
 
     /// Remove remembered approvals: on disk before the reply says they went.

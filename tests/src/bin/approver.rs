@@ -102,10 +102,9 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let mut conn = connect(&socket)?;
             let mut answered = 0;
             while answered < count && Instant::now() < deadline {
-                let items = match conn.request(&Request::ListPending) {
-                    Ok(Response::Pending(list)) => list.items,
-                    other => return Err(format!("listing pending: {other:?}")),
-                };
+                let items = conn
+                    .pending()
+                    .map_err(|e| format!("listing pending: {e}"))?;
                 if items.is_empty() {
                     std::thread::sleep(Duration::from_millis(20));
                 }
