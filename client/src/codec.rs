@@ -304,6 +304,11 @@ mod tests {
                 policy_error: Some("x".into()),
                 approvers: 1,
                 sessions: "posix".into(),
+                no_approver: "hold".into(),
+                audit_failing: Some("no space".into()),
+                audit_waiting: 3,
+                audit_lost: 0,
+                state_error: None,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

@@ -125,7 +125,7 @@ impl Connection {
             |from| Request::ListPending { from },
             |response| match response {
                 Response::Pending(list) => Ok((list.items, list.next)),
-                other => Err(other),
+                other => Err(Box::new(other)),
             },
         )
     }
@@ -136,7 +136,7 @@ impl Connection {
             |from| Request::Rules { from },
             |response| match response {
                 Response::Rules(list) => Ok((list.rules, list.next)),
-                other => Err(other),
+                other => Err(Box::new(other)),
             },
         )
     }
@@ -147,7 +147,7 @@ impl Connection {
             |from| Request::Log { limit, from },
             |response| match response {
                 Response::Log(page) => Ok((page.events, page.next)),
-                other => Err(other),
+                other => Err(Box::new(other)),
             },
         )
     }
@@ -157,7 +157,7 @@ impl Connection {
     fn all_pages<T>(
         &mut self,
         request: impl Fn(u32) -> Request,
-        items: impl Fn(Response) -> Result<(Vec<T>, Option<u32>), Response>,
+        items: impl Fn(Response) -> Result<(Vec<T>, Option<u32>), Box<Response>>,
     ) -> Result<Vec<T>, Error> {
         let mut all = Vec::new();
         let mut from = 0;

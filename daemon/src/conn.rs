@@ -30,6 +30,10 @@ use replies::{done_or_error, page};
 
 /// The most audit events one `Log` returns.
 const MAX_LOG_EVENTS: usize = 1000;
+/// A connection with no request in flight for this long is closed. Clients send their request
+/// at once; only a forgotten or hostile one stays open doing nothing. (Approval agents and
+/// requesters waiting on a held request are not idle: they wait elsewhere.)
+pub const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Whether the connection goes on after a request.
 enum Flow {
@@ -45,7 +49,6 @@ pub struct Conn {
     shared: Arc<Shared>,
     home: Option<String>,
     user: Option<String>,
-    buf: Vec<u8>,
     /// The daemon's stop signal, for loops that outlive one request (approval agents).
     shutdown: watch::Receiver<bool>,
 }
@@ -68,37 +71,60 @@ impl Conn {
             shared,
             home,
             user,
-            // One byte over the limit, so an oversized packet is seen, not silently cut.
-            buf: vec![0; MAX_MESSAGE_LEN + 1],
             shutdown,
         }
     }
 
-    /// Serve requests until the peer leaves, breaks the protocol, or the daemon stops.
+    /// Serve requests until the peer leaves, breaks the protocol, stays idle past
+    /// [`IDLE_TIMEOUT`], or the daemon stops.
     pub async fn serve(mut self) {
         let mut shutdown = self.shutdown.clone();
         loop {
-            let received = tokio::select! {
-                received = self.socket.recv(&mut self.buf) => received,
+            // Wait for a packet without a buffer: an idle connection holds none.
+            let ready = tokio::select! {
+                ready = tokio::time::timeout(IDLE_TIMEOUT, self.socket.peek(&mut [])) => ready,
                 _ = shutdown.changed() => return,
             };
-            let len = match received {
-                // Zero bytes is end of connection (an empty packet reads the same way).
-                Ok(info) if info.bytes_read() == 0 => return,
-                Ok(info) => info.bytes_read(),
-                Err(error) => {
+            match ready {
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => {
                     tracing::debug!(%error, "receive failed");
                     return;
                 }
-            };
-            let flow = match decode_request(&self.buf[..len]) {
-                Ok(request) => self.handle(request).await,
-                Err(error) => self.reject(error).await,
+                Err(_) => {
+                    tracing::debug!(conn = self.id, "closing a connection idle for too long");
+                    return;
+                }
+            }
+            // Wait for the audit writer when it is far behind: the decisions made are recorded,
+            // new work waits rather than outrun it.
+            self.shared.audit.keep_up().await;
+            let flow = match self.receive().await {
+                Some(Ok(request)) => self.handle(request).await,
+                Some(Err(error)) => self.reject(error).await,
+                None => return,
             };
             if let Flow::Close = flow {
                 return;
             }
         }
+    }
+
+    /// Receive and decode one packet into a buffer lent for the moment. `None`: the peer is
+    /// gone (zero bytes is end of connection; an empty packet reads the same way).
+    async fn receive(&self) -> Option<Result<Request, CodecError>> {
+        let mut buf = self.shared.buffers.take();
+        let received = self.socket.recv(&mut buf).await;
+        let decoded = match received {
+            Ok(info) if info.bytes_read() == 0 => None,
+            Ok(info) => Some(decode_request(&buf[..info.bytes_read()])),
+            Err(error) => {
+                tracing::debug!(%error, "receive failed");
+                None
+            }
+        };
+        self.shared.buffers.put(buf);
+        decoded
     }
 
     async fn reject(&mut self, error: CodecError) -> Flow {
@@ -198,6 +224,7 @@ impl Conn {
 
     fn status(&self) -> StatusInfo {
         let (allowed, denied, held) = self.shared.stats.snapshot();
+        let audit = self.shared.audit.health();
         StatusInfo {
             version: env!("CARGO_PKG_VERSION").into(),
             protocol: PROTOCOL_VERSION,
@@ -222,6 +249,17 @@ impl Conn {
             } else {
                 "posix".into()
             },
+            no_approver: self
+                .shared
+                .config
+                .no_approver
+                .unwrap_or(self.shared.policy.current().settings.no_approver)
+                .as_str()
+                .into(),
+            audit_failing: audit.failing,
+            audit_waiting: audit.waiting,
+            audit_lost: audit.lost,
+            state_error: self.shared.remembered.last_error(),
         }
     }
 

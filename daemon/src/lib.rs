@@ -24,4 +24,4 @@ pub mod systemd;
 
 pub use config::{Config, Mode};
 pub use error::Error;
-pub use server::{bind, run};
+pub use server::{Loaded, bind, run, serve};

@@ -193,6 +193,10 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     config.reload_on_sighup = true;
     config.sd_notify = true;
     prepare_state_dir(&config)?;
+    raise_descriptor_limit();
+    // The state is read before the socket is bound (or, under socket activation, before the
+    // first accept): a client never waits on a daemon that is still reading.
+    let loaded = assentd::Loaded::load(&config);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -207,7 +211,7 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
         let Some(inherited) = inherited else {
             let socket = config.socket.clone();
             let listener = assentd::bind(&socket, mode)?;
-            assentd::run(listener, config, stop_signal()).await;
+            assentd::serve(listener, config, loaded, stop_signal()).await;
             // Leave no socket behind for the next start to probe.
             let _ = std::fs::remove_file(&socket);
             return Ok(std::process::ExitCode::SUCCESS);
@@ -219,9 +223,25 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
         if let Ok(path) = listener.local_addr() {
             config.socket = path;
         }
-        assentd::run(listener, config, stop_signal()).await;
+        assentd::serve(listener, config, loaded, stop_signal()).await;
         Ok(std::process::ExitCode::SUCCESS)
     })
+}
+
+/// Raise the soft limit on open descriptors to the hard limit: every connection holds some,
+/// and the per-uid connection caps are derived from what the process can hold (see
+/// `server::ConnLimits`).
+fn raise_descriptor_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => {
+            if let Err(error) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                tracing::warn!(%error, soft, hard, "could not raise the open-descriptor limit");
+            }
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "could not read the open-descriptor limit"),
+    }
 }
 
 fn prepare_state_dir(config: &Config) -> anyhow::Result<()> {

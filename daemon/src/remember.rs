@@ -542,6 +542,11 @@ impl Remembered {
         }
     }
 
+    /// Why the last write of the file failed, while no write has succeeded since.
+    pub fn last_error(&self) -> Option<String> {
+        self.core.lock().persist.last_error.clone()
+    }
+
     /// Ask the writer to write pending use counts now rather than after a short delay. Never
     /// blocks: call it after replying.
     pub fn flush(&self) {

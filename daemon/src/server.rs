@@ -64,22 +64,68 @@ pub struct Shared {
     /// When the daemon started.
     pub started: Instant,
     next_conn: AtomicU64,
-    connections: Mutex<HashMap<u32, usize>>,
+    /// Open connections per uid, and in all.
+    connections: Mutex<Connections>,
+    /// What the process's descriptors allow.
+    limits: ConnLimits,
+    /// Connections being refused right now (each holds a descriptor for a moment).
+    refusing: std::sync::atomic::AtomicUsize,
+    /// Receive buffers lent to connections while they read a packet.
+    pub buffers: Buffers,
     homes: Mutex<HashMap<u32, HomeAndName>>,
     /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
     heartbeat: AtomicU64,
 }
 
-/// Serve on `listener` until `shutdown` resolves. The listener is bound (or inherited) by the
-/// caller, so tests bind before they spawn and never sleep.
+/// What the daemon keeps between runs, read before it serves: the remembered approvals and the
+/// audit trail's tail (for `assent log`). Loading is linear in the files' sizes, which are
+/// capped; `main` loads before it binds the socket, so no client waits on a socket nobody
+/// accepts on while the state is read.
+#[derive(Debug)]
+pub struct Loaded {
+    remembered: Remembered,
+    audit: Audit,
+    writer: crate::audit::Writer,
+}
+
+impl Loaded {
+    /// Read the state directory and start the writers.
+    pub fn load(config: &Config) -> Loaded {
+        let (audit, writer) = Audit::start(&config.audit, crate::config::DEFAULT_LOG_MEMORY);
+        Loaded {
+            remembered: Remembered::open(Some(&config.state_dir)),
+            audit,
+            writer,
+        }
+    }
+}
+
+/// Load the state, then serve on `listener` until `shutdown` resolves. The listener is bound
+/// (or inherited) by the caller, so tests bind before they spawn and never sleep.
 pub async fn run(
-    mut listener: UnixSeqpacketListener,
+    listener: UnixSeqpacketListener,
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) {
-    let (audit, writer) = Audit::start(&config.audit, crate::config::DEFAULT_LOG_MEMORY);
+    let loaded = Loaded::load(&config);
+    serve(listener, config, loaded, shutdown).await;
+}
+
+/// Serve on `listener` with state already loaded until `shutdown` resolves.
+pub async fn serve(
+    mut listener: UnixSeqpacketListener,
+    config: Config,
+    loaded: Loaded,
+    shutdown: impl Future<Output = ()>,
+) {
+    let Loaded {
+        remembered,
+        audit,
+        writer,
+    } = loaded;
     let audit = Arc::new(audit);
     let stats = Arc::new(Stats::default());
+    let config_limit = config.max_connections_per_uid;
     let shared = Arc::new(Shared {
         pending: Pending::new(
             config.hold_ttl,
@@ -88,7 +134,7 @@ pub async fn run(
             Arc::clone(&stats),
             Arc::new(Approvers::default()),
         ),
-        remembered: Remembered::open(Some(&config.state_dir)),
+        remembered,
         policy: Live::watching(config.policy_file.clone(), config.policy_required),
         rates: Mutex::new(HashMap::new()),
         config,
@@ -96,7 +142,10 @@ pub async fn run(
         stats,
         started: Instant::now(),
         next_conn: AtomicU64::new(1),
-        connections: Mutex::new(HashMap::new()),
+        connections: Mutex::new(Connections::default()),
+        limits: ConnLimits::derive(config_limit),
+        refusing: std::sync::atomic::AtomicUsize::new(0),
+        buffers: Buffers::default(),
         homes: Mutex::new(HashMap::new()),
         heartbeat: AtomicU64::new(0),
     });
@@ -239,21 +288,38 @@ async fn connection(socket: UnixSeqpacket, shared: Arc<Shared>, stop: watch::Rec
         }
     };
     let span = tracing::debug_span!("conn", id, uid = peer.uid, pid = peer.pid);
-    let Some(_slot) = ConnSlot::take(&shared, peer.uid) else {
-        let limit = shared.config.max_connections_per_uid;
-        refuse(
-            &socket,
-            ErrorKind::LimitReached,
-            format!("uid {} already has {limit} connections open", peer.uid),
-        )
-        .await;
-        return;
+    let _slot = match ConnSlot::take(&shared, peer.uid) {
+        Ok(slot) => slot,
+        Err(message) => {
+            refuse_at_limit(&shared, socket, message).await;
+            return;
+        }
     };
     let (home, user) = home_of(&shared, peer.uid).await;
     Conn::new(socket, peer, id, Arc::clone(&shared), home, user, stop)
         .serve()
         .instrument(span)
         .await;
+}
+
+/// How long a client refused at the connection limit gets to send its request, so that it
+/// reads `limit_reached` as the reply to it rather than a reset connection.
+const REFUSE_READ: Duration = Duration::from_millis(500);
+/// At most this many refusals wait for their client's request at once; past it, a refused
+/// connection is closed at once (its client sees the connection closed).
+const MAX_REFUSING: usize = 64;
+
+/// Refuse a connection over its uid's limit: read its request (a client that closes a
+/// socket with an unread packet in it is told "connection reset", not why), answer
+/// `limit_reached`, close.
+async fn refuse_at_limit(shared: &Shared, socket: UnixSeqpacket, message: String) {
+    tracing::warn!(%message, "refusing a connection at the limit");
+    if shared.refusing.fetch_add(1, Ordering::Relaxed) < MAX_REFUSING {
+        let mut small = [0u8; 64];
+        let _ = tokio::time::timeout(REFUSE_READ, socket.recv(&mut small)).await;
+        refuse(&socket, ErrorKind::LimitReached, message).await;
+    }
+    shared.refusing.fetch_sub(1, Ordering::Relaxed);
 }
 
 async fn refuse(socket: &UnixSeqpacket, kind: ErrorKind, message: String) {
@@ -394,6 +460,50 @@ async fn watch_policy(shared: Arc<Shared>) {
     }
 }
 
+/// Descriptors kept free for everything that is not a connection (the policy and state files,
+/// the journal, polkit's pipes, the runtime's own).
+const RESERVED_FDS: u64 = 64;
+/// Descriptors one connection holds: its socket and its peer's pidfd.
+const FDS_PER_CONN: u64 = 2;
+/// Connections only root may open: another uid can never take the last of them.
+const ROOT_RESERVE: usize = 16;
+
+/// How many connections the process can hold, derived from its descriptor limit at start.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnLimits {
+    /// In all.
+    pub total: usize,
+    /// Per uid: at most a quarter of the total, so one uid can never take what others need.
+    pub per_uid: usize,
+}
+
+impl ConnLimits {
+    /// From the soft descriptor limit (which `main` raised to the hard one) and the configured
+    /// per-uid cap.
+    pub fn derive(configured_per_uid: usize) -> ConnLimits {
+        use nix::sys::resource::{Resource, getrlimit};
+        let soft = getrlimit(Resource::RLIMIT_NOFILE).map_or(1024, |(soft, _)| soft);
+        ConnLimits::from_fds(soft, configured_per_uid)
+    }
+
+    fn from_fds(soft: u64, configured_per_uid: usize) -> ConnLimits {
+        let total = usize::try_from(soft.saturating_sub(RESERVED_FDS) / FDS_PER_CONN)
+            .unwrap_or(usize::MAX)
+            .max(ROOT_RESERVE + 4);
+        ConnLimits {
+            total,
+            per_uid: configured_per_uid.min(total / 4).max(1),
+        }
+    }
+}
+
+/// Open connections, per uid and in all.
+#[derive(Debug, Default)]
+struct Connections {
+    per_uid: HashMap<u32, usize>,
+    total: usize,
+}
+
 /// One of a uid's connection slots, returned on drop.
 struct ConnSlot<'a> {
     shared: &'a Shared,
@@ -401,26 +511,93 @@ struct ConnSlot<'a> {
 }
 
 impl<'a> ConnSlot<'a> {
-    fn take(shared: &'a Shared, uid: u32) -> Option<ConnSlot<'a>> {
-        let mut connections = shared.connections.lock().ok()?;
-        let count = connections.entry(uid).or_default();
-        if *count >= shared.config.max_connections_per_uid {
-            return None;
+    /// A slot for `uid`, or why there is none.
+    fn take(shared: &'a Shared, uid: u32) -> Result<ConnSlot<'a>, String> {
+        let limits = shared.limits;
+        let mut connections = shared
+            .connections
+            .lock()
+            .map_err(|_| "the connection table is unavailable".to_string())?;
+        let mine = connections.per_uid.get(&uid).copied().unwrap_or(0);
+        if mine >= limits.per_uid {
+            return Err(format!(
+                "uid {uid} already has {} connections open (the most one user may have); close some and retry",
+                limits.per_uid
+            ));
         }
-        *count += 1;
-        Some(ConnSlot { shared, uid })
+        let room = if uid == 0 {
+            limits.total
+        } else {
+            limits.total - ROOT_RESERVE
+        };
+        if connections.total >= room {
+            return Err(format!(
+                "assentd has {} connections open, all it can hold; retry in a moment",
+                connections.total
+            ));
+        }
+        *connections.per_uid.entry(uid).or_default() += 1;
+        connections.total += 1;
+        Ok(ConnSlot { shared, uid })
     }
 }
 
 impl Drop for ConnSlot<'_> {
     fn drop(&mut self) {
-        if let Ok(mut connections) = self.shared.connections.lock()
-            && let Some(count) = connections.get_mut(&self.uid)
-        {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                connections.remove(&self.uid);
+        if let Ok(mut connections) = self.shared.connections.lock() {
+            connections.total = connections.total.saturating_sub(1);
+            if let Some(count) = connections.per_uid.get_mut(&self.uid) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    connections.per_uid.remove(&self.uid);
+                }
             }
         }
+    }
+}
+
+/// Receive buffers, lent to a connection only while it reads and decodes one packet: an idle
+/// connection holds none. A few are kept for reuse; the rest are freed when returned.
+#[derive(Debug, Default)]
+pub struct Buffers(Mutex<Vec<Vec<u8>>>);
+
+/// Buffers kept for reuse.
+const KEPT_BUFFERS: usize = 16;
+
+impl Buffers {
+    /// A buffer one byte longer than a packet may be, so an oversized packet is seen.
+    pub fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut kept| kept.pop())
+            .unwrap_or_else(|| vec![0; assent_client::protocol::MAX_MESSAGE_LEN + 1])
+    }
+
+    /// Give a buffer back.
+    pub fn put(&self, buffer: Vec<u8>) {
+        if let Ok(mut kept) = self.0.lock()
+            && kept.len() < KEPT_BUFFERS
+        {
+            kept.push(buffer);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_limits_follow_the_descriptors() {
+        // The default soft limit: 480 connections, 120 per uid, 16 of them only for root.
+        let small = ConnLimits::from_fds(1024, 1024);
+        assert_eq!((small.total, small.per_uid), (480, 120));
+        // The unit's LimitNOFILE: the configured cap per uid applies.
+        let large = ConnLimits::from_fds(65536, 1024);
+        assert_eq!((large.total, large.per_uid), (32736, 1024));
+        // Absurdly low: still room for root and a few users.
+        let tiny = ConnLimits::from_fds(10, 1024);
+        assert!(tiny.total > ROOT_RESERVE && tiny.per_uid >= 1);
     }
 }

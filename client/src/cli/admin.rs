@@ -206,14 +206,40 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         ),
         _ => println!("sessions: POSIX sessions (this kernel keeps no audit sessions)"),
     }
-    match status.approvers {
-        0 => println!(
-            "approval agents: none (agents' requests that need a person are not held; start assent-notify)"
+    match (status.approvers, status.no_approver.as_str()) {
+        (0, "hold") => println!(
+            "approval agents: none (agents' requests that need a person are held for `assent approve` until they expire)"
         ),
-        n => println!("approval agents: {n}"),
+        (0, "ask") => println!(
+            "approval agents: none (agents' requests that need a person go back to the agent's own prompt)"
+        ),
+        (0, _) => println!(
+            "approval agents: none (agents' requests that need a person are denied; start assent-notify, or run assentd --no-approver hold)"
+        ),
+        (n, _) => println!("approval agents: {n}"),
     }
     if let Some(error) = &status.policy_error {
         println!("policy reload failed (the running policy is kept): {error}");
+    }
+    match (
+        &status.audit_failing,
+        status.audit_waiting,
+        status.audit_lost,
+    ) {
+        (Some(error), waiting, _) => println!(
+            "audit:    FAILING: {error}; {waiting} events wait in memory and are written when it works again"
+        ),
+        (None, waiting, _) if waiting > 0 => println!("audit:    {waiting} events being written"),
+        _ => println!("audit:    ok"),
+    }
+    if status.audit_lost > 0 {
+        println!(
+            "audit:    {} events LOST (the disk failed for longer than the backlog holds)",
+            status.audit_lost
+        );
+    }
+    if let Some(error) = &status.state_error {
+        println!("state:    FAILING: remembered approvals could not be written: {error}");
     }
     exit::ALLOW
 }

@@ -100,6 +100,18 @@ pub struct StatusInfo {
     /// Which sessions "the requester's own session" compares: `audit` where the kernel keeps
     /// audit sessions, else `posix`.
     pub sessions: String,
+    /// What an agent's request that needs a person meets when no approval agent is
+    /// registered: `deny`, `hold` or `ask` (the flag's value, else the policy's).
+    pub no_approver: String,
+    /// Why the audit trail cannot be written right now (with since when), while it cannot.
+    pub audit_failing: Option<String>,
+    /// Audit events taken and not yet written.
+    pub audit_waiting: u64,
+    /// Audit events that could not be kept (the disk failed for longer than the backlog).
+    pub audit_lost: u64,
+    /// Why the state (remembered approvals) could not be written last time, while it could
+    /// not.
+    pub state_error: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.

@@ -1,7 +1,6 @@
 //! Approving: answers (with what to remember), approval agents on their connection, and the
 //! remembered approvals' list and removal.
 
-use assent_client::codec::decode_request;
 use assent_client::protocol::{ApproverHello, Remember, Request, Response, RuleList};
 
 use super::{Conn, Flow};
@@ -171,12 +170,15 @@ impl Conn {
                     // Dropped as too slow (or the daemon is going): end, it reconnects.
                     None => break Flow::Close,
                 },
-                received = self.socket.recv(&mut self.buf) => {
-                    let len = match received {
-                        Ok(info) if info.bytes_read() > 0 => info.bytes_read(),
-                        _ => break Flow::Close,
+                ready = self.socket.peek(&mut []) => {
+                    if ready.is_err() {
+                        break Flow::Close;
+                    }
+                    let request = match self.receive().await {
+                        Some(request) => request,
+                        None => break Flow::Close,
                     };
-                    match decode_request(&self.buf[..len]) {
+                    match request {
                         Ok(Request::Answer { token, allow, session, item, remember }) => {
                             let reply = self.answer(&token, allow, session, item, remember, true).await;
                             self.send(&reply).await;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use assent_client::codec;
 use assent_client::protocol::{
     BatchDecided, BatchRequest, BatchVerdict, Decided, DecidedBy, Decision, MAX_BATCH_ITEMS,
-    MAX_MESSAGE_LEN, Origin, Response, Subject, WireError,
+    Origin, Response, Subject, WireError,
 };
 use tokio::time::Instant;
 
@@ -214,16 +214,12 @@ impl Conn {
         }
         match held.outcome {
             Some(outcome) => {
-                self.buf = Vec::new();
-                let flow = self
-                    .wait(&held.token, held.expires_at, outcome, |items| {
-                        Response::BatchDecided(BatchDecided {
-                            items: items.unwrap_or_else(|_| vec![lost(); count]),
-                        })
+                self.wait(&held.token, held.expires_at, outcome, |items| {
+                    Response::BatchDecided(BatchDecided {
+                        items: items.unwrap_or_else(|_| vec![lost(); count]),
                     })
-                    .await;
-                self.buf = vec![0; MAX_MESSAGE_LEN + 1];
-                flow
+                })
+                .await
             }
             None => Flow::Continue,
         }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation,
-    MAX_MESSAGE_LEN, Origin, Request, Response, Subject, Verdict,
+    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation, Origin,
+    Request, Response, Subject, Verdict,
 };
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep_until};
@@ -236,16 +236,10 @@ impl Conn {
         self.audit(&judgement, &subject, Decision::Confirm, Some(&held.token));
         match held.outcome {
             Some(outcome) => {
-                // A waiting connection only ever receives a Cancel: give the packet buffer back
-                // while it waits, so a thousand waiting requesters cost little memory.
-                self.buf = Vec::new();
-                let flow = self
-                    .wait(&held.token, held.expires_at, outcome, |decided| {
-                        Response::Decided(decided.unwrap_or_else(|_| lost()))
-                    })
-                    .await;
-                self.buf = vec![0; MAX_MESSAGE_LEN + 1];
-                flow
+                self.wait(&held.token, held.expires_at, outcome, |decided| {
+                    Response::Decided(decided.unwrap_or_else(|_| lost()))
+                })
+                .await
             }
             None => Flow::Continue,
         }

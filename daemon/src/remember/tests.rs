@@ -790,7 +790,7 @@ fn remembering_and_forgetting_are_on_disk_when_they_return() {
     let store = Remembered::open(Some(dir.path()));
     let always = remember(&store, ALICE, Remember::Always, &SessionKey::Unknown);
     // No sync, no flush: what `remember` returned is already what a restart reads.
-    assert_eq!(on_disk(dir.path()), [always.clone()]);
+    assert_eq!(on_disk(dir.path()), std::slice::from_ref(&always));
     let until = store
         .remember(BOB, SIG, Remember::For { secs: HOUR }, &SessionKey::Unknown)
         .expect("ok")
