@@ -4,10 +4,12 @@
 //! be the user's wait. One packet is one message, so there is no framing code here.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use nix::errno::Errno;
-use nix::sys::socket::{self, AddressFamily, MsgFlags, SockFlag, SockType, UnixAddr};
+use nix::sys::socket::{self, AddressFamily, MsgFlags, SockFlag, SockType, UnixAddr, sockopt};
+use nix::sys::time::TimeVal;
 
 use crate::codec;
 use crate::error::{CodecError, Error};
@@ -15,15 +17,25 @@ use crate::protocol::{
     AuditEvent, MAX_MESSAGE_LEN, PendingItem, RememberedRule, Request, Response,
 };
 
+/// How long a client waits to be accepted, and then for the first reply to a request, unless
+/// told otherwise ([`Connection::set_deadline`]). The daemon answers in milliseconds; a held
+/// request's reply comes at once too (its outcome later, waited for separately).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
+
 /// A connection to the daemon.
 #[derive(Debug)]
 pub struct Connection {
     fd: OwnedFd,
     buf: Vec<u8>,
+    /// The socket's path, for messages.
+    path: PathBuf,
+    /// How long `request` waits for its reply.
+    deadline: Duration,
 }
 
 impl Connection {
-    /// Connect to the socket at `path`.
+    /// Connect to the socket at `path`, waiting at most [`DEFAULT_DEADLINE`] to be accepted
+    /// (a daemon whose backlog is full does not accept).
     pub fn connect(path: &Path) -> Result<Self, Error> {
         let connect_error = |errno: Errno| Error::Connect {
             path: path.to_path_buf(),
@@ -37,10 +49,20 @@ impl Connection {
         )
         .map_err(connect_error)?;
         let addr = UnixAddr::new(path).map_err(connect_error)?;
+        // A Unix socket's connect waits for room in the listener's backlog for as long as the
+        // send timeout says; without one it waits forever.
+        set_timeout(&fd, sockopt::SendTimeout, Some(DEFAULT_DEADLINE)).map_err(connect_error)?;
         loop {
             match socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &addr) {
                 Ok(()) => break,
                 Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => {
+                    return Err(Error::Timeout {
+                        path: path.to_path_buf(),
+                        what: "accept the connection",
+                        waited: DEFAULT_DEADLINE,
+                    });
+                }
                 Err(errno) => return Err(connect_error(errno)),
             }
         }
@@ -48,7 +70,15 @@ impl Connection {
             fd,
             // One byte more than the limit, so an oversized packet is seen, not silently cut.
             buf: vec![0; MAX_MESSAGE_LEN + 1],
+            path: path.to_path_buf(),
+            deadline: DEFAULT_DEADLINE,
         })
+    }
+
+    /// How long [`Connection::request`] waits for its reply (an answer the daemon puts to
+    /// polkit waits for a person to type a password).
+    pub fn set_deadline(&mut self, deadline: Duration) {
+        self.deadline = deadline;
     }
 
     /// A connection on a socket another process connected and handed over (the bash builtin
@@ -57,6 +87,8 @@ impl Connection {
         Connection {
             fd,
             buf: vec![0; MAX_MESSAGE_LEN + 1],
+            path: PathBuf::from("(a connection handed over)"),
+            deadline: DEFAULT_DEADLINE,
         }
     }
 
@@ -108,12 +140,27 @@ impl Connection {
         }
     }
 
-    /// Send a request and wait for its reply. An error reply becomes [`Error::Refused`].
+    /// Send a request and wait for its reply, at most the deadline. An error reply becomes
+    /// [`Error::Refused`]. (A held request's outcome, which comes later, is waited for with
+    /// [`Connection::recv`] or a poll, which have no deadline.)
     pub fn request(&mut self, request: &Request) -> Result<Response, Error> {
         self.send(request)?;
-        match self.recv()? {
-            Response::Error(error) => Err(Error::Refused(error)),
-            response => Ok(response),
+        set_timeout(&self.fd, sockopt::ReceiveTimeout, Some(self.deadline))
+            .map_err(|errno| Error::Io(errno.into()))?;
+        let reply = self.recv();
+        set_timeout(&self.fd, sockopt::ReceiveTimeout, None)
+            .map_err(|errno| Error::Io(errno.into()))?;
+        match reply {
+            Err(Error::Io(error)) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                Err(Error::Timeout {
+                    path: self.path.clone(),
+                    what: "answer",
+                    waited: self.deadline,
+                })
+            }
+            Err(error) => Err(error),
+            Ok(Response::Error(error)) => Err(Error::Refused(error)),
+            Ok(response) => Ok(response),
         }
     }
 }
@@ -177,6 +224,20 @@ impl Connection {
             }
         }
     }
+}
+
+/// Set a socket's send or receive timeout; `None` waits forever.
+fn set_timeout<O>(fd: &OwnedFd, option: O, timeout: Option<Duration>) -> Result<(), Errno>
+where
+    O: socket::SetSockOpt<Val = TimeVal>,
+{
+    let value = timeout.map_or(TimeVal::new(0, 0), |t| {
+        TimeVal::new(
+            i64::try_from(t.as_secs()).unwrap_or(i64::MAX),
+            i64::from(t.subsec_micros()),
+        )
+    });
+    socket::setsockopt(fd, option, &value)
 }
 
 impl AsFd for Connection {

@@ -55,6 +55,19 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
+    /// The daemon did not accept the connection, or did not answer, in time.
+    #[error(
+        "assentd at {path} did not {what} within {} s: it is overloaded or stuck (see `assent status` from another terminal, or `journalctl -u assentd`)",
+        .waited.as_secs()
+    )]
+    Timeout {
+        /// The socket path.
+        path: PathBuf,
+        /// "accept the connection" or "answer".
+        what: &'static str,
+        /// How long the client waited.
+        waited: std::time::Duration,
+    },
     /// Sending or receiving failed.
     #[error("could not talk to assentd: {0}")]
     Io(#[from] std::io::Error),

@@ -284,7 +284,14 @@ impl Spawned {
         let dir = tempfile::tempdir().map_err(|e| format!("no temp dir: {e}"))?;
         let socket = dir.path().join("socket");
         let child = Command::new(binary)
-            .args(["--user", "--max-pending", "2000", "--socket"])
+            .args([
+                "--user",
+                "--max-pending",
+                "2000",
+                "--no-approver",
+                "hold",
+                "--socket",
+            ])
             .arg(&socket)
             .arg("--state-dir")
             .arg(dir.path().join("state"))
@@ -358,28 +365,26 @@ fn assentd_binary() -> Result<PathBuf, String> {
     }
 }
 
-/// A request the daemon holds: `rm -rf build` from an agent once the analyser rates it, a tool
-/// call (always held) otherwise.
+/// A request the daemon holds for an agent (`--no-approver hold` keeps it held with no
+/// approval agent running): the first of a few destructive commands the analyser rates so.
 fn held_request(conn: &mut Connection) -> (Request, &'static str) {
-    let shell = check(
-        Subject::Shell {
-            command: "rm -rf build".into(),
-            cwd: "/tmp".into(),
-            truncated: false,
-        },
-        false,
-    );
-    if verdict_of(conn, &shell).decision == Decision::Confirm {
-        return (shell, "`rm -rf build`");
+    for (command, kind) in [
+        ("rm -rf src", "`rm -rf src`"),
+        ("git push --force origin main", "`git push --force`"),
+    ] {
+        let shell = check(
+            Subject::Shell {
+                command: command.into(),
+                cwd: "/home/u/proj".into(),
+                truncated: false,
+            },
+            false,
+        );
+        if verdict_of(conn, &shell).decision == Decision::Confirm {
+            return (shell, kind);
+        }
     }
-    let tool = check(
-        Subject::Tool {
-            name: "x".into(),
-            args_json: "{}".into(),
-        },
-        false,
-    );
-    (tool, "tool call")
+    panic!("none of the bench's destructive commands is held any more: pick one that is");
 }
 
 fn with_wait(request: &Request) -> Request {
@@ -417,10 +422,7 @@ fn memory_rows() -> Result<Vec<Row>, String> {
     // 1,000 held on one connection, not waited for.
     let mut conn = Connection::connect(&daemon.socket).map_err(|e| e.to_string())?;
     let (request, kind) = held_request(&mut conn);
-    let mut held = 1; // held_request's probe is held too when it is a shell command
-    if kind == "tool call" {
-        held = 0;
-    }
+    let mut held = 1; // held_request's probe is held too
     while held < HELD {
         let verdict = verdict_of(&mut conn, &request);
         assert_eq!(verdict.decision, Decision::Confirm, "the request is held");
@@ -435,6 +437,23 @@ fn memory_rows() -> Result<Vec<Row>, String> {
         Some(one_conn * 1024 <= 60_000_000),
     ));
     drop(conn);
+    drop(daemon);
+
+    // 1,000 idle connections (connected, nothing sent): they hold no receive buffer.
+    let daemon = Spawned::start(&binary)?;
+    let before = daemon.rss_kib();
+    let idle_conns: Vec<Connection> = (0..HELD)
+        .map(|_| Connection::connect(&daemon.socket).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    std::thread::sleep(Duration::from_millis(500));
+    let with_idle = daemon.rss_kib();
+    rows.push(row(
+        format!("RSS, {HELD} idle connections (growth over no connections)"),
+        mib(with_idle.saturating_sub(before)),
+        "<= 16 MB",
+        Some(with_idle.saturating_sub(before) * 1024 <= 16_000_000),
+    ));
+    drop(idle_conns);
     drop(daemon);
 
     // 1,000 held, each on its own waiting connection: the realistic case.

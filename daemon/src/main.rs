@@ -59,8 +59,8 @@ struct Args {
     policy: Option<PathBuf>,
     /// Validate a policy file (FILE, else the one the daemon would use), print the effective
     /// policy and its warnings, and exit: 0 when it is valid, 1 when not.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-    check_policy: Option<PathBuf>,
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    check_policy: Option<Option<PathBuf>>,
     /// What to do with an agent's request that needs a person when no approval agent
     /// (assent-notify) is running for its user: deny (the embedded default), hold (wait for
     /// `assent approve` until it expires) or ask (let the agent's own prompt decide). Overrides
@@ -80,11 +80,14 @@ struct Args {
 }
 
 /// `assentd --check-policy [FILE]`.
-fn check_policy(file: PathBuf, config_file: PathBuf, required: bool) -> std::process::ExitCode {
-    let (file, required) = if file.as_os_str().is_empty() {
-        (config_file, required)
-    } else {
-        (file, true)
+fn check_policy(
+    file: Option<PathBuf>,
+    config_file: PathBuf,
+    required: bool,
+) -> std::process::ExitCode {
+    let (file, required) = match file {
+        Some(file) => (file, true),
+        None => (config_file, required),
     };
     let loaded = if !required && !file.exists() {
         println!(
@@ -193,7 +196,6 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     config.reload_on_sighup = true;
     config.sd_notify = true;
     prepare_state_dir(&config)?;
-    raise_descriptor_limit();
     // The state is read before the socket is bound (or, under socket activation, before the
     // first accept): a client never waits on a daemon that is still reading.
     let loaded = assentd::Loaded::load(&config);
@@ -226,22 +228,6 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
         assentd::serve(listener, config, loaded, stop_signal()).await;
         Ok(std::process::ExitCode::SUCCESS)
     })
-}
-
-/// Raise the soft limit on open descriptors to the hard limit: every connection holds some,
-/// and the per-uid connection caps are derived from what the process can hold (see
-/// `server::ConnLimits`).
-fn raise_descriptor_limit() {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => {
-            if let Err(error) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
-                tracing::warn!(%error, soft, hard, "could not raise the open-descriptor limit");
-            }
-        }
-        Ok(_) => {}
-        Err(error) => tracing::warn!(%error, "could not read the open-descriptor limit"),
-    }
 }
 
 fn prepare_state_dir(config: &Config) -> anyhow::Result<()> {

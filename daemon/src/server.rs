@@ -478,12 +478,34 @@ pub struct ConnLimits {
 }
 
 impl ConnLimits {
-    /// From the soft descriptor limit (which `main` raised to the hard one) and the configured
-    /// per-uid cap.
+    /// Raise the process's soft descriptor limit to its hard limit, then derive the caps from
+    /// it and the configured per-uid cap.
     pub fn derive(configured_per_uid: usize) -> ConnLimits {
-        use nix::sys::resource::{Resource, getrlimit};
-        let soft = getrlimit(Resource::RLIMIT_NOFILE).map_or(1024, |(soft, _)| soft);
-        ConnLimits::from_fds(soft, configured_per_uid)
+        use nix::sys::resource::{Resource, getrlimit, setrlimit};
+        let soft = match getrlimit(Resource::RLIMIT_NOFILE) {
+            Ok((soft, hard)) if soft < hard => {
+                match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+                    Ok(()) => hard,
+                    Err(error) => {
+                        tracing::warn!(%error, soft, hard, "could not raise the open-descriptor limit");
+                        soft
+                    }
+                }
+            }
+            Ok((soft, _)) => soft,
+            Err(error) => {
+                tracing::warn!(%error, "could not read the open-descriptor limit; assuming 1024");
+                1024
+            }
+        };
+        let limits = ConnLimits::from_fds(soft, configured_per_uid);
+        tracing::info!(
+            descriptors = soft,
+            connections = limits.total,
+            per_uid = limits.per_uid,
+            "connection limits"
+        );
+        limits
     }
 
     fn from_fds(soft: u64, configured_per_uid: usize) -> ConnLimits {

@@ -55,8 +55,17 @@ fn parse_remember(text: &str) -> Result<Remember, String> {
 }
 
 /// Send one request and return its reply, or the exit code after printing why not.
+/// How long an approval may take to be accepted: polkit's two minutes for the password, and
+/// some.
+const ANSWER_DEADLINE: Duration = Duration::from_secs(150);
+
 pub(super) fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
     let mut conn = super::connect(socket)?;
+    if matches!(request, Request::Answer { allow: true, .. }) {
+        // The daemon may put the answer to polkit, which waits up to two minutes for the
+        // person to type a password.
+        conn.set_deadline(ANSWER_DEADLINE);
+    }
     conn.request(request).map_err(|error| {
         messages::error(&error);
         match error {
