@@ -533,32 +533,42 @@ impl Detached {
     /// Start `command` detached with its standard output discarded and its standard error
     /// appended to `log`.
     pub fn spawn_logged(command: &Command, log: &Path) -> Detached {
+        Detached::spawn_into(command, None, log)
+    }
+
+    /// Start `command` detached with its standard output appended to `out` as it comes, and its
+    /// standard error to `err` (a long-lived process whose output the test reads as it goes).
+    pub fn spawn_logging(command: &Command, out: &Path, err: &Path) -> Detached {
+        Detached::spawn_into(command, Some(out), err)
+    }
+
+    fn spawn_into(command: &Command, out_log: Option<&Path>, err_log: &Path) -> Detached {
         let mut detached = Detached::spawn(command);
-        let (Some(mut out), Some(mut err)) = (detached.stdout.take(), detached.stderr.take())
-        else {
+        let (Some(out), Some(err)) = (detached.stdout.take(), detached.stderr.take()) else {
             return detached;
         };
-        let log = log.to_path_buf();
-        std::thread::spawn(move || {
-            let mut sink = Vec::new();
-            let _ = out.read_to_end(&mut sink);
-        });
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            let Ok(mut file) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&log)
-            else {
-                return;
-            };
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
+        let copy = |mut from: Box<dyn Read + Send>, to: Option<PathBuf>| {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let mut file = to.and_then(|to| {
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(to)
+                        .ok()
+                });
+                while let Ok(n) = from.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Some(file) = file.as_mut() {
+                        let _ = std::io::Write::write_all(file, &buf[..n]);
+                    }
                 }
-                let _ = std::io::Write::write_all(&mut file, &buf[..n]);
-            }
-        });
+            });
+        };
+        copy(Box::new(out), out_log.map(Path::to_path_buf));
+        copy(Box::new(err), Some(err_log.to_path_buf()));
         detached
     }
 

@@ -11,6 +11,10 @@
 //!   race TOKEN                       two connections answer allow at the same moment
 //!   answer-all COUNT TIMEOUT_MS      answer COUNT held requests as they appear: allow when the
 //!                                    subject contains "allow", deny otherwise
+//!   race-all TIMEOUT_MS              answer (allow) whatever is held as it appears, racing other
+//!                                    approvers, until nothing has been held for a second after
+//!                                    the first answer (or the timeout); print how many were
+//!                                    answered here (others' answers are not_found, not counted)
 //!   cancel TOKEN                     withdraw a request as this uid
 //!   agent ANSWER REMEMBER EVENTS     register as an approval agent; answer every pushed request
 //!                                    with ANSWER (allow, deny or none) remembered as REMEMBER
@@ -19,6 +23,11 @@
 //!                                    line per push: `held TOKEN PROGRAM SUBJECT` followed by
 //!                                    the answer's `done`/error kind, or `withdrawn TOKEN
 //!                                    allow|deny BY`.
+//!   hold-open COUNT                  open COUNT connections and send a Status on each; print
+//!                                    `open N refused M` (M answered limit_reached) and keep
+//!                                    the open ones idle until killed
+//!   hold COUNT PREFIX                hold COUNT agent requests `rm -rf PREFIX-I` (wait=false)
+//!                                    as this uid; print `held N`
 //! ```
 //! Each answer prints one line: `done`, or the error kind (`not_found`, `self_approval`, …).
 //! `answer-all` prints how many it answered. Exit 0 when the daemon replied, 2 otherwise.
@@ -126,6 +135,38 @@ fn run(args: Vec<String>) -> Result<(), String> {
             }
             println!("{answered}");
         }
+        "race-all" => {
+            let timeout: u64 = arg(0)?.parse().map_err(|e| format!("TIMEOUT_MS: {e}"))?;
+            let deadline = Instant::now() + Duration::from_millis(timeout);
+            let mut conn = connect(&socket)?;
+            let (mut answered, mut seen, mut quiet) = (0, false, Instant::now());
+            while Instant::now() < deadline {
+                let items = conn
+                    .pending()
+                    .map_err(|e| format!("listing pending: {e}"))?;
+                if items.is_empty() {
+                    if seen && quiet.elapsed() > Duration::from_secs(1) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
+                (seen, quiet) = (true, Instant::now());
+                for item in items {
+                    let request = Request::Answer {
+                        token: item.token,
+                        allow: true,
+                        session: None,
+                        item: None,
+                        remember: Remember::Once,
+                    };
+                    if outcome(conn.request(&request))? == "done" {
+                        answered += 1;
+                    }
+                }
+            }
+            println!("{answered}");
+        }
         "agent" => {
             let answer = match arg(0)?.as_str() {
                 "allow" => Some(true),
@@ -148,6 +189,55 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let mut conn = connect(&socket)?;
             let request = Request::Cancel { token: arg(0)? };
             println!("{}", outcome(conn.request(&request))?);
+        }
+        "hold-open" => {
+            let count: usize = arg(0)?.parse().map_err(|e| format!("COUNT: {e}"))?;
+            raise_descriptor_limit();
+            let mut open = Vec::new();
+            let mut refused = 0;
+            for _ in 0..count {
+                let Ok(mut conn) = connect(&socket) else {
+                    refused += 1;
+                    continue;
+                };
+                match conn.request(&Request::Status) {
+                    Ok(_) => open.push(conn),
+                    Err(assent_client::Error::Refused(error))
+                        if error.kind == assent_client::protocol::ErrorKind::LimitReached =>
+                    {
+                        refused += 1;
+                    }
+                    Err(error) => return Err(format!("status: {error}")),
+                }
+            }
+            println!("open {} refused {refused}", open.len());
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        "hold" => {
+            let count: usize = arg(0)?.parse().map_err(|e| format!("COUNT: {e}"))?;
+            let prefix = arg(1)?;
+            let mut conn = connect(&socket)?;
+            let mut held = 0;
+            for i in 0..count {
+                let request = Request::Check(assent_client::protocol::CheckRequest {
+                    subject: assent_client::protocol::Subject::Shell {
+                        command: format!("rm -rf {prefix}-{i}"),
+                        cwd: "/home/u/proj".into(),
+                        truncated: false,
+                    },
+                    origin: assent_client::protocol::Origin::Agent,
+                    context: assent_client::protocol::Context::default(),
+                    wait: false,
+                });
+                if let Ok(Response::Verdict(v)) = conn.request(&request)
+                    && v.token.is_some()
+                {
+                    held += 1;
+                }
+            }
+            println!("held {held}");
         }
         other => return Err(format!("unknown command {other}")),
     }
@@ -254,6 +344,14 @@ fn outcome(result: Result<Response, assent_client::Error>) -> Result<String, Str
 }
 
 /// Drop every group and become `uid` (with the same gid), as root can.
+/// Raise the soft descriptor limit to the hard one, to hold many connections.
+fn raise_descriptor_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+    }
+}
+
 fn become_uid(uid: &str) -> Result<(), String> {
     let raw: u32 = uid.parse().map_err(|e| format!("--uid: {e}"))?;
     nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups: {e}"))?;
