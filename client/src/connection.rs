@@ -18,9 +18,19 @@ use crate::protocol::{
 };
 
 /// How long a client waits to be accepted, and then for the first reply to a request, unless
-/// told otherwise ([`Connection::set_deadline`]). The daemon answers in milliseconds; a held
-/// request's reply comes at once too (its outcome later, waited for separately).
+/// told otherwise ([`Connection::set_deadline`], or `ASSENT_TIMEOUT` in seconds). The daemon
+/// answers in milliseconds; a held request's reply comes at once too (its outcome later,
+/// waited for separately).
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// [`DEFAULT_DEADLINE`], or `ASSENT_TIMEOUT` (whole seconds, at least 1) when it is set.
+fn default_deadline() -> Duration {
+    std::env::var("ASSENT_TIMEOUT")
+        .ok()
+        .and_then(|secs| secs.trim().parse::<u64>().ok())
+        .filter(|&secs| secs > 0)
+        .map_or(DEFAULT_DEADLINE, Duration::from_secs)
+}
 
 /// A connection to the daemon.
 #[derive(Debug)]
@@ -34,8 +44,8 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connect to the socket at `path`, waiting at most [`DEFAULT_DEADLINE`] to be accepted
-    /// (a daemon whose backlog is full does not accept).
+    /// Connect to the socket at `path`, waiting at most the deadline ([`DEFAULT_DEADLINE`]) to
+    /// be accepted (a daemon whose backlog is full does not accept).
     pub fn connect(path: &Path) -> Result<Self, Error> {
         let connect_error = |errno: Errno| Error::Connect {
             path: path.to_path_buf(),
@@ -51,7 +61,8 @@ impl Connection {
         let addr = UnixAddr::new(path).map_err(connect_error)?;
         // A Unix socket's connect waits for room in the listener's backlog for as long as the
         // send timeout says; without one it waits forever.
-        set_timeout(&fd, sockopt::SendTimeout, Some(DEFAULT_DEADLINE)).map_err(connect_error)?;
+        let deadline = default_deadline();
+        set_timeout(&fd, sockopt::SendTimeout, Some(deadline)).map_err(connect_error)?;
         loop {
             match socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &addr) {
                 Ok(()) => break,
@@ -60,7 +71,7 @@ impl Connection {
                     return Err(Error::Timeout {
                         path: path.to_path_buf(),
                         what: "accept the connection",
-                        waited: DEFAULT_DEADLINE,
+                        waited: deadline,
                     });
                 }
                 Err(errno) => return Err(connect_error(errno)),
@@ -71,7 +82,7 @@ impl Connection {
             // One byte more than the limit, so an oversized packet is seen, not silently cut.
             buf: vec![0; MAX_MESSAGE_LEN + 1],
             path: path.to_path_buf(),
-            deadline: DEFAULT_DEADLINE,
+            deadline,
         })
     }
 
@@ -88,7 +99,7 @@ impl Connection {
             fd,
             buf: vec![0; MAX_MESSAGE_LEN + 1],
             path: PathBuf::from("(a connection handed over)"),
-            deadline: DEFAULT_DEADLINE,
+            deadline: default_deadline(),
         }
     }
 

@@ -15,6 +15,10 @@ pub const DEFAULT_HOLD_TTL: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_PENDING_PER_UID: usize = 32;
 /// How many connections one uid may have open at once.
 pub const DEFAULT_MAX_CONNECTIONS_PER_UID: usize = 1024;
+/// How long a connection may sit with no request before it is closed. Clients send their
+/// request at once; only a forgotten or hostile one stays open doing nothing. (Approval agents
+/// and requesters waiting on a held request are not idle: they wait elsewhere.)
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How many recent audit events are kept in memory for `assent log`.
 pub const DEFAULT_LOG_MEMORY: usize = 1000;
 /// How often the policy file is looked at for changes.
@@ -73,8 +77,11 @@ pub struct Config {
     pub hold_ttl: Duration,
     /// Held requests per uid.
     pub max_pending_per_uid: usize,
-    /// Open connections per uid.
+    /// Open connections per uid (the most; the daemon lowers it to what its descriptor limit
+    /// allows).
     pub max_connections_per_uid: usize,
+    /// How long a connection may sit with no request before it is closed.
+    pub idle_timeout: Duration,
     /// Audit sinks.
     pub audit: AuditConfig,
     /// The policy file: `--policy`, else `policy.toml` in `config_dir`.
@@ -180,6 +187,7 @@ impl Config {
             hold_ttl: DEFAULT_HOLD_TTL,
             max_pending_per_uid: DEFAULT_MAX_PENDING_PER_UID,
             max_connections_per_uid: DEFAULT_MAX_CONNECTIONS_PER_UID,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             policy_file: PathBuf::new(),
             policy_required: false,
             policy_poll: DEFAULT_POLICY_POLL,

@@ -30,10 +30,6 @@ use replies::{done_or_error, page};
 
 /// The most audit events one `Log` returns.
 const MAX_LOG_EVENTS: usize = 1000;
-/// A connection with no request in flight for this long is closed. Clients send their request
-/// at once; only a forgotten or hostile one stays open doing nothing. (Approval agents and
-/// requesters waiting on a held request are not idle: they wait elsewhere.)
-pub const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Whether the connection goes on after a request.
 enum Flow {
@@ -75,14 +71,14 @@ impl Conn {
         }
     }
 
-    /// Serve requests until the peer leaves, breaks the protocol, stays idle past
-    /// [`IDLE_TIMEOUT`], or the daemon stops.
+    /// Serve requests until the peer leaves, breaks the protocol, stays idle past the
+    /// configuration's `idle_timeout`, or the daemon stops.
     pub async fn serve(mut self) {
         let mut shutdown = self.shutdown.clone();
         loop {
             // Wait for a packet without a buffer: an idle connection holds none.
             let ready = tokio::select! {
-                ready = tokio::time::timeout(IDLE_TIMEOUT, self.socket.peek(&mut [])) => ready,
+                ready = tokio::time::timeout(self.shared.config.idle_timeout, self.socket.peek(&mut [])) => ready,
                 _ = shutdown.changed() => return,
             };
             match ready {

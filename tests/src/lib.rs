@@ -37,7 +37,7 @@ pub const PROCESS_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The environment variables our binaries read; cleared so the caller's shell cannot redirect
 /// a test to a real daemon.
-pub const OUR_ENV: [&str; 2] = ["ASSENT_SOCKET", "ASSENT_LOG"];
+pub const OUR_ENV: [&str; 3] = ["ASSENT_SOCKET", "ASSENT_LOG", "ASSENT_TIMEOUT"];
 
 /// The service manager's variables the daemon reads (notify protocol, watchdog, socket
 /// activation); cleared so a test run under systemd cannot talk to the real manager.
@@ -61,6 +61,8 @@ pub struct Options {
     /// What an agent's held request meets when no approval agent is registered. Tests
     /// default to `Hold` so that `assent approve` answers; the embedded policy says `Deny`.
     pub no_approver: Option<assentd::policy::NoApprover>,
+    /// How long a connection may sit with no request.
+    pub idle_timeout: Duration,
 }
 
 impl Default for Options {
@@ -70,6 +72,7 @@ impl Default for Options {
             max_pending_per_uid: 32,
             policy: None,
             no_approver: Some(assentd::policy::NoApprover::Hold),
+            idle_timeout: assentd::config::DEFAULT_IDLE_TIMEOUT,
         }
     }
 }
@@ -203,6 +206,7 @@ fn spawn_daemon(
     config.hold_ttl = options.hold_ttl;
     config.max_pending_per_uid = options.max_pending_per_uid;
     config.no_approver = options.no_approver;
+    config.idle_timeout = options.idle_timeout;
     // Reloads are seen within a tenth of a second, so reload tests wait little.
     config.policy_poll = Duration::from_millis(50);
 

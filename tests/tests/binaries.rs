@@ -704,3 +704,39 @@ fn a_command_that_is_not_utf8_is_checked_not_refused() {
         "both were checked and audited as text: {text}"
     );
 }
+
+/// `assentd --check-policy` with no file checks the file the daemon would use; with none there,
+/// it prints the embedded default. A file too large or with nothing in it is refused, saying so.
+#[test]
+fn check_policy_with_no_file_prints_the_effective_policy() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let run = |args: &[&str]| {
+        let mut command = our_command("assentd");
+        command
+            .args(["--user"])
+            .args(args)
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"));
+        run_bounded(&mut command)
+    };
+    let out = run(&["--check-policy"]);
+    assert_exit(&out, 0, "--check-policy with no file");
+    assert!(
+        stdout(&out).contains("the embedded default policy applies"),
+        "{}",
+        stdout(&out)
+    );
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "# nothing yet\n").expect("write");
+    let out = run(&["--check-policy", &empty.display().to_string()]);
+    assert_exit(&out, 1, "an empty policy");
+    assert!(stderr(&out).contains("is empty"), "{}", stderr(&out));
+    let out = run(&["--check-policy", "/dev/zero"]);
+    assert_exit(&out, 1, "an endless policy");
+    assert!(
+        stderr(&out).contains("larger than 4 MiB"),
+        "{}",
+        stderr(&out)
+    );
+}

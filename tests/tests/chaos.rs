@@ -664,3 +664,73 @@ fn lists_longer_than_a_packet_print_whole() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1000);
 }
+
+#[test]
+fn an_idle_connection_is_closed_and_a_busy_one_is_not() {
+    let daemon = TestDaemon::with(Options {
+        idle_timeout: Duration::from_secs(1),
+        ..Options::default()
+    });
+    let mut idle = daemon.connect();
+    let mut busy = daemon.connect();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(2500) {
+        assert!(matches!(
+            busy.request(&Request::Status),
+            Ok(Response::Status(_))
+        ));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        matches!(idle.recv(), Err(assent_client::Error::Closed)),
+        "the idle connection is closed"
+    );
+    assert!(
+        matches!(busy.request(&Request::Status), Ok(Response::Status(_))),
+        "a connection in use stays open"
+    );
+}
+
+#[test]
+fn a_client_never_waits_forever_for_a_daemon_that_does_not_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let socket = dir.path().join("stuck.sock");
+    // A socket that listens and never accepts: the client's request is queued, never read.
+    let listener = nix::sys::socket::socket(
+        nix::sys::socket::AddressFamily::Unix,
+        nix::sys::socket::SockType::SeqPacket,
+        nix::sys::socket::SockFlag::SOCK_CLOEXEC,
+        None,
+    )
+    .expect("socket");
+    let addr = nix::sys::socket::UnixAddr::new(&socket).expect("addr");
+    nix::sys::socket::bind(std::os::fd::AsRawFd::as_raw_fd(&listener), &addr).expect("bind");
+    nix::sys::socket::listen(
+        &listener,
+        nix::sys::socket::Backlog::new(8).expect("backlog"),
+    )
+    .expect("listen");
+    let started = Instant::now();
+    let out = run_bounded(assent(&socket).arg("status").env("ASSENT_TIMEOUT", "1"));
+    let waited = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("did not answer within 1 s"),
+        "the message says what happened: {stderr}"
+    );
+    assert!(waited < Duration::from_secs(10), "waited {waited:?}");
+}
+
+#[test]
+fn status_says_what_a_request_meets_without_an_approver() {
+    // The tests' daemon holds requests when no approval agent is registered.
+    let daemon = TestDaemon::start();
+    let out = run_bounded(assent(daemon.socket()).arg("status"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("held for `assent approve` until they expire"),
+        "{text}"
+    );
+    assert!(text.contains("audit:    ok"), "{text}");
+}

@@ -905,3 +905,21 @@ fn observe_mode_does_not_let_an_agent_switch_off_its_gate() {
     let r = shell(&p, "systemctl --user stop assentd", Origin::Agent, &ctx);
     assert_eq!(r.decision, Decision::Deny, "{}", r.reason);
 }
+
+/// A policy of many rules parses in linear time: line numbers come from one index of the
+/// text, names are checked in a set, the known finding ids are listed once. (Once each rule
+/// rescanned the text and every earlier rule: 50,000 rules took 39 s.)
+#[test]
+fn many_rules_parse_in_linear_time() {
+    let mut text = String::new();
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "[[rule]]\nname = \"r{i}\"\ncommand = \"tool{i}\"\ndecision = \"deny\"\n"
+        ));
+    }
+    let started = std::time::Instant::now();
+    let loaded = super::parse(&text, "big.toml").expect("parses");
+    let took = started.elapsed();
+    assert!(loaded.policy.rules.len() >= 20_000);
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+}
