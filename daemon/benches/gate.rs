@@ -168,7 +168,32 @@ fn gate_rows() -> Vec<Row> {
     let mut rows = round_trip_rows(&daemon.socket);
     rows.extend(connect_cycle_rows(&daemon.socket));
     rows.push(throughput_row(&daemon.socket));
+    rows.push(audit_row(&daemon.socket));
     rows
+}
+
+/// After every check above: what the audit writer lost (it applies backpressure instead).
+fn audit_row(socket: &Path) -> Row {
+    let mut conn = Connection::connect(socket).expect("the bench connects to the daemon");
+    let status = |conn: &mut Connection| match conn.request(&Request::Status) {
+        Ok(Response::Status(status)) => status,
+        other => panic!("a status, not {other:?}"),
+    };
+    let started = Instant::now();
+    while status(&mut conn).audit_waiting > 0 && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = status(&mut conn);
+    let made = status.allowed + status.denied + status.held;
+    row(
+        format!(
+            "audit events lost of {made} (waiting {})",
+            status.audit_waiting
+        ),
+        status.audit_lost.to_string(),
+        "0",
+        Some(status.audit_lost == 0 && status.audit_waiting == 0),
+    )
 }
 
 fn round_trip_rows(socket: &Path) -> Vec<Row> {

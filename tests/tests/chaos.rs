@@ -238,6 +238,7 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
             !done.is_empty(),
             "round {round}: no approval was confirmed before the kill; the test proves nothing"
         );
+        let this_round = done.len();
         confirmed.extend(done);
         // Every approval confirmed in any round so far is what a fresh start reads.
         let daemon = Real::start(dir.path(), false, &[], &[]);
@@ -254,6 +255,10 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
             missing.is_empty(),
             "round {round}: {} confirmed approvals lost after SIGKILL: {missing:?}",
             missing.len()
+        );
+        eprintln!(
+            "round {round}: {this_round} approvals confirmed before SIGKILL; all {} confirmed so far read back",
+            confirmed.len()
         );
         daemon.kill();
     }
@@ -298,6 +303,10 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
         .filter(|id| rules.iter().any(|r| &r.id == *id))
         .collect();
     assert!(back.is_empty(), "confirmed forgets came back: {back:?}");
+    eprintln!(
+        "forgets: {} confirmed before SIGKILL, none came back",
+        forgotten.len()
+    );
 }
 
 const DENY_LS: &str =
