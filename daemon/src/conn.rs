@@ -13,7 +13,10 @@ mod batch;
 mod check;
 mod replies;
 
+use std::io;
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
+use std::time::Instant;
 
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
@@ -21,6 +24,7 @@ use assent_client::protocol::{
     ErrorKind, LogPage, MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingList, Request, Response,
     StatusInfo, WireError,
 };
+use nix::sys::socket::{MsgFlags, recv};
 use tokio::sync::watch;
 use tokio_seqpacket::UnixSeqpacket;
 
@@ -75,27 +79,30 @@ impl Conn {
     /// configuration's `idle_timeout`, or the daemon stops.
     pub async fn serve(mut self) {
         let mut shutdown = self.shutdown.clone();
+        let idle = self.shared.config.idle_timeout;
+        // One timer for the connection's life, moved only when it fires: a request costs a
+        // clock read, not a timer.
+        let mut active = Instant::now();
+        let deadline = tokio::time::sleep(idle);
+        tokio::pin!(deadline);
         loop {
-            // Wait for a packet without a buffer: an idle connection holds none.
-            let ready = tokio::select! {
-                ready = tokio::time::timeout(self.shared.config.idle_timeout, self.socket.peek(&mut [])) => ready,
-                _ = shutdown.changed() => return,
-            };
-            match ready {
-                Ok(Ok(_)) => {}
-                Ok(Err(error)) => {
-                    tracing::debug!(%error, "receive failed");
-                    return;
-                }
-                Err(_) => {
-                    tracing::debug!(conn = self.id, "closing a connection idle for too long");
-                    return;
-                }
-            }
             // Wait for the audit writer when it is far behind: the decisions made are recorded,
             // new work waits rather than outrun it.
             self.shared.audit.keep_up().await;
-            let flow = match self.receive().await {
+            let received = tokio::select! {
+                received = self.receive() => received,
+                () = &mut deadline => {
+                    if active.elapsed() >= idle {
+                        tracing::debug!(conn = self.id, "closing a connection idle for too long");
+                        return;
+                    }
+                    deadline.as_mut().reset((active + idle).into());
+                    continue;
+                }
+                _ = shutdown.changed() => return,
+            };
+            active = Instant::now();
+            let flow = match received {
                 Some(Ok(request)) => self.handle(request).await,
                 Some(Err(error)) => self.reject(error).await,
                 None => return,
@@ -106,21 +113,39 @@ impl Conn {
         }
     }
 
-    /// Receive and decode one packet into a buffer lent for the moment. `None`: the peer is
-    /// gone (zero bytes is end of connection; an empty packet reads the same way).
+    /// Wait for a packet, then receive and decode it into a buffer lent only for the read: a
+    /// connection waiting for its next request holds none. `None`: the peer is gone (zero bytes
+    /// is end of connection; an empty packet reads the same way). Cancel-safe: nothing is read
+    /// before the packet is there.
     async fn receive(&self) -> Option<Result<Request, CodecError>> {
-        let mut buf = self.shared.buffers.take();
-        let received = self.socket.recv(&mut buf).await;
-        let decoded = match received {
-            Ok(info) if info.bytes_read() == 0 => None,
-            Ok(info) => Some(decode_request(&buf[..info.bytes_read()])),
-            Err(error) => {
-                tracing::debug!(%error, "receive failed");
-                None
+        let socket = self.socket.as_async_fd();
+        loop {
+            let mut ready = match socket.readable().await {
+                Ok(ready) => ready,
+                Err(error) => {
+                    tracing::debug!(%error, "receive failed");
+                    return None;
+                }
+            };
+            let mut buf = self.shared.buffers.take();
+            let received = ready.try_io(|socket| {
+                recv(socket.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT).map_err(io::Error::from)
+            });
+            let decoded = match received {
+                // Readiness was stale: give the buffer back and wait again.
+                Err(_would_block) => None,
+                Ok(Ok(0)) => Some(None),
+                Ok(Ok(len)) => Some(Some(decode_request(&buf[..len]))),
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, "receive failed");
+                    Some(None)
+                }
+            };
+            self.shared.buffers.put(buf);
+            if let Some(decoded) = decoded {
+                return decoded;
             }
-        };
-        self.shared.buffers.put(buf);
-        decoded
+        }
     }
 
     async fn reject(&mut self, error: CodecError) -> Flow {

@@ -107,6 +107,15 @@ pub struct Hold {
     pub approval: Approval,
 }
 
+/// What an allow would be, read before it is given ([`Pending::allowing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowing {
+    /// How the allow must be given.
+    pub approval: crate::policy::Approval,
+    /// What it would approve, for remembering.
+    pub approved: Vec<Approved>,
+}
+
 /// An allowed request whose answer may be remembered: what to remember it for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approved {

@@ -44,13 +44,16 @@ impl Conn {
             ancestors,
             agent,
         };
+        let mut ahead = Vec::new();
         if allow {
-            let needed = self.shared.pending.approval_needed(token, item, &answerer);
+            let allowing = self.shared.pending.allowing(token, item, &answerer);
             // Who may not answer at all, or a request gone or expired, hears it from the
             // answer itself below (which settles an expired one).
-            let checked = match needed {
-                Ok(Approval::Password) => self.password(&answerer).await,
-                Ok(Approval::Click) | Err(_) => Ok(()),
+            let checked = match &allowing {
+                Ok(allowing) if allowing.approval == Approval::Password => {
+                    self.password(&answerer).await
+                }
+                _ => Ok(()),
             };
             if let Err(error) = checked {
                 tracing::warn!(
@@ -61,17 +64,37 @@ impl Conn {
                 );
                 return Response::Error(error.to_wire());
             }
+            ahead = allowing.map(|a| a.approved).unwrap_or_default();
         }
+        // What the person asked to remember is in force, and on disk, before the requester is
+        // released: the same command run again at once is covered.
+        let remembered = self.remember(&ahead, remember).await;
         match self
             .shared
             .pending
             .answer_item(token, item, &answerer, allow)
         {
-            Ok(approved) => match self.remember(&approved, remember).await {
-                Ok(()) => Response::Done,
-                Err(error) => Response::Error(error.to_wire()),
-            },
-            Err(error) => Response::Error(error.to_wire()),
+            Ok(approved) => {
+                // Anything the answer approved that was not read ahead (the batch changed in
+                // between) is remembered now.
+                let late: Vec<Approved> = approved
+                    .into_iter()
+                    .filter(|a| !ahead.contains(a))
+                    .collect();
+                let late = self.remember(&late, remember).await;
+                match remembered.and(late) {
+                    Ok(_) => Response::Done,
+                    Err(error) => Response::Error(error.to_wire()),
+                }
+            }
+            Err(error) => {
+                // The request was answered, withdrawn or expired in between: what this answer
+                // added is taken back, since it allowed nothing.
+                if let Ok(added) = remembered {
+                    self.unremember(added).await;
+                }
+                Response::Error(error.to_wire())
+            }
         }
     }
 
@@ -95,32 +118,36 @@ impl Conn {
         Ok(())
     }
 
-    /// Remember what was just allowed, as `how` says, on disk before this returns when it
-    /// outlives the daemon. The answer itself has already been given: a failure to remember is
+    /// Remember what is being allowed, as `how` says, on disk before this returns when it
+    /// outlives the daemon; returns the rules it added (owner, id). A failure to remember is
     /// returned (the approver hears that the request ran once and nothing was remembered),
     /// never turned into a deny.
     pub(super) async fn remember(
         &self,
         approved: &[Approved],
         how: Remember,
-    ) -> Result<(), RequestError> {
-        if how == Remember::Once {
-            return Ok(());
+    ) -> Result<Vec<(u32, String)>, RequestError> {
+        if how == Remember::Once || approved.is_empty() {
+            return Ok(Vec::new());
         }
         let shared = std::sync::Arc::clone(&self.shared);
         let approved = approved.to_vec();
         // Writing and syncing the file blocks: off the async workers.
         let result = tokio::task::spawn_blocking(move || {
+            let mut added = Vec::new();
             for a in &approved {
                 let key = session_key(a.session.as_deref(), a.sid);
                 match shared.remembered.remember(a.owner, &a.signature, how, &key) {
-                    Ok(Some(id)) => tracing::info!(
-                        uid = a.owner,
-                        rule = %id,
-                        scope = %how.describe(),
-                        signature = %a.signature,
-                        "approval remembered"
-                    ),
+                    Ok(Some(id)) => {
+                        tracing::info!(
+                            uid = a.owner,
+                            rule = %id,
+                            scope = %how.describe(),
+                            signature = %a.signature,
+                            "approval remembered"
+                        );
+                        added.push((a.owner, id));
+                    }
                     Ok(None) => {}
                     Err(error) => {
                         tracing::warn!(%error, signature = %a.signature, "could not remember an approval");
@@ -133,7 +160,7 @@ impl Conn {
                     }
                 }
             }
-            Ok(())
+            Ok(added)
         })
         .await;
         result.unwrap_or_else(|_| {
@@ -141,6 +168,22 @@ impl Conn {
                 "the request was allowed this once, but remembering it failed".into(),
             ))
         })
+    }
+
+    /// Take back rules [`Self::remember`] added for an answer that then allowed nothing.
+    async fn unremember(&self, added: Vec<(u32, String)>) {
+        if added.is_empty() {
+            return;
+        }
+        let shared = std::sync::Arc::clone(&self.shared);
+        let _ = tokio::task::spawn_blocking(move || {
+            for (owner, id) in added {
+                if let Err(error) = shared.remembered.forget(owner, Some(&id)) {
+                    tracing::warn!(%error, rule = %id, "could not take back an approval remembered for an answer that failed");
+                }
+            }
+        })
+        .await;
     }
 
     /// Serve an approval agent: register it, then forward pushes and take its answers until
@@ -170,13 +213,10 @@ impl Conn {
                     // Dropped as too slow (or the daemon is going): end, it reconnects.
                     None => break Flow::Close,
                 },
-                ready = self.socket.peek(&mut []) => {
-                    if ready.is_err() {
+                // Cancel-safe: a push that wins the race leaves the packet unread.
+                request = self.receive() => {
+                    let Some(request) = request else {
                         break Flow::Close;
-                    }
-                    let request = match self.receive().await {
-                        Some(request) => request,
-                        None => break Flow::Close,
                     };
                     match request {
                         Ok(Request::Answer { token, allow, session, item, remember }) => {

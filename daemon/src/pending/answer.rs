@@ -6,32 +6,38 @@ use tokio::time::Instant;
 
 use super::expiry::expired;
 use super::validate::{answered, authorise};
-use super::{Answerer, Approved, Entry, Pending};
+use super::{Allowing, Answerer, Approved, Entry, Pending};
 use crate::error::RequestError;
 use crate::policy::Approval;
 
 impl Pending {
-    /// How an allow of this held request (or of these batch items) must be given, once the
-    /// answerer is authorised to answer it at all; nothing is taken or settled. An unknown or
-    /// expired token is reported as the answer itself would report it.
-    pub fn approval_needed(
+    /// What an allow of this held request (or of these batch items) would be, once the
+    /// answerer is authorised to answer it at all: how it must be given, and what it approves.
+    /// Nothing is taken or settled, so what the answer remembers can be in force before the
+    /// requester is released. An unknown or expired token is reported as the answer itself
+    /// would report it.
+    pub fn allowing(
         &self,
         token: &str,
         item: Option<u32>,
         by: &Answerer,
-    ) -> Result<Approval, RequestError> {
+    ) -> Result<Allowing, RequestError> {
         let inner = self.lock();
         if let Some(entry) = inner.entries.get(token) {
             if entry.expires_at <= Instant::now() {
                 return Err(RequestError::Expired);
             }
-            authorise(
-                &entry.hold.requester,
-                entry.hold.owner,
-                &entry.hold.session,
-                by,
-            )?;
-            return Ok(entry.hold.approval);
+            let hold = &entry.hold;
+            authorise(&hold.requester, hold.owner, &hold.session, by)?;
+            return Ok(Allowing {
+                approval: hold.approval,
+                approved: vec![Approved {
+                    owner: hold.owner,
+                    signature: hold.signature.clone(),
+                    session: hold.session.clone(),
+                    sid: hold.requester.sid,
+                }],
+            });
         }
         let Some(batch) = inner.batches.get(token) else {
             return Err(if inner.expired.iter().any(|t| t == token) {
@@ -40,22 +46,31 @@ impl Pending {
                 RequestError::NotFound
             });
         };
-        authorise(
-            &batch.hold.requester,
-            batch.hold.owner,
-            &batch.hold.session,
-            by,
-        )?;
-        let items = &batch.hold.items;
+        let hold = &batch.hold;
+        authorise(&hold.requester, hold.owner, &hold.session, by)?;
+        let items = &hold.items;
         let chosen = |i: usize| match item {
             Some(n) => usize::try_from(n).is_ok_and(|n| n == i + 1),
             None => items[i].decided.is_none(),
         };
-        Ok((0..items.len())
-            .filter(|&i| chosen(i))
-            .map(|i| items[i].approval)
-            .max_by_key(|a| *a == Approval::Password)
-            .unwrap_or_default())
+        let chosen: Vec<usize> = (0..items.len()).filter(|&i| chosen(i)).collect();
+        Ok(Allowing {
+            approval: chosen
+                .iter()
+                .map(|&i| items[i].approval)
+                .max_by_key(|a| *a == Approval::Password)
+                .unwrap_or_default(),
+            approved: chosen
+                .iter()
+                .filter(|&&i| items[i].decided.is_none())
+                .map(|&i| Approved {
+                    owner: hold.owner,
+                    signature: items[i].signature.clone(),
+                    session: hold.session.clone(),
+                    sid: hold.requester.sid,
+                })
+                .collect(),
+        })
     }
 
     /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's

@@ -444,24 +444,24 @@ fn the_approval_an_answer_needs_is_read_without_taking_the_request() {
     let held = store.hold(needs).expect("held");
     let by = approver(1000);
     assert_eq!(
-        store.approval_needed(&held.token, None, &by),
+        store.allowing(&held.token, None, &by).map(|a| a.approval),
         Ok(crate::policy::Approval::Password)
     );
     // Still held: the check took nothing.
     assert_eq!(
-        store.approval_needed(&held.token, None, &by),
+        store.allowing(&held.token, None, &by).map(|a| a.approval),
         Ok(crate::policy::Approval::Password)
     );
     // Who may not answer at all learns that first.
     assert_eq!(
-        store.approval_needed(&held.token, None, &approver(1001)),
+        store.allowing(&held.token, None, &approver(1001)),
         Err(RequestError::UserMismatch {
             caller: 1001,
             owner: 1000
         })
     );
     assert_eq!(
-        store.approval_needed("pa_nope", None, &by),
+        store.allowing("pa_nope", None, &by),
         Err(RequestError::NotFound)
     );
 }

@@ -262,12 +262,19 @@ fn agent(
         return Ok(());
     }
     let _ = std::io::stdout().flush();
+    // Requests pushed while an answer's reply is awaited wait here, and are answered in turn:
+    // the log shows each `held` line followed by the outcome of its own answer.
+    let mut queued = std::collections::VecDeque::new();
     let mut seen = 0;
-    while seen < events {
-        let push = conn
-            .recv()
-            .map_err(|e| format!("waiting for a push: {e}"))?;
-        seen += 1;
+    while seen < events || !queued.is_empty() {
+        let push = match queued.pop_front() {
+            Some(item) => Response::Held(item),
+            None => {
+                seen += 1;
+                conn.recv()
+                    .map_err(|e| format!("waiting for a push: {e}"))?
+            }
+        };
         match push {
             Response::Held(item) => {
                 println!("held {} {} {}", item.token, item.program, item.subject);
@@ -280,7 +287,6 @@ fn agent(
                         remember,
                     })
                     .map_err(|e| e.to_string())?;
-                    // Pushes may arrive before the reply: report them as they come.
                     loop {
                         match conn.recv() {
                             Ok(Response::Withdrawn(w)) => {
@@ -289,10 +295,7 @@ fn agent(
                             }
                             Ok(Response::Held(other)) => {
                                 seen += 1;
-                                println!(
-                                    "held {} {} {}",
-                                    other.token, other.program, other.subject
-                                );
+                                queued.push_back(other);
                             }
                             result => {
                                 let result = result.and_then(|r| match r {
