@@ -4,8 +4,8 @@
 //!
 //! `cargo bench -p assentd --bench gate`. The memory part spawns `target/release/assentd`
 //! (found next to this bench's executable, or at `$ASSENTD_BIN`); build it first with `cargo
-//! build --release --bins`, or that part is skipped with a message. Targets (issue 2, item 10):
-//! round trip p99 ≤ 100 µs, ≥ 20,000 checks/s over 32 connections, RSS ≤ 30 MB idle and
+//! build --release --bins`, or that part is skipped with a message. Targets: round
+//! trip p99 ≤ 100 µs, ≥ 20,000 checks/s over 32 connections, RSS ≤ 30 MB idle and
 //! ≤ 60 MB with 1,000 held. Whole run: well under two minutes, Unix sockets only.
 
 use std::path::{Path, PathBuf};

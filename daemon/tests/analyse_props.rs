@@ -1,4 +1,4 @@
-//! Robustness of the shell analyser (issue 3, item 7): random lines built from shell
+//! Robustness of the shell analyser: random lines built from shell
 //! fragments, and mutations of the peer-case commands, never panic or overflow a 2 MiB
 //! stack, keep every span inside the input on character boundaries, and give the level of
 //! their most severe finding. Lines of statements that move the shell's state (`cd`,

@@ -1,4 +1,4 @@
-//! Agreement with peer tools' own test suites (issue 3, item 6).
+//! Agreement with peer tools' own test suites.
 //!
 //! Every scored record of `peer-cases/*.jsonl` (copied from the shared study; its README says
 //! which records count) goes through the real pipeline, analysis then the embedded policy, as

@@ -1,4 +1,4 @@
-//! Fuzz target for the shell analyser (issue 3, item 7): any input is answered without a
+//! Fuzz target for the shell analyser: any input is answered without a
 //! panic, with spans inside the input on character boundaries and the level of the most
 //! severe finding. `cargo fuzz run analyse` (nightly) runs it under libFuzzer; built on
 //! stable it is a plain binary that replays the files named on its command line.

@@ -1,4 +1,4 @@
-//! Remembered approvals through the client (issue 5, items 3 and 5): `assent approve
+//! Remembered approvals through the client: `assent approve
 //! --remember`, `assent rules`, `assent forget`, and the terminal prompt of a person's own held
 //! line, against the real daemon.
 //!

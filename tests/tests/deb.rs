@@ -1,4 +1,4 @@
-//! The Debian package (issue 7): `packaging/deb/build` builds it; its contents, control data
+//! The Debian package: `packaging/deb/build` builds it; its contents, control data
 //! and maintainer scripts are what the README promises; and it installs, runs, is removed and
 //! purged in a throwaway root (`dpkg --root DIR --force-script-chrootless`, which runs the
 //! maintainer scripts on this machine with `DPKG_ROOT=DIR`).

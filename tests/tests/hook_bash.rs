@@ -1,4 +1,4 @@
-//! The bash hook (`shell-hook/assent.bash`, issue 6) in a real interactive bash, driven through a
+//! The bash hook (`shell-hook/assent.bash`) in a real interactive bash, driven through a
 //! private tmux server against a test daemon.
 //!
 //! Safety: these shells are real. Every line typed here is harmless even if the hook fails open:

@@ -1,4 +1,4 @@
-//! The zsh hook (`shell-hook/assent.zsh`, issue 6) in a real interactive zsh, driven through a
+//! The zsh hook (`shell-hook/assent.zsh`) in a real interactive zsh, driven through a
 //! private tmux server against a test daemon.
 //!
 //! Safety: these shells are real. Every line typed here is harmless even if the hook fails open:

@@ -1,4 +1,4 @@
-//! `assent-notify` end to end (issue 5): the real agent binary, the real daemon, a private
+//! `assent-notify` end to end: the real agent binary, the real daemon, a private
 //! `dbus-daemon` and a recording notification server on it (`assent_tests::dbus`).
 //!
 //! Every command here only goes to the analyser: the test holds it, the agent shows it, the

@@ -1,4 +1,4 @@
-//! Policy files and tool calls end to end (issue 4): reloads while the daemon runs, a broken
+//! Policy files and tool calls end to end: reloads while the daemon runs, a broken
 //! file that keeps the running policy and shows in status, tool calls through the socket, the
 //! rate limit, observe mode, and the `assent tool` binary's exit codes.
 

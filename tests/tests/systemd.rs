@@ -1,4 +1,4 @@
-//! The systemd side of installing assentd (issue 7): the units in `packaging/systemd/` verify
+//! The systemd side of installing assentd: the units in `packaging/systemd/` verify
 //! and stay hardened, and the built `assentd` speaks the notify protocol (`READY=1`,
 //! `WATCHDOG=1`, `STOPPING=1`) and serves on a socket handed over by socket activation.
 //!
@@ -18,7 +18,7 @@ use assent_tests::{
 };
 use nix::sys::signal::{Signal, kill};
 
-/// The highest `systemd-analyze security` exposure the system unit may have (issue 7).
+/// The highest `systemd-analyze security` exposure the system unit may have.
 const MAX_EXPOSURE: f64 = 2.0;
 
 /// `packaging/systemd` in the workspace.
@@ -65,7 +65,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// Copy `units` into `into`, pointing `ExecStart=` at the built binaries: `verify` checks that
 /// the command exists, and nothing is installed under `/usr/bin` here. Returns the copies and
-/// the complaints to tolerate: `assent-notify` (issue 5) may not be built yet, so then its
+/// the complaints to tolerate: `assent-notify` may not be built yet, so then its
 /// unit keeps `/usr/bin/assent-notify` and only that path check is let through.
 fn staged(units: &[PathBuf], into: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let assentd = binary("assentd");
@@ -86,7 +86,7 @@ fn staged(units: &[PathBuf], into: &Path) -> (Vec<PathBuf>, Vec<String>) {
                 );
             } else {
                 eprintln!(
-                    "note: assent-notify is not built yet (issue 5); its ExecStart path is not checked"
+                    "note: assent-notify is not built yet; its ExecStart path is not checked"
                 );
                 tolerated.push("Command /usr/bin/assent-notify is not executable".to_string());
             }

@@ -1,4 +1,4 @@
-//! The terminal prompt (issue 5, item 5): a person's own held line, answered with one key at the
+//! The terminal prompt: a person's own held line, answered with one key at the
 //! terminal that typed it.
 //!
 //! Only for origin interactive, and only when there is a terminal to ask on: `/dev/tty` opens,
