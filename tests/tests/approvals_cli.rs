@@ -68,7 +68,35 @@ fn approve_remembering(daemon: &TestDaemon, session: Option<&str>, how: &str) {
     let token = hold(&mut requester, &check(session, true));
     let output = elsewhere(daemon, &["approve", &token, "--remember", how]);
     assert_eq!(code(&output), Some(0), "{}", text(&output.stderr));
+    // It says what it answered, and how.
+    let said = text(&output.stdout);
+    let how = if how == "once" { "once" } else { "remembered" };
+    assert!(said.starts_with("approved") && said.contains(how), "{said}");
+    assert!(said.contains(&token) && said.contains(RISKY), "{said}");
     assert!(decided(&mut requester).allow);
+}
+
+/// Denying is always safe: the requester may deny its own request (from its own process and
+/// session), which it may never approve; `deny` says what it denied.
+#[test]
+fn a_requester_may_deny_its_own_request_but_not_approve_it() {
+    let daemon = TestDaemon::start();
+    let mut requester = daemon.connect();
+    let token = hold(&mut requester, &check(None, true));
+    let approved = assent_tests::run_bounded(assent(daemon.socket()).args(["approve", &token]));
+    assert_eq!(code(&approved), Some(1), "{}", text(&approved.stderr));
+    assert!(
+        text(&approved.stderr).contains("self"),
+        "{}",
+        text(&approved.stderr)
+    );
+    let denied = assent_tests::run_bounded(assent(daemon.socket()).args(["deny", &token]));
+    assert_eq!(code(&denied), Some(0), "{}", text(&denied.stderr));
+    assert_eq!(
+        text(&denied.stdout).trim(),
+        format!("denied {token}: {RISKY}")
+    );
+    assert!(!decided(&mut requester).allow);
 }
 
 fn rules_json(daemon: &TestDaemon) -> serde_json::Value {

@@ -331,6 +331,17 @@ fn assent_pending_json_lists_held_requests() {
     assert!(tokens.contains(&token.as_str()), "{text}");
 }
 
+/// `explain` exits like `check` would (0 allow, 1 deny, 2 held), without running anything.
+#[test]
+fn assent_explain_exits_as_check_would() {
+    let daemon = TestDaemon::start();
+    for (line, code) in [("ls -la", 0), ("rm -rf /", 1), ("rm -rf src", 2)] {
+        let output =
+            run_bounded(assent(daemon.socket()).args(["explain", "--origin", "agent", "--", line]));
+        assert_exit(&output, code, line);
+    }
+}
+
 /// `explain --json` is for people and tools to see why: it carries the level and decision.
 #[test]
 fn assent_explain_json_shows_level_and_decision() {

@@ -504,7 +504,7 @@ fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
             .arg(&socket)
             .arg("rm -rf /"),
     );
-    assert_eq!(explained.status.code(), Some(0), "{}", said(&explained));
+    assert_eq!(explained.status.code(), Some(1), "{}", said(&explained));
     assert!(
         text(&explained.stdout).contains("decision: deny"),
         "{}",

@@ -398,21 +398,40 @@ fn without_an_approval_agent_the_hook_denies_or_asks_as_the_policy_says() {
             no_approver: Some(setting),
             ..Options::default()
         });
-        let output = run_hook(
-            daemon.socket(),
-            "claude-code",
-            fixture(AGENTS[0].rm_src),
-            &[],
-        );
-        let answer = answer("claude-code", &output);
-        assert_eq!(answer.decision, expected, "{}", answer.stderr);
-        assert!(
-            answer.reason.contains("assent-notify"),
-            "the reason says how to start an approval agent: {}",
-            answer.reason
-        );
-        let mut conn = daemon.connect();
-        assert!(pending_tokens(&mut conn).is_empty(), "nothing was held");
+        for agent in &AGENTS {
+            let output = run_hook(daemon.socket(), agent.name, fixture(agent.rm_src), &[]);
+            // Only Claude Code has a prompt a hook can hand a call to; Codex and Gemini get
+            // the deny with exit 2 and the reason on stderr, as for any deny.
+            let answer = if agent.name == "claude-code" {
+                let answer = answer(agent.name, &output);
+                let code = if expected == "deny" { 2 } else { 0 };
+                assert_eq!(
+                    (answer.code, answer.decision.as_str()),
+                    (Some(code), expected),
+                    "{}",
+                    answer.stderr
+                );
+                answer
+            } else {
+                assert_denied(agent.name, &output, "no approval agent")
+            };
+            assert!(
+                answer.reason.contains("assent-notify"),
+                "{}: the reason says how to start an approval agent: {}",
+                agent.name,
+                answer.reason
+            );
+            if expected == "ask" {
+                let says = if agent.name == "claude-code" {
+                    "assent asks you to confirm this call (destructive)"
+                } else {
+                    "cannot ask its user from a hook (destructive)"
+                };
+                assert!(answer.reason.contains(says), "{}", answer.reason);
+            }
+            let mut conn = daemon.connect();
+            assert!(pending_tokens(&mut conn).is_empty(), "nothing was held");
+        }
     }
 }
 

@@ -93,6 +93,10 @@ pub fn deny(socket: Option<PathBuf>, args: AnswerArgs) -> u8 {
 }
 
 fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember: Remember) -> u8 {
+    // What is being answered, to say so afterwards; a request this user cannot see is
+    // answered (and refused) by the daemon all the same.
+    let what = answered_subject(socket.clone(), &args.token, args.item);
+    let token = args.token.clone();
     let request = Request::Answer {
         token: args.token,
         allow,
@@ -104,12 +108,42 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
     // text agent, on this terminal, asks for the password (a deny needs no password).
     let _agent = allow.then(super::polkit::TextAgent::start).flatten();
     match ask(socket, &request) {
-        Ok(Response::Done) => exit::ALLOW,
+        Ok(Response::Done) => {
+            let verb = match (allow, remember) {
+                (false, _) => "denied".to_string(),
+                (true, Remember::Once) => "approved once".to_string(),
+                (true, how) => format!("approved, remembered {}", how.describe()),
+            };
+            let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
+            let what = what.map(|w| format!(": {w}")).unwrap_or_default();
+            let _ = writeln!(std::io::stdout().lock(), "{verb} {token}{item}{what}");
+            exit::ALLOW
+        }
         Ok(other) => {
             messages::say(&format!("unexpected reply: {other:?}"));
             exit::UNAVAILABLE
         }
         Err(code) => code,
+    }
+}
+
+/// The held request's command or tool call as `assent pending` shows it, if this user sees it.
+fn answered_subject(socket: Option<PathBuf>, token: &str, item: Option<u32>) -> Option<String> {
+    let path = assent_client::paths::resolve_socket(socket.as_deref()).ok()?;
+    let mut conn = assent_client::Connection::connect(&path).ok()?;
+    let held = conn
+        .pending()
+        .ok()?
+        .into_iter()
+        .find(|p| p.token == token)?;
+    match item {
+        Some(n) => held
+            .items
+            .into_iter()
+            .find(|i| i.item == n)
+            .map(|i| i.subject),
+        None if held.items.is_empty() => Some(held.subject),
+        None => Some(format!("{} items", held.items.len())),
     }
 }
 

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use assent_client::Connection;
 use assent_client::protocol::{
-    Context, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span, Subject,
+    Context, Decision, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span,
+    Subject,
 };
 use clap::Args;
 use serde::Serialize;
@@ -38,8 +39,10 @@ A request that could not be sent because assentd closed the connection (a restar
 again once on a new connection.
 
 EXIT CODES (explain):
-    0    explained (every line, with --batch), whatever the decisions
-    1    --batch: at least one line has an error record, or stdout could not be written
+    0    one command: it would be allowed; --json or --batch: explained, whatever the decision
+    1    one command: it would be denied; --batch: at least one line has an error record, or
+         stdout could not be written
+    2    one command: it would be held for a person (or handed to the agent's own prompt)
     64   usage error, or stdin could not be read
     126  assentd could not be reached (with --batch: at the start, and nothing is printed; or
          lost and not reached again, and the lines left have unavailable records)";
@@ -114,11 +117,17 @@ pub fn explain(socket: Option<PathBuf>, args: ExplainArgs) -> u8 {
         }
     };
     if args.json {
+        // The decision is in the JSON; a tool reading it is not told twice.
         print_json(&command, origin, &explanation);
-    } else {
-        print_text(&command, origin, &explanation);
+        return exit::ALLOW;
     }
-    exit::ALLOW
+    print_text(&command, origin, &explanation);
+    // Like `assent check`, so a script can ask without running anything.
+    match explanation.verdict.decision {
+        Decision::Allow => exit::ALLOW,
+        Decision::Deny => exit::DENY,
+        Decision::Confirm => exit::HELD,
+    }
 }
 
 fn ask(

@@ -92,6 +92,15 @@ enum Agent {
 }
 
 impl Agent {
+    /// The agent's name, as its users know it.
+    fn display(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
+
     /// Our wait, kept under the agent's default hook timeout.
     fn default_timeout(self) -> Duration {
         match self {
@@ -182,6 +191,7 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
         Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
     };
     gate(
+        cli.agent,
         cli.socket.clone().or(socket),
         call,
         deadline,
@@ -256,7 +266,13 @@ fn wait_readable(fd: std::os::fd::BorrowedFd<'_>, deadline: Instant) -> bool {
 }
 
 /// Put the call through the gate and wait, until `deadline` at most, for a held one.
-fn gate(socket: Option<PathBuf>, call: Call, deadline: Instant, ask_when_held: bool) -> Answer {
+fn gate(
+    agent: Agent,
+    socket: Option<PathBuf>,
+    call: Call,
+    deadline: Instant,
+    ask_when_held: bool,
+) -> Answer {
     let mut conn = match resolve_socket(socket.as_deref()).and_then(|p| Connection::connect(&p)) {
         Ok(conn) => conn,
         Err(error) => return Answer::Deny(unavailable(&error.to_string())),
@@ -290,10 +306,19 @@ fn gate(socket: Option<PathBuf>, call: Call, deadline: Instant, ask_when_held: b
     match verdict.decision {
         Decision::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
         Decision::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
-        // Nothing was held: no approval agent, and the policy lets the agent's own prompt decide.
-        Decision::Confirm if verdict.token.is_none() => {
-            Answer::Ask(format!("assent: {}", verdict_text(&verdict)))
+        // Nothing was held: no approval agent, and the policy lets the agent's own prompt
+        // decide. An agent without a prompt of its own for hooks cannot ask: a deny.
+        Decision::Confirm if verdict.token.is_none() && agent == Agent::ClaudeCode => {
+            Answer::Ask(format!(
+                "assent asks you to confirm this call {}",
+                verdict_text(&verdict)
+            ))
         }
+        Decision::Confirm if verdict.token.is_none() => Answer::Deny(format!(
+            "assent: denied: this call needs a person's approval, and {} cannot ask its user from a hook {}",
+            agent.display(),
+            verdict_text(&verdict)
+        )),
         Decision::Confirm if ask_when_held => {
             withdraw(&mut conn, &verdict);
             Answer::Ask(format!(

@@ -28,7 +28,7 @@ impl Pending {
                 return Err(RequestError::Expired);
             }
             let hold = &entry.hold;
-            authorise(&hold.requester, hold.owner, &hold.session, by)?;
+            authorise(&hold.requester, hold.owner, &hold.session, by, true)?;
             return Ok(Allowing {
                 approval: hold.approval,
                 approved: vec![Approved {
@@ -47,7 +47,7 @@ impl Pending {
             });
         };
         let hold = &batch.hold;
-        authorise(&hold.requester, hold.owner, &hold.session, by)?;
+        authorise(&hold.requester, hold.owner, &hold.session, by, true)?;
         let items = &hold.items;
         let chosen = |i: usize| match item {
             Some(n) => usize::try_from(n).is_ok_and(|n| n == i + 1),
@@ -128,6 +128,7 @@ impl Pending {
                 entry.hold.owner,
                 &entry.hold.session,
                 by,
+                allow,
             ) {
                 self.refused(&entry.hold, token, by, &error);
                 return Err(error);

@@ -204,6 +204,7 @@ impl Pending {
             batch.hold.owner,
             &batch.hold.session,
             by,
+            allow,
         )?;
         let count = batch.hold.items.len();
         let chosen: Vec<usize> = match item {

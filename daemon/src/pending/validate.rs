@@ -22,12 +22,15 @@ pub(super) fn answered(by: &Answerer, allow: bool) -> Decided {
     }
 }
 
-/// May `by` answer a request of `requester`, owned by `owner`, of session label `session`?
+/// May `by` answer a request of `requester`, owned by `owner`, of session label `session`,
+/// with `allow`? A deny is always safe, so the requester may deny its own request: only an
+/// allow must come from somebody else.
 pub(super) fn authorise(
     requester: &Requester,
     owner: u32,
     session: &Option<String>,
     by: &Answerer,
+    allow: bool,
 ) -> Result<(), RequestError> {
     if by.uid != owner && by.uid != 0 {
         return Err(RequestError::UserMismatch {
@@ -41,7 +44,11 @@ pub(super) fn authorise(
             owner: session.clone(),
         });
     }
-    check_not_self(requester, by)
+    if allow {
+        check_not_self(requester, by)
+    } else {
+        Ok(())
+    }
 }
 
 /// The requester may not answer itself: not on its own connection, not from its own process,

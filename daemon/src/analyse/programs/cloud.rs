@@ -5,6 +5,7 @@
 //! looks for a destructive verb where CLIs put their subcommands (`verbs`), for an HTTP
 //! `DELETE` (`http`), and first for the few programs whose destructive forms no verb shows
 //! (`programs`: `docker rm`, `terraform apply -auto-approve`, `rclone sync`, …).
+//! [`publishing`] finds the same way what publishes to a registry or service.
 
 mod http;
 mod programs;
@@ -16,6 +17,12 @@ use super::super::words::Word;
 /// Judges a program no family knows by the service verbs it uses; true if it reported.
 pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
     programs::special(args, site) || http::delete(args, site) || verbs::destructive(args, site)
+}
+
+/// Reports publishing by a program no family knows (`docker push`, `twine upload`, `gh release
+/// create`); its words are still judged for what they name (`twine upload ~/.ssh/id_rsa`).
+pub fn publishing<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    verbs::publishes(args, site);
 }
 
 /// An HTTP `DELETE` for programs another family judges (`curl`); true if it reported.

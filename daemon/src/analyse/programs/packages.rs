@@ -174,6 +174,9 @@ const PUBLISHES: &[(&str, &[&str])] = &[
     ("swift", &["package-registry publish"]),
     ("helm", &["push"]),
     ("pulumi", &["package publish"]),
+    ("lerna", &["publish"]),
+    ("changeset", &["publish"]),
+    ("nx", &["release"]),
 ];
 
 /// Build tools and project package managers: their subcommands act on the project in the

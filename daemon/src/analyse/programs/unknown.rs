@@ -323,6 +323,7 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if cloud::service(words, site) {
         return;
     }
+    cloud::publishing(words, site);
     let here = Word::made(".".to_owned(), ".", 0..0);
     site.on(Use, &here);
     // A service CLI's arguments name things on the service, not files: only the secrets a

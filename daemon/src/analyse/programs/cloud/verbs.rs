@@ -1,7 +1,10 @@
 //! The general rule for service CLIs: a destructive verb where CLIs put their subcommands
 //! (`aws s3 rb`, `gcloud compute instances delete`, `nats kv del`, `aws ec2
 //! terminate-instances`), an option named for the action (`kafka-topics --delete`, `aws s3
-//! sync --delete`), or a program named for it (`kafka-delete-records`).
+//! sync --delete`), or a program named for it (`kafka-delete-records`). Publishing is found the
+//! same way: a verb that puts something where others fetch it (`docker push`, `twine upload`,
+//! `gh release create`, `fly deploy`), the `--push` of a build, or a program named for it
+//! (`semantic-release`).
 
 use super::super::super::act::Site;
 use super::super::super::catalogue;
@@ -67,6 +70,39 @@ const PROGRAM_VERBS: &[(&str, &[&str])] = &[
     ("stripe", &["roll"]),
     ("gitlab-rake", &["restore"]),
     ("gitlab-backup", &["restore"]),
+];
+
+/// Verbs that publish: what they put on a registry or service others may fetch at once.
+const PUBLISHES: &[&str] = &["publish", "push", "upload", "release", "deploy"];
+
+/// Where a publishing verb means something local in one program's vocabulary: `adb push`
+/// copies to a phone, `quilt push` applies a patch, `git stash push` stashes.
+const NOT_PUBLISHING: &[(&str, &str)] = &[("adb", "push"), ("quilt", "push"), ("stg", "push")];
+
+/// Verbs that publish only in one program's vocabulary: copying an image to a registry.
+const PROGRAM_PUBLISHES: &[(&str, &[&str])] = &[
+    ("skopeo", &["copy", "sync"]),
+    ("crane", &["copy", "cp", "append", "mutate", "tag"]),
+    ("regctl", &["copy"]),
+];
+
+/// Programs that publish when run with no subcommand (`goreleaser` is `goreleaser release`).
+const PUBLISH_BY_DEFAULT: &[&str] = &["goreleaser"];
+
+/// Subcommands after a publishing verb that only look (`gh release view`, `helm push --help`
+/// is caught as a flag elsewhere).
+const LOOKS: &[&str] = &[
+    "list", "ls", "view", "show", "get", "describe", "info", "status", "download", "help",
+    "version", "check", "search", "diff", "inspect", "watch", "history",
+];
+
+/// Options that say the publishing step is only rehearsed.
+const REHEARSALS: &[&str] = &[
+    "--dry-run",
+    "--dryrun",
+    "-n",
+    "--snapshot",
+    "--skip-publish",
 ];
 
 /// A word whose first part says the command only reads or adds: what follows it are values
@@ -164,6 +200,50 @@ pub(super) fn destructive<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>
             catalogue::CLOUD_DELETE
         };
         site.say(kind, &shown(name, args));
+        return true;
+    }
+    false
+}
+
+/// Reports a publishing verb, `--push`, or a program named for publishing; true if it did.
+pub(super) fn publishes<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
+    let name = site.name;
+    let literals: Vec<&str> = args.iter().filter_map(Word::literal).collect();
+    if literals.iter().any(|t| REHEARSALS.contains(t)) {
+        return false;
+    }
+    let extra: &[&str] = PROGRAM_PUBLISHES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(&[], |(_, v)| v);
+    let is_verb = |p: &str| {
+        (PUBLISHES.contains(&p) && !NOT_PUBLISHING.contains(&(name, p))) || extra.contains(&p)
+    };
+    let named = parts(name).is_some_and(|ps| ps.len() > 1 && ps.iter().any(|p| is_verb(p)));
+    let path: Vec<Vec<String>> = operands(args)
+        .take(PATH_LEN)
+        .filter_map(|w| w.literal().and_then(parts))
+        .collect();
+    let mut verb = false;
+    for (i, ps) in path.iter().enumerate() {
+        if ps.iter().any(|p| is_verb(p)) {
+            let looks = path
+                .get(i + 1)
+                .and_then(|next| next.first())
+                .is_some_and(|p| LOOKS.contains(&p.as_str()));
+            verb = !looks;
+            break;
+        }
+        if ps.first().is_some_and(|p| ENDS_PATH.contains(&p.as_str())) {
+            break;
+        }
+    }
+    let by_default = PUBLISH_BY_DEFAULT.contains(&name) && path.is_empty();
+    let push_option = literals
+        .iter()
+        .any(|t| *t == "--push" || *t == "--push=true" || t.starts_with("--output=type=registry"));
+    if verb || named || by_default || push_option {
+        site.say(catalogue::PUBLISH, &shown(name, args));
         return true;
     }
     false
