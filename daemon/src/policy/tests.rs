@@ -795,6 +795,13 @@ fn apply_patch_files_are_placed() {
     assert_eq!(
         level("*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n"),
         Level::Destructive
+    );
+    // A move takes the file away from where it was: moving the SSH key is moving a secret.
+    assert_eq!(
+        level(
+            "*** Begin Patch\n*** Update File: /home/u/.ssh/id_ed25519\n*** Move to: /tmp/k\n*** End Patch\n"
+        ),
+        Level::Destructive
     ); // Codex's hook carries the patch in `command`: it is a patch, not a shell line.
     let in_command = |body: &str| {
         let args = serde_json::json!({"command": body}).to_string();

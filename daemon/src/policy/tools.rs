@@ -356,7 +356,8 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
 
 /// The files a patch in Codex's `apply_patch` format touches, with what it does to each:
 /// `*** Add File: P` creates (or replaces) P, `*** Update File: P` changes it, `*** Delete
-/// File: P` deletes it, `*** Move to: P` replaces P with the updated file.
+/// File: P` deletes it, `*** Move to: P` replaces P with the updated file and moves the
+/// updated one away from where it was.
 fn patch_files(patch: &str) -> Vec<(Effect, &str)> {
     const MARKS: &[(&str, Effect)] = &[
         ("*** Add File: ", Effect::Overwrite),
@@ -364,17 +365,26 @@ fn patch_files(patch: &str) -> Vec<(Effect, &str)> {
         ("*** Delete File: ", Effect::Delete),
         ("*** Move to: ", Effect::Overwrite),
     ];
-    patch
-        .lines()
-        .filter_map(|line| {
-            MARKS.iter().find_map(|(mark, effect)| {
-                line.strip_prefix(mark)
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .map(|p| (*effect, p))
-            })
-        })
-        .collect()
+    let mut files = Vec::new();
+    let mut updated = None;
+    for line in patch.lines() {
+        let Some((mark, effect, path)) = MARKS.iter().find_map(|(mark, effect)| {
+            line.strip_prefix(mark)
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| (*mark, *effect, p))
+        }) else {
+            continue;
+        };
+        if mark == "*** Move to: "
+            && let Some(from) = updated.take()
+        {
+            files.push((Effect::Move, from));
+        }
+        updated = (mark == "*** Update File: ").then_some(path);
+        files.push((effect, path));
+    }
+    files
 }
 
 /// A command argument as shell lines: a string is one line; an array is an argv (Codex's
