@@ -126,6 +126,7 @@ mod tests {
                     requires_confirmation: Some(true),
                     confidence: Some(0.5),
                     prompt: true,
+                    agent: None,
                 },
                 wait: true,
             }),
@@ -174,6 +175,12 @@ mod tests {
                 allow: true,
                 remember: Remember::Session,
             },
+            Request::Redeem(RedeemRequest {
+                token: "pa_r".into(),
+                subject: shell("rm -rf build"),
+                origin: Origin::Agent,
+                context: Context::default(),
+            }),
         ]
     }
 
@@ -240,6 +247,7 @@ mod tests {
                     }],
                     program: "claude".into(),
                     signature: "rm -rf x in /tmp".into(),
+                    agent: None,
                 }],
                 next: Some(2),
             }),
@@ -257,6 +265,7 @@ mod tests {
                 items: vec![],
                 program: "bash".into(),
                 signature: "git push in /".into(),
+                agent: None,
             }),
             Response::Withdrawn(Withdrawn {
                 token: "pa_2".into(),
@@ -323,6 +332,8 @@ mod tests {
                     by: DecidedBy::Policy,
                     reason: String::new(),
                     token: None,
+                    agent: None,
+                    program: None,
                 }],
                 next: Some(7),
             }),
@@ -350,19 +361,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                5, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
-                0, 0
+                6, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [5, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [5, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [6, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [6, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [5, 7, 5, 1, b'e']
+            [6, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -374,7 +385,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [5, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [6, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}"], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -388,7 +399,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [5, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 1]
+            [6, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -397,7 +408,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [5, 8, 0, 0, 0]
+            [6, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -408,13 +419,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [5, 9, 1, 1, 1, 1, b'r']
+            [6, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::Rules { from: 0 }).expect("encodes"),
-            [5, 9, 0]
+            [6, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -423,11 +434,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [5, 11, 1, b't', 0, 3]
+            [6, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [5, 13, 2]
+            [6, 13, 2]
         );
     }
 
@@ -494,6 +505,8 @@ mod tests {
             by: DecidedBy::Policy,
             reason: String::new(),
             token: None,
+            agent: None,
+            program: None,
         };
         let page = |n: usize, subject: usize| {
             let mut events = vec![event.clone(); n];

@@ -18,7 +18,7 @@ pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope,
 pub use reports::{AuditEvent, LogPage, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -29,7 +29,7 @@ pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
 
 /// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
 /// client) from a malformed one before decoding the body.
-pub const REQUEST_VARIANTS: u32 = 12;
+pub const REQUEST_VARIANTS: u32 = 13;
 
 /// The most subjects one [`Request::CheckBatch`] may carry; more is refused as `invalid`.
 pub const MAX_BATCH_ITEMS: usize = 64;
@@ -132,6 +132,28 @@ pub enum Request {
         /// How long an allow is remembered.
         remember: Remember,
     },
+    /// Redeem the token of a request held without waiting (`check --no-wait`), once a person
+    /// answered it: the pause-then-run flow of an agent framework. Only the requester's uid,
+    /// with the same session label and exactly the same subject, may redeem it, once: it is
+    /// consumed as it is read. Reply: [`Response::Verdict`], `allow` (approved; consumed),
+    /// `deny` (denied; consumed) or `confirm` with the token when nobody has answered yet;
+    /// or [`Response::Error`]: `not_found` (unknown, or already redeemed), `expired` (not
+    /// answered, or not redeemed, within the hold TTL), `user_mismatch`, `session_mismatch`, or
+    /// `invalid` for another subject or a batch's token.
+    Redeem(RedeemRequest),
+}
+
+/// The body of [`Request::Redeem`]: the token and what it must have been given for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RedeemRequest {
+    /// The token `check --no-wait` printed.
+    pub token: String,
+    /// The command or tool call, exactly as it was held.
+    pub subject: Subject,
+    /// Who is asking, as when it was held.
+    pub origin: Origin,
+    /// The session label must be the held request's.
+    pub context: Context,
 }
 
 /// Several subjects judged together: the body of [`Request::CheckBatch`].
@@ -236,6 +258,9 @@ pub struct Context {
     /// The caller will show the terminal prompt while the request is held (origin
     /// interactive on a terminal), so a person can answer even with no approval agent.
     pub prompt: bool,
+    /// The agent the caller says it serves (`Claude Code`, from its hook): shown to people as
+    /// the agent's own claim, beside the program the daemon itself saw.
+    pub agent: Option<String>,
 }
 
 /// How risky a request is. Ordered: a request's level is the highest of its findings'.

@@ -245,6 +245,7 @@ mod tests {
             items: vec![],
             program: "claude".into(),
             signature: "git push in /".into(),
+            agent: None,
         }
     }
 

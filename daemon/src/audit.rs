@@ -455,6 +455,8 @@ mod tests {
             by: DecidedBy::Policy,
             reason: String::new(),
             token: None,
+            agent: None,
+            program: None,
         }
     }
 

@@ -179,6 +179,7 @@ impl Conn {
         match request {
             Request::Check(check) => return self.check(check).await,
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
+            Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Explain(explain) => {
                 let response = self.explain(explain).await;
                 self.send(&response).await;

@@ -81,6 +81,47 @@ pub struct Proc {
     pub comm: String,
 }
 
+/// Programs that only pass a request on: a hook's shell, our own client, `env`, `timeout`.
+const GO_BETWEENS: &[&str] = &[
+    "assent",
+    "assent-sh",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "fish",
+    "env",
+    "timeout",
+    "setsid",
+    "nohup",
+    "stdbuf",
+    "nice",
+    "xargs",
+];
+
+/// The program that asked, as the daemon saw it: the first process of the requesting chain
+/// that is not a go-between (the hook's `sh -c` and `assent` under Claude Code name `claude`),
+/// else the requesting process itself. `None` when the chain could not be read.
+pub fn asking_program(chain: &[Proc]) -> Option<String> {
+    chain
+        .iter()
+        .find(|p| !GO_BETWEENS.contains(&p.comm.as_str()))
+        .or(chain.first())
+        .map(|p| p.comm.clone())
+}
+
+/// The agent a client says it serves, made fit to show: one line of at most 40 characters
+/// without control characters; `None` when nothing is left.
+pub fn claimed_agent(claim: Option<&str>) -> Option<String> {
+    let text: String = claim?
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(40)
+        .collect();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
 impl std::fmt::Display for Proc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({})", self.pid, self.comm)

@@ -12,7 +12,10 @@
 mod answer;
 mod batch;
 mod expiry;
+mod redeem;
 mod validate;
+
+pub use redeem::{Redeemed, exact};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -99,8 +102,12 @@ pub struct Hold {
     pub reason: String,
     /// Whether the requester waits on its connection for the outcome.
     pub wait: bool,
-    /// The requesting program's name, for approvers.
+    /// The requesting program's name as the daemon saw it, for approvers.
     pub program: String,
+    /// The agent the requester says it serves (its own claim).
+    pub agent: Option<String>,
+    /// The subject exactly as it was sent ([`exact`]): what redeeming its token must repeat.
+    pub exact: String,
     /// What a remembered approval of it would match ([`crate::remember::signature`]).
     pub signature: String,
     /// How a person must approve it.
@@ -154,6 +161,10 @@ struct Inner {
     /// Held items per requester uid (a batch counts each held item).
     per_uid: HashMap<u32, usize>,
     expired: VecDeque<String>,
+    /// Requests held without a waiter that a person answered, until they are redeemed.
+    answered: HashMap<String, redeem::Answered>,
+    /// Their tokens, oldest first, so the oldest are forgotten first.
+    answered_order: VecDeque<String>,
 }
 
 impl Inner {
@@ -393,6 +404,8 @@ impl Pending {
             by: DecidedBy::User,
             reason: format!("answer refused (self_approval), the request stays held: {why}"),
             token: Some(token.to_string()),
+            agent: hold.agent.clone(),
+            program: Some(hold.program.clone()),
         });
     }
 
@@ -406,6 +419,9 @@ impl Pending {
         let hold = entry.hold;
         self.approvers
             .push_withdrawn(hold.owner, hold.requester.sid, token, &outcome);
+        if entry.waiter.is_none() && !hold.wait && outcome.by == DecidedBy::User {
+            self.keep_answered(token, &hold, &outcome);
+        }
         let event = AuditEvent {
             time_ms: now_ms(),
             uid: hold.requester.uid,
@@ -422,6 +438,8 @@ impl Pending {
             by: outcome.by,
             reason: outcome.reason.clone(),
             token: Some(token.to_string()),
+            agent: hold.agent.clone(),
+            program: Some(hold.program.clone()),
         };
         if let Some(waiter) = entry.waiter {
             // The requester may have gone; its outcome is still audited below.
@@ -478,6 +496,7 @@ fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
         items: Vec::new(),
         program: e.hold.program.clone(),
         signature: e.hold.signature.clone(),
+        agent: e.hold.agent.clone(),
     })
 }
 

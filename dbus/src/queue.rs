@@ -351,6 +351,7 @@ mod tests {
             items: vec![],
             program: "claude".into(),
             signature: String::new(),
+            agent: None,
         }
     }
 

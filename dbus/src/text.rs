@@ -104,6 +104,14 @@ pub fn program_name(program: &str, origin: Origin) -> String {
     }
 }
 
+/// Who asks, for a summary: the agent the requester names, else its program's name.
+fn who(item: &PendingItem) -> String {
+    match &item.agent {
+        Some(agent) => clean(agent, 40),
+        None => program_name(&item.program, item.origin),
+    }
+}
+
 /// "a destructive command" and the like, for a summary.
 fn what(level: Level, origin: Origin) -> &'static str {
     let tool = origin == Origin::Tool;
@@ -267,11 +275,20 @@ impl Body {
 
     /// The requester line: program, pid, session label, and the time left.
     fn requester(&mut self, item: &PendingItem, left: Duration) {
-        let mut who = format!(
-            "{} (pid {}",
-            program_name(&item.program, item.origin),
-            item.pid
-        );
+        // The agent's name is its own claim; the program and pid are what the daemon saw.
+        let mut who = match &item.agent {
+            Some(agent) => format!(
+                "{} by its own account (program {}, pid {}",
+                clean(agent, 40),
+                clean(&item.program, 32),
+                item.pid
+            ),
+            None => format!(
+                "{} (pid {}",
+                program_name(&item.program, item.origin),
+                item.pid
+            ),
+        };
         if let Some(session) = &item.session {
             who.push_str(&format!(", session {}", clean(session, 40)));
         }
@@ -326,11 +343,7 @@ pub fn request(item: &PendingItem, count: usize, left: Duration, caps: Caps) -> 
     }
     body.no_actions(caps, &item.token);
     Note {
-        summary: format!(
-            "{} wants to {}",
-            program_name(&item.program, item.origin),
-            what(item.level, item.origin)
-        ),
+        summary: format!("{} wants to {}", who(item), what(item.level, item.origin)),
         body: body.text,
         actions: actions(caps, &REQUEST_ACTIONS),
         urgency: urgency(item.level),
@@ -361,7 +374,7 @@ pub fn batch(item: &PendingItem, left: Duration, caps: Caps) -> Note {
     Note {
         summary: format!(
             "{} wants to run {count} operation{} (highest: {})",
-            program_name(&item.program, item.origin),
+            who(item),
             if count == 1 { "" } else { "s" },
             item.level.as_str()
         ),
@@ -396,7 +409,7 @@ pub fn review_item(
     Note {
         summary: format!(
             "{} wants to {} (item {} of {})",
-            program_name(&batch.program, batch.origin),
+            who(batch),
             what(entry.level, batch.origin),
             entry.item,
             batch.items.len()
@@ -422,10 +435,7 @@ pub fn missed(item: &PendingItem, caps: Caps) -> Note {
     }
     body.line("Nobody answered in time, so it was denied this once; nothing was remembered.");
     Note {
-        summary: format!(
-            "Missed request from {}: denied",
-            program_name(&item.program, item.origin)
-        ),
+        summary: format!("Missed request from {}: denied", who(item)),
         body: body.text,
         actions: Vec::new(),
         urgency: Urgency::Normal,
@@ -490,7 +500,30 @@ mod tests {
             items: vec![],
             program: program.into(),
             signature: format!("{subject} in /home/u/proj"),
+            agent: None,
         }
+    }
+
+    /// The agent the hook names leads the summary; the body keeps it apart from what the
+    /// daemon saw, so a lying client cannot pass its claim off as checked.
+    #[test]
+    fn the_agent_is_named_as_its_own_claim_beside_the_program_seen() {
+        let mut held = item("rm -rf build", Level::Destructive, "node");
+        held.agent = Some("Claude Code".into());
+        let note = request(&held, 1, Duration::from_secs(299), MARKUP);
+        assert_eq!(
+            note.summary,
+            "Claude Code wants to run a destructive command"
+        );
+        assert!(
+            note.body
+                .contains("Claude Code by its own account (program node, pid 4242"),
+            "{}",
+            note.body
+        );
+        held.agent = Some("Your\u{7}terminal\u{202e}".into());
+        let note = request(&held, 1, Duration::from_secs(299), MARKUP);
+        assert!(!note.summary.contains('\u{7}') && !note.summary.contains('\u{202e}'));
     }
 
     #[test]

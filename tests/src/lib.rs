@@ -287,6 +287,7 @@ pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
             requires_confirmation: Some(true),
             confidence: None,
             prompt: false,
+            agent: None,
         },
         wait,
     })

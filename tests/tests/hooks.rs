@@ -244,15 +244,42 @@ fn a_held_call_approved_from_another_session_is_allowed() {
     }
 }
 
+/// A held call names its agent (the hook's own claim) beside the program the daemon saw:
+/// in `assent pending` and in the audit trail.
 #[test]
 fn a_held_call_denied_from_another_session_is_denied() {
     let daemon = TestDaemon::start();
-    for agent in &AGENTS {
+    for (agent, shown) in AGENTS.iter().zip(["Claude Code", "Codex", "Gemini CLI"]) {
         let mut hook = spawn_hook(daemon.socket(), agent.name, fixture(agent.rm_src), &[]);
         let token = held_token(&daemon);
+        let listed = run_bounded(assent(daemon.socket()).arg("pending"));
+        let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+        let line = listed
+            .lines()
+            .find(|l| l.starts_with(&token))
+            .unwrap_or_else(|| panic!("{token} is listed: {listed}"));
+        assert!(
+            line.contains(&format!("{shown} (by its own account), program ")),
+            "{line}"
+        );
+        // The program is what asked above the hook, never the hook's own `assent`.
+        assert!(!line.contains("program assent "), "{line}");
         answer_from_another_session(daemon.socket(), &token, "deny");
         let output = wait_bounded(hook.take(), PROCESS_TIMEOUT);
         assert_denied(agent.name, &output, "rm -rf src, denied");
+        let log = run_bounded(assent(daemon.socket()).args(["log", "--json", "-n", "50"]));
+        let settled = String::from_utf8_lossy(&log.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|e| e["token"] == token.as_str() && e["decision"] == "deny")
+            .unwrap_or_else(|| panic!("the denial of {token} is audited"));
+        assert_eq!(settled["agent"], shown, "{settled}");
+        assert!(
+            settled["program"]
+                .as_str()
+                .is_some_and(|p| !p.is_empty() && p != "assent"),
+            "{settled}"
+        );
     }
 }
 

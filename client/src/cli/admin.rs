@@ -177,9 +177,14 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         let _ = writeln!(out, "no held requests");
     }
     for item in items {
+        // The agent's name is the requester's own claim; the program is what the daemon saw.
+        let who = match &item.agent {
+            Some(agent) => format!("{agent} (by its own account), program {}", item.program),
+            None => format!("program {}", item.program),
+        };
         let _ = writeln!(
             out,
-            "{}  {}  uid {} pid {}  {}  {} s left{}",
+            "{}  {}  {who}  uid {} pid {}  {}  {} s left{}",
             item.token,
             item.level.as_str(),
             item.uid,
@@ -303,9 +308,14 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         }
         let time =
             humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(event.time_ms));
+        let agent = event
+            .agent
+            .as_ref()
+            .map(|a| format!("  {a} (by its own account)"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}  {}",
+            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}{agent}  {}",
             event.decision.as_str(),
             event.level.as_str(),
             event.origin.as_str(),

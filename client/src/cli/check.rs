@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use assent_client::protocol::{
-    CheckRequest, Context, Decided, Decision, Origin, Request, Response, Subject, Verdict,
+    CheckRequest, Context, Decided, Decision, Origin, RedeemRequest, Request, Response, Subject,
+    Verdict,
 };
 use clap::Args;
 use serde::Serialize;
@@ -32,6 +33,11 @@ pub struct CheckArgs {
     /// Do not wait for a held request: print its token and exit 2.
     #[arg(long)]
     no_wait: bool,
+    /// Redeem the token a `--no-wait` check printed, after a person answered it: exit 0 if
+    /// approved (once, for exactly this command, in the same directory and session), 1 if
+    /// denied or refused, 2 with the token again while nobody has answered.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "no_wait")]
+    token: Option<String>,
     /// Print the outcome as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -52,6 +58,7 @@ impl CheckArgs {
         CheckArgs {
             request,
             no_wait,
+            token: None,
             json,
             command,
         }
@@ -99,6 +106,19 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
         Err(code) => return code,
     };
     let origin: Origin = args.request.origin.into();
+    if let Some(token) = args.token {
+        let json = args.json.then_some(command.as_str());
+        let request = RedeemRequest {
+            token,
+            subject: Subject::shell(&command, cwd),
+            origin,
+            context: Context {
+                session: args.request.session,
+                ..Context::default()
+            },
+        };
+        return redeem(socket, request, json).exit_code();
+    }
     // A person's own line, waited for in words on a terminal: ask there too.
     let tty = (origin == Origin::Interactive && !args.no_wait && !args.json)
         .then(prompt::terminal)
@@ -137,6 +157,59 @@ impl Outcome {
 /// words on stderr.
 pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) -> Outcome {
     gate_prompting(socket, request, json, None)
+}
+
+/// Redeem a token a `--no-wait` check or tool call got: the person's answer, once; or the
+/// token again while it is still held. A refused redeem (unknown, spent, expired, another
+/// user, session or subject) allows nothing.
+pub fn redeem(socket: Option<PathBuf>, request: RedeemRequest, json: Option<&str>) -> Outcome {
+    let mut conn = match super::connect(socket) {
+        Ok(conn) => conn,
+        Err(code) => return Outcome::Failed(code),
+    };
+    let token = request.token.clone();
+    let verdict = match conn.request(&Request::Redeem(request)) {
+        Ok(Response::Verdict(verdict)) => verdict,
+        Ok(other) => {
+            messages::say(&format!("unexpected reply: {other:?}"));
+            return Outcome::Failed(exit::UNAVAILABLE);
+        }
+        Err(assent_client::Error::Refused(error)) => {
+            messages::say(&format!("token {token} was not redeemed: {error}"));
+            return Outcome::Denied;
+        }
+        Err(error) => {
+            messages::error(&error);
+            return Outcome::Failed(exit::UNAVAILABLE);
+        }
+    };
+    let outcome = match verdict.decision {
+        Decision::Allow => Outcome::Allowed,
+        Decision::Deny => {
+            if json.is_none() {
+                messages::denied(&verdict);
+            }
+            Outcome::Denied
+        }
+        Decision::Confirm => {
+            if json.is_none() {
+                messages::held(&verdict);
+            }
+            Outcome::Held(verdict.token.clone().unwrap_or(token))
+        }
+    };
+    if let Some(command) = json {
+        let printed = JsonOutcome {
+            command,
+            decision: verdict.decision,
+            verdict: &verdict,
+            decided: None,
+        };
+        if let Ok(text) = serde_json::to_string(&printed) {
+            println!("{text}");
+        }
+    }
+    outcome
 }
 
 /// [`gate`], asking at `tty` too while the request is held (the request says `prompt`).

@@ -186,10 +186,12 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
         Ok(input) => input,
         Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
     };
-    let call = match cli.agent.parse(&input) {
+    let mut call = match cli.agent.parse(&input) {
         Ok(call) => call,
         Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
     };
+    // Which agent this hook serves: people see it as the agent's own claim.
+    call.context.agent = Some(cli.agent.display().to_string());
     gate(
         cli.agent,
         cli.socket.clone().or(socket),

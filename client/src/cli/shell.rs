@@ -34,6 +34,7 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
         origin: request.origin.into(),
         context: Context {
             session: request.session,
+            agent: std::env::var("ASSENT_AGENT").ok(),
             ..Context::default()
         },
         wait: true,
@@ -122,6 +123,7 @@ fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Option<u8> {
         origin: Origin::Agent,
         context: Context {
             session: std::env::var("ASSENT_SESSION").ok(),
+            agent: std::env::var("ASSENT_AGENT").ok(),
             ..Context::default()
         },
         wait: true,

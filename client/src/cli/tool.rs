@@ -6,10 +6,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use assent_client::protocol::{CheckRequest, Context, MAX_MESSAGE_LEN, Origin, Subject};
+use assent_client::protocol::{
+    CheckRequest, Context, MAX_MESSAGE_LEN, Origin, RedeemRequest, Subject,
+};
 use clap::Args;
 
-use super::check::gate;
+use super::check::{gate, redeem};
 use super::{exit, messages};
 
 mod batch;
@@ -47,6 +49,11 @@ pub struct ToolArgs {
     /// Do not wait for a held request: print its token and exit 2.
     #[arg(long)]
     no_wait: bool,
+    /// Redeem the token a `--no-wait` call printed, after a person answered it: exit 0 if
+    /// approved (once, for exactly this tool and these arguments, in the same session), 1 if
+    /// denied or refused, 2 with the token again while nobody has answered.
+    #[arg(long, value_name = "TOKEN", conflicts_with_all = ["no_wait", "batch"])]
+    token: Option<String>,
     /// Print the outcome as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -99,6 +106,18 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
     };
     let name = args.name.clone().unwrap_or_default();
     let summary = format!("tool {name} {args_json}");
+    if let Some(token) = args.token {
+        let request = RedeemRequest {
+            token,
+            subject: Subject::Tool { name, args_json },
+            origin: Origin::Tool,
+            context: Context {
+                session: args.session,
+                ..Context::default()
+            },
+        };
+        return redeem(socket, request, args.json.then_some(summary.as_str())).exit_code();
+    }
     let request = CheckRequest {
         subject: Subject::Tool { name, args_json },
         origin: Origin::Tool,
@@ -107,6 +126,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             requires_confirmation: args.requires_confirmation,
             confidence: args.confidence,
             prompt: false,
+            agent: None,
         },
         wait: !args.no_wait,
     };

@@ -50,6 +50,8 @@ pub struct PendingItem {
     /// What an "always" or "session" answer would remember, in words (`cargo test in
     /// /home/u/proj`, `reading /etc/hosts`).
     pub signature: String,
+    /// The agent the requester says it serves (`Claude Code`): its own claim, not checked.
+    pub agent: Option<String>,
 }
 
 /// One page of the held requests a caller may see, oldest first.
@@ -139,4 +141,8 @@ pub struct AuditEvent {
     pub reason: String,
     /// The held request's token.
     pub token: Option<String>,
+    /// The requesting program, as the daemon saw it (`claude`, `bash`).
+    pub program: Option<String>,
+    /// The agent the requester says it serves (`Claude Code`): its own claim, not checked.
+    pub agent: Option<String>,
 }

@@ -150,13 +150,23 @@ impl Conn {
                     decision
                 };
                 self.shared.stats.record(decision);
-                self.audit_by(judgement, subject, decision, None, by);
+                self.audit_by(
+                    judgement,
+                    subject,
+                    decision,
+                    None,
+                    by,
+                    context.agent.as_deref(),
+                );
             }
             return Flow::Continue;
         }
+        let requester = self.requester();
+        let program =
+            crate::peer::asking_program(&requester.chain).unwrap_or_else(|| self.peer.program());
         let hold = BatchHold {
             owner,
-            requester: self.requester(),
+            requester,
             session: context.session.clone(),
             origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
                 Origin::Tool
@@ -187,7 +197,8 @@ impl Conn {
                 })
                 .collect(),
             wait,
-            program: self.peer.program(),
+            program,
+            agent: crate::peer::claimed_agent(context.agent.as_deref()),
         };
         let held = match self.shared.pending.hold_batch(hold) {
             Ok(held) => held,
@@ -196,7 +207,13 @@ impl Conn {
                 self.send(&Response::Error(error.to_wire())).await;
                 for (judgement, subject) in &judged {
                     self.shared.stats.record(Decision::Deny);
-                    self.audit(judgement, subject, Decision::Deny, None);
+                    self.audit(
+                        judgement,
+                        subject,
+                        Decision::Deny,
+                        None,
+                        context.agent.as_deref(),
+                    );
                 }
                 return Flow::Continue;
             }
@@ -210,7 +227,13 @@ impl Conn {
         for (judgement, subject) in &judged {
             let decision = judgement.ruling.decision;
             self.shared.stats.record(decision);
-            self.audit(judgement, subject, decision, Some(&held.token));
+            self.audit(
+                judgement,
+                subject,
+                decision,
+                Some(&held.token),
+                context.agent.as_deref(),
+            );
         }
         match held.outcome {
             Some(outcome) => {

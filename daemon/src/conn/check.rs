@@ -10,7 +10,7 @@ use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
     AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation, Origin,
-    Request, Response, Subject, Verdict,
+    RedeemRequest, Request, Response, Subject, Verdict,
 };
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep_until};
@@ -145,7 +145,13 @@ impl Conn {
             self.send(&Response::Verdict(verdict(&judgement, None, None)))
                 .await;
             self.shared.stats.record(decision);
-            self.audit(&judgement, &subject, decision, None);
+            self.audit(
+                &judgement,
+                &subject,
+                decision,
+                None,
+                context.agent.as_deref(),
+            );
             return Flow::Continue;
         }
         let signature = remember::signature(&subject);
@@ -163,6 +169,7 @@ impl Conn {
                 Decision::Allow,
                 None,
                 DecidedBy::Remembered,
+                context.agent.as_deref(),
             );
             self.shared.remembered.flush();
             return Flow::Continue;
@@ -197,14 +204,18 @@ impl Conn {
                         Decision::Deny,
                         None,
                         DecidedBy::NoApprover,
+                        context.agent.as_deref(),
                     );
                     return Flow::Continue;
                 }
             }
         }
+        let requester = self.requester();
+        let program =
+            crate::peer::asking_program(&requester.chain).unwrap_or_else(|| self.peer.program());
         let hold = Hold {
             owner,
-            requester: self.requester(),
+            requester,
             session: context.session.clone(),
             origin: judgement.origin,
             subject: subject.summary(),
@@ -216,7 +227,9 @@ impl Conn {
             findings: judge::wire_findings(&judgement.analysis.findings),
             reason: judgement.ruling.reason.clone(),
             wait,
-            program: self.peer.program(),
+            program,
+            agent: crate::peer::claimed_agent(context.agent.as_deref()),
+            exact: pending::exact(&subject),
             signature,
             approval: judgement.ruling.approval,
         };
@@ -225,7 +238,13 @@ impl Conn {
             Err(error) => {
                 self.send(&Response::Error(error.to_wire())).await;
                 self.shared.stats.record(Decision::Deny);
-                self.audit(&judgement, &subject, Decision::Deny, None);
+                self.audit(
+                    &judgement,
+                    &subject,
+                    Decision::Deny,
+                    None,
+                    context.agent.as_deref(),
+                );
                 return Flow::Continue;
             }
         };
@@ -233,7 +252,13 @@ impl Conn {
         let reply = verdict(&judgement, Some(held.token.clone()), Some(expires_in));
         self.send(&Response::Verdict(reply)).await;
         self.shared.stats.record(Decision::Confirm);
-        self.audit(&judgement, &subject, Decision::Confirm, Some(&held.token));
+        self.audit(
+            &judgement,
+            &subject,
+            Decision::Confirm,
+            Some(&held.token),
+            context.agent.as_deref(),
+        );
         match held.outcome {
             Some(outcome) => {
                 self.wait(&held.token, held.expires_at, outcome, |decided| {
@@ -315,8 +340,16 @@ impl Conn {
         subject: &Subject,
         decision: Decision,
         token: Option<&str>,
+        agent: Option<&str>,
     ) {
-        self.audit_by(judgement, subject, decision, token, DecidedBy::Policy);
+        self.audit_by(
+            judgement,
+            subject,
+            decision,
+            token,
+            DecidedBy::Policy,
+            agent,
+        );
     }
 
     /// Audit a decision made by `by`, with the judgement's reason.
@@ -327,6 +360,7 @@ impl Conn {
         decision: Decision,
         token: Option<&str>,
         by: DecidedBy,
+        agent: Option<&str>,
     ) {
         self.shared.audit.record(AuditEvent {
             time_ms: pending::now_ms(),
@@ -345,7 +379,73 @@ impl Conn {
             by,
             reason: judgement.ruling.reason.clone(),
             token: token.map(str::to_string),
+            agent: crate::peer::claimed_agent(agent),
+            program: None,
         });
+    }
+
+    /// Redeem a token of a request held without waiting: the person's answer, once, for
+    /// exactly the subject that was held; or that it is still held.
+    pub(super) async fn redeem(&mut self, redeem: RedeemRequest) -> Flow {
+        let RedeemRequest {
+            token,
+            subject,
+            origin,
+            context,
+        } = redeem;
+        let policy = self.shared.policy.current();
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.send(&Response::Error(error.to_wire())).await;
+            return Flow::Continue;
+        }
+        let exact = pending::exact(&subject);
+        // Judged again for the level and findings the reply and the audit trail show; the
+        // decision is the person's.
+        let (mut judgement, subject, context) =
+            match self.judge(policy, subject, origin, context).await {
+                Ok(judged) => judged,
+                Err(error) => {
+                    self.send(&Response::Error(error.to_wire())).await;
+                    return Flow::Continue;
+                }
+            };
+        let redeemed = self
+            .shared
+            .pending
+            .redeem(&token, self.peer.uid, &context.session, &exact);
+        let reply = match redeemed {
+            Ok(pending::Redeemed::Answered(outcome)) => {
+                let decision = if outcome.allow {
+                    Decision::Allow
+                } else {
+                    Decision::Deny
+                };
+                judgement.ruling.decision = decision;
+                judgement.ruling.reason = format!("{}; token {token} redeemed", outcome.reason);
+                self.shared.stats.record(decision);
+                self.audit_by(
+                    &judgement,
+                    &subject,
+                    decision,
+                    Some(&token),
+                    DecidedBy::User,
+                    context.agent.as_deref(),
+                );
+                Response::Verdict(verdict(&judgement, None, None))
+            }
+            Ok(pending::Redeemed::StillHeld { expires_in_ms }) => {
+                judgement.ruling.decision = Decision::Confirm;
+                judgement.ruling.reason =
+                    "still held: nobody has answered it yet; redeem the token again after a person approves it".into();
+                Response::Verdict(verdict(&judgement, Some(token), Some(expires_in_ms)))
+            }
+            Err(error) => Response::Error(error.to_wire()),
+        };
+        self.send(&reply).await;
+        Flow::Continue
     }
 
     /// This connection's peer as the requester of a held request.

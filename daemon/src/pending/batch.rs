@@ -55,8 +55,10 @@ pub struct BatchHold {
     pub items: Vec<BatchItem>,
     /// Whether the requester waits on its connection for the outcome.
     pub wait: bool,
-    /// The requesting program's name, for approvers.
+    /// The requesting program's name as the daemon saw it, for approvers.
     pub program: String,
+    /// The agent the requester says it serves (its own claim).
+    pub agent: Option<String>,
 }
 
 /// A batch as admitted.
@@ -115,6 +117,7 @@ impl BatchEntry {
             program: self.hold.program.clone(),
             // Each item is remembered by its own signature.
             signature: String::new(),
+            agent: self.hold.agent.clone(),
         })
     }
 }
@@ -338,5 +341,7 @@ fn item_event(token: &str, hold: &BatchHold, index: usize, outcome: &Decided) ->
         by: outcome.by,
         reason: format!("batch item {}: {}", index + 1, outcome.reason),
         token: Some(token.to_string()),
+        agent: hold.agent.clone(),
+        program: Some(hold.program.clone()),
     }
 }

@@ -56,6 +56,8 @@ fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
         reason: "test".into(),
         wait: true,
         program: "claude".into(),
+        agent: Some("Claude Code".into()),
+        exact: "shell\0/home/u\0false\0rm -rf build".into(),
         signature: "rm -rf build in /home/u".into(),
         approval: crate::policy::Approval::Click,
     }
@@ -278,6 +280,7 @@ fn batch(uid: u32, conn_id: u64) -> BatchHold {
         ],
         wait: true,
         program: "gemini".into(),
+        agent: None,
     }
 }
 
@@ -565,4 +568,88 @@ fn an_answerer_whose_parents_cannot_be_read_is_refused() {
         Err(RequestError::Identity(_))
     ));
     assert_eq!(pending.len(), 1);
+}
+
+/// A request held without a waiter, then answered by a person, is redeemed once by its
+/// requester for exactly its subject; every other attempt is refused and spends nothing.
+#[tokio::test]
+async fn an_answered_token_is_redeemed_once_by_its_requester_for_its_subject() {
+    let pending = store(Duration::from_secs(60), 4);
+    let exact = "shell\0/home/u\0false\0rm -rf build";
+    let no_wait = |session: Option<&str>| Hold {
+        wait: false,
+        ..hold(1000, 1, session)
+    };
+    let held = pending.hold(no_wait(Some("s1"))).expect("held");
+    let token = held.token.clone();
+    let s1 = Some("s1".to_string());
+    // Not answered yet: still held, and redeeming again later is fine.
+    assert!(matches!(
+        pending.redeem(&token, 1000, &s1, exact),
+        Ok(Redeemed::StillHeld { .. })
+    ));
+    pending
+        .answer(&token, &approver(1000), true)
+        .expect("a person approves");
+    // Another uid, another session label, another subject: refused, nothing spent.
+    assert!(matches!(
+        pending.redeem(&token, 1001, &s1, exact),
+        Err(RequestError::UserMismatch { .. })
+    ));
+    assert!(matches!(
+        pending.redeem(&token, 1000, &Some("s2".into()), exact),
+        Err(RequestError::SessionMismatch { .. })
+    ));
+    assert!(matches!(
+        pending.redeem(&token, 1000, &s1, "shell\0/home/u\0false\0rm -rf /"),
+        Err(RequestError::Invalid(_))
+    ));
+    match pending.redeem(&token, 1000, &s1, exact) {
+        Ok(Redeemed::Answered(decided)) => assert!(decided.allow && decided.by == DecidedBy::User),
+        other => panic!("redeemed: {other:?}"),
+    }
+    assert_eq!(
+        pending.redeem(&token, 1000, &s1, exact),
+        Err(RequestError::NotFound),
+        "a token is spent once"
+    );
+    // A deny is redeemed as a deny.
+    let held = pending.hold(no_wait(None)).expect("held");
+    pending
+        .answer(&held.token, &approver(1000), false)
+        .expect("a person denies");
+    match pending.redeem(&held.token, 1000, &None, exact) {
+        Ok(Redeemed::Answered(decided)) => assert!(!decided.allow),
+        other => panic!("redeemed: {other:?}"),
+    }
+    assert_eq!(
+        pending.redeem("pa_unknown", 1000, &None, exact),
+        Err(RequestError::NotFound)
+    );
+}
+
+/// An answered token is redeemable for one hold TTL; after it, `expired`.
+#[tokio::test]
+async fn an_answered_token_expires_after_the_ttl() {
+    let pending = store(Duration::from_millis(50), 4);
+    let exact = "shell\0/home/u\0false\0rm -rf build";
+    let held = pending
+        .hold(Hold {
+            wait: false,
+            ..hold(1000, 1, None)
+        })
+        .expect("held");
+    pending
+        .answer(&held.token, &approver(1000), true)
+        .expect("approved");
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert_eq!(
+        pending.redeem(&held.token, 1000, &None, exact),
+        Err(RequestError::Expired)
+    );
+    assert_eq!(
+        pending.redeem(&held.token, 1000, &None, exact),
+        Err(RequestError::Expired),
+        "still expired, not unknown"
+    );
 }

@@ -138,6 +138,7 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             requires_confirmation: args.requires_confirmation,
             confidence: args.confidence,
             prompt: false,
+            agent: None,
         },
         wait: !args.no_wait,
     });
