@@ -164,7 +164,7 @@ impl Agent<'_> {
                     "held request"
                 );
                 tracing::debug!(subject = %item.subject, "held request's subject");
-                match self.queue.held(item, now) {
+                match self.queue.held(*item, now) {
                     Held::New(id) => self.show(id).await,
                     Held::Joined(id) => {
                         // A new request is not dismissed even if its twin was.

@@ -20,7 +20,7 @@ use crate::queue::Answer;
 #[derive(Debug)]
 pub enum Pushed {
     /// A request this agent may answer was held.
-    Held(PendingItem),
+    Held(Box<PendingItem>),
     /// A request ended.
     Withdrawn(Withdrawn),
     /// The reply to one of our answers.
@@ -96,7 +96,7 @@ impl Daemon {
     pub async fn recv(&mut self) -> Result<Pushed, Error> {
         let response = self.recv_response().await?;
         match response {
-            Response::Held(item) => Ok(Pushed::Held(item)),
+            Response::Held(item) => Ok(Pushed::Held(Box::new(item))),
             Response::Withdrawn(withdrawn) => Ok(Pushed::Withdrawn(withdrawn)),
             Response::Done | Response::Error(_) => {
                 let Some(answer) = self.waiting.pop_front() else {
