@@ -108,6 +108,9 @@ mod tests {
     use super::*;
     use crate::protocol::*;
 
+    /// The version byte of this build's packets (a varint below 128 is one byte).
+    const VERSION: u8 = PROTOCOL_VERSION as u8;
+
     fn shell(command: &str) -> Subject {
         Subject::Shell {
             command: command.into(),
@@ -455,7 +458,7 @@ mod tests {
     #[test]
     fn unknown_request_is_not_garbage() {
         assert_eq!(
-            decode_request(&[5, 99]),
+            decode_request(&[VERSION, 99]),
             Err(CodecError::UnknownRequest { tag: 99 })
         );
     }
@@ -464,11 +467,11 @@ mod tests {
     fn garbage_empty_trailing_and_oversized_are_errors() {
         assert_eq!(decode_request(&[]), Err(CodecError::Empty));
         assert!(matches!(
-            decode_request(&[5, 0, 0xff]),
+            decode_request(&[VERSION, 0, 0xff]),
             Err(CodecError::Malformed(_))
         ));
         assert!(matches!(
-            decode_request(&[5, 5, 0]),
+            decode_request(&[VERSION, 5, 0]),
             Err(CodecError::Malformed(_))
         ));
         let big = vec![1u8; MAX_MESSAGE_LEN + 1];
@@ -481,7 +484,7 @@ mod tests {
     #[test]
     fn a_claimed_huge_length_does_not_allocate_it() {
         // Check(Shell{command: <length 2^60>...}): the decode limit refuses before allocating.
-        let packet = [5u8, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
+        let packet = [VERSION, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x10];
         assert!(matches!(
             decode_request(&packet),
             Err(CodecError::Malformed(_))

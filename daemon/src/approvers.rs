@@ -11,7 +11,7 @@
 //! [`Pending`](crate::pending::Pending) calls the pushes under its own lock, so for any request
 //! an agent always sees `Held` before `Withdrawn`.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use assent_client::protocol::{Decided, PendingItem, Response, Withdrawn};
@@ -186,13 +186,15 @@ pub(crate) fn eligible(agent: &Agent, owner: u32, requester_sid: Option<i32>) ->
     agent.uid == owner && requester_sid.is_some_and(|sid| sid != agent.sid)
 }
 
-/// In system mode only the installed agent may register: the peer's executable, read through
-/// `/proc/PID/exe` while its pidfd pins the pid, must be `expected`.
-pub fn check_executable(peer: &PeerIdentity, expected: &Path) -> Result<(), RequestError> {
+/// In system mode only the installed agents may register (`assent-notify`, and `assent` for
+/// `assent watch`): the peer's executable, read through `/proc/PID/exe` while its pidfd pins
+/// the pid, must be one of `expected`.
+pub fn check_executable(peer: &PeerIdentity, expected: &[PathBuf]) -> Result<(), RequestError> {
     let refuse = |why: String| {
+        let names: Vec<String> = expected.iter().map(|e| e.display().to_string()).collect();
         RequestError::Identity(format!(
             "only {} may register as an approval agent: {why}",
-            expected.display()
+            names.join(" or ")
         ))
     };
     if peer.pidfd.is_none() {
@@ -209,7 +211,7 @@ pub fn check_executable(peer: &PeerIdentity, expected: &Path) -> Result<(), Requ
             "the process ended while it was being checked".into(),
         ));
     }
-    if exe != expected {
+    if !expected.contains(&exe) {
         return Err(refuse(format!("the peer runs {}", exe.display())));
     }
     Ok(())

@@ -33,6 +33,8 @@ pub const SYSTEM_STATE_DIR: &str = "/var/lib/assent";
 pub const SYSTEM_CONFIG_DIR: &str = "/etc/assent";
 /// The approval agent that may register in system mode.
 pub const SYSTEM_NOTIFY_EXE: &str = "/usr/bin/assent-notify";
+/// The client, which registers as an approval agent for `assent watch` in system mode.
+pub const SYSTEM_CLIENT_EXE: &str = "/usr/bin/assent";
 
 /// System daemon for every user, or one user's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,10 +101,10 @@ pub struct Config {
     pub hold_ttl_fixed: bool,
     /// `max_pending_per_uid` came from a flag and overrides the policy's.
     pub max_pending_fixed: bool,
-    /// The only executable allowed to register as an approval agent (system mode:
-    /// [`SYSTEM_NOTIFY_EXE`]); `None` lets any process of the owner's uid register (user mode,
-    /// where every process of the user is equally trusted anyway).
-    pub approver_exe: Option<PathBuf>,
+    /// The only executables allowed to register as an approval agent (system mode:
+    /// [`SYSTEM_NOTIFY_EXE`] and [`SYSTEM_CLIENT_EXE`]); empty lets any process of the owner's
+    /// uid register (user mode, where every process of the user is equally trusted anyway).
+    pub approver_exes: Vec<PathBuf>,
     /// Overrides the policy's `no_approver` (`assentd --no-approver`, and tests).
     pub no_approver: Option<crate::policy::NoApprover>,
 }
@@ -123,7 +125,10 @@ impl Config {
             state_dir,
             config_dir: PathBuf::from(SYSTEM_CONFIG_DIR),
             policy_file: Path::new(SYSTEM_CONFIG_DIR).join(POLICY_FILE_NAME),
-            approver_exe: Some(PathBuf::from(SYSTEM_NOTIFY_EXE)),
+            approver_exes: vec![
+                PathBuf::from(SYSTEM_NOTIFY_EXE),
+                PathBuf::from(SYSTEM_CLIENT_EXE),
+            ],
             ..Config::common(Mode::System)
         }
     }
@@ -195,7 +200,7 @@ impl Config {
             reload_on_sighup: false,
             hold_ttl_fixed: false,
             max_pending_fixed: false,
-            approver_exe: None,
+            approver_exes: Vec::new(),
             no_approver: None,
             audit: AuditConfig {
                 journald: false,

@@ -67,10 +67,11 @@ struct Args {
     /// the policy's no_approver.
     #[arg(long, value_name = "deny|hold|ask", value_parser = parse_no_approver)]
     no_approver: Option<assentd::policy::NoApprover>,
-    /// The only executable that may register as an approval agent (system mode; default
-    /// /usr/bin/assent-notify). User mode accepts any process of the user.
+    /// An executable that may register as an approval agent (system mode; repeat it for
+    /// several; default /usr/bin/assent-notify and /usr/bin/assent, for `assent watch`). User
+    /// mode accepts any process of the user.
     #[arg(long, value_name = "PATH")]
-    approver_exe: Option<PathBuf>,
+    approver_exe: Vec<PathBuf>,
     /// Print shell completions for bash, zsh or fish and exit (for packaging).
     #[arg(long, value_name = "SHELL", hide = true)]
     completions: Option<docs::Shell>,
@@ -179,8 +180,8 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     if args.no_approver.is_some() {
         config.no_approver = args.no_approver;
     }
-    if let Some(exe) = args.approver_exe {
-        config.approver_exe = Some(exe);
+    if !args.approver_exe.is_empty() {
+        config.approver_exes = args.approver_exe;
     }
     if let Some(file) = args.check_policy {
         return Ok(check_policy(

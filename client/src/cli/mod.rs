@@ -16,6 +16,7 @@ pub mod rules;
 pub mod shell;
 pub mod tool;
 pub mod wait;
+pub mod watch;
 
 use std::path::PathBuf;
 
@@ -119,6 +120,12 @@ enum Command {
     /// The arguments travel as JSON; `--confidence` and `--requires-confirmation` are the
     /// caller's claims, which can hold a call but never allow more.
     Tool(tool::ToolArgs),
+    /// Answer held requests from this terminal, one key each (for SSH, tmux, no desktop).
+    ///
+    /// Registers as an approval agent for this login session, like assent-notify, and shows
+    /// each held request as it arrives: who asks, the command, where, why it was held, the time
+    /// left. Keys: y allow once, s allow for the session, a always, d or n deny, q quit.
+    Watch(watch::WatchArgs),
     /// List held requests you may answer.
     Pending {
         /// Print JSON.
@@ -225,6 +232,7 @@ pub fn main() -> u8 {
         Command::Init { shell } => init::init(shell),
         Command::Tool(args) => tool::tool(socket, args),
         Command::Pending { json } => admin::pending(socket, json),
+        Command::Watch(args) => watch::watch(socket, args),
         Command::Approve(args) => admin::approve(socket, args),
         Command::Deny(args) => admin::deny(socket, args),
         Command::Rules { json } => rules::rules(socket, json),

@@ -243,8 +243,9 @@ impl Conn {
         &self,
         hello: ApproverHello,
     ) -> Result<tokio::sync::mpsc::Receiver<Response>, RequestError> {
-        if let Some(exe) = &self.shared.config.approver_exe {
-            approvers::check_executable(&self.peer, exe)?;
+        let exes = &self.shared.config.approver_exes;
+        if !exes.is_empty() {
+            approvers::check_executable(&self.peer, exes)?;
         }
         let Some(sid) = self.peer.sid else {
             return Err(RequestError::Identity(
