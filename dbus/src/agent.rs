@@ -27,6 +27,10 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// How long the daemon may take to answer a registration before the agent tries again.
 pub const REGISTER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How often the agent asks for a notification server while there is none (one started on
+/// demand by the bus, which owns no name until asked, is found this way).
+pub const SERVER_POLL: Duration = Duration::from_secs(10);
+
 /// How the agent runs.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -40,6 +44,8 @@ pub struct Config {
 enum Ended {
     /// The daemon went away: reconnect.
     Daemon,
+    /// The notification server went away: unregister until one is back.
+    Server,
     /// Stop (shutdown, or the session bus is gone).
     Stop(Result<(), Error>),
 }
@@ -51,6 +57,26 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let mut backoff = FIRST_BACKOFF;
     let mut last_error = String::new();
     loop {
+        // An approval agent nobody can see would let requests wait where nobody looks: it
+        // registers only while a notification server is there.
+        if !desktop.present() {
+            tracing::info!("waiting for a notification server before registering");
+            loop {
+                let poll = tokio::time::sleep(SERVER_POLL);
+                tokio::select! {
+                    () = poll => desktop.refresh_caps().await,
+                    () = &mut shutdown => return Ok(()),
+                    event = desktop.next_event() => {
+                        if event == Event::BusLost {
+                            return Err(Error::Bus("the session bus connection ended".into()));
+                        }
+                    }
+                }
+                if desktop.present() {
+                    break;
+                }
+            }
+        }
         let register = tokio::time::timeout(
             REGISTER_TIMEOUT,
             Daemon::register(&config.socket, &config.name),
@@ -76,6 +102,12 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 match ended {
                     Ended::Daemon => {
                         tracing::warn!("lost the connection to assentd; its held requests ended")
+                    }
+                    Ended::Server => {
+                        tracing::warn!(
+                            "the notification server left: unregistered until one is back"
+                        );
+                        continue;
                     }
                     Ended::Stop(result) => return result,
                 }
@@ -139,6 +171,7 @@ impl Agent<'_> {
                 Input::Desktop(Event::BusLost) => {
                     return Ended::Stop(Err(Error::Bus("the session bus connection ended".into())));
                 }
+                Input::Desktop(Event::Server(false)) => return Ended::Server,
                 Input::Desktop(event) => {
                     if let Err(error) = self.desktop_event(event).await {
                         tracing::debug!(%error, "daemon connection ended");

@@ -97,6 +97,8 @@ pub struct Desktop {
     closed: NotificationClosedStream,
     owner: zbus::proxy::OwnerChangedStream<'static>,
     caps: Caps,
+    /// A notification server answered the last time we asked, and has not left since.
+    present: bool,
 }
 
 impl std::fmt::Debug for Desktop {
@@ -163,6 +165,7 @@ impl Desktop {
             closed,
             owner,
             caps: Caps::default(),
+            present: false,
         };
         desktop.refresh_caps().await;
         Ok(desktop)
@@ -173,11 +176,17 @@ impl Desktop {
         self.caps
     }
 
+    /// Whether a notification server is there to show requests.
+    pub fn present(&self) -> bool {
+        self.present
+    }
+
     /// Ask the server's capabilities again; log what the agent cannot do with it.
     pub async fn refresh_caps(&mut self) {
         match bounded(self.proxy.get_capabilities()).await {
             Ok(list) => {
                 self.caps = Caps::from_list(&list);
+                self.present = true;
                 tracing::info!(capabilities = ?list, "notification server found");
                 if !self.caps.actions {
                     tracing::warn!(
@@ -190,7 +199,8 @@ impl Desktop {
             }
             Err(error) => {
                 self.caps = Caps::default();
-                tracing::warn!(%error, "no notification server on the session bus: held requests are not shown until one starts");
+                self.present = false;
+                tracing::warn!(%error, "no notification server on the session bus: not an approval agent until one starts");
             }
         }
     }
@@ -271,6 +281,7 @@ impl Desktop {
                     } else {
                         tracing::warn!("the notification server left the session bus");
                         self.caps = Caps::default();
+                        self.present = false;
                     }
                     return Event::Server(present);
                 }

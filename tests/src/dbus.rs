@@ -401,8 +401,16 @@ pub struct Agent {
 impl Agent {
     /// Start `assent-notify --socket SOCKET` on `bus`, detached from the test process in a
     /// login session of its own (the daemon does not let what the requester started, nor its
-    /// session, answer its requests), and wait until it has registered.
+    /// session, answer its requests), and wait until it has registered (a notification server
+    /// must be on the bus: the agent registers only while one is).
     pub fn start(socket: &Path, bus: &PrivateBus) -> Agent {
+        let agent = Agent::spawn(socket, bus);
+        agent.wait_registered(1);
+        agent
+    }
+
+    /// [`Agent::start`] without waiting for the registration.
+    pub fn spawn(socket: &Path, bus: &PrivateBus) -> Agent {
         let dir = tempfile::tempdir().expect("a temporary directory can be made");
         let log = dir.path().join("assent-notify.log");
         let mut command = our_command("assent-notify");
@@ -413,13 +421,11 @@ impl Agent {
             .env("ASSENT_LOG", "debug,zbus=info")
             .env_remove("JOURNAL_STREAM");
         let child = crate::Detached::spawn_logged(&command, &log);
-        let agent = Agent {
+        Agent {
             child,
             log,
             _dir: dir,
-        };
-        agent.wait_registered(1);
-        agent
+        }
     }
 
     /// Its log so far.

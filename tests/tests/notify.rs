@@ -27,7 +27,11 @@ fn setup_with(options: Options, server: bool) -> Setup {
     let daemon = TestDaemon::with(options);
     let bus = PrivateBus::start();
     let server = server.then(|| Notifications::start(&bus, 1));
-    let agent = Agent::start(daemon.socket(), &bus);
+    let agent = if server.is_some() {
+        Agent::start(daemon.socket(), &bus)
+    } else {
+        Agent::spawn(daemon.socket(), &bus)
+    };
     Setup {
         daemon,
         bus,
@@ -269,21 +273,33 @@ fn a_restarted_notification_server_gets_the_held_requests_again() {
     assert!(server.wait_closed(again.id));
 }
 
+/// With no notification server the agent does not register (requests would wait where
+/// nobody sees them): the daemon has no approval agent, so the policy's no-approver rule
+/// applies at once. It registers when a server appears, and unregisters when it leaves.
 #[test]
-fn with_no_notification_server_the_agent_runs_on_answers_nothing_and_requests_expire() {
-    let mut s = setup_with(short_ttl(), false);
+fn with_no_notification_server_the_agent_waits_unregistered() {
+    let mut s = setup_with(
+        Options {
+            no_approver: Some(assentd::policy::NoApprover::Deny),
+            ..short_ttl()
+        },
+        false,
+    );
+    assert!(s.agent.wait_log("waiting for a notification server"));
     let mut conn = s.daemon.connect();
-    hold(&mut conn, &held_check("touch notify-no-server", true, None));
-    let outcome = decided(&mut conn);
-    assert!(!outcome.allow);
-    assert_eq!(outcome.by, DecidedBy::Timeout);
+    let refused = verdict_of(&mut conn, &held_check("touch notify-no-server", true, None));
+    assert_eq!(refused.decision, Decision::Deny, "{refused:?}");
+    assert!(
+        refused.reason.contains("no approval agent"),
+        "{}",
+        refused.reason
+    );
     assert!(s.agent.running(), "the agent survives: {}", s.agent.log());
-    let log = s.agent.log();
-    assert!(log.contains("no notification server"), "{log}");
-    assert!(log.contains("request not shown"), "{log}");
-    // A server that comes later is used for the next request.
+    assert_eq!(s.agent.registrations(), 0, "{}", s.agent.log());
+    // A server that comes later is found, and requests are shown there.
     let server = Notifications::start(&s.bus, 1);
     assert!(s.agent.wait_log("notification server found"));
+    s.agent.wait_registered(1);
     let mut conn = s.daemon.connect();
     hold(
         &mut conn,
@@ -292,6 +308,14 @@ fn with_no_notification_server_the_agent_runs_on_answers_nothing_and_requests_ex
     let shown = server.wait_for_body("touch notify-late-server");
     server.click(shown.id, "allow-once");
     assert!(decided(&mut conn).allow);
+    // It leaves: the agent unregisters, and the daemon sees no approval agent again.
+    server.stop();
+    assert!(s.agent.wait_log("unregistered until one is back"));
+    let status_says_none = assent_tests::wait_until(Duration::from_secs(5), || {
+        let output = assent_tests::run_bounded(assent(s.daemon.socket()).arg("status"));
+        String::from_utf8_lossy(&output.stdout).contains("approval agents: none")
+    });
+    assert!(status_says_none, "{}", s.agent.log());
 }
 
 #[test]

@@ -256,13 +256,13 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
     }
     match (status.approvers, status.no_approver.as_str()) {
         (0, "hold") => println!(
-            "approval agents: none (agents' requests that need a person are held for `assent approve` until they expire; start assent-notify to be asked on the desktop)"
+            "approval agents: none (agents' requests that need a person are held for `assent approve` until they expire; start `assent watch` in a terminal, or assent-notify to be asked on the desktop)"
         ),
         (0, "ask") => println!(
-            "approval agents: none (agents' requests that need a person go back to the agent's own prompt; start assent-notify to be asked on the desktop)"
+            "approval agents: none (agents' requests that need a person go back to the agent's own prompt; start `assent watch` in a terminal, or assent-notify to be asked on the desktop)"
         ),
         (0, _) => println!(
-            "approval agents: none (agents' requests that need a person are denied; start assent-notify, or run assentd --no-approver hold)"
+            "approval agents: none (agents' requests that need a person are denied; start `assent watch` in a terminal or assent-notify on the desktop, or run assentd --no-approver hold)"
         ),
         (n, _) => println!("approval agents: {n}"),
     }

@@ -120,8 +120,12 @@ impl Conn {
                     if !ask {
                         judgement.ruling.decision = Decision::Deny;
                     }
-                    judgement.ruling.reason =
-                        no_approver_reason(&judgement.ruling.reason, owner, ask);
+                    judgement.ruling.reason = no_approver_reason(
+                        &judgement.ruling.reason,
+                        owner,
+                        ask,
+                        &self.shared.config.policy_file,
+                    );
                     unasked[index] = true;
                 }
             }

@@ -193,8 +193,12 @@ impl Conn {
                     } else {
                         Decision::Deny
                     };
-                    judgement.ruling.reason =
-                        no_approver_reason(&judgement.ruling.reason, owner, ask);
+                    judgement.ruling.reason = no_approver_reason(
+                        &judgement.ruling.reason,
+                        owner,
+                        ask,
+                        &self.shared.config.policy_file,
+                    );
                     self.send(&Response::Verdict(verdict(&judgement, None, None)))
                         .await;
                     self.shared.stats.record(Decision::Deny);
@@ -485,16 +489,23 @@ pub(super) fn verdict(
 }
 
 /// Why a request that needed a person was not held: nobody could be asked.
-pub(super) fn no_approver_reason(policy_reason: &str, owner: u32, ask: bool) -> String {
+pub(super) fn no_approver_reason(
+    policy_reason: &str,
+    owner: u32,
+    ask: bool,
+    policy_file: &std::path::Path,
+) -> String {
     let then = if ask {
         "the agent's own prompt decides"
     } else {
         "denied"
     };
     format!(
-        "{policy_reason}; but no approval agent is running for uid {owner}, so {then}. Start one in \
-         the desktop session (`systemctl --user start assent-notify`, or run `assent-notify`), or set \
-         `no_approver = \"hold\"` in the policy to hold such requests for `assent approve`"
+        "{policy_reason}; but no approval agent is running for uid {owner}, so {then}. Start one: \
+         `assent watch` in a terminal (SSH, tmux), or assent-notify on the desktop \
+         (`systemctl --user start assent-notify`); or hold such requests for `assent approve` \
+         with `no_approver = \"hold\"` in {} (or `assentd --no-approver hold`)",
+        policy_file.display()
     )
 }
 
