@@ -255,6 +255,12 @@ impl Agent<'_> {
                         self.show(item).await;
                     }
                 }
+                Clicked::Remembering(group) => {
+                    // A fresh notification, not a replacement: the server may close the
+                    // clicked one after this, and that must not count as dismissing the new.
+                    self.desktop.close(id).await;
+                    self.show(group).await;
+                }
                 Clicked::Ignored => tracing::debug!(id, %key, "action on no held request"),
             },
             Event::Closed { id, reason } => {
@@ -326,11 +332,23 @@ impl Agent<'_> {
 /// The notification for a group, or `None` if a reviewed item has gone from its batch.
 fn note_for(group: &Group, left: Duration, caps: text::Caps) -> Option<Note> {
     match group.kind {
-        Kind::Request => Some(text::request(&group.item, group.count(), left, caps)),
+        Kind::Request => Some(text::request(
+            &group.item,
+            group.count(),
+            left,
+            caps,
+            group.remembering,
+        )),
         Kind::Batch => Some(text::batch(&group.item, left, caps)),
         Kind::ReviewItem(n) => {
             let entry = group.item.items.iter().find(|e| e.item == n)?;
-            Some(text::review_item(&group.item, entry, left, caps))
+            Some(text::review_item(
+                &group.item,
+                entry,
+                left,
+                caps,
+                group.remembering,
+            ))
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct Group {
     tokens: Vec<(String, Instant)>,
     /// Its notification.
     pub shown: Shown,
+    /// "Remember…" was clicked: it offers the remembering answers (and Deny) instead.
+    pub remembering: bool,
 }
 
 impl Group {
@@ -131,6 +133,9 @@ pub enum Clicked {
     Answer(Group, Vec<Answer>),
     /// The batch is replaced by one group per item: close its notification, show these.
     Review(Group, Vec<GroupId>),
+    /// "Remember…": close the notification and show this group again with the remembering
+    /// answers.
+    Remembering(GroupId),
     /// Not one of ours, or not a button of this kind of notification.
     Ignored,
 }
@@ -167,6 +172,7 @@ impl Queue {
             tokens: vec![(item.token.clone(), deadline)],
             item,
             shown: Shown::Waiting,
+            remembering: false,
         });
         id
     }
@@ -240,6 +246,12 @@ impl Queue {
                 answer(true, Remember::Always)
             }
             (Kind::Request | Kind::ReviewItem(_), action::DENY) => answer(false, Remember::Once),
+            (Kind::Request | Kind::ReviewItem(_), action::REMEMBER) => {
+                let group = &mut self.groups[index];
+                group.remembering = true;
+                group.shown = Shown::Waiting;
+                return Clicked::Remembering(group.id);
+            }
             (Kind::Batch, action::ALLOW_ALL) => answer(true, Remember::Once),
             (Kind::Batch, action::DENY_ALL) => answer(false, Remember::Once),
             (Kind::Batch, action::REVIEW) => {

@@ -29,6 +29,8 @@ pub mod action {
     pub const ALLOW_ALWAYS: &str = "allow-always";
     /// Deny it (always once).
     pub const DENY: &str = "deny";
+    /// Show the remembering answers (session, always) instead, Deny still beside them.
+    pub const REMEMBER: &str = "remember";
     /// A batch: allow every held item once.
     pub const ALLOW_ALL: &str = "allow-all";
     /// A batch: deny every held item.
@@ -209,6 +211,61 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// A finding's message (which quotes words in backticks: `` `rm` deletes `src` ``) for a body
+/// in markup: escaped, each quoted word in italics.
+fn quoted_markup(message: &str) -> String {
+    let mut out = String::new();
+    let mut parts = message.split('`');
+    if let Some(first) = parts.next() {
+        out.push_str(&escape(first));
+    }
+    let rest: Vec<&str> = parts.collect();
+    // Pairs of backticks quote; an odd one left over stays as it is.
+    let mut i = 0;
+    while i < rest.len() {
+        if i + 1 < rest.len() {
+            out.push_str(&format!(
+                "<i>{}</i>{}",
+                escape(rest[i]),
+                escape(rest[i + 1])
+            ));
+            i += 2;
+        } else {
+            out.push('`');
+            out.push_str(&escape(rest[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A finding's message for a plain-text body: the backticks that quote its words go, since a
+/// server without markup would show them as they are.
+fn quoted_plain(message: &str) -> String {
+    if message.matches('`').count() % 2 == 0 {
+        message.replace('`', "")
+    } else {
+        message.to_string()
+    }
+}
+
+/// When the request expires, as the local time of day ("answer by 14:32:05"): unlike a
+/// countdown it stays true for as long as the notification is displayed. Where the time zone
+/// cannot be read, the time left at the moment of showing ("4 min 59 s left").
+pub fn answer_by(left: Duration) -> String {
+    let at = jiff::SignedDuration::try_from(left)
+        .ok()
+        .and_then(|left| jiff::Timestamp::now().checked_add(left).ok());
+    match at {
+        Some(at) => format!(
+            "answer by {}",
+            at.to_zoned(jiff::tz::TimeZone::system())
+                .strftime("%H:%M:%S")
+        ),
+        None => format!("{} left", time_left(left)),
+    }
+}
+
 /// "4 min 59 s", "12 s".
 pub fn time_left(left: Duration) -> String {
     let secs = left.as_secs();
@@ -266,7 +323,16 @@ impl Body {
             }
         }
         for message in seen.iter().take(MAX_FINDINGS) {
-            self.line(&format!("• {}", clean(message, 160)));
+            let message = clean(message, 160);
+            if self.markup {
+                if !self.text.is_empty() {
+                    self.text.push('\n');
+                }
+                self.text
+                    .push_str(&format!("• {}", quoted_markup(&message)));
+            } else {
+                self.line(&format!("• {}", quoted_plain(&message)));
+            }
         }
         if seen.len() > MAX_FINDINGS {
             self.line(&format!("• and {} more", seen.len() - MAX_FINDINGS));
@@ -292,7 +358,7 @@ impl Body {
         if let Some(session) = &item.session {
             who.push_str(&format!(", session {}", clean(session, 40)));
         }
-        who.push_str(&format!(") · {} left", time_left(left)));
+        who.push_str(&format!(") · {}", answer_by(left)));
         self.line(&who);
     }
 
@@ -306,9 +372,17 @@ impl Body {
     }
 }
 
-/// The four answers to a single request (or one item under review).
-const REQUEST_ACTIONS: [(&str, &str); 4] = [
+/// The answers to a single request (or one item under review): at most three buttons, as some
+/// servers show no more (GNOME Shell) or cut the rest off (notification-daemon), with Deny
+/// always among them.
+const REQUEST_ACTIONS: [(&str, &str); 3] = [
     (action::ALLOW_ONCE, "Allow once"),
+    (action::REMEMBER, "Remember…"),
+    (action::DENY, "Deny"),
+];
+
+/// The answers that remember, after "Remember…": Deny stays, so it is never hidden.
+const REMEMBER_ACTIONS: [(&str, &str); 3] = [
     (action::ALLOW_SESSION, "Allow for this session"),
     (action::ALLOW_ALWAYS, "Always allow"),
     (action::DENY, "Deny"),
@@ -321,6 +395,15 @@ const BATCH_ACTIONS: [(&str, &str); 3] = [
     (action::REVIEW, "Review"),
 ];
 
+/// The request answers to offer: the first three, or the remembering ones.
+fn answers(remembering: bool) -> &'static [(&'static str, &'static str)] {
+    if remembering {
+        &REMEMBER_ACTIONS
+    } else {
+        &REQUEST_ACTIONS
+    }
+}
+
 fn actions(caps: Caps, list: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
     if caps.actions {
         list.to_vec()
@@ -330,7 +413,13 @@ fn actions(caps: Caps, list: &[(&'static str, &'static str)]) -> Vec<(&'static s
 }
 
 /// The notification for a held request; `count` identical requests share it.
-pub fn request(item: &PendingItem, count: usize, left: Duration, caps: Caps) -> Note {
+pub fn request(
+    item: &PendingItem,
+    count: usize,
+    left: Duration,
+    caps: Caps,
+    remembering: bool,
+) -> Note {
     let mut body = Body::new(caps);
     body.bold(&command_text(&item.subject));
     if let Some(cwd) = &item.cwd {
@@ -345,7 +434,7 @@ pub fn request(item: &PendingItem, count: usize, left: Duration, caps: Caps) -> 
     Note {
         summary: format!("{} wants to {}", who(item), what(item.level, item.origin)),
         body: body.text,
-        actions: actions(caps, &REQUEST_ACTIONS),
+        actions: actions(caps, answers(remembering)),
         urgency: urgency(item.level),
         expire_ms: expire_ms(left),
     }
@@ -391,6 +480,7 @@ pub fn review_item(
     entry: &PendingBatchItem,
     left: Duration,
     caps: Caps,
+    remembering: bool,
 ) -> Note {
     let mut body = Body::new(caps);
     body.bold(&command_text(&entry.subject));
@@ -415,7 +505,7 @@ pub fn review_item(
             batch.items.len()
         ),
         body: body.text,
-        actions: actions(caps, &REQUEST_ACTIONS),
+        actions: actions(caps, answers(remembering)),
         urgency: urgency(entry.level),
         expire_ms: expire_ms(left),
     }
@@ -492,7 +582,7 @@ mod tests {
             findings: vec![Finding {
                 id: "fs.rm_recursive".into(),
                 level,
-                message: "deletes a directory tree".into(),
+                message: "`rm` deletes a directory tree".into(),
                 span: Span::default(),
             }],
             session: Some("conv-1".into()),
@@ -510,7 +600,7 @@ mod tests {
     fn the_agent_is_named_as_its_own_claim_beside_the_program_seen() {
         let mut held = item("rm -rf build", Level::Destructive, "node");
         held.agent = Some("Claude Code".into());
-        let note = request(&held, 1, Duration::from_secs(299), MARKUP);
+        let note = request(&held, 1, Duration::from_secs(299), MARKUP, false);
         assert_eq!(
             note.summary,
             "Claude Code wants to run a destructive command"
@@ -522,8 +612,34 @@ mod tests {
             note.body
         );
         held.agent = Some("Your\u{7}terminal\u{202e}".into());
-        let note = request(&held, 1, Duration::from_secs(299), MARKUP);
+        let note = request(&held, 1, Duration::from_secs(299), MARKUP, false);
         assert!(!note.summary.contains('\u{7}') && !note.summary.contains('\u{202e}'));
+    }
+
+    /// Quoted words in a finding are italic where the server reads markup, and lose their
+    /// backticks where it does not; what is inside is escaped either way.
+    #[test]
+    fn findings_quote_words_without_showing_backticks() {
+        assert_eq!(
+            quoted_markup("`rm` deletes `src <x>` (the project)"),
+            "<i>rm</i> deletes <i>src &lt;x&gt;</i> (the project)"
+        );
+        assert_eq!(quoted_markup("an odd ` one"), "an odd ` one");
+        assert_eq!(
+            quoted_plain("`rm` deletes `src` (the project)"),
+            "rm deletes src (the project)"
+        );
+        let plain = request(
+            &item("rm -rf src", Level::Destructive, "claude"),
+            1,
+            Duration::from_secs(60),
+            Caps {
+                actions: true,
+                body_markup: false,
+            },
+            false,
+        );
+        assert!(!plain.body.contains('`'), "{}", plain.body);
     }
 
     #[test]
@@ -550,6 +666,7 @@ mod tests {
             1,
             Duration::from_secs(299),
             MARKUP,
+            false,
         );
         assert_eq!(
             note.summary,
@@ -558,13 +675,21 @@ mod tests {
         assert_eq!(note.urgency, Urgency::Critical);
         assert_eq!(note.expire_ms, 299_000);
         let keys: Vec<&str> = note.actions.iter().map(|(key, _)| *key).collect();
-        assert_eq!(
-            keys,
-            ["allow-once", "allow-session", "allow-always", "deny"]
+        // Three buttons at most (GNOME Shell shows three), Deny always among them; the
+        // remembering answers are one click further, Deny still beside them.
+        assert_eq!(keys, ["allow-once", "remember", "deny"]);
+        let more = request(
+            &item("rm -rf build", Level::Destructive, "claude"),
+            1,
+            Duration::from_secs(299),
+            MARKUP,
+            true,
         );
+        let keys: Vec<&str> = more.actions.iter().map(|(key, _)| *key).collect();
+        assert_eq!(keys, ["allow-session", "allow-always", "deny"]);
         let mut tool = item("tool file.delete {}", Level::Moderate, "codex");
         tool.origin = Origin::Tool;
-        let note = request(&tool, 1, Duration::from_secs(5), MARKUP);
+        let note = request(&tool, 1, Duration::from_secs(5), MARKUP, false);
         assert_eq!(
             note.summary,
             "Codex wants to use a tool that changes things"
@@ -579,13 +704,23 @@ mod tests {
             1,
             Duration::from_secs(61),
             MARKUP,
+            false,
         );
+        let (body, by) = note
+            .body
+            .rsplit_once(" · answer by ")
+            .unwrap_or_else(|| panic!("a deadline: {}", note.body));
         assert_eq!(
-            note.body,
+            body,
             "<b>echo &apos;&lt;b&gt;&apos; &amp;&amp; rm -rf a&amp;b</b>\n\
              in /home/u/proj\n\
-             • deletes a directory tree\n\
-             Claude Code (pid 4242, session conv-1) · 1 min 1 s left"
+             • <i>rm</i> deletes a directory tree\n\
+             Claude Code (pid 4242, session conv-1)"
+        );
+        // HH:MM:SS, local time.
+        assert!(
+            by.len() == 8 && by.bytes().filter(|b| *b == b':').count() == 2,
+            "{by}"
         );
     }
 
@@ -596,6 +731,7 @@ mod tests {
             3,
             Duration::from_secs(5),
             PLAIN,
+            false,
         );
         assert!(note.body.starts_with("a < b\n"), "{}", note.body);
         assert!(note.body.contains("3 identical requests"), "{}", note.body);
@@ -667,6 +803,7 @@ mod tests {
             &batch_item.items[2],
             Duration::from_secs(3),
             PLAIN,
+            false,
         );
         assert_eq!(
             one.summary,

@@ -57,6 +57,28 @@ impl Setup {
         self.server.as_ref().expect("this setup has a server")
     }
 
+    /// Click "Remember…" on `shown`: it closes, and a new notification for the same request
+    /// offers the remembering answers, Deny still beside them. Returns the new one.
+    fn remembering(&self, shown: &assent_tests::dbus::Shown) -> assent_tests::dbus::Shown {
+        self.server().click(shown.id, "remember");
+        assert!(self.server().wait_closed(shown.id));
+        let again = self.server().wait_for("the remembering answers", |n| {
+            n.id != shown.id && n.actions.first().is_some_and(|a| a == "allow-session")
+        });
+        assert_eq!(
+            again.body.lines().next(),
+            shown.body.lines().next(),
+            "the same request"
+        );
+        assert_eq!(again.actions, ["allow-session", "allow-always", "deny"]);
+        assert_eq!(
+            again.labels,
+            ["Allow for this session", "Always allow", "Deny"]
+        );
+        assert_eq!(again.summary, shown.summary);
+        again
+    }
+
     fn rules(&self) -> usize {
         match self.daemon.connect().request(&Request::Rules { from: 0 }) {
             Ok(Response::Rules(list)) => list.rules.len(),
@@ -81,22 +103,12 @@ fn allow_once_shows_who_wants_what_and_allows_this_request_only() {
         "{shown:#?}"
     );
     assert_eq!(shown.urgency, Some(2), "destructive is critical");
-    assert_eq!(
-        shown.actions,
-        ["allow-once", "allow-session", "allow-always", "deny"]
-    );
-    assert_eq!(
-        shown.labels,
-        [
-            "Allow once",
-            "Allow for this session",
-            "Always allow",
-            "Deny"
-        ]
-    );
+    // Three buttons at most, Deny always among them.
+    assert_eq!(shown.actions, ["allow-once", "remember", "deny"]);
+    assert_eq!(shown.labels, ["Allow once", "Remember…", "Deny"]);
     assert!(shown.body.contains("in /tmp"), "{}", shown.body);
     assert!(shown.body.contains("session conv-7"), "{}", shown.body);
-    assert!(shown.body.contains(" left"), "{}", shown.body);
+    assert!(shown.body.contains(" · answer by "), "{}", shown.body);
     assert!(
         shown.expire_ms > 0 && shown.expire_ms <= 60_000,
         "expire timeout is the time left: {shown:#?}"
@@ -126,9 +138,10 @@ fn allow_for_this_session_allows_the_same_request_of_that_session_without_a_noti
         &held_check("touch notify-session", true, Some("conv-1")),
     );
     let shown = s.server().wait_for_body("touch notify-session");
-    s.server().click(shown.id, "allow-session");
+    let remembering = s.remembering(&shown);
+    s.server().click(remembering.id, "allow-session");
     assert!(decided(&mut conn).allow);
-    assert!(s.server().wait_closed(shown.id));
+    assert!(s.server().wait_closed(remembering.id));
 
     let again = verdict_of(
         &mut s.daemon.connect(),
@@ -141,7 +154,10 @@ fn allow_for_this_session_allows_the_same_request_of_that_session_without_a_noti
         .iter()
         .filter(|n| n.body.contains("touch notify-session"))
         .count();
-    assert_eq!(shown_for_it, 1, "no second notification");
+    assert_eq!(
+        shown_for_it, 2,
+        "the request and its remembering answers; none for the allowed repeat"
+    );
     // Another session's identical request is not covered.
     let other = verdict_of(
         &mut s.daemon.connect(),
@@ -156,7 +172,8 @@ fn always_allow_is_remembered_across_a_daemon_restart() {
     let mut conn = s.daemon.connect();
     hold(&mut conn, &held_check("touch notify-always", true, None));
     let shown = s.server().wait_for_body("touch notify-always");
-    s.server().click(shown.id, "allow-always");
+    let remembering = s.remembering(&shown);
+    s.server().click(remembering.id, "allow-always");
     assert!(decided(&mut conn).allow);
     assert_eq!(s.rules(), 1);
 
@@ -424,10 +441,7 @@ fn a_batch_is_one_notification_with_allow_all_deny_all_and_review() {
         })
         .collect();
     for item in &items {
-        assert_eq!(
-            item.actions,
-            ["allow-once", "allow-session", "allow-always", "deny"]
-        );
+        assert_eq!(item.actions, ["allow-once", "remember", "deny"]);
     }
     s.server().click(items[0].id, "allow-once");
     s.server().click(items[1].id, "deny");

@@ -112,9 +112,9 @@ impl Setup {
     }
 }
 
-/// The menu offers the agent's four buttons for one notification; returns its id. (dunst keeps
-/// a notification's actions in a hash table: the menu's order is not the order sent.)
-fn four_buttons(menu: &[MenuLine]) -> u32 {
+/// The menu offers the agent's three buttons for one notification; returns its id. (dunst
+/// keeps a notification's actions in a hash table: the menu's order is not the order sent.)
+fn three_buttons(menu: &[MenuLine]) -> u32 {
     let mut offered: Vec<(&str, &str)> = menu
         .iter()
         .map(|l| (l.label.as_str(), l.key.as_str()))
@@ -123,10 +123,9 @@ fn four_buttons(menu: &[MenuLine]) -> u32 {
     assert_eq!(
         offered,
         [
-            ("Allow for this session", "allow-session"),
             ("Allow once", "allow-once"),
-            ("Always allow", "allow-always"),
             ("Deny", "deny"),
+            ("Remember…", "remember"),
         ],
         "{menu:#?}"
     );
@@ -146,7 +145,7 @@ fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
     let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-once", "allow-once");
     assert!(outcome.allow, "{outcome:?}");
     assert_eq!(outcome.by, DecidedBy::User);
-    let id = four_buttons(&menu);
+    let id = three_buttons(&menu);
     let body = s.closed_by_the_agent(id);
     assert!(body.contains("touch notify-dunst-once"), "{body}");
     assert_eq!(s.rules(), 0, "once remembers nothing");
@@ -162,7 +161,7 @@ fn deny_chosen_in_dunst_denies_the_waiting_request() {
         DecidedBy::User,
         "a deny from dunst, not an expiry"
     );
-    let id = four_buttons(&menu);
+    let id = three_buttons(&menu);
     let body = s.closed_by_the_agent(id);
     assert!(body.contains("touch notify-dunst-deny"), "{body}");
     assert_eq!(s.rules(), 0, "a deny is never remembered");
