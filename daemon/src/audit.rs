@@ -428,6 +428,8 @@ fn to_journal(event: &AuditEvent) {
         assent_pid = event.pid,
         assent_findings = event.findings.join(","),
         assent_token = event.token.as_deref().unwrap_or(""),
+        assent_agent = event.agent.as_deref().unwrap_or(""),
+        assent_program = event.program.as_deref().unwrap_or(""),
         assent_subject = event.subject.as_str(),
         assent_reason = event.reason.as_str(),
         "{} {} ({})",

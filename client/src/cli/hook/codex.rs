@@ -1,4 +1,5 @@
-//! Codex CLI's PreToolUse hook (experimental in Codex: `[features] codex_hooks = true`).
+//! Codex CLI's PreToolUse hook (experimental in Codex: `[features] hooks = true`, formerly
+//! `codex_hooks`).
 //!
 //! Input (stdin): `session_id`, `turn_id`, `transcript_path`, `cwd`, `hook_event_name:
 //! "PreToolUse"`, `model`, `permission_mode`, `tool_name`, `tool_input`, `tool_use_id`. Shell
