@@ -242,7 +242,7 @@ fn quoted_markup(message: &str) -> String {
 /// A finding's message for a plain-text body: the backticks that quote its words go, since a
 /// server without markup would show them as they are.
 fn quoted_plain(message: &str) -> String {
-    if message.matches('`').count() % 2 == 0 {
+    if message.matches('`').count().is_multiple_of(2) {
         message.replace('`', "")
     } else {
         message.to_string()

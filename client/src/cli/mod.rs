@@ -13,6 +13,7 @@ mod polkit;
 pub mod prompt;
 pub mod resume;
 pub mod rules;
+pub mod setup;
 pub mod shell;
 pub mod tool;
 pub mod wait;
@@ -120,6 +121,14 @@ enum Command {
     /// The arguments travel as JSON; `--confidence` and `--requires-confirmation` are the
     /// caller's claims, which can hold a call but never allow more.
     Tool(tool::ToolArgs),
+    /// Install the gate's hook for an agent or your shell, remove it, or check it.
+    ///
+    /// `assent setup claude-code|codex|gemini [--project DIR | --managed]` merges the hook into
+    /// the agent's settings; `assent setup bash|zsh` adds the shell hook to your start-up file.
+    /// Nothing else in the file changes, a second run changes nothing, and the original is kept
+    /// as FILE.assent-backup. `--uninstall` takes the hook out; `--check` says whether each hook
+    /// is installed and the gate answers (exit 0 when all are).
+    Setup(setup::SetupArgs),
     /// Answer held requests from this terminal, one key each (for SSH, tmux, no desktop).
     ///
     /// Registers as an approval agent for this login session, like assent-notify, and shows
@@ -233,6 +242,7 @@ pub fn main() -> u8 {
         Command::Tool(args) => tool::tool(socket, args),
         Command::Pending { json } => admin::pending(socket, json),
         Command::Watch(args) => watch::watch(socket, args),
+        Command::Setup(args) => setup::setup(socket, args),
         Command::Approve(args) => admin::approve(socket, args),
         Command::Deny(args) => admin::deny(socket, args),
         Command::Rules { json } => rules::rules(socket, json),

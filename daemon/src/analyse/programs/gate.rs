@@ -125,6 +125,15 @@ pub fn assent<'s>(
                     container: None,
                 }),
                 Some(s) if ASKS.contains(&s) => {}
+                // `assent setup --check` only looks; any other setup installs or removes a
+                // hook.
+                Some("setup")
+                    if words[i + 1..]
+                        .iter()
+                        .any(|w| w.literal() == Some("--check"))
+                        && !words[i + 1..].iter().any(|w| {
+                            w.dynamic || w.literal().is_some_and(|t| t == "--uninstall")
+                        }) => {}
                 None if sub.is_none() => {}
                 // Answering, remembering, forgetting, and any subcommand the gate does not
                 // know (or cannot read) of its own client.

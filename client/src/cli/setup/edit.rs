@@ -1,0 +1,474 @@
+//! The edits `assent setup` makes, as pure functions of a file's text: put our hook into an
+//! agent's JSON settings, take it out, find it; switch Codex's hooks on in its TOML; add or
+//! remove our block in a shell's start-up file.
+//!
+//! Every edit keeps what the file already says as it was written: other keys, other hooks,
+//! comments (JSON with comments, which Gemini CLI reads, and TOML), order and indentation.
+//! JSON is edited through `jsonc-parser`'s concrete syntax tree and TOML through `toml_edit`,
+//! both of which keep the text they do not change byte for byte. Each function returns the new
+//! text, or `None` when there is nothing to change (so running setup twice writes nothing).
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
+use serde_json::Value;
+
+/// One agent's hook, as its JSON settings hold it.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    /// The event key under `hooks` (`PreToolUse`, `BeforeTool`).
+    pub event: &'static str,
+    /// The group's matcher: every tool.
+    pub matcher: &'static str,
+    /// Our entry in the group's `hooks` array.
+    pub entry: Value,
+    /// The subcommand that marks an entry as ours (`hook claude-code`).
+    pub marker: &'static str,
+    /// Whether the format allows comments and trailing commas (Gemini CLI's does).
+    pub lenient: bool,
+}
+
+impl Hook {
+    /// Whether a hook entry's command runs our hook: a program named `assent` with our marker.
+    fn is_ours(&self, entry: &Value) -> bool {
+        let Some(command) = entry.get("command").and_then(Value::as_str) else {
+            return false;
+        };
+        let mut words = command.split_whitespace();
+        let program = words.next().unwrap_or_default();
+        let named = program.rsplit('/').next() == Some("assent");
+        named && command.contains(&format!(" {}", self.marker))
+    }
+
+    fn options(&self) -> ParseOptions {
+        if self.lenient {
+            ParseOptions::default()
+        } else {
+            ParseOptions {
+                allow_comments: false,
+                allow_loose_object_property_names: false,
+                allow_trailing_commas: false,
+                allow_missing_commas: false,
+                allow_single_quoted_strings: false,
+                allow_hexadecimal_numbers: false,
+                ..ParseOptions::default()
+            }
+        }
+    }
+}
+
+/// Parse `text` (an empty or blank file is an empty object) and return the root object.
+fn root(text: &str, hook: &Hook) -> Result<(CstRootNode, CstObject), String> {
+    let text = if text.trim().is_empty() { "{}\n" } else { text };
+    // The concrete syntax tree takes comments whatever it is told; a format without them is
+    // held to plain JSON first, as the agent itself will read it.
+    if !hook.lenient {
+        serde_json::from_str::<Value>(text).map_err(|e| format!("not JSON: {e}"))?;
+    }
+    let root = CstRootNode::parse(text, &hook.options()).map_err(|e| e.to_string())?;
+    let object = root.object_value().ok_or("the file is not a JSON object")?;
+    Ok((root, object))
+}
+
+/// The `hooks.EVENT` array, if there is one; an error if something else is there.
+fn event_array(object: &CstObject, hook: &Hook, create: bool) -> Result<Option<CstArray>, String> {
+    let hooks = match object.get("hooks") {
+        Some(prop) => prop.object_value().ok_or("its `hooks` is not an object")?,
+        None if create => object.object_value_or_set("hooks"),
+        None => return Ok(None),
+    };
+    match hooks.get(hook.event) {
+        Some(prop) => prop
+            .array_value()
+            .map(Some)
+            .ok_or_else(|| format!("its `hooks.{}` is not an array", hook.event)),
+        None if create => Ok(Some(hooks.array_value_or_set(hook.event))),
+        None => Ok(None),
+    }
+}
+
+/// Where our entry is: its group, and the entry node within the group's `hooks` array.
+fn find(array: &CstArray, hook: &Hook) -> Option<(CstNode, CstNode)> {
+    for group in array.elements() {
+        let Some(entries) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+            continue;
+        };
+        for entry in entries.elements() {
+            if entry.to_serde_value().is_some_and(|v| hook.is_ours(&v)) {
+                return Some((group, entry));
+            }
+        }
+    }
+    None
+}
+
+/// A JSON value as the CST takes it.
+fn input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
+        Value::Object(map) => {
+            let mut pairs: Vec<(String, CstInputValue)> = map
+                .iter()
+                .map(|(key, value)| (key.clone(), input(value)))
+                .collect();
+            // The order the agents' own documentation writes them in.
+            let rank = |key: &str| {
+                KEY_ORDER
+                    .iter()
+                    .position(|k| *k == key)
+                    .unwrap_or(usize::MAX)
+            };
+            pairs.sort_by_key(|(key, _)| rank(key));
+            CstInputValue::Object(pairs)
+        }
+    }
+}
+
+/// Keys of a hook group and entry, in the order they are written.
+const KEY_ORDER: &[&str] = &["matcher", "hooks", "name", "type", "command", "timeout"];
+
+/// `text` with our hook in it: added in a group of its own, or our existing entry brought up
+/// to date. `None` when it is there already as it should be.
+pub fn install_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
+    let (root, object) = root(text, hook)?;
+    let array = event_array(&object, hook, true)?.ok_or("no hooks array")?;
+    match find(&array, hook) {
+        Some((_, entry)) if entry.to_serde_value().as_ref() == Some(&hook.entry) => Ok(None),
+        Some((_, entry)) => {
+            replace(entry, &hook.entry);
+            Ok(Some(root.to_string()))
+        }
+        None => {
+            let group = serde_json::json!({
+                "matcher": hook.matcher,
+                "hooks": [hook.entry.clone()],
+            });
+            array.ensure_multiline();
+            array.append(input(&group));
+            Ok(Some(root.to_string()))
+        }
+    }
+}
+
+/// Replace an array element with `value`.
+fn replace(node: CstNode, value: &Value) {
+    if let Some(object) = node.as_object() {
+        object.replace_with(input(value));
+    } else if let Some(array) = node.as_array() {
+        array.replace_with(input(value));
+    } else {
+        node.remove();
+    }
+}
+
+/// `text` without our hook: the entry, then its group if that leaves it empty, then the
+/// event's array and the `hooks` object if they are left empty. `None` when it is not there.
+pub fn uninstall_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
+    let (root, object) = root(text, hook)?;
+    let Some(array) = event_array(&object, hook, false)? else {
+        return Ok(None);
+    };
+    let Some((group, entry)) = find(&array, hook) else {
+        return Ok(None);
+    };
+    entry.remove();
+    let group_empty = group
+        .as_object()
+        .and_then(|g| g.array_value("hooks"))
+        .is_some_and(|entries| entries.elements().is_empty());
+    if group_empty {
+        group.remove();
+    }
+    if array.elements().is_empty()
+        && let Some(hooks) = object.object_value("hooks")
+    {
+        if let Some(prop) = hooks.get(hook.event) {
+            prop.remove();
+        }
+        if hooks.properties().is_empty()
+            && let Some(prop) = object.get("hooks")
+        {
+            prop.remove();
+        }
+    }
+    Ok(Some(root.to_string()))
+}
+
+/// Our hook's command in `text`, if it is installed there.
+pub fn installed_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
+    let (_, object) = root(text, hook)?;
+    let Some(array) = event_array(&object, hook, false)? else {
+        return Ok(None);
+    };
+    Ok(find(&array, hook).and_then(|(_, entry)| {
+        entry
+            .to_serde_value()
+            .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_string))
+    }))
+}
+
+/// Codex's `config.toml` with `[features] hooks = true` (the current name of the switch;
+/// `codex_hooks`, the older one, is left as it is). `None` when it is on already.
+pub fn codex_features(text: &str) -> Result<Option<String>, String> {
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    if doc
+        .get("features")
+        .and_then(|f| f.get("hooks"))
+        .and_then(toml_edit::Item::as_bool)
+        == Some(true)
+    {
+        return Ok(None);
+    }
+    let features = doc
+        .entry("features")
+        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+    let Some(features) = features.as_table_like_mut() else {
+        return Err("its `features` is not a table".into());
+    };
+    features.insert("hooks", toml_edit::value(true));
+    Ok(Some(doc.to_string()))
+}
+
+/// Whether Codex's `config.toml` switches hooks on (`hooks` or the older `codex_hooks`).
+pub fn codex_hooks_on(text: &str) -> bool {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return false;
+    };
+    ["hooks", "codex_hooks"].iter().any(|key| {
+        doc.get("features")
+            .and_then(|f| f.get(key))
+            .and_then(toml_edit::Item::as_bool)
+            == Some(true)
+    })
+}
+
+/// The first line of our block in a shell's start-up file.
+pub const BLOCK_BEGIN: &str = "# >>> assent >>>";
+/// The last line of our block.
+pub const BLOCK_END: &str = "# <<< assent <<<";
+
+/// The block that loads the hook: `assent init SHELL` prints the hook compiled into the client.
+pub fn rc_block(assent: &str, shell: &str) -> String {
+    format!(
+        "{BLOCK_BEGIN} (added by `assent setup {shell}`; `assent setup {shell} --uninstall` removes it)\n\
+         eval \"$('{}' init {shell})\"\n\
+         {BLOCK_END}\n",
+        assent.replace('\'', r"'\''")
+    )
+}
+
+/// Where our block is in `text`: the byte range of its lines.
+fn block_range(text: &str) -> Option<std::ops::Range<usize>> {
+    let start = text
+        .match_indices(BLOCK_BEGIN)
+        .map(|(at, _)| at)
+        .find(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')?;
+    let end_at = text[start..].find(BLOCK_END)? + start;
+    let end = text[end_at..]
+        .find('\n')
+        .map_or(text.len(), |n| end_at + n + 1);
+    Some(start..end)
+}
+
+/// `text` with our block (replaced if it differs), or `None` when it is there as it should be.
+pub fn install_rc(text: &str, block: &str) -> Option<String> {
+    match block_range(text) {
+        Some(range) if &text[range.clone()] == block => None,
+        Some(range) => Some(format!(
+            "{}{block}{}",
+            &text[..range.start],
+            &text[range.end..]
+        )),
+        None => {
+            let mut out = text.to_string();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(block);
+            Some(out)
+        }
+    }
+}
+
+/// `text` without our block, or `None` when it has none.
+pub fn uninstall_rc(text: &str) -> Option<String> {
+    let range = block_range(text)?;
+    Some(format!("{}{}", &text[..range.start], &text[range.end..]))
+}
+
+/// Whether `text` has our block.
+pub fn installed_rc(text: &str) -> bool {
+    block_range(text).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claude() -> Hook {
+        Hook {
+            event: "PreToolUse",
+            matcher: "*",
+            entry: serde_json::json!({
+                "type": "command",
+                "command": "/usr/bin/assent hook claude-code",
+                "timeout": 600
+            }),
+            marker: "hook claude-code",
+            lenient: false,
+        }
+    }
+
+    const POPULATED: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(ls:*)"]
+  },
+  "hooks": {
+    "PostToolUse": [
+      { "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --write" }] }
+    ],
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "~/bin/audit.sh" }] }
+    ]
+  }
+}
+"#;
+
+    #[test]
+    fn installing_keeps_everything_else_and_is_idempotent() {
+        let hook = claude();
+        let once = install_json(POPULATED, &hook)
+            .expect("parses")
+            .expect("changes");
+        let value: Value = serde_json::from_str(&once).expect("still JSON");
+        assert_eq!(value["model"], "opus");
+        assert_eq!(value["permissions"]["allow"][0], "Bash(ls:*)");
+        assert_eq!(value["hooks"]["PostToolUse"][0]["matcher"], "Write");
+        assert_eq!(
+            value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "~/bin/audit.sh"
+        );
+        assert_eq!(value["hooks"]["PreToolUse"][1]["matcher"], "*");
+        assert_eq!(value["hooks"]["PreToolUse"][1]["hooks"][0], hook.entry);
+        // What was there is there as it was written.
+        assert!(once.starts_with("{\n  \"model\": \"opus\",\n  \"permissions\": {\n"));
+        assert!(once.contains(
+            r#"{ "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --write" }] }"#
+        ));
+        assert_eq!(
+            install_json(&once, &hook),
+            Ok(None),
+            "a second run changes nothing"
+        );
+        assert_eq!(
+            installed_json(&once, &hook),
+            Ok(Some("/usr/bin/assent hook claude-code".into()))
+        );
+        let back = uninstall_json(&once, &hook)
+            .expect("parses")
+            .expect("changes");
+        assert_eq!(
+            serde_json::from_str::<Value>(&back).expect("JSON"),
+            serde_json::from_str::<Value>(POPULATED).expect("JSON")
+        );
+        assert_eq!(uninstall_json(&back, &hook), Ok(None));
+    }
+
+    #[test]
+    fn an_empty_file_gets_the_hook_and_loses_it_all_again() {
+        let hook = claude();
+        let once = install_json("", &hook).expect("parses").expect("changes");
+        let value: Value = serde_json::from_str(&once).expect("JSON");
+        assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0], hook.entry);
+        let back = uninstall_json(&once, &hook)
+            .expect("parses")
+            .expect("changes");
+        assert_eq!(
+            serde_json::from_str::<Value>(&back).expect("JSON"),
+            serde_json::json!({})
+        );
+    }
+
+    #[test]
+    fn an_old_entry_is_brought_up_to_date_in_place() {
+        let hook = claude();
+        let old = r#"{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"assent hook claude-code"}]}]}}"#;
+        let new = install_json(old, &hook).expect("parses").expect("changes");
+        let value: Value = serde_json::from_str(&new).expect("JSON");
+        let groups = value["hooks"]["PreToolUse"].as_array().expect("array");
+        assert_eq!(groups.len(), 1, "{new}");
+        assert_eq!(groups[0]["hooks"][0], hook.entry);
+    }
+
+    #[test]
+    fn what_is_not_settings_is_refused() {
+        let hook = claude();
+        assert!(install_json("[1]", &hook).is_err());
+        assert!(install_json("{\"hooks\": 3}", &hook).is_err());
+        assert!(install_json("{\"hooks\": {\"PreToolUse\": {}}}", &hook).is_err());
+        assert!(
+            install_json("{ // a comment\n}", &hook).is_err(),
+            "Claude's JSON has none"
+        );
+        assert!(install_json("{\"a\": ", &hook).is_err());
+    }
+
+    #[test]
+    fn comments_stay_where_the_format_has_them() {
+        let hook = Hook {
+            event: "BeforeTool",
+            matcher: ".*",
+            entry: serde_json::json!({"name": "assent", "type": "command", "command": "/usr/bin/assent hook gemini --timeout 590", "timeout": 600000}),
+            marker: "hook gemini",
+            lenient: true,
+        };
+        let text = "{\n  // my theme\n  \"theme\": \"dark\",\n}\n";
+        let once = install_json(text, &hook).expect("parses").expect("changes");
+        assert!(once.contains("// my theme"), "{once}");
+        assert!(once.contains("\"theme\": \"dark\""), "{once}");
+        let back = uninstall_json(&once, &hook)
+            .expect("parses")
+            .expect("changes");
+        assert!(back.contains("// my theme"), "{back}");
+    }
+
+    #[test]
+    fn codex_hooks_are_switched_on_keeping_the_rest() {
+        let text =
+            "# my settings\nmodel = \"gpt-5-codex\"\n\n[features]\nweb_search = true # yes\n";
+        let on = codex_features(text).expect("parses").expect("changes");
+        assert!(
+            on.starts_with("# my settings\nmodel = \"gpt-5-codex\"\n"),
+            "{on}"
+        );
+        assert!(on.contains("web_search = true # yes"), "{on}");
+        assert!(codex_hooks_on(&on));
+        assert_eq!(codex_features(&on), Ok(None));
+        assert!(codex_hooks_on("[features]\ncodex_hooks = true\n"));
+        assert!(!codex_hooks_on("model = \"x\"\n"));
+        assert!(codex_features("features = 3\n").is_err());
+        assert!(codex_features("[[[").is_err());
+    }
+
+    #[test]
+    fn the_rc_block_is_added_once_and_removed_exactly() {
+        let block = rc_block("/usr/bin/assent", "bash");
+        let text = "export PATH=~/bin:$PATH\nalias ll='ls -l'";
+        let once = install_rc(text, &block).expect("changes");
+        assert!(once.starts_with("export PATH=~/bin:$PATH\nalias ll='ls -l'\n# >>> assent"));
+        assert!(once.contains("eval \"$('/usr/bin/assent' init bash)\""));
+        assert_eq!(install_rc(&once, &block), None);
+        assert!(installed_rc(&once));
+        let back = uninstall_rc(&once).expect("changes");
+        assert_eq!(back, "export PATH=~/bin:$PATH\nalias ll='ls -l'\n");
+        assert_eq!(uninstall_rc(&back), None);
+        // Another path: the block is replaced, not added twice.
+        let moved = install_rc(&once, &rc_block("/opt/assent", "bash")).expect("changes");
+        assert_eq!(moved.matches(BLOCK_BEGIN).count(), 1);
+        assert!(moved.contains("'/opt/assent' init bash"));
+    }
+}
