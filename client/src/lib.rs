@@ -14,6 +14,7 @@ pub mod connection;
 pub mod error;
 pub mod paths;
 pub mod protocol;
+pub mod say;
 
 pub use connection::Connection;
 pub use error::{CodecError, Error};

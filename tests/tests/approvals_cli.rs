@@ -21,7 +21,8 @@ use assent_tests::{
 /// Held for an agent by the embedded policy (destructive: rewrites published history).
 const RISKY: &str = "git push --force";
 /// The prompt's choices, as the terminal shows them.
-const CHOICES: &str = "[y] once  [s] session  [a] always  [N] deny: ";
+/// The end of the prompt line, after the choices and the time left; the answer follows it.
+const CHOICES: &str = "(Ctrl-C withdraws): ";
 
 fn check(session: Option<&str>, wait: bool) -> Request {
     Request::Check(CheckRequest {
@@ -300,8 +301,34 @@ fn the_terminal_prompt_y_allows_once() {
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
-    term.pane.wait_text(CHOICES);
-    assert!(term.pane.screen().contains(&format!("destructive {RISKY}")));
+    let screen = term.pane.wait_text(CHOICES);
+    // Three lines, each within 80 columns, in words: what the line does, where else to answer,
+    // and the choices with the time left.
+    let lines: Vec<&str> = screen.lines().collect();
+    let prompt_at = lines
+        .iter()
+        .rposition(|l| l.contains(CHOICES))
+        .expect("the prompt line");
+    let asked = &lines[prompt_at - 2..=prompt_at];
+    assert!(
+        asked[0].starts_with("assent: destructive: `git push` with `--force`")
+            || asked[0].starts_with("assent: destructive: git push with --force"),
+        "{screen}"
+    );
+    assert!(
+        asked[1].starts_with("  or elsewhere: assent approve pa_"),
+        "{screen}"
+    );
+    assert!(asked[2].starts_with("[y] once  [s] session  [a] always  [N] deny \u{b7} "));
+    assert!(asked[2].contains(" left "), "{screen}");
+    for line in asked {
+        assert!(
+            line.chars().count() <= 80,
+            "{line:?} is wider than 80 columns"
+        );
+        assert!(!line.contains("policy"), "no policy jargon: {line}");
+    }
+    assert!(!asked[0].contains('['), "no finding ids: {}", asked[0]);
     term.pane.type_text("y");
     let screen = term.pane.wait_text("EXIT-0");
     assert!(screen.contains(&format!("{CHOICES}allow once")), "{screen}");

@@ -182,7 +182,7 @@ fn a_risky_line_is_held_and_runs_after_approval() {
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     let token = held_token(&daemon);
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("or elsewhere: assent approve");
     assert!(!sh.ran(), "a held line must not run before the approval");
     answer(&daemon, &token, true);
     sh.pane.wait_text("AFTER-2");
@@ -247,7 +247,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     held_token(&daemon);
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("or elsewhere: assent approve");
     sh.pane.keys(&["C-c"]);
     sh.pane.wait_text("cancelled");
     sh.pane.line(r#"echo "ALIVE-$((5+5))""#);

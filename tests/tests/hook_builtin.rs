@@ -282,8 +282,8 @@ fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     let (token, requester) = held(&daemon);
     assert_eq!(requester, pid, "the shell itself is the requester");
-    sh.pane.wait_text("assent: held for approval (destructive)");
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("assent: destructive: ");
+    sh.pane.wait_text("or elsewhere: assent approve");
     assert!(!sh.ran(), "a held line must not run before the approval");
     answer(&daemon, &token, true);
     sh.pane.wait_text("AFTER-2");
@@ -312,7 +312,7 @@ fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
     held(&daemon);
     // `assent __resume` asks, as `assent check --origin interactive` does on a terminal.
     sh.pane
-        .wait_text("[y] once  [s] session  [a] always  [N] deny: ");
+        .wait_text("[y] once  [s] session  [a] always  [N] deny \u{b7} ");
     assert!(!sh.ran(), "a held line must not run before the answer");
     sh.pane.type_text("y");
     sh.pane.wait_text("AFTER-2");
@@ -347,7 +347,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     held(&daemon);
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("or elsewhere: assent approve");
     sh.pane.keys(&["C-c"]);
     sh.pane.wait_text("cancelled");
     sh.pane.line(r#"echo "ALIVE-$((5+5))""#);

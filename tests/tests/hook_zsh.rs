@@ -145,7 +145,7 @@ fn zsh_a_risky_line_is_held_and_runs_after_approval() {
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     let token = held_token(&daemon);
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("or elsewhere: assent approve");
     assert!(!sh.ran());
     answer(&daemon, &token, true);
     sh.pane.wait_text("AFTER-2");
@@ -176,7 +176,7 @@ fn zsh_ctrl_c_while_held_withdraws_the_request() {
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     held_token(&daemon);
-    sh.pane.wait_text("waiting for approval");
+    sh.pane.wait_text("or elsewhere: assent approve");
     sh.pane.keys(&["C-c"]);
     sh.pane.wait_text("cancelled");
     sh.pane.line(r#"echo "ALIVE-$((5+5))""#);

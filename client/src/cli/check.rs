@@ -219,7 +219,7 @@ fn gate_prompting(
     json: Option<&str>,
     tty: Option<std::fs::File>,
 ) -> Outcome {
-    let prompt = tty.map(|tty| (tty, request.subject.summary()));
+    let prompt = tty;
     let mut conn = match super::connect(socket) {
         Ok(conn) => conn,
         Err(code) => return Outcome::Failed(code),
@@ -266,12 +266,17 @@ fn gate_prompting(
                 (Outcome::Held(token), None)
             } else {
                 if json.is_none() {
-                    messages::held(&verdict);
+                    if prompt.is_some() {
+                        // Asked at this terminal: what it does, in one line (the prompt and
+                        // where else to answer follow).
+                        eprintln!("{}", assent_client::say::held(&verdict));
+                    } else {
+                        messages::held(&verdict);
+                    }
                 }
-                let prompt = prompt.map(|(tty, subject)| prompt::Prompt {
+                let prompt = prompt.map(|tty| prompt::Prompt {
                     tty,
-                    level: verdict.level,
-                    subject,
+                    deadline: None,
                 });
                 let show = json.is_none();
                 match wait::wait_prompting(&mut conn, &token, verdict.expires_in_ms, show, prompt) {

@@ -24,16 +24,12 @@ use std::io::{IsTerminal, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::time::{Duration, Instant};
 
-use assent_client::protocol::{Level, Remember};
+use assent_client::protocol::Remember;
 use nix::fcntl::OFlag;
 use nix::sys::termios::{
     LocalFlags, SetArg, SpecialCharacterIndices, Termios, tcgetattr, tcsetattr,
 };
 use nix::unistd::{getpgrp, tcgetpgrp};
-
-/// The longest part of the command shown in the prompt line (the whole command is in the
-/// held message and in `assent pending`).
-const SUBJECT_MAX: usize = 80;
 
 /// How long the keyboard must be quiet before the prompt appears (module doc).
 pub const QUIET: Duration = Duration::from_millis(500);
@@ -89,10 +85,8 @@ pub fn terminal() -> Option<File> {
 pub struct Prompt {
     /// The terminal, from [`terminal`].
     pub tty: File,
-    /// The request's level.
-    pub level: Level,
-    /// The command.
-    pub subject: String,
+    /// When the request expires, for the time left the prompt shows.
+    pub deadline: Option<Instant>,
 }
 
 /// What a key did.
@@ -111,7 +105,9 @@ pub enum Key {
 pub struct Asking {
     tty: File,
     saved: Termios,
-    line: String,
+    deadline: Option<Instant>,
+    /// The seconds left the prompt shows now; `None` until it is drawn.
+    shown_left: Option<Option<u64>>,
     /// When the prompt is due, until it is shown.
     due: Option<Instant>,
 }
@@ -130,17 +126,38 @@ impl Asking {
         raw.control_chars[SpecialCharacterIndices::VQUIT as usize] = 0;
         raw.control_chars[SpecialCharacterIndices::VSUSP as usize] = 0;
         tcsetattr(&prompt.tty, SetArg::TCSAFLUSH, &raw).ok()?;
-        let line = format!(
-            "\r\x1b[2Kassent: {} {} \u{2014} [y] once  [s] session  [a] always  [N] deny: ",
-            prompt.level.as_str(),
-            shown(&prompt.subject)
-        );
         Some(Asking {
             tty: prompt.tty,
             saved,
-            line,
+            deadline: prompt.deadline,
+            shown_left: None,
             due: Some(Instant::now() + QUIET),
         })
+    }
+
+    /// The prompt line, with the time left (the line above says what is asked).
+    fn line(&self) -> String {
+        let left = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()).as_secs())
+            .map(|s| format!(" \u{b7} {}:{:02} left", s / 60, s % 60))
+            .unwrap_or_default();
+        format!("\r\x1b[2K[y] once  [s] session  [a] always  [N] deny{left} (Ctrl-C withdraws): ")
+    }
+
+    /// Redraw the shown prompt when the time left it shows has changed.
+    pub fn refresh(&mut self) {
+        if self.due.is_some() {
+            return;
+        }
+        let left = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()).as_secs());
+        if self.shown_left != Some(left) {
+            self.shown_left = Some(left);
+            let line = self.line();
+            self.write(&line);
+        }
     }
 
     /// Show the prompt if it is due; how long until it is, while it is not shown yet.
@@ -151,8 +168,7 @@ impl Asking {
             return Some(left);
         }
         self.due = None;
-        let line = std::mem::take(&mut self.line);
-        self.write(&line);
+        self.refresh();
         None
     }
 
@@ -205,23 +221,6 @@ impl Drop for Asking {
     }
 }
 
-/// The command for the prompt line: one line, control characters escaped, shortened.
-fn shown(subject: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in subject.chars().enumerate() {
-        if n == SUBJECT_MAX {
-            out.push('\u{2026}');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,12 +243,5 @@ mod tests {
         for (key, allow, remember) in cases {
             assert_eq!(Choice::from_key(key), Choice { allow, remember }, "{key}");
         }
-    }
-
-    #[test]
-    fn the_subject_is_one_short_line() {
-        assert_eq!(shown("rm -rf x\ny"), "rm -rf x\\ny");
-        let long = "x".repeat(200);
-        assert_eq!(shown(&long).chars().count(), SUBJECT_MAX + 1);
     }
 }

@@ -60,10 +60,9 @@ pub fn resume(args: ResumeArgs) -> u8 {
     // The same terminal prompt as `assent check --origin interactive`, when the builtin says
     // the level and the line, and this process may ask at the terminal.
     let ask = match (args.level.as_deref().and_then(level), args.line.is_empty()) {
-        (Some(level), false) => prompt::terminal().map(|tty| prompt::Prompt {
+        (Some(_), false) => prompt::terminal().map(|tty| prompt::Prompt {
             tty,
-            level,
-            subject: args.line.join(" "),
+            deadline: None,
         }),
         _ => None,
     };

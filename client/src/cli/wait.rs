@@ -108,16 +108,32 @@ fn wait_for<T>(
     let deadline = expires_in_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
     let terminal = show && std::io::stderr().is_terminal();
     if show {
-        // Under a prompt the line is not updated: the prompt line is the live one.
-        progress(token, deadline, terminal && prompt.is_none());
+        if prompt.is_some() {
+            // Under a prompt: one line for where else to answer; the prompt line below it is
+            // the live one, with the time left.
+            eprintln!("{}", assent_client::say::elsewhere(token));
+        } else {
+            progress(token, deadline, terminal);
+        }
     }
-    let mut asking = prompt.and_then(Asking::start);
+    let mut asking = prompt
+        .map(|prompt| Prompt {
+            deadline: prompt.deadline.or(deadline),
+            ..prompt
+        })
+        .and_then(Asking::start);
     let mut live = terminal && asking.is_none();
     // A terminal answer was sent; an error reply is its refusal, not the end of the wait.
     let mut prompted = false;
     let outcome = loop {
-        // The prompt appears once the keyboard is quiet; poll no longer than that.
+        // The prompt appears once the keyboard is quiet; poll no longer than that. Once shown,
+        // its time left is redrawn as it changes.
         let prompt_due = asking.as_mut().and_then(Asking::tick);
+        if prompt_due.is_none()
+            && let Some(asking) = asking.as_mut()
+        {
+            asking.refresh();
+        }
         let timeout = prompt_due
             .and_then(|d| u16::try_from(d.as_millis().saturating_add(1)).ok())
             .map_or(1000, |ms| ms.min(1000));

@@ -216,7 +216,12 @@ fn check(
             status::DENY
         }
         Decision::Confirm => {
-            verdict_text("held for approval", &verdict);
+            // `assent __resume` asks at the terminal: what the line does, in one line.
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "{}",
+                assent_client::say::held(&verdict)
+            );
             hand_over(conn, &verdict, shell)
         }
     }

@@ -1,0 +1,111 @@
+//! What a person at a terminal reads about a held line: short, in words, no policy jargon.
+//!
+//! The client's terminal prompt and the bash builtin both print a held line this way, so the
+//! person sees the same three lines whichever does the asking: what the line does ([`held`]),
+//! where else it can be answered ([`elsewhere`]), and the prompt with the time left.
+
+use crate::protocol::Verdict;
+
+/// The widest line these functions write: a terminal is at least this wide.
+pub const WIDTH: usize = 80;
+
+/// A finding's message in plain words: the backticks that quote its words go, and so does
+/// the cost explained after its first colon-space, which the level already says.
+fn plain(message: &str) -> String {
+    let what = message
+        .split_once("): ")
+        .map_or(message.to_string(), |(what, _)| format!("{what})"));
+    let what = what
+        .split_once(": ")
+        .map_or(what.clone(), |(what, _)| what.to_string());
+    if what.matches('`').count().is_multiple_of(2) {
+        what.replace('`', "")
+    } else {
+        what
+    }
+}
+
+/// Cut `text` to `width` characters, marking the cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The first line: `assent: destructive: rm deletes src (your files outside the project)`,
+/// with `(+N more)` for further findings; the policy's reason when there are none.
+pub fn held(verdict: &Verdict) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for finding in &verdict.findings {
+        let text = plain(&finding.message);
+        if !seen.contains(&text) {
+            seen.push(text);
+        }
+    }
+    let what = match seen.split_first() {
+        Some((first, [])) => first.clone(),
+        Some((first, rest)) => format!("{first} (+{} more)", rest.len()),
+        None => verdict.reason.clone(),
+    };
+    fit(
+        &format!("assent: {}: {what}", verdict.level.as_str()),
+        WIDTH,
+    )
+}
+
+/// The second line: where else the request can be answered.
+pub fn elsewhere(token: &str) -> String {
+    fit(&format!("  or elsewhere: assent approve {token}"), WIDTH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Decision, Finding, Level, Span};
+
+    fn verdict(messages: &[&str]) -> Verdict {
+        Verdict {
+            decision: Decision::Confirm,
+            level: Level::Destructive,
+            findings: messages
+                .iter()
+                .map(|m| Finding {
+                    id: "delete.data".into(),
+                    level: Level::Destructive,
+                    message: (*m).into(),
+                    span: Span::default(),
+                })
+                .collect(),
+            reason: "default policy: destructive from interactive".into(),
+            token: Some("pa_0123456789abcdef0123456789abcdef".into()),
+            expires_in_ms: Some(300_000),
+        }
+    }
+
+    #[test]
+    fn a_held_line_is_said_in_words_within_the_width() {
+        let one = verdict(&[
+            "`rm` deletes `src` (your files outside the project): deleted files do not go to a trash and cannot be recovered",
+        ]);
+        assert_eq!(
+            held(&one),
+            "assent: destructive: rm deletes src (your files outside the project)"
+        );
+        let two = verdict(&[
+            "`rm` deletes `src` (the project): gone",
+            "`git push` with `--force` rewrites published history that others may have pulled",
+        ]);
+        assert_eq!(
+            held(&two),
+            "assent: destructive: rm deletes src (the project) (+1 more)"
+        );
+        let long = verdict(&[&"x".repeat(200)]);
+        assert_eq!(held(&long).chars().count(), WIDTH);
+        assert!(!held(&one).contains("policy") && !held(&one).contains('['));
+        let line = elsewhere("pa_0123456789abcdef0123456789abcdef");
+        assert!(line.chars().count() <= WIDTH, "{line}");
+    }
+}
