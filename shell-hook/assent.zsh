@@ -5,8 +5,8 @@
 # own doors, never through this hook.
 #
 # zsh's preexec cannot veto a command, so the hook wraps the widgets that accept a line
-# (accept-line and its relatives): the whole buffer, with the lines already read of a
-# multi-line command ($PREBUFFER), goes to `assent check` before the line is accepted. Allowed:
+# (accept-line and its relatives): once the buffer is a whole command, it goes to `assent check`
+# with the lines already read of a multi-line command ($PREBUFFER) before it is accepted. Allowed:
 # the original widget runs. Held: `assent check` waits for an approval from another terminal or
 # the desktop (Ctrl-C withdraws it). Refused: the reason is printed, the line is kept in
 # history and not run. When the daemon is unreachable it warns once and lets lines run (fail
@@ -90,10 +90,27 @@ if [[ -o interactive ]] && (( ! ${+__assent_loaded} )); then
       typeset -g __assent_nrows=$(( __assent_n > 0 ? __assent_n : 1 ))
     }
 
-    # The wrapper of every accepting widget: check, then accept or refuse.
+    # Whether a buffer is a whole command yet, without running any of it: a line with nothing
+    # that can stay open (a quote, a bracket, a backslash, a here-document, a reserved word) is;
+    # anything else is parsed by a non-interactive `zsh -n`, which executes nothing. An
+    # unfinished `for … do` or quote fails to parse; so does a line with a syntax error, which
+    # zsh refuses to run anyway.
+    __assent_complete() {
+      emulate -L zsh
+      setopt extendedglob
+      [[ $1 == *[\'\"\`\\\(\{\[\<]* \
+        || $1 == (|*[^[:alnum:]_])(for|while|until|if|case|select|repeat|foreach|function)([^[:alnum:]_]*|) ]] \
+        || return 0
+      [[ -n ${commands[zsh]-} ]] || return 0
+      "${commands[zsh]}" -fn -c "$1" 2>/dev/null
+    }
+    # The wrapper of every accepting widget: check, then accept or refuse. A buffer that is not
+    # a whole command yet is accepted unchecked: zsh reads its next line (PS2), and the whole
+    # command is checked when it is complete, so keys typed meanwhile are never taken for an
+    # answer to a prompt about half of it.
     __assent_accept() {
       local __assent_text=$PREBUFFER$BUFFER
-      if [[ -n ${__assent_text//[[:space:]]/} ]]; then
+      if [[ -n ${__assent_text//[[:space:]]/} ]] && __assent_complete "$__assent_text"; then
         # Make room below the line for what the gate says, and give the terminal back its
         # usual settings, so Ctrl-C reaches a held check.
         zle -I

@@ -234,3 +234,35 @@ fn zsh_with_the_daemon_down_it_warns_once_then_runs() {
     sh.pane.wait_text("the gate is back");
     assert_eq!(audited(&daemon, "BACK-$((3+3))"), 1);
 }
+
+/// A command typed over several lines (`for … do`, Enter, the body, Enter, `done`) is checked
+/// once, whole, when it is complete: not half of it while the rest is still being typed, which
+/// would hold the half and take the next keys for an answer.
+#[test]
+fn zsh_a_multi_line_command_is_checked_once_when_complete() {
+    let daemon = TestDaemon::start();
+    let sh = Zsh::start(daemon.socket());
+    sh.expect_fake_rm();
+    sh.pane.line("for f in one; do");
+    sh.pane.line(&format!("  {RISKY}"));
+    // Nothing is held while the loop is open.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut conn = daemon.connect();
+    assert!(
+        pending_tokens(&mut conn).is_empty(),
+        "half a command was held"
+    );
+    assert!(!sh.ran());
+    sh.pane.line("done; echo \"LOOP-$((2+3))\"");
+    let token = held_token(&daemon);
+    let listed = assent_tests::run_bounded(assent(daemon.socket()).arg("pending"));
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.contains("for f in one; do") && listed.contains("done; echo"),
+        "the whole loop is what is held: {listed}"
+    );
+    assert!(!sh.ran());
+    answer(&daemon, &token, true);
+    sh.pane.wait_text("LOOP-5");
+    assert!(sh.ran(), "the approved loop ran");
+}
