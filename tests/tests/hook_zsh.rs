@@ -266,3 +266,19 @@ fn zsh_a_multi_line_command_is_checked_once_when_complete() {
     sh.pane.wait_text("LOOP-5");
     assert!(sh.ran(), "the approved loop ran");
 }
+
+/// A refused line leaves `$?` non-zero, as a command that failed would.
+#[test]
+fn zsh_a_refused_line_leaves_a_failing_status() {
+    let daemon = TestDaemon::start();
+    let sh = Zsh::start(daemon.socket());
+    sh.expect_fake_rm();
+    sh.pane.line(RISKY);
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line("echo \"STATUS-$?-END\"");
+    let screen = sh.pane.wait_text("-END");
+    assert!(!screen.contains("STATUS-0-END"), "{screen}");
+    assert!(!sh.ran());
+}
