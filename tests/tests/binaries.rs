@@ -331,11 +331,12 @@ fn assent_pending_json_lists_held_requests() {
     assert!(tokens.contains(&token.as_str()), "{text}");
 }
 
-/// `explain` exits like `check` would (0 allow, 1 deny, 2 held), without running anything.
+/// `explain` exits like `check` would (0 allow, 1 deny, 2 held), without running anything;
+/// the held example does not depend on the directory the test runs in.
 #[test]
 fn assent_explain_exits_as_check_would() {
     let daemon = TestDaemon::start();
-    for (line, code) in [("ls -la", 0), ("rm -rf /", 1), ("rm -rf src", 2)] {
+    for (line, code) in [("ls -la", 0), ("rm -rf /", 1), ("git push --force", 2)] {
         let output =
             run_bounded(assent(daemon.socket()).args(["explain", "--origin", "agent", "--", line]));
         assert_exit(&output, code, line);
