@@ -258,6 +258,7 @@ impl Agent<'_> {
                 Clicked::Remembering(group) => {
                     // A fresh notification, not a replacement: the server may close the
                     // clicked one after this, and that must not count as dismissing the new.
+                    tracing::info!(group, "showing the remembering answers");
                     self.desktop.close(id).await;
                     self.show(group).await;
                 }

@@ -226,7 +226,10 @@ impl Desktop {
             note.expire_ms,
         );
         match bounded(call).await {
-            Ok(id) => Some(id),
+            Ok(id) => {
+                tracing::debug!(id, replaces, "notification shown");
+                Some(id)
+            }
             Err(error) => {
                 tracing::warn!(%error, "could not show a notification");
                 None

@@ -12,7 +12,7 @@ use assent_client::Connection;
 use assent_client::protocol::{Decided, DecidedBy, Decision, Request, Response};
 use assent_tests::dbus::{Agent, PrivateBus};
 use assent_tests::dunst::{Dunst, MenuLine};
-use assent_tests::{TestDaemon, held_check, hold, verdict_of};
+use assent_tests::{RECV_TIMEOUT, TestDaemon, held_check, hold, verdict_of, wait_until};
 
 /// The agent, dunst and its display, the bus and the daemon; stopped in this order on drop,
 /// also when a test fails.
@@ -170,4 +170,64 @@ fn deny_chosen_in_dunst_denies_the_waiting_request() {
         &held_check("touch notify-dunst-deny", false, None),
     );
     assert_eq!(again.decision, Decision::Confirm, "held again: {again:?}");
+}
+
+/// "Remember…" in dunst's menu replaces the notification with the remembering answers, Deny
+/// still among them; "Always allow" there allows the request and remembers it.
+#[test]
+fn remember_then_always_allow_in_dunst_remembers_the_request() {
+    let s = setup();
+    let mut conn = s.daemon.connect();
+    hold(
+        &mut conn,
+        &held_check("touch notify-dunst-always", true, None),
+    );
+    assert!(
+        s.dunst.wait_displayed(1),
+        "dunst does not display the held request; assent-notify's log:\n{}",
+        s.agent.log()
+    );
+    s.dunst.choose(",remember]");
+    let first: Vec<MenuLine> = s
+        .dunst
+        .menu()
+        .iter()
+        .filter_map(|l| MenuLine::parse(l))
+        .collect();
+    three_buttons(&first);
+    assert!(
+        s.agent.wait_log("showing the remembering answers"),
+        "{}",
+        s.agent.log()
+    );
+    assert!(
+        wait_until(RECV_TIMEOUT, || s.dunst.count("displayed") == 1
+            && s.agent.log().matches("notification shown").count() >= 2),
+        "the remembering answers are not displayed; assent-notify's log:\n{}\ndunst's log:\n{}",
+        s.agent.log(),
+        s.dunst.log()
+    );
+    s.dunst.choose(",allow-always]");
+    let outcome = s.decided(&mut conn);
+    assert!(outcome.allow, "{outcome:?}");
+    let mut offered: Vec<(String, String)> = s
+        .dunst
+        .menu()
+        .iter()
+        .filter_map(|l| MenuLine::parse(l))
+        .map(|l| (l.label, l.key))
+        .collect();
+    offered.sort_unstable();
+    assert_eq!(
+        offered,
+        [
+            (
+                "Allow for this session".to_string(),
+                "allow-session".to_string()
+            ),
+            ("Always allow".to_string(), "allow-always".to_string()),
+            ("Deny".to_string(), "deny".to_string()),
+        ]
+    );
+    assert_eq!(s.rules(), 1, "always is remembered");
 }
