@@ -146,6 +146,21 @@ fn zsh_a_risky_line_is_held_and_runs_after_approval() {
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
     let token = held_token(&daemon);
     sh.pane.wait_text("or elsewhere: assent approve");
+    // The prompt: three lines, each within 80 columns, in words.
+    let screen = sh
+        .pane
+        .wait_text("[y] once  [s] session  [a] always  [N] deny \u{b7} ");
+    for start in ["assent: destructive: ", "  or elsewhere: ", "[y] once  "] {
+        let line = screen
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?}:\n{screen}"));
+        assert!(
+            line.chars().count() <= 80,
+            "{line:?} is wider than 80 columns"
+        );
+        assert!(!line.contains("policy"), "no policy jargon: {line}");
+    }
     assert!(!sh.ran());
     answer(&daemon, &token, true);
     sh.pane.wait_text("AFTER-2");
