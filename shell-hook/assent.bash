@@ -13,6 +13,8 @@
 # from another terminal or the desktop (Ctrl-C withdraws it); denied prints the reason and skips
 # the line. extdebug skips only the next simple command, and a skipped command leaves `$?` = 0, so
 # a refused line latches: every later command of that line is skipped too (`rm x && echo done`).
+# In the shell itself a refused line is then abandoned as Ctrl-C abandons one (the shell sends
+# itself SIGINT once the trap is done), which leaves `$?` = 130, as a failed command would.
 # PROMPT_COMMAND starts with `__assent_prompt`, which disarms before anything else the prompt runs.
 #
 # What it cannot see: functions and aliases defined earlier run commands the typed line does not
@@ -57,6 +59,7 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
       __assent_seq=0        # typed lines so far (PS0 counts them)
       __assent_latch=-1     # the seq of a refused line: skip all of it
       __assent_e=           # errexit suspended by the last skip, restored at the next trap
+      __assent_int=         # the trap interrupts the refused line once it is done
       __assent_in=          # inside our own trap (a chained trap may call it again)
       __assent_prev=        # another DEBUG trap, run after ours
       __assent_ready=       # extdebug and the trap are set (at the first prompt)
@@ -92,6 +95,13 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
           __assent_in=1
           if ! __assent_slow; then
             __assent_in=
+            # Last, since the interrupt ends this function wherever it is: run straight by
+            # bash as the DEBUG trap (not through another tool's trap function), in the shell
+            # itself, with SIGINT neither trapped nor ignored by the user.
+            if [[ -n ${__assent_int-} ]]; then
+              __assent_int=
+              ((${#FUNCNAME[@]} == 1)) && builtin kill -INT "$$"
+            fi
             return 1
           fi
           __assent_in=
@@ -144,9 +154,8 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
           __assent_tell_parent run
           return 0
         fi
-        __assent_latch=$__assent_seq
         __assent_tell_parent skip
-        __assent_skip
+        __assent_refuse
         return 1
       }
 
@@ -161,8 +170,7 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
           __assent_seen[$BASH_COMMAND]=1
           return 0
         fi
-        __assent_latch=$__assent_seq
-        __assent_skip
+        __assent_refuse
         return 1
       }
 
@@ -177,14 +185,33 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
         # A verdict for another line is stale, whatever it says.
         [[ $__assent_vs == "$__assent_seq" ]] || return 2
         [[ $__assent_vv == run ]] && return 0
-        __assent_latch=$__assent_seq
-        __assent_skip
+        __assent_refuse
         return 1
       }
 
       __assent_tell_parent() {
         ((BASH_SUBSHELL > 0)) || return 0
         printf '%s %s\0' "$__assent_seq" "$1" 1<>"$__assent_vfile" 2>/dev/null || :
+      }
+
+      # The line is refused: skip the rest of it, and have the trap interrupt it if it can
+      # (not under `set -e`, where the failing status would end the shell).
+      __assent_refuse() {
+        __assent_latch=$__assent_seq
+        __assent_skip
+        [[ -z ${__assent_e-} ]] && ((BASH_SUBSHELL == 0)) && __assent_int_default && __assent_int=1
+        return 0
+      }
+
+      # Whether SIGINT does what it does by default here (the user's own trap would run, and
+      # an ignored one would do nothing). No $(...): through the file, as for history.
+      __assent_int_default() {
+        local __assent_t=''
+        {
+          builtin trap -p INT && printf '\0'
+        } 1<>"$__assent_file" 2>/dev/null || return 1
+        IFS= read -r -d '' __assent_t <"$__assent_file" || :
+        [[ -z $__assent_t ]]
       }
 
       # A skip leaves the trap with a non-zero status; under `set -e` that must not end the

@@ -260,6 +260,49 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     );
 }
 
+/// A refused line leaves `$?` non-zero (130, as a line Ctrl-C abandons), whether it was denied
+/// or withdrawn, and the rest of it does not run. With the user's own SIGINT trap the hook does
+/// not interrupt (the trap would run): the line is still skipped whole, and the trap never runs.
+#[test]
+fn a_refused_or_withdrawn_line_leaves_a_failing_status() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), "", "");
+    sh.expect_fake_rm();
+    sh.pane.line(&format!(r#"{RISKY}; echo "AFTER-$((1+1))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.wait_text("assent: denied");
+    sh.pane.line(r#"echo "STATUS-$?-$((6*7))""#);
+    let screen = sh.pane.wait_text("-42");
+    assert!(screen.contains("STATUS-130-42"), "{screen}");
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+
+    // A safe line afterwards runs, and its status is its own.
+    sh.pane.line(r#"true; echo "OK-$?-$((6*8))""#);
+    sh.pane.wait_text("OK-0-48");
+
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((2+2))""#));
+    held_token(&daemon);
+    sh.pane.wait_text("or elsewhere: assent approve");
+    sh.pane.keys(&["C-c"]);
+    sh.pane.wait_text("cancelled");
+    sh.pane.line(r#"echo "CANCELLED-$?-$((6*9))""#);
+    let screen = sh.pane.wait_text("-54");
+    assert!(screen.contains("CANCELLED-130-54"), "{screen}");
+    assert!(!screen.contains("AFTER-4"), "{screen}");
+
+    sh.pane.line(r#"trap 'echo "USER-TRAP-$((3*3))"' INT"#);
+    sh.pane.line(&format!(r#"{RISKY}; echo "AFTER-$((3+3))""#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.line(r#"echo "TRAPPED-$((4*4))""#);
+    let screen = sh.pane.wait_text("TRAPPED-16");
+    assert!(!screen.contains("USER-TRAP-9"), "{screen}");
+    assert!(!screen.contains("AFTER-6"), "{screen}");
+    assert!(!sh.ran(), "a refused line ran");
+}
+
 #[test]
 fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
     let daemon = TestDaemon::start();

@@ -361,6 +361,23 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     assert!(!held_fd_open(&sh), "the shell closed the held connection");
 }
 
+/// With the builtin too, a denied line leaves `$?` at 130 and the rest of it does not run.
+#[test]
+fn a_denied_line_leaves_a_failing_status() {
+    let daemon = TestDaemon::start();
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_builtin();
+    sh.expect_fake_rm();
+    sh.pane.line(&format!(r#"{RISKY}; echo "AFTER-$((1+1))""#));
+    let (token, _) = held(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.line(r#"echo "STATUS-$?-$((6*7))""#);
+    let screen = sh.pane.wait_text("-42");
+    assert!(screen.contains("STATUS-130-42"), "{screen}");
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+    assert!(!sh.ran(), "a denied line ran");
+}
+
 #[test]
 fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -292,8 +292,8 @@ fn zsh_a_refused_line_leaves_a_failing_status() {
     let token = held_token(&daemon);
     answer(&daemon, &token, false);
     sh.pane.wait_text("assent: denied");
-    sh.pane.line("echo \"STATUS-$?-END\"");
-    let screen = sh.pane.wait_text("-END");
-    assert!(!screen.contains("STATUS-0-END"), "{screen}");
+    sh.pane.line(r#"echo "STATUS-$?-$((6*7))""#);
+    let screen = sh.pane.wait_text("-42");
+    assert!(screen.contains("STATUS-1-42"), "{screen}");
     assert!(!sh.ran());
 }
