@@ -12,17 +12,14 @@
 //! `org.freedesktop.Notifications` before dunst owns the name would activate a second dunst
 //! from the system's service files, without a display.
 //!
-//! [`Dunst`] stops dunst and Xvfb when dropped (SIGTERM, so Xvfb removes its lock file and
-//! socket; SIGKILL after five seconds), also when a test fails.
+//! [`Dunst`] stops dunst, then its display, when dropped, also when a test fails.
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 
 use crate::dbus::PrivateBus;
+use crate::x11::{Shot, TermOnDrop, Xvfb, require};
 use crate::{RECV_TIMEOUT, run_bounded, wait_until};
 
 /// The Debian packages the test needs besides `dbus-daemon`: `dunst` (dunst, dunstctl) and
@@ -40,56 +37,17 @@ grep -m 1 -F -f "$dir/choice.txt" "$dir/menu.txt"
 exit 0
 "#;
 
-/// A program on `PATH`, or a failed test naming the package to install.
-fn require(program: &str, package: &str) -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(program))
-            .find(|candidate| {
-                std::fs::metadata(candidate)
-                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            })
-    });
-    found.unwrap_or_else(|| {
-        panic!(
-            "{program} is not installed: this test drives the real dunst under Xvfb \
-             (apt-get install {PACKAGES}; {program} is in the Debian package {package})"
-        )
-    })
-}
-
 /// Fail the test, naming the Debian packages, unless Xvfb, dunst, dunstctl and dbus-send are
 /// all on `PATH`.
 pub fn require_installed() {
-    require("Xvfb", "xvfb");
-    require("dunst", "dunst");
-    require("dunstctl", "dunst");
-    require("dbus-send", "dbus-bin");
+    require("Xvfb", "xvfb", DRIVES);
+    require("dunst", "dunst", DRIVES);
+    require("dunstctl", "dunst", DRIVES);
+    require("dbus-send", "dbus-bin", DRIVES);
 }
 
-/// A child that is stopped with SIGTERM when dropped, then SIGKILL if it has not exited
-/// within five seconds; always reaped.
-struct TermOnDrop(Child);
-
-impl TermOnDrop {
-    fn running(&mut self) -> bool {
-        matches!(self.0.try_wait(), Ok(None))
-    }
-}
-
-impl Drop for TermOnDrop {
-    fn drop(&mut self) {
-        if let Ok(pid) = i32::try_from(self.0.id()) {
-            let pid = nix::unistd::Pid::from_raw(pid);
-            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-            if wait_until(Duration::from_secs(5), || !self.running()) {
-                return;
-            }
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+/// What the tests that need these programs drive, for the message that names the package.
+const DRIVES: &str = "the real dunst under Xvfb";
 
 /// One line of dunst's context menu: `#LABEL (SUMMARY) [ID,KEY]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,9 +82,7 @@ impl MenuLine {
 pub struct Dunst {
     // Dropped in this order: dunst before its display.
     dunst: TermOnDrop,
-    xvfb: TermOnDrop,
-    _xvfb_stdout: std::process::ChildStdout,
-    display: String,
+    xvfb: Xvfb,
     bus_address: String,
     dunstctl: PathBuf,
     dir: tempfile::TempDir,
@@ -137,12 +93,11 @@ impl Dunst {
     /// answers on the bus. Fails the test, naming the packages, if a program is missing.
     pub fn start(bus: &PrivateBus) -> Dunst {
         require_installed();
-        let xvfb_program = require("Xvfb", "xvfb");
-        let dunst_program = require("dunst", "dunst");
-        let dunstctl = require("dunstctl", "dunst");
+        let dunst_program = require("dunst", "dunst", DRIVES);
+        let dunstctl = require("dunstctl", "dunst", DRIVES);
 
         let dir = tempfile::tempdir().expect("a temporary directory can be made");
-        let (xvfb, xvfb_stdout, display) = start_xvfb(&xvfb_program, dir.path());
+        let xvfb = Xvfb::start(dir.path());
 
         let script = dir.path().join("pick.sh");
         std::fs::write(&script, PICK_SCRIPT).expect("the pick script is written");
@@ -183,7 +138,7 @@ impl Dunst {
             .arg(&config)
             .arg("-verbosity")
             .arg("info")
-            .env("DISPLAY", &display)
+            .env("DISPLAY", xvfb.display())
             .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
             .env("HOME", &home)
             .env("XDG_CONFIG_HOME", home.join(".config"))
@@ -196,8 +151,6 @@ impl Dunst {
         let mut started = Dunst {
             dunst: TermOnDrop(dunst),
             xvfb,
-            _xvfb_stdout: xvfb_stdout,
-            display,
             bus_address: bus.address().to_string(),
             dunstctl,
             dir,
@@ -208,11 +161,12 @@ impl Dunst {
             }
             started.ctl(&["is-paused"]).status.success()
         });
+        let xvfb_running = started.xvfb.running();
         assert!(
             ready && started.dunst.running(),
             "dunst did not start on {} (Xvfb running: {}); its log:\n{}",
-            started.display,
-            started.xvfb.running(),
+            started.xvfb.display(),
+            xvfb_running,
             started.log()
         );
         started
@@ -220,7 +174,17 @@ impl Dunst {
 
     /// The X display dunst shows on (`:N`).
     pub fn display(&self) -> &str {
-        &self.display
+        self.xvfb.display()
+    }
+
+    /// What is on dunst's screen now.
+    pub fn shot(&self) -> Shot {
+        self.xvfb.shot()
+    }
+
+    /// The screen once something new is drawn on it (see [`Xvfb::wait_drawn`]).
+    pub fn wait_drawn(&self, before: &Shot) -> Shot {
+        self.xvfb.wait_drawn(before)
     }
 
     /// dunst's log so far.
@@ -297,41 +261,4 @@ impl Dunst {
             .map(str::to_string)
             .collect()
     }
-}
-
-/// Start Xvfb with `-displayfd 1` (it picks a free display, takes its lock, and prints the
-/// number when it accepts connections); returns it, its stdout (kept open) and `:N`.
-fn start_xvfb(program: &Path, dir: &Path) -> (TermOnDrop, std::process::ChildStdout, String) {
-    let log = std::fs::File::create(dir.join("xvfb.log")).expect("the Xvfb log is created");
-    let child = Command::new(program)
-        .args(["-displayfd", "1", "-screen", "0", "800x600x24"])
-        .args(["-nolisten", "tcp"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .expect("Xvfb starts");
-    let mut xvfb = TermOnDrop(child);
-    let stdout = xvfb.0.stdout.take().expect("stdout is piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
-        let read = reader.read_line(&mut line);
-        let _ = tx.send((read.map(|_| line), reader.into_inner()));
-    });
-    let (line, stdout) = rx
-        .recv_timeout(RECV_TIMEOUT)
-        .unwrap_or_else(|_| panic!("Xvfb printed no display number within {RECV_TIMEOUT:?}"));
-    let number: u32 = match line {
-        Ok(line) => line.trim().parse().unwrap_or_else(|_| {
-            panic!(
-                "Xvfb printed {line:?}, not a display number; its log:\n{}",
-                std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default()
-            )
-        }),
-        Err(error) => panic!("could not read Xvfb's display number: {error}"),
-    };
-    assert!(xvfb.running(), "Xvfb exited");
-    (xvfb, stdout, format!(":{number}"))
 }

@@ -10,7 +10,9 @@
 
 pub mod dbus;
 pub mod dunst;
+pub mod notification_daemon;
 pub mod tmux;
+pub mod x11;
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -312,6 +314,31 @@ pub fn hold(conn: &mut Connection, request: &Request) -> String {
     let token = verdict.token.expect("a held verdict carries its token");
     assert!(is_token(&token), "token {token:?} is not pa_ + 32 hex");
     token
+}
+
+/// [`held_check`] with the agent a hook names (`Claude Code`, `Codex`, `Gemini CLI`).
+pub fn agent_check(command: &str, agent: &str) -> Request {
+    let mut request = held_check(command, true, None);
+    if let Request::Check(check) = &mut request {
+        check.context.agent = Some(agent.to_string());
+    }
+    request
+}
+
+/// Where a test saves a screenshot named `name` for a person to look at: under the target
+/// directory's `screenshots/`, kept after the test (`$ASSENT_SCREENSHOTS` overrides it).
+pub fn screenshot_path(name: &str) -> PathBuf {
+    let dir = std::env::var_os("ASSENT_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let exe = std::env::current_exe().expect("the test executable has a path");
+            // target/debug/deps/TEST -> target/screenshots
+            exe.ancestors()
+                .nth(3)
+                .expect("the test executable is under the target directory")
+                .join("screenshots")
+        });
+    dir.join(format!("{name}.png"))
 }
 
 /// Whether `text` has the token form: `pa_` and 32 lowercase hex digits.

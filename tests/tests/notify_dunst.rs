@@ -12,7 +12,11 @@ use assent_client::Connection;
 use assent_client::protocol::{Decided, DecidedBy, Decision, Request, Response};
 use assent_tests::dbus::{Agent, PrivateBus};
 use assent_tests::dunst::{Dunst, MenuLine};
-use assent_tests::{RECV_TIMEOUT, TestDaemon, held_check, hold, verdict_of, wait_until};
+use assent_tests::x11::WIDTH;
+use assent_tests::{
+    RECV_TIMEOUT, TestDaemon, agent_check, held_check, hold, screenshot_path, verdict_of,
+    wait_until,
+};
 
 /// The agent, dunst and its display, the bus and the daemon; stopped in this order on drop,
 /// also when a test fails.
@@ -230,4 +234,61 @@ fn remember_then_always_allow_in_dunst_remembers_the_request() {
         ]
     );
     assert_eq!(s.rules(), 1, "always is remembered");
+}
+
+/// What a person sees: dunst draws the notification on its screen (saved as a PNG to look at;
+/// the path is printed), and dunst's own record of it names the agent and holds the command and
+/// the time to answer by.
+#[test]
+fn the_notification_dunst_draws_names_the_agent() {
+    let s = setup();
+    let before = s.dunst.shot();
+    assert_eq!(before.drawn(), None, "the screen starts empty");
+    let mut conn = s.daemon.connect();
+    hold(
+        &mut conn,
+        &agent_check("touch notify-dunst-screenshot", "Claude Code"),
+    );
+    assert!(
+        s.dunst.wait_displayed(1),
+        "dunst does not display the held request; assent-notify's log:\n{}",
+        s.agent.log()
+    );
+    let shot = s.dunst.wait_drawn(&before);
+    let png = screenshot_path("dunst");
+    shot.save_png(&png);
+    eprintln!("dunst's screen: {}", png.display());
+    let drawn = shot.drawn().expect("something is drawn");
+    assert!(
+        drawn.width >= 200 && drawn.height >= 40 && drawn.width < WIDTH,
+        "a notification-sized box, not {drawn:?} (see {})",
+        png.display()
+    );
+    assert!(
+        shot.colours(drawn) > 8,
+        "text in the box, not a flat colour (see {})",
+        png.display()
+    );
+
+    s.dunst.choose(",deny]");
+    let outcome = s.decided(&mut conn);
+    assert!(!outcome.allow, "{outcome:?}");
+    let menu: Vec<MenuLine> = s
+        .dunst
+        .menu()
+        .iter()
+        .filter_map(|l| MenuLine::parse(l))
+        .collect();
+    let id = three_buttons(&menu);
+    assert!(
+        menu[0].summary.starts_with("Claude Code wants to "),
+        "{menu:#?}"
+    );
+    let body = s.closed_by_the_agent(id);
+    assert!(body.contains("touch notify-dunst-screenshot"), "{body}");
+    assert!(body.contains("answer by "), "{body}");
+    assert!(
+        !body.contains('`'),
+        "no markdown quotes shown as they are: {body}"
+    );
 }
