@@ -13,8 +13,8 @@
 # from another terminal or the desktop (Ctrl-C withdraws it); denied prints the reason and skips
 # the line. extdebug skips only the next simple command, and a skipped command leaves `$?` = 0, so
 # a refused line latches: every later command of that line is skipped too (`rm x && echo done`).
-# In the shell itself a refused line is then abandoned as Ctrl-C abandons one (the shell sends
-# itself SIGINT once the trap is done), which leaves `$?` = 130, as a failed command would.
+# A refused line is then abandoned as Ctrl-C abandons one (the shell sends itself SIGINT once the
+# trap is done; a subshell exits), which leaves `$?` = 130, as a failed command would.
 # PROMPT_COMMAND starts with `__assent_prompt`, which disarms before anything else the prompt runs.
 #
 # What it cannot see: functions and aliases defined earlier run commands the typed line does not
@@ -59,7 +59,7 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
       __assent_seq=0        # typed lines so far (PS0 counts them)
       __assent_latch=-1     # the seq of a refused line: skip all of it
       __assent_e=           # errexit suspended by the last skip, restored at the next trap
-      __assent_int=         # the trap interrupts the refused line once it is done
+      __assent_int=         # signal: the trap interrupts the refused line once done; leave: ends a subshell
       __assent_in=          # inside our own trap (a chained trap may call it again)
       __assent_prev=        # another DEBUG trap, run after ours
       __assent_ready=       # extdebug and the trap are set (at the first prompt)
@@ -98,10 +98,17 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
             # Last, since the interrupt ends this function wherever it is: run straight by
             # bash as the DEBUG trap (not through another tool's trap function), in the shell
             # itself, with SIGINT neither trapped nor ignored by the user.
-            if [[ -n ${__assent_int-} ]]; then
-              __assent_int=
-              ((${#FUNCNAME[@]} == 1)) && builtin kill -INT "$$"
-            fi
+            # A subshell that refused its line leaves with that status instead.
+            case ${__assent_int-} in
+              signal)
+                __assent_int=
+                ((${#FUNCNAME[@]} == 1)) && builtin kill -INT "$$"
+                ;;
+              leave)
+                __assent_int=
+                ((${#FUNCNAME[@]} == 1)) && builtin exit 130
+                ;;
+            esac
             return 1
           fi
           __assent_in=
@@ -194,12 +201,18 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
         printf '%s %s\0' "$__assent_seq" "$1" 1<>"$__assent_vfile" 2>/dev/null || :
       }
 
-      # The line is refused: skip the rest of it, and have the trap interrupt it if it can
-      # (not under `set -e`, where the failing status would end the shell).
+      # The line is refused: skip the rest of it, and have the trap interrupt it if it can, or
+      # in a subshell end that with status 130 (not under `set -e`, where a failing status
+      # would end the shell).
       __assent_refuse() {
         __assent_latch=$__assent_seq
         __assent_skip
-        [[ -z ${__assent_e-} ]] && ((BASH_SUBSHELL == 0)) && __assent_int_default && __assent_int=1
+        [[ -z ${__assent_e-} ]] || return 0
+        if ((BASH_SUBSHELL > 0)); then
+          __assent_int=leave
+        elif __assent_int_default; then
+          __assent_int=signal
+        fi
         return 0
       }
 

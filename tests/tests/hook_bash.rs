@@ -261,7 +261,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
 }
 
 /// A refused line leaves `$?` non-zero (130, as a line Ctrl-C abandons), whether it was denied
-/// or withdrawn, and the rest of it does not run. With the user's own SIGINT trap the hook does
+/// or withdrawn, in the shell or in a subshell, and the rest of it does not run. With the user's own SIGINT trap the hook does
 /// not interrupt (the trap would run): the line is still skipped whole, and the trap never runs.
 #[test]
 fn a_refused_or_withdrawn_line_leaves_a_failing_status() {
@@ -291,6 +291,16 @@ fn a_refused_or_withdrawn_line_leaves_a_failing_status() {
     let screen = sh.pane.wait_text("-54");
     assert!(screen.contains("CANCELLED-130-54"), "{screen}");
     assert!(!screen.contains("AFTER-4"), "{screen}");
+
+    // A line whose first command runs in a subshell: the subshell refuses it and ends.
+    sh.pane
+        .line(&format!(r#"({RISKY}; echo "INSIDE-$((5+5))")"#));
+    let token = held_token(&daemon);
+    answer(&daemon, &token, false);
+    sh.pane.line(r#"echo "SUBSHELL-$?-$((7*7))""#);
+    let screen = sh.pane.wait_text("-49");
+    assert!(screen.contains("SUBSHELL-130-49"), "{screen}");
+    assert!(!screen.contains("INSIDE-10"), "{screen}");
 
     sh.pane.line(r#"trap 'echo "USER-TRAP-$((3*3))"' INT"#);
     sh.pane.line(&format!(r#"{RISKY}; echo "AFTER-$((3+3))""#));
