@@ -2,9 +2,10 @@
 //! blocking connection.
 //!
 //! This crate sits on the hot path of every gated command, so it stays small: serde, the
-//! codec, nix and (for the binary) clap with its own `clap_complete` and `clap_mangen`, which
-//! only `assent completions` and `assent man` reach. No async runtime, no parser, no D-Bus;
-//! `cargo tree -p assent-client` is the check.
+//! codec, nix and thiserror. No async runtime, no parser, no D-Bus. The `assent` binary's own
+//! dependencies (clap and the rest) come with the default `cli` feature, which the daemon,
+//! `assent-notify` and the bash builtin leave off; `cargo tree -p assent-bash -e normal` is the
+//! check.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -330,10 +330,45 @@ pub struct Verdict {
     pub findings: Vec<Finding>,
     /// Which rule decided, in words (`default policy: destructive from agent`).
     pub reason: String,
-    /// The held request's token, when `decision` is `Confirm`.
+    /// The held request's token. A `Confirm` with no token was not held: see
+    /// [`Outcome::Ask`]. Always read a verdict through [`Verdict::outcome`].
     pub token: Option<String>,
     /// Milliseconds until a held request expires.
     pub expires_in_ms: Option<u64>,
+}
+
+/// What a [`Verdict`] asks of its caller: the one reading of a verdict every client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome<'a> {
+    /// Run it.
+    Allow,
+    /// Do not run it.
+    Deny,
+    /// Held for a person under this token: wait on the connection for the answer (a
+    /// [`Response::Decided`] follows when the request asked to wait), or hand the token on.
+    Held(&'a str),
+    /// It needs a person, but nothing was held: no approval agent is registered for its owner
+    /// and the policy hands such requests to the caller's own prompt (`no_approver = "ask"`).
+    /// A caller that can ask its user does; any other does not run it.
+    Ask,
+}
+
+impl Verdict {
+    /// What the caller is to do (see [`Outcome`]).
+    pub fn outcome(&self) -> Outcome<'_> {
+        self.outcome_with(self.token.as_deref())
+    }
+
+    /// [`Verdict::outcome`] of one item of a batch, whose held items share the batch's
+    /// `token`.
+    pub fn outcome_with<'a>(&self, token: Option<&'a str>) -> Outcome<'a> {
+        match (self.decision, token) {
+            (Decision::Allow, _) => Outcome::Allow,
+            (Decision::Deny, _) => Outcome::Deny,
+            (Decision::Confirm, Some(token)) => Outcome::Held(token),
+            (Decision::Confirm, None) => Outcome::Ask,
+        }
+    }
 }
 
 /// One simple command the analyser found, for `assent explain`.
@@ -603,5 +638,31 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn a_confirm_without_a_token_asks_and_one_with_a_token_is_held() {
+        let verdict = |decision, token: Option<&str>| Verdict {
+            decision,
+            level: Level::Destructive,
+            findings: Vec::new(),
+            reason: String::new(),
+            token: token.map(str::to_string),
+            expires_in_ms: None,
+        };
+        assert_eq!(verdict(Decision::Allow, None).outcome(), Outcome::Allow);
+        assert_eq!(
+            verdict(Decision::Deny, Some("pa_x")).outcome(),
+            Outcome::Deny
+        );
+        assert_eq!(
+            verdict(Decision::Confirm, Some("pa_x")).outcome(),
+            Outcome::Held("pa_x")
+        );
+        assert_eq!(verdict(Decision::Confirm, None).outcome(), Outcome::Ask);
+        // A batch item's token is the batch's.
+        let item = verdict(Decision::Confirm, None);
+        assert_eq!(item.outcome_with(Some("pa_b")), Outcome::Held("pa_b"));
+        assert_eq!(item.outcome_with(None), Outcome::Ask);
     }
 }

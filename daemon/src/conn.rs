@@ -21,13 +21,13 @@ use std::time::Instant;
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    ErrorKind, LogPage, MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingList, Request, Response,
-    StatusInfo, WireError,
+    LogPage, MAX_MESSAGE_LEN, PROTOCOL_VERSION, PendingList, Request, Response, StatusInfo,
 };
 use nix::sys::socket::{MsgFlags, recv};
 use tokio::sync::watch;
 use tokio_seqpacket::UnixSeqpacket;
 
+use crate::error::RequestError;
 use crate::peer::PeerIdentity;
 use crate::server::Shared;
 use replies::{done_or_error, page};
@@ -149,29 +149,33 @@ impl Conn {
     }
 
     async fn reject(&mut self, error: CodecError) -> Flow {
-        let (kind, message, flow) = match error {
+        let (error, flow) = match error {
             CodecError::Version { theirs } => (
-                ErrorKind::VersionMismatch,
-                format!(
-                    "client speaks protocol {theirs}, assentd speaks protocol {PROTOCOL_VERSION}: use the assent client from the same release as the daemon"
-                ),
+                RequestError::Version {
+                    theirs,
+                    ours: PROTOCOL_VERSION,
+                },
                 Flow::Close,
             ),
-            CodecError::UnknownRequest { tag } => (
-                ErrorKind::UnknownRequest,
-                format!("request variant {tag} is not known to this assentd"),
-                Flow::Continue,
-            ),
+            CodecError::UnknownRequest { tag } => {
+                (RequestError::UnknownRequest(tag), Flow::Continue)
+            }
             CodecError::TooLarge { len } => (
-                ErrorKind::TooLarge,
-                format!("packet larger than {MAX_MESSAGE_LEN} bytes (got at least {len})"),
+                RequestError::TooLarge {
+                    limit: MAX_MESSAGE_LEN,
+                    len,
+                },
                 Flow::Close,
             ),
-            other => (ErrorKind::BadMessage, other.to_string(), Flow::Close),
+            other => (RequestError::BadMessage(other.to_string()), Flow::Close),
         };
-        tracing::debug!(uid = self.peer.uid, kind = kind.as_str(), "rejected packet");
-        self.send(&Response::Error(WireError { kind, message }))
-            .await;
+        let wire = error.to_wire();
+        tracing::debug!(
+            uid = self.peer.uid,
+            kind = wire.kind.as_str(),
+            "rejected packet"
+        );
+        self.send(&Response::Error(wire)).await;
         flow
     }
 
@@ -291,10 +295,7 @@ impl Conn {
             Ok(packet) => packet,
             Err(error) => {
                 tracing::error!(%error, "could not encode a response");
-                let fallback = Response::Error(WireError {
-                    kind: ErrorKind::Internal,
-                    message: format!("could not encode the reply: {error}"),
-                });
+                let fallback = Response::Error(RequestError::Internal(error.to_string()).to_wire());
                 match codec::encode_response(&fallback) {
                     Ok(packet) => packet,
                     Err(_) => return,

@@ -122,12 +122,57 @@ pub enum RequestError {
     /// Invalid request.
     #[error("{0}")]
     Invalid(String),
+    /// One item of a batch could not be judged; the batch is refused with the item named.
+    #[error("batch item {item}: {error}")]
+    InBatch {
+        /// The item's number, from 1.
+        item: usize,
+        /// What went wrong with it.
+        error: Box<RequestError>,
+    },
+    /// The connection was refused: its uid, or everyone, holds as many as the daemon allows.
+    #[error("{0}")]
+    ConnectionLimit(String),
+    /// The client speaks another protocol version.
+    #[error(
+        "client speaks protocol {theirs}, assentd speaks protocol {ours}: use the assent client from the same release as the daemon"
+    )]
+    Version {
+        /// The client's version.
+        theirs: u32,
+        /// The daemon's.
+        ours: u32,
+    },
+    /// A request variant this daemon does not know (a newer client).
+    #[error("request variant {0} is not known to this assentd")]
+    UnknownRequest(u32),
+    /// A packet larger than the protocol allows.
+    #[error("packet larger than {limit} bytes (got at least {len})")]
+    TooLarge {
+        /// The protocol's limit.
+        limit: usize,
+        /// At least this many bytes came.
+        len: usize,
+    },
+    /// A packet that does not decode.
+    #[error("{0}")]
+    BadMessage(String),
+    /// The daemon could not encode its own reply.
+    #[error("could not encode the reply: {0}")]
+    Internal(String),
 }
 
 impl RequestError {
     /// The wire form. The only place daemon errors become protocol errors.
     pub fn to_wire(&self) -> WireError {
-        let kind = match self {
+        WireError {
+            kind: self.kind(),
+            message: self.to_string(),
+        }
+    }
+
+    fn kind(&self) -> ErrorKind {
+        match self {
             RequestError::NotFound | RequestError::NoSuchItem(_) => ErrorKind::NotFound,
             RequestError::Expired => ErrorKind::Expired,
             RequestError::UserMismatch { .. } => ErrorKind::UserMismatch,
@@ -140,10 +185,13 @@ impl RequestError {
             RequestError::Identity(_) => ErrorKind::Identity,
             RequestError::Invalid(_) => ErrorKind::Invalid,
             RequestError::NotSaved(_) => ErrorKind::NotSaved,
-        };
-        WireError {
-            kind,
-            message: self.to_string(),
+            RequestError::InBatch { error, .. } => error.kind(),
+            RequestError::ConnectionLimit(_) => ErrorKind::LimitReached,
+            RequestError::Version { .. } => ErrorKind::VersionMismatch,
+            RequestError::UnknownRequest(_) => ErrorKind::UnknownRequest,
+            RequestError::TooLarge { .. } => ErrorKind::TooLarge,
+            RequestError::BadMessage(_) => ErrorKind::BadMessage,
+            RequestError::Internal(_) => ErrorKind::Internal,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use assent_client::protocol::{Decided, DecidedBy, ErrorKind, Response, WireError};
+use assent_client::protocol::{Decided, DecidedBy, Response};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -283,7 +283,7 @@ async fn connection(socket: UnixSeqpacket, shared: Arc<Shared>, stop: watch::Rec
         Ok(peer) => peer,
         Err(error) => {
             tracing::warn!(%error, "refusing a connection without identity");
-            refuse(&socket, ErrorKind::Identity, error.to_string()).await;
+            refuse(&socket, RequestError::Identity(error.to_string())).await;
             return;
         }
     };
@@ -317,13 +317,13 @@ async fn refuse_at_limit(shared: &Shared, socket: UnixSeqpacket, message: String
     if shared.refusing.fetch_add(1, Ordering::Relaxed) < MAX_REFUSING {
         let mut small = [0u8; 64];
         let _ = tokio::time::timeout(REFUSE_READ, socket.recv(&mut small)).await;
-        refuse(&socket, ErrorKind::LimitReached, message).await;
+        refuse(&socket, RequestError::ConnectionLimit(message)).await;
     }
     shared.refusing.fetch_sub(1, Ordering::Relaxed);
 }
 
-async fn refuse(socket: &UnixSeqpacket, kind: ErrorKind, message: String) {
-    let response = Response::Error(WireError { kind, message });
+async fn refuse(socket: &UnixSeqpacket, error: RequestError) {
+    let response = Response::Error(error.to_wire());
     if let Ok(packet) = assent_client::codec::encode_response(&response) {
         let _ = socket.send(&packet).await;
     }

@@ -408,35 +408,43 @@ fn target_dir() -> PathBuf {
 ///
 /// `cargo test -p assent-tests` builds this package's binaries but not the other packages',
 /// and a binary left from an earlier build may predate the code under test, so the first call
-/// in each test process runs `cargo build --workspace --bins` (`$CARGO`, else `cargo`); when it
-/// is already up to date that is a fraction of a second. If the build fails, binaries that
-/// exist are used as they are and a note is printed.
+/// in each test process runs `cargo build --workspace --bins` (`$CARGO`, else `cargo`) for the
+/// profile the tests were built with (the name of the target directory they run from); when it
+/// is already up to date that is a fraction of a second. A failed build fails the test: stale
+/// binaries would test other code than this.
 pub fn binary(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("the tests crate sits in the workspace")
             .join("Cargo.toml");
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--workspace",
-                "--bins",
-                "--manifest-path",
-            ])
+        let profile = target_dir()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut command = Command::new(cargo);
+        command.args(["build", "--quiet", "--workspace", "--bins"]);
+        // `debug` is the dev profile's directory; any other is named after its profile.
+        if profile != "debug" {
+            command.args(["--profile", &profile]);
+        }
+        match command
+            .arg("--manifest-path")
             .arg(&manifest)
             .stdin(Stdio::null())
-            .status();
-        match status {
-            Ok(status) if status.success() => {}
-            other => {
-                eprintln!("note: `cargo build --bins` failed ({other:?}); using what is built")
-            }
+            .status()
+        {
+            Ok(status) if status.success() => Ok(()),
+            other => Err(format!(
+                "`cargo build --workspace --bins --profile {profile}` failed ({other:?})"
+            )),
         }
     });
+    if let Err(why) = built {
+        panic!("{why}: the binaries under test could not be built");
+    }
     let path = target_dir().join(name);
     assert!(
         path.is_file(),

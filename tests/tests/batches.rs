@@ -11,8 +11,8 @@ use assent_client::protocol::{
     Request, Response, Subject,
 };
 use assent_tests::{
-    KillOnDrop, PROCESS_TIMEOUT, RECV_TIMEOUT, TestDaemon, assent, is_token, refused, run_bounded,
-    run_detached, wait_bounded, wait_until,
+    KillOnDrop, Options, PROCESS_TIMEOUT, RECV_TIMEOUT, TestDaemon, assent, is_token, refused,
+    run_bounded, run_detached, wait_bounded, wait_until,
 };
 
 fn tool(name: &str) -> Subject {
@@ -243,4 +243,40 @@ fn the_tool_batch_binary_exits_by_outcome() {
         .expect("written");
     let output = wait_bounded(child, PROCESS_TIMEOUT);
     assert_eq!(output.status.code(), Some(126), "{output:?}");
+}
+
+/// With `no_approver = "ask"` and no approval agent, the items that need a person are not
+/// held (the verdict's Confirm carries no token): `assent tool --batch` has no prompt to hand
+/// them to, so they are denied, in words and in JSON, with no token, and nothing waits.
+#[test]
+fn items_that_need_a_person_with_nobody_to_ask_are_denied_not_held() {
+    let daemon = TestDaemon::with(Options {
+        no_approver: Some(assentd::policy::NoApprover::Ask),
+        ..Options::default()
+    });
+    let mut json = tool_batch(&daemon, &["--json"], THREE);
+    let output = wait_bounded(json.take(), PROCESS_TIMEOUT);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let decisions: Vec<&str> = lines
+        .iter()
+        .map(|l| l["decision"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(decisions, ["allow", "deny", "deny"], "{lines:#?}");
+    assert!(lines.iter().all(|l| l["token"].is_null()), "{lines:#?}");
+
+    let mut words = tool_batch(&daemon, &[], THREE);
+    let output = wait_bounded(words.take(), PROCESS_TIMEOUT);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("item 2 denied"), "{said}");
+    assert!(!said.contains("held"), "{said}");
+    assert!(output.stdout.is_empty(), "no token printed: {output:?}");
+    assert!(
+        assent_tests::pending_tokens(&mut daemon.connect()).is_empty(),
+        "nothing was held"
+    );
 }

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use assent_client::protocol::{
-    CheckRequest, Context, Decided, Decision, Origin, RedeemRequest, Request, Response, Subject,
-    Verdict,
+    self, CheckRequest, Context, Decided, Decision, Origin, RedeemRequest, Request, Response,
+    Subject, Verdict,
 };
 use clap::Args;
 use serde::Serialize;
@@ -183,19 +183,19 @@ pub fn redeem(socket: Option<PathBuf>, request: RedeemRequest, json: Option<&str
             return Outcome::Failed(exit::UNAVAILABLE);
         }
     };
-    let outcome = match verdict.decision {
-        Decision::Allow => Outcome::Allowed,
-        Decision::Deny => {
+    let outcome = match verdict.outcome() {
+        protocol::Outcome::Allow => Outcome::Allowed,
+        protocol::Outcome::Deny | protocol::Outcome::Ask => {
             if json.is_none() {
                 messages::denied(&verdict);
             }
             Outcome::Denied
         }
-        Decision::Confirm => {
+        protocol::Outcome::Held(held) => {
             if json.is_none() {
                 messages::held(&verdict);
             }
-            Outcome::Held(verdict.token.clone().unwrap_or(token))
+            Outcome::Held(held.to_string())
         }
     };
     if let Some(command) = json {
@@ -241,24 +241,18 @@ fn gate_prompting(
             return Outcome::Failed(exit::UNAVAILABLE);
         }
     };
-    let outcome = match verdict.decision {
-        Decision::Allow => (Outcome::Allowed, None),
-        // Needs a person, but nothing was held: no approval agent, and the policy hands such
-        // requests to an agent's own prompt (`no_approver = "ask"`). This client has none.
-        Decision::Deny => {
+    let outcome = match verdict.outcome() {
+        protocol::Outcome::Allow => (Outcome::Allowed, None),
+        // Ask: it needs a person but nothing was held, and this client has no prompt of its
+        // own to hand it to.
+        protocol::Outcome::Deny | protocol::Outcome::Ask => {
             if json.is_none() {
                 messages::denied(&verdict);
             }
             (Outcome::Denied, None)
         }
-        Decision::Confirm if verdict.token.is_none() => {
-            if json.is_none() {
-                messages::denied(&verdict);
-            }
-            (Outcome::Denied, None)
-        }
-        Decision::Confirm => {
-            let token = verdict.token.clone().unwrap_or_default();
+        protocol::Outcome::Held(token) => {
+            let token = token.to_string();
             if !wait {
                 if json.is_none() {
                     messages::held(&verdict);

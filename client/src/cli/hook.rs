@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use assent_client::Connection;
 use assent_client::paths::resolve_socket;
 use assent_client::protocol::{
-    CheckRequest, Context, Decision, Origin, Request, Response, Subject, Verdict,
+    CheckRequest, Context, Origin, Outcome, Request, Response, Subject, Verdict,
 };
 use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -305,36 +305,32 @@ fn gate(
             );
         }
     };
-    match verdict.decision {
-        Decision::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
-        Decision::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
-        // Nothing was held: no approval agent, and the policy lets the agent's own prompt
-        // decide. An agent without a prompt of its own for hooks cannot ask: a deny.
-        Decision::Confirm if verdict.token.is_none() && agent == Agent::ClaudeCode => {
-            Answer::Ask(format!(
-                "assent asks you to confirm this call {}",
-                verdict_text(&verdict)
-            ))
-        }
-        Decision::Confirm if verdict.token.is_none() => Answer::Deny(format!(
+    match verdict.outcome() {
+        Outcome::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
+        Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
+        // An agent without a prompt of its own for hooks cannot ask: a deny.
+        Outcome::Ask if agent == Agent::ClaudeCode => Answer::Ask(format!(
+            "assent asks you to confirm this call {}",
+            verdict_text(&verdict)
+        )),
+        Outcome::Ask => Answer::Deny(format!(
             "assent: denied: this call needs a person's approval, and {} cannot ask its user from a hook {}",
             agent.display(),
             verdict_text(&verdict)
         )),
-        Decision::Confirm if ask_when_held => {
-            withdraw(&mut conn, &verdict);
+        Outcome::Held(token) if ask_when_held => {
+            withdraw(&mut conn, token);
             Answer::Ask(format!(
                 "assent would hold this for approval {}",
                 verdict_text(&verdict)
             ))
         }
-        Decision::Confirm => wait_held(&mut conn, &verdict, deadline),
+        Outcome::Held(token) => wait_held(&mut conn, &verdict, token, deadline),
     }
 }
 
 /// Wait for the final word on a held request; withdraw it if `deadline` comes first.
-fn wait_held(conn: &mut Connection, verdict: &Verdict, deadline: Instant) -> Answer {
-    let token = verdict.token.as_deref().unwrap_or("?");
+fn wait_held(conn: &mut Connection, verdict: &Verdict, token: &str, deadline: Instant) -> Answer {
     say(&format!(
         "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
         verdict_text(verdict)
@@ -355,7 +351,7 @@ fn wait_held(conn: &mut Connection, verdict: &Verdict, deadline: Instant) -> Ans
             "assent: the gate went away while the call was held ({error}); not allowed"
         )),
         None => {
-            withdraw(conn, verdict);
+            withdraw(conn, token);
             Answer::Deny(format!(
                 "assent: held for approval {}, but nobody answered before the hook's own timeout; the request was withdrawn and the call did not run. Ask the user to approve it, then retry",
                 verdict_text(verdict)
@@ -365,13 +361,11 @@ fn wait_held(conn: &mut Connection, verdict: &Verdict, deadline: Instant) -> Ans
 }
 
 /// Withdraw a held request (closing the connection would too; this says so at once).
-fn withdraw(conn: &mut Connection, verdict: &Verdict) {
-    if let Some(token) = &verdict.token {
-        let _ = conn.send(&Request::Cancel {
-            token: token.clone(),
-        });
-        // The daemon's reply is not needed: dropping the connection withdraws it as well.
-    }
+fn withdraw(conn: &mut Connection, token: &str) {
+    let _ = conn.send(&Request::Cancel {
+        token: token.to_string(),
+    });
+    // The daemon's reply is not needed: dropping the connection withdraws it as well.
 }
 
 /// Receive one response, giving up at `deadline` (`None`).

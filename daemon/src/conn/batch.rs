@@ -9,7 +9,7 @@ use std::sync::Arc;
 use assent_client::codec;
 use assent_client::protocol::{
     BatchDecided, BatchRequest, BatchVerdict, Decided, DecidedBy, Decision, MAX_BATCH_ITEMS,
-    Origin, Response, Subject, WireError,
+    Origin, Response, Subject,
 };
 use tokio::time::Instant;
 
@@ -66,12 +66,11 @@ impl Conn {
             {
                 Ok((judgement, subject, _)) => judged.push((judgement, subject)),
                 Err(error) => {
-                    let wire = error.to_wire();
-                    let error = WireError {
-                        kind: wire.kind,
-                        message: format!("batch item {}: {}", judged.len() + 1, wire.message),
+                    let error = RequestError::InBatch {
+                        item: judged.len() + 1,
+                        error: Box::new(error),
                     };
-                    self.send(&Response::Error(error)).await;
+                    self.send(&Response::Error(error.to_wire())).await;
                     return Flow::Continue;
                 }
             }

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use assent_client::paths::resolve_socket;
 use assent_client::protocol::{
-    CheckRequest, Context, Decision, ErrorKind, Origin, Request, Response, Subject, Verdict,
+    CheckRequest, Context, ErrorKind, Origin, Outcome, Request, Response, Subject, Verdict,
 };
 use assent_client::{CodecError, Connection, Error};
 use nix::errno::Errno;
@@ -209,27 +209,27 @@ fn check(
             return status::UNAVAILABLE;
         }
     };
-    match verdict.decision {
-        Decision::Allow => status::ALLOW,
-        Decision::Deny => {
+    match verdict.outcome() {
+        Outcome::Allow => status::ALLOW,
+        // Ask (needs a person, nothing held) only comes for agents; a shell has no other prompt.
+        Outcome::Deny | Outcome::Ask => {
             verdict_text("denied", &verdict);
             status::DENY
         }
-        Decision::Confirm => {
+        Outcome::Held(token) => {
             // `assent __resume` asks at the terminal: what the line does, in one line.
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "{}",
                 assent_client::say::held(&verdict)
             );
-            hand_over(conn, &verdict, shell)
+            hand_over(conn, &verdict, token, shell)
         }
     }
 }
 
 /// Leave a held request's connection open in the shell, for `assent __resume`.
-fn hand_over(conn: Connection, verdict: &Verdict, shell: &mut dyn Shell) -> u8 {
-    let token = verdict.token.clone().unwrap_or_default();
+fn hand_over(conn: Connection, verdict: &Verdict, token: &str, shell: &mut dyn Shell) -> u8 {
     // A duplicate at 10 or above, close-on-exec: only the `__resume` it is redirected to gets it.
     let fd = match fcntl(conn.as_fd(), FcntlArg::F_DUPFD_CLOEXEC(FD_BASE)) {
         Ok(fd) => fd,
@@ -249,7 +249,7 @@ fn hand_over(conn: Connection, verdict: &Verdict, shell: &mut dyn Shell) -> u8 {
         CString::new(value).is_ok_and(|value| shell.set_var(name, &value))
     };
     if set(shell, FD_VAR, &fd.to_string())
-        && set(shell, TOKEN_VAR, &token)
+        && set(shell, TOKEN_VAR, token)
         && set(shell, EXPIRES_VAR, &expires)
         && set(shell, LEVEL_VAR, verdict.level.as_str())
     {
@@ -390,7 +390,7 @@ fn render_verdict(what: &str, verdict: &Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use assent_client::protocol::{Finding, Level, Span};
+    use assent_client::protocol::{Decision, Finding, Level, Span};
 
     fn parse_words(words: &[&str]) -> Result<Call, String> {
         let owned: Vec<CString> = words

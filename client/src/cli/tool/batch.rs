@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use assent_client::protocol::{
     BatchRequest, BatchVerdict, Context, Decided, Decision, MAX_BATCH_ITEMS, MAX_MESSAGE_LEN,
-    Origin, Request, Response, Subject, Verdict,
+    Origin, Outcome, Request, Response, Subject, Verdict,
 };
 use serde::{Deserialize, Serialize};
 
@@ -202,7 +202,7 @@ fn report(
     let mut out = std::io::stdout().lock();
     for (index, (summary, item)) in summaries.iter().zip(&verdict.items).enumerate() {
         let outcome = decided.map(|d| &d[index]);
-        let decision = final_decision(item, outcome);
+        let decision = final_decision(item, verdict.token.as_deref(), outcome);
         all_allowed &= decision == Decision::Allow;
         if json {
             let line = JsonItem {
@@ -211,9 +211,10 @@ fn report(
                 decision,
                 verdict: item,
                 decided: outcome,
-                token: (item.decision == Decision::Confirm)
-                    .then_some(verdict.token.as_deref())
-                    .flatten(),
+                token: match item.outcome_with(verdict.token.as_deref()) {
+                    Outcome::Held(token) => Some(token),
+                    _ => None,
+                },
             };
             if let Ok(text) = serde_json::to_string(&line) {
                 let _ = writeln!(out, "{text}");
@@ -226,12 +227,15 @@ fn report(
     if all_allowed { exit::ALLOW } else { exit::DENY }
 }
 
-/// The item's decision: the outcome of a held item once settled, else the verdict's.
-fn final_decision(item: &Verdict, outcome: Option<&Decided>) -> Decision {
-    match (item.decision, outcome) {
-        (Decision::Confirm, Some(outcome)) if outcome.allow => Decision::Allow,
-        (Decision::Confirm, Some(_)) => Decision::Deny,
-        (decision, _) => decision,
+/// The item's decision: the answer to a held item once settled, a deny for one that needed a
+/// person but was not held (this client has no prompt to hand it to), else the verdict's.
+fn final_decision(item: &Verdict, token: Option<&str>, outcome: Option<&Decided>) -> Decision {
+    match (item.outcome_with(token), outcome) {
+        (Outcome::Allow, _) => Decision::Allow,
+        (Outcome::Deny | Outcome::Ask, _) => Decision::Deny,
+        (Outcome::Held(_), Some(outcome)) if outcome.allow => Decision::Allow,
+        (Outcome::Held(_), Some(_)) => Decision::Deny,
+        (Outcome::Held(_), None) => Decision::Confirm,
     }
 }
 
@@ -240,7 +244,10 @@ fn say_items(summaries: &[String], verdict: &BatchVerdict, decided: Option<&[Dec
     let mut text = String::new();
     for (index, (summary, item)) in summaries.iter().zip(&verdict.items).enumerate() {
         let outcome = decided.map(|d| &d[index]);
-        let (word, why) = match (final_decision(item, outcome), outcome) {
+        let (word, why) = match (
+            final_decision(item, verdict.token.as_deref(), outcome),
+            outcome,
+        ) {
             (Decision::Allow, Some(o)) | (Decision::Deny, Some(o))
                 if item.decision == Decision::Confirm =>
             {
