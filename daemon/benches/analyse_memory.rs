@@ -20,6 +20,7 @@ static HELD: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call is passed to the system allocator unchanged; the counters only observe.
+#[allow(unsafe_code)] // A counting allocator wraps the system one: the only unsafe here.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract for `alloc` is the system allocator's.

@@ -20,6 +20,9 @@ pub mod polkit;
 pub mod remember;
 pub mod server;
 pub mod stats;
+// Socket activation adopts the descriptor systemd passed (`OwnedFd::from_raw_fd`): the
+// daemon's one unsafe block.
+#[allow(unsafe_code)]
 pub mod systemd;
 
 pub use config::{Config, Mode};

@@ -652,6 +652,7 @@ struct Counting;
 
 // SAFETY: every call is passed to the system allocator unchanged; the counter only observes.
 // The thread-local is const-initialised and has no destructor, so it never allocates.
+#[allow(unsafe_code)] // A counting allocator wraps the system one: the only unsafe here.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count(layout.size());

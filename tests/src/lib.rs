@@ -485,6 +485,7 @@ pub fn approver(socket: &Path) -> Command {
 
 /// Make `command` start in a new login session (`setsid`), as an approver at another terminal
 /// would be. The daemon compares login sessions to refuse self-approval.
+#[allow(unsafe_code)] // `pre_exec`: the tests' one unsafe block.
 pub fn in_new_session(command: &mut Command) -> &mut Command {
     // SAFETY: the closure runs in the forked child before exec and only calls setsid(2), which
     // is async-signal-safe; it touches no memory shared with the parent and allocates nothing.

@@ -930,3 +930,32 @@ fn many_rules_parse_in_linear_time() {
     assert!(loaded.policy.rules.len() >= 20_000);
     assert!(took < std::time::Duration::from_secs(20), "{took:?}");
 }
+
+/// `--check-policy` prints TOML the `toml` crate wrote: quotes, tabs and backslashes in names
+/// and messages come back as they were, numbers as they were written.
+#[test]
+fn the_effective_policy_is_toml_that_reads_back() {
+    let p = policy(
+        "confidence_threshold = 0.85\n\
+         [tool_confidence]\n\"web.*\" = 0.5\n\
+         [[rule]]\nname = 'say \"hi\"'\ndecision = \"deny\"\n\
+         message = \"tab\\there, a \\\\ backslash\"\ntool = [\"payment.submit\"]\n\
+         args.amount = 5\nargs_contain.note = \"refund\"\n",
+    );
+    let text: toml::Table =
+        toml::from_str(&p.text).unwrap_or_else(|error| panic!("{error}\nin:\n{}", p.text));
+    assert_eq!(text["confidence_threshold"].as_float(), Some(0.85));
+    assert_eq!(text["tool_confidence"]["web.*"].as_float(), Some(0.5));
+    let rules = text["rule"].as_array().expect("the rules");
+    let ours = rules
+        .iter()
+        .find(|r| r["name"].as_str() == Some("say \"hi\""))
+        .unwrap_or_else(|| panic!("the rule is listed:\n{}", p.text));
+    assert_eq!(ours["message"].as_str(), Some("tab\there, a \\ backslash"));
+    assert_eq!(ours["args"]["amount"].as_integer(), Some(5));
+    assert_eq!(ours["args_contain"]["note"].as_str(), Some("refund"));
+    assert!(
+        p.text.contains("\n# test.toml:"),
+        "each rule says where it came from"
+    );
+}
