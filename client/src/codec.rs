@@ -169,7 +169,7 @@ mod tests {
             Request::RegisterApprover(ApproverHello {
                 name: "assent-notify 0.1.0".into(),
             }),
-            Request::Rules { from: 0 },
+            Request::ListRemembered { from: 0 },
             Request::Forget {
                 id: Some("r_1".into()),
             },
@@ -278,11 +278,11 @@ mod tests {
                     reason: "allowed".into(),
                 },
             }),
-            Response::Rules(RuleList {
-                rules: vec![RememberedRule {
+            Response::Remembered(RememberedList {
+                approvals: vec![RememberedApproval {
                     id: "r_1".into(),
                     uid: 1000,
-                    scope: RuleScope::Until { ms: 5 },
+                    scope: RememberedScope::Until { ms: 5 },
                     signature: "git push in /".into(),
                     created_ms: 1,
                     uses: 2,
@@ -427,7 +427,7 @@ mod tests {
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
-            encode_request(&Request::Rules { from: 0 }).expect("encodes"),
+            encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
             [6, 9, 0]
         );
         let prompted = Request::Prompted {

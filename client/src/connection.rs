@@ -14,7 +14,7 @@ use nix::sys::time::TimeVal;
 use crate::codec;
 use crate::error::{CodecError, Error};
 use crate::protocol::{
-    AuditEvent, MAX_MESSAGE_LEN, PendingItem, RememberedRule, Request, Response,
+    AuditEvent, MAX_MESSAGE_LEN, PendingItem, RememberedApproval, Request, Response,
 };
 
 /// How long a client waits to be accepted, and then for the first reply to a request, unless
@@ -189,11 +189,11 @@ impl Connection {
     }
 
     /// Every remembered approval the caller may see, oldest first, read page by page.
-    pub fn rules(&mut self) -> Result<Vec<RememberedRule>, Error> {
+    pub fn remembered(&mut self) -> Result<Vec<RememberedApproval>, Error> {
         self.all_pages(
-            |from| Request::Rules { from },
+            |from| Request::ListRemembered { from },
             |response| match response {
-                Response::Rules(list) => Ok((list.rules, list.next)),
+                Response::Remembered(list) => Ok((list.approvals, list.next)),
                 other => Err(Box::new(other)),
             },
         )

@@ -14,7 +14,9 @@ mod reports;
 
 use serde::{Deserialize, Serialize};
 
-pub use approval::{ApproverHello, Remember, RememberedRule, RuleList, RuleScope, Withdrawn};
+pub use approval::{
+    ApproverHello, Remember, RememberedApproval, RememberedList, RememberedScope, Withdrawn,
+};
 pub use reports::{AuditEvent, LogPage, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
@@ -108,15 +110,15 @@ pub enum Request {
     /// register, one per login session.
     RegisterApprover(ApproverHello),
     /// List the remembered approvals the caller may see (its own uid's; all for root), paged
-    /// as [`Request::ListPending`] is. Reply: [`Response::Rules`].
-    Rules {
-        /// Index of the first rule wanted.
+    /// as [`Request::ListPending`] is. Reply: [`Response::Remembered`].
+    ListRemembered {
+        /// Index of the first remembered approval wanted.
         from: u32,
     },
     /// Remove one remembered approval by id, or all of the caller's (all for root) when `id`
     /// is `None`. Reply: [`Response::Forgot`], or `not_found` for an unknown id.
     Forget {
-        /// The rule's id as `assent rules` lists it.
+        /// Its id as `assent remembered` lists it.
         id: Option<String>,
     },
     /// The terminal prompt's answer, sent by the requesting client itself on the connection
@@ -451,7 +453,7 @@ pub enum Response {
     /// expired, or the daemon is stopping); close its notification.
     Withdrawn(Withdrawn),
     /// Remembered approvals.
-    Rules(RuleList),
+    Remembered(RememberedList),
     /// How many remembered approvals were removed.
     Forgot {
         /// The count.

@@ -9,12 +9,12 @@
 
 use std::hint::black_box;
 
-use assentd::analyse::{Context, shell};
+use assentd::analyse::{Surroundings, shell};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod shapes;
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
     truncated: false,

@@ -208,8 +208,8 @@ impl Conn {
                 self.send(&reply).await;
             }
             Request::RegisterApprover(hello) => return self.serve_approver(hello).await,
-            Request::Rules { from } => {
-                let reply = self.rules(from);
+            Request::ListRemembered { from } => {
+                let reply = self.remembered(from);
                 self.send(&reply).await;
             }
             Request::Forget { id } => {

@@ -103,7 +103,7 @@ pub enum RequestError {
     #[error(
         "uid {uid} already has {limit} remembered approvals; forget some first (assent forget)"
     )]
-    TooManyRules {
+    TooManyRemembered {
         /// The uid.
         uid: u32,
         /// The limit.
@@ -181,7 +181,7 @@ impl RequestError {
             RequestError::NotAuthorized(_) => ErrorKind::NotAuthorized,
             RequestError::LimitReached { .. }
             | RequestError::RateLimited { .. }
-            | RequestError::TooManyRules { .. } => ErrorKind::LimitReached,
+            | RequestError::TooManyRemembered { .. } => ErrorKind::LimitReached,
             RequestError::Identity(_) => ErrorKind::Identity,
             RequestError::Invalid(_) => ErrorKind::Invalid,
             RequestError::NotSaved(_) => ErrorKind::NotSaved,

@@ -64,7 +64,7 @@ pub fn judge_for(
             cwd,
             truncated,
         } => {
-            let ctx = analyse::Context {
+            let ctx = analyse::Surroundings {
                 cwd,
                 home: caller.home,
                 truncated: *truncated,

@@ -26,7 +26,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use assent_client::protocol::{Remember, RememberedRule};
+use assent_client::protocol::{Remember, RememberedApproval};
 
 use crate::error::RequestError;
 use scope::{Scope, start_time};
@@ -50,7 +50,7 @@ pub enum SessionKey {
 }
 
 #[derive(Debug, Clone)]
-struct Rule {
+struct Approval {
     id: String,
     owner: u32,
     scope: Scope,
@@ -59,9 +59,9 @@ struct Rule {
     uses: u64,
 }
 
-impl Rule {
-    fn to_wire(&self) -> RememberedRule {
-        RememberedRule {
+impl Approval {
+    fn to_wire(&self) -> RememberedApproval {
+        RememberedApproval {
             id: self.id.clone(),
             uid: self.owner,
             scope: self.scope.to_wire(),
@@ -86,7 +86,7 @@ struct Persist {
 #[derive(Debug, Default)]
 struct State {
     /// Per owner uid, oldest first.
-    rules: HashMap<u32, Vec<Rule>>,
+    rules: HashMap<u32, Vec<Approval>>,
     persist: Persist,
 }
 
@@ -137,7 +137,7 @@ struct Core {
 /// A change to the persisted rules, made on disk before it is made in memory.
 #[derive(Debug, Clone)]
 enum Change {
-    Add(Rule),
+    Add(Approval),
     Extend { owner: u32, id: String, until: u64 },
     Remove(Vec<String>),
 }
@@ -145,7 +145,7 @@ enum Change {
 impl Change {
     /// Make the change in `rules`. Idempotent, and it touches only the rules it names, so it
     /// can be made on a snapshot and later on the live map, whatever else changed meanwhile.
-    fn apply(&self, rules: &mut HashMap<u32, Vec<Rule>>) {
+    fn apply(&self, rules: &mut HashMap<u32, Vec<Approval>>) {
         match self {
             Change::Add(rule) => {
                 let owned = rules.entry(rule.owner).or_default();
@@ -306,7 +306,7 @@ impl Remembered {
         }
         let mut state = self.core.lock();
         let rules = state.rules.get_mut(&owner)?;
-        let matches = |r: &Rule| r.signature == signature && r.scope.covers(session);
+        let matches = |r: &Approval| r.signature == signature && r.scope.covers(session);
         // Ended durations go (a comparison); whether a login session ended costs a syscall,
         // so only the rules that would match are asked.
         let mut ended_persisted = false;
@@ -408,7 +408,7 @@ impl Remembered {
         }
         let count = state.rules.get(&owner).map_or(0, Vec::len);
         if count >= MAX_RULES_PER_UID {
-            return Err(RequestError::TooManyRules {
+            return Err(RequestError::TooManyRemembered {
                 uid: owner,
                 limit: MAX_RULES_PER_UID,
             });
@@ -419,7 +419,7 @@ impl Remembered {
                 break id;
             }
         };
-        let rule = Rule {
+        let rule = Approval {
             id: id.clone(),
             owner,
             scope,
@@ -447,7 +447,7 @@ impl Remembered {
         scope: &Scope,
     ) -> Option<(String, Option<u64>)> {
         let rules = state.rules.get(&owner)?;
-        let same = |r: &&Rule| r.signature == signature;
+        let same = |r: &&Approval| r.signature == signature;
         if let Some(always) = rules.iter().filter(same).find(|r| r.scope == Scope::Always) {
             return Some((always.id.clone(), None));
         }
@@ -469,11 +469,11 @@ impl Remembered {
     }
 
     /// The rules `caller` may see (its own uid's; all for root), oldest first.
-    pub fn list(&self, caller: u32) -> Vec<RememberedRule> {
+    pub fn list(&self, caller: u32) -> Vec<RememberedApproval> {
         self.list_at(caller, now_ms())
     }
 
-    fn list_at(&self, caller: u32, now: u64) -> Vec<RememberedRule> {
+    fn list_at(&self, caller: u32, now: u64) -> Vec<RememberedApproval> {
         let mut state = self.core.lock();
         let owners: Vec<u32> = if caller == 0 {
             state.rules.keys().copied().collect()
@@ -488,13 +488,13 @@ impl Remembered {
             state.mark(true);
             self.core.wake.notify_one();
         }
-        let mut rules: Vec<&Rule> = owners
+        let mut rules: Vec<&Approval> = owners
             .iter()
             .filter_map(|o| state.rules.get(o))
             .flatten()
             .collect();
         rules.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
-        rules.into_iter().map(Rule::to_wire).collect()
+        rules.into_iter().map(Approval::to_wire).collect()
     }
 
     /// Remove one rule by id (only the caller's own, or any for root; another's id is
@@ -504,7 +504,7 @@ impl Remembered {
         let _commit = self.core.lock_commit();
         let state = self.core.lock();
         let mine = |owner: u32| caller == 0 || caller == owner;
-        let removed: Vec<&Rule> = match id {
+        let removed: Vec<&Approval> = match id {
             Some(id) => {
                 let found = state
                     .rules
@@ -515,7 +515,7 @@ impl Remembered {
                     Some(rule) => vec![rule],
                     None => {
                         return Err(RequestError::NoSuchItem(format!(
-                            "no remembered approval {id} (see `assent rules`)"
+                            "no remembered approval {id} (see `assent remembered`)"
                         )));
                     }
                 }

@@ -14,11 +14,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Analysis, Context, shell, shell_unsplit};
+use assentd::analyse::{Analysis, Surroundings, shell, shell_unsplit};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
     truncated: false,

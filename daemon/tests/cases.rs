@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Context, shell};
+use assentd::analyse::{Surroundings, shell};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -59,7 +59,7 @@ fn level_named(name: &str) -> Level {
 }
 
 fn level_of(case: &Case) -> Level {
-    let ctx = Context {
+    let ctx = Surroundings {
         cwd: &case.cwd,
         home: Some(&case.home),
         truncated: false,

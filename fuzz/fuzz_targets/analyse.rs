@@ -6,9 +6,9 @@
 #![cfg_attr(fuzzing, no_main)]
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Context, shell};
+use assentd::analyse::{Surroundings, shell};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
     truncated: false,

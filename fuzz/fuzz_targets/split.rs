@@ -11,9 +11,9 @@
 #![cfg_attr(fuzzing, no_main)]
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Analysis, Context, shell, shell_unsplit};
+use assentd::analyse::{Analysis, Surroundings, shell, shell_unsplit};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
     truncated: false,

@@ -1,5 +1,5 @@
 //! Remembered approvals through the client: `assent approve
-//! --remember`, `assent rules`, `assent forget`, and the terminal prompt of a person's own held
+//! --remember`, `assent remembered`, `assent forget`, and the terminal prompt of a person's own held
 //! line, against the real daemon.
 //!
 //! Safety: the commands here are only checked, never run: `assent check` asks and exits. The
@@ -101,9 +101,9 @@ fn a_requester_may_deny_its_own_request_but_not_approve_it() {
 }
 
 fn rules_json(daemon: &TestDaemon) -> serde_json::Value {
-    let output = elsewhere(daemon, &["rules", "--json"]);
+    let output = elsewhere(daemon, &["remembered", "--json"]);
     assert_eq!(code(&output), Some(0), "{}", text(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("assent rules --json prints JSON")
+    serde_json::from_slice(&output.stdout).expect("assent remembered --json prints JSON")
 }
 
 #[test]
@@ -115,12 +115,12 @@ fn approve_remember_always_lists_allows_again_survives_a_restart_and_forget_ends
     assert_eq!(again.decision, Decision::Allow, "{again:?}");
     assert!(again.reason.contains("remembered"), "{}", again.reason);
 
-    let listed = elsewhere(&daemon, &["rules"]);
+    let listed = elsewhere(&daemon, &["remembered"]);
     let out = text(&listed.stdout);
     assert!(out.contains("  always  "), "{out}");
     assert!(out.contains(&format!("    {RISKY} in /tmp")), "{out}");
     let json = rules_json(&daemon);
-    let rule = &json["rules"][0];
+    let rule = &json["approvals"][0];
     assert_eq!(rule["signature"], format!("{RISKY} in /tmp"));
     assert_eq!(rule["scope"], "always");
     assert_eq!(rule["uses"], 1);
@@ -148,7 +148,7 @@ fn approve_remember_always_lists_allows_again_survives_a_restart_and_forget_ends
     assert_eq!(text(&forgot.stdout).trim(), "forgot 1 remembered approval");
     let held = verdict(&mut conn, &check(None, false));
     assert_eq!(held.decision, Decision::Confirm, "forgotten: held again");
-    let empty = elsewhere(&daemon, &["rules"]);
+    let empty = elsewhere(&daemon, &["remembered"]);
     assert_eq!(text(&empty.stdout).trim(), "no remembered approvals");
 }
 
@@ -163,9 +163,10 @@ fn approve_remember_session_applies_to_that_session_label_only() {
     assert_eq!(other.decision, Decision::Confirm, "{other:?}");
     let json = rules_json(&daemon);
     assert_eq!(
-        json["rules"][0]["scope"]["session_label"]["label"],
+        json["approvals"][0]["scope"]["session_label"]["label"],
         "conv-7"
     );
+    // `assent rules`, the old name, still lists them.
     let out = text(&elsewhere(&daemon, &["rules"]).stdout);
     assert!(out.contains("  session conv-7  "), "{out}");
 }
@@ -180,8 +181,11 @@ fn approve_remember_a_duration_lists_its_end_and_forget_all_clears() {
         Decision::Allow
     );
     let json = rules_json(&daemon);
-    assert!(json["rules"][0]["scope"]["until"]["ms"].is_u64(), "{json}");
-    let out = text(&elsewhere(&daemon, &["rules"]).stdout);
+    assert!(
+        json["approvals"][0]["scope"]["until"]["ms"].is_u64(),
+        "{json}"
+    );
+    let out = text(&elsewhere(&daemon, &["remembered"]).stdout);
     assert!(out.contains("  until ") && out.contains(" UTC  "), "{out}");
     let forgot = elsewhere(&daemon, &["forget", "--all"]);
     assert_eq!(text(&forgot.stdout).trim(), "forgot 1 remembered approval");
@@ -200,7 +204,7 @@ fn approve_once_remembers_nothing() {
         verdict(&mut conn, &check(None, false)).decision,
         Decision::Confirm
     );
-    assert_eq!(rules_json(&daemon)["rules"], serde_json::json!([]));
+    assert_eq!(rules_json(&daemon)["approvals"], serde_json::json!([]));
 }
 
 #[test]
@@ -377,7 +381,7 @@ fn the_terminal_prompt_a_remembers_and_the_same_line_is_then_allowed_at_once() {
         1,
         "not asked again: {screen}"
     );
-    let rules = text(&elsewhere(&daemon, &["rules"]).stdout);
+    let rules = text(&elsewhere(&daemon, &["remembered"]).stdout);
     assert!(
         rules.contains(&format!("{RISKY} in {}", term.work())),
         "{rules}"
@@ -405,7 +409,7 @@ fn the_terminal_prompt_s_remembers_for_the_login_session() {
         1,
         "not asked again: {screen}"
     );
-    let rules = text(&elsewhere(&daemon, &["rules"]).stdout);
+    let rules = text(&elsewhere(&daemon, &["remembered"]).stdout);
     assert!(rules.contains("  login session "), "{rules}");
     // From another login session the same line is asked about again.
     let mut conn = daemon.connect();
@@ -431,11 +435,11 @@ fn keys_typed_ahead_do_not_answer_the_prompt() {
     term.pane.wait_text(CHOICES);
     let mut conn = daemon.connect();
     assert_eq!(pending_tokens(&mut conn).len(), 1, "still held");
-    assert_eq!(rules_json(&daemon)["rules"], serde_json::json!([]));
+    assert_eq!(rules_json(&daemon)["approvals"], serde_json::json!([]));
     term.pane.type_text("n");
     let screen = term.pane.wait_text("EXIT-1");
     assert!(screen.contains(&format!("{CHOICES}deny")), "{screen}");
-    assert_eq!(rules_json(&daemon)["rules"], serde_json::json!([]));
+    assert_eq!(rules_json(&daemon)["approvals"], serde_json::json!([]));
 }
 
 #[test]

@@ -240,8 +240,8 @@ fn a_requester_cannot_answer_itself_at_a_prompt_unless_interactive_on_a_terminal
     let cancel = conn.request(&Request::Cancel { token });
     assert!(matches!(cancel, Ok(Response::Decided(d)) if d.by == DecidedBy::Cancelled));
     let mut other = daemon.connect();
-    match other.request(&Request::Rules { from: 0 }) {
-        Ok(Response::Rules(list)) => assert!(list.rules.is_empty(), "{list:?}"),
+    match other.request(&Request::ListRemembered { from: 0 }) {
+        Ok(Response::Remembered(list)) => assert!(list.approvals.is_empty(), "{list:?}"),
         reply => panic!("expected the rules, got {reply:?}"),
     }
     // Prompted on a connection that holds nothing is refused too.
@@ -284,8 +284,8 @@ fn always_is_remembered_across_a_restart_and_forget_removes_it() {
         Decision::Allow,
         "survives a restart: {after:?}"
     );
-    let rules = match conn.request(&Request::Rules { from: 0 }) {
-        Ok(Response::Rules(list)) => list.rules,
+    let rules = match conn.request(&Request::ListRemembered { from: 0 }) {
+        Ok(Response::Remembered(list)) => list.approvals,
         reply => panic!("expected the rules, got {reply:?}"),
     };
     assert_eq!(rules.len(), 1, "{rules:?}");
@@ -317,8 +317,8 @@ fn a_deny_is_never_remembered() {
     agent.until("withdrawn ");
     let again = verdict_of(&mut conn, &agent_check("git push", false));
     assert_eq!(again.decision, Decision::Confirm, "asked again: {again:?}");
-    match conn.request(&Request::Rules { from: 0 }) {
-        Ok(Response::Rules(list)) => assert!(list.rules.is_empty(), "{list:?}"),
+    match conn.request(&Request::ListRemembered { from: 0 }) {
+        Ok(Response::Remembered(list)) => assert!(list.approvals.is_empty(), "{list:?}"),
         reply => panic!("expected the rules, got {reply:?}"),
     }
 }

@@ -242,7 +242,7 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
         confirmed.extend(done);
         // Every approval confirmed in any round so far is what a fresh start reads.
         let daemon = Real::start(dir.path(), false, &[], &[]);
-        let rules = daemon.connect().rules().expect("the rules");
+        let rules = daemon.connect().remembered().expect("the rules");
         let missing: Vec<&String> = confirmed
             .iter()
             .filter(|subject| {
@@ -267,7 +267,7 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
     let daemon = Real::start(dir.path(), false, &[], &[]);
     let ids: Vec<String> = daemon
         .connect()
-        .rules()
+        .remembered()
         .expect("the rules")
         .into_iter()
         .map(|r| r.id)
@@ -297,7 +297,7 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
         "no forget was confirmed before the kill"
     );
     let daemon = Real::start(dir.path(), false, &[], &[]);
-    let rules = daemon.connect().rules().expect("the rules");
+    let rules = daemon.connect().remembered().expect("the rules");
     let back: Vec<&String> = forgotten
         .iter()
         .filter(|id| rules.iter().any(|r| &r.id == *id))
@@ -577,7 +577,11 @@ fn a_full_disk_refuses_to_remember_and_the_audit_catches_up_whole() {
     );
     agent.kill();
     assert!(
-        daemon.connect().rules().expect("rules").is_empty(),
+        daemon
+            .connect()
+            .remembered()
+            .expect("the remembered approvals")
+            .is_empty(),
         "nothing is remembered"
     );
     assert!(daemon.status().state_error.is_some());
@@ -644,7 +648,7 @@ fn lists_longer_than_a_packet_print_whole() {
     }
     let root = nix::unistd::geteuid().is_root();
     let expected_rules = if root { 5000 } else { 500 };
-    let out = run_bounded(assent(&daemon.socket).arg("rules"));
+    let out = run_bounded(assent(&daemon.socket).arg("remembered"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -79,10 +79,14 @@ impl Setup {
         again
     }
 
-    fn rules(&self) -> usize {
-        match self.daemon.connect().request(&Request::Rules { from: 0 }) {
-            Ok(Response::Rules(list)) => list.rules.len(),
-            other => panic!("expected the rules, got {other:?}"),
+    fn remembered(&self) -> usize {
+        match self
+            .daemon
+            .connect()
+            .request(&Request::ListRemembered { from: 0 })
+        {
+            Ok(Response::Remembered(list)) => list.approvals.len(),
+            other => panic!("expected the remembered approvals, got {other:?}"),
         }
     }
 }
@@ -120,7 +124,7 @@ fn allow_once_shows_who_wants_what_and_allows_this_request_only() {
     assert_eq!(outcome.by, DecidedBy::User);
     // The server keeps a clicked notification (as dunst does): the agent closes it.
     assert!(s.server().wait_closed(shown.id));
-    assert_eq!(s.rules(), 0, "once remembers nothing");
+    assert_eq!(s.remembered(), 0, "once remembers nothing");
     // The same request again is held again.
     let again = verdict_of(
         &mut s.daemon.connect(),
@@ -175,7 +179,7 @@ fn always_allow_is_remembered_across_a_daemon_restart() {
     let remembering = s.remembering(&shown);
     s.server().click(remembering.id, "allow-always");
     assert!(decided(&mut conn).allow);
-    assert_eq!(s.rules(), 1);
+    assert_eq!(s.remembered(), 1);
 
     drop(conn);
     s.daemon.restart();
@@ -184,7 +188,7 @@ fn always_allow_is_remembered_across_a_daemon_restart() {
         &held_check("touch notify-always", false, None),
     );
     assert_eq!(again.decision, Decision::Allow, "{again:?}");
-    assert_eq!(s.rules(), 1);
+    assert_eq!(s.remembered(), 1);
 }
 
 #[test]
@@ -198,7 +202,7 @@ fn deny_denies_once_and_remembers_nothing() {
     assert!(!outcome.allow, "{outcome:?}");
     assert_eq!(outcome.by, DecidedBy::User);
     assert!(s.server().wait_closed(shown.id));
-    assert_eq!(s.rules(), 0);
+    assert_eq!(s.remembered(), 0);
     let again = verdict_of(
         &mut s.daemon.connect(),
         &held_check("touch notify-deny", false, None),
@@ -225,7 +229,7 @@ fn a_dismissed_notification_leaves_the_request_held_until_it_expires_as_a_deny()
     });
     assert!(missed.actions.is_empty());
     assert_eq!(
-        s.rules(),
+        s.remembered(),
         0,
         "an expiry never creates a remembered approval"
     );
@@ -244,7 +248,7 @@ fn an_expired_request_is_withdrawn_and_reported_as_missed() {
     s.server().wait_for("saying the request was missed", |n| {
         n.summary.starts_with("Missed request") && n.body.contains("touch notify-expire")
     });
-    assert_eq!(s.rules(), 0);
+    assert_eq!(s.remembered(), 0);
 }
 
 #[test]

@@ -61,10 +61,14 @@ impl Setup {
         }
     }
 
-    fn rules(&self) -> usize {
-        match self.daemon.connect().request(&Request::Rules { from: 0 }) {
-            Ok(Response::Rules(list)) => list.rules.len(),
-            other => panic!("expected the rules, got {other:?}"),
+    fn remembered(&self) -> usize {
+        match self
+            .daemon
+            .connect()
+            .request(&Request::ListRemembered { from: 0 })
+        {
+            Ok(Response::Remembered(list)) => list.approvals.len(),
+            other => panic!("expected the remembered approvals, got {other:?}"),
         }
     }
 
@@ -152,7 +156,7 @@ fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
     let id = three_buttons(&menu);
     let body = s.closed_by_the_agent(id);
     assert!(body.contains("touch notify-dunst-once"), "{body}");
-    assert_eq!(s.rules(), 0, "once remembers nothing");
+    assert_eq!(s.remembered(), 0, "once remembers nothing");
 }
 
 #[test]
@@ -168,7 +172,7 @@ fn deny_chosen_in_dunst_denies_the_waiting_request() {
     let id = three_buttons(&menu);
     let body = s.closed_by_the_agent(id);
     assert!(body.contains("touch notify-dunst-deny"), "{body}");
-    assert_eq!(s.rules(), 0, "a deny is never remembered");
+    assert_eq!(s.remembered(), 0, "a deny is never remembered");
     let again = verdict_of(
         &mut s.daemon.connect(),
         &held_check("touch notify-dunst-deny", false, None),
@@ -233,7 +237,7 @@ fn remember_then_always_allow_in_dunst_remembers_the_request() {
             ("Deny".to_string(), "deny".to_string()),
         ]
     );
-    assert_eq!(s.rules(), 1, "always is remembered");
+    assert_eq!(s.remembered(), 1, "always is remembered");
 }
 
 /// What a person sees: dunst draws the notification on its screen (saved as a PNG to look at;

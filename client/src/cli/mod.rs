@@ -11,8 +11,8 @@ mod lines;
 pub mod messages;
 mod polkit;
 pub mod prompt;
+pub mod remembered;
 pub mod resume;
-pub mod rules;
 pub mod setup;
 pub mod shell;
 pub mod tool;
@@ -146,13 +146,14 @@ enum Command {
     /// Deny a held request.
     Deny(admin::AnswerArgs),
     /// List remembered approvals (your own; everyone's for root).
-    Rules {
+    #[command(alias = "rules")]
+    Remembered {
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
     /// Remove a remembered approval by id, or all of yours with --all.
-    Forget(rules::ForgetArgs),
+    Forget(remembered::ForgetArgs),
     /// Show the daemon's version, mode, uptime and counters.
     Status {
         /// Print JSON.
@@ -245,8 +246,8 @@ pub fn main() -> u8 {
         Command::Setup(args) => setup::setup(socket, args),
         Command::Approve(args) => admin::approve(socket, args),
         Command::Deny(args) => admin::deny(socket, args),
-        Command::Rules { json } => rules::rules(socket, json),
-        Command::Forget(args) => rules::forget(socket, args),
+        Command::Remembered { json } => remembered::remembered(socket, json),
+        Command::Forget(args) => remembered::forget(socket, args),
         Command::Status { json } => admin::status(socket, json),
         Command::Log { count, json } => admin::log(socket, count, json),
         Command::Hook { args } => hook::hook(socket, args),

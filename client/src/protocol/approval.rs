@@ -56,7 +56,7 @@ pub struct Withdrawn {
 /// Where a remembered approval applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RuleScope {
+pub enum RememberedScope {
     /// Requests of this session label.
     SessionLabel {
         /// The label.
@@ -76,15 +76,15 @@ pub enum RuleScope {
     Always,
 }
 
-/// A remembered approval, as `assent rules` lists it.
+/// A remembered approval, as `assent remembered` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RememberedRule {
+pub struct RememberedApproval {
     /// Its id, for `assent forget ID`.
     pub id: String,
     /// The uid whose requests it allows.
     pub uid: u32,
     /// Where it applies.
-    pub scope: RuleScope,
+    pub scope: RememberedScope,
     /// What it matches, in words (`cargo test in /home/u/proj`).
     pub signature: String,
     /// When it was made, in milliseconds since the Unix epoch.
@@ -95,9 +95,9 @@ pub struct RememberedRule {
 
 /// One page of remembered approvals, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleList {
+pub struct RememberedList {
     /// As many as fit in one packet.
-    pub rules: Vec<RememberedRule>,
-    /// Where the next page starts (`Rules { from }`), `None` after the last page.
+    pub approvals: Vec<RememberedApproval>,
+    /// Where the next page starts (`ListRemembered { from }`), `None` after the last page.
     pub next: Option<u32>,
 }

@@ -10,11 +10,11 @@ use assent_client::protocol::Level;
 
 use super::catalogue::UNREADABLE;
 use super::effects::{self, Effect};
-use super::{Context, shell};
+use super::{Surroundings, shell};
 use crate::places::{self, Kind};
 use crate::policy::tools::{PATH_TOOLS, PathUse};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/proj",
     home: Some("/home/u"),
     truncated: false,

@@ -80,7 +80,7 @@ use source::SpanMap;
 use words::{Env, Var, Vars, Word};
 
 /// What the analyser knows about where the command runs.
-pub struct Context<'a> {
+pub struct Surroundings<'a> {
     /// The caller's working directory, for relative paths.
     pub cwd: &'a str,
     /// The caller's home directory, if known.
@@ -165,12 +165,12 @@ pub fn finding_ids() -> impl Iterator<Item = &'static str> {
 }
 
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
-pub fn shell(command: &str, ctx: &Context) -> Analysis {
+pub fn shell(command: &str, ctx: &Surroundings) -> Analysis {
     analyse(command, ctx, Added::default(), true)
 }
 
 /// [`shell`], with the places a policy adds to the vocabulary.
-pub fn shell_in(command: &str, ctx: &Context, added: Added) -> Analysis {
+pub fn shell_in(command: &str, ctx: &Surroundings, added: Added) -> Analysis {
     analyse(command, ctx, added, true)
 }
 
@@ -213,11 +213,11 @@ pub fn tool_path(
 /// The same analysis with the line always parsed whole, never cut in pieces: what `shell`
 /// must agree with. For tests; slow on long pipelines.
 #[doc(hidden)]
-pub fn shell_unsplit(command: &str, ctx: &Context) -> Analysis {
+pub fn shell_unsplit(command: &str, ctx: &Surroundings) -> Analysis {
     analyse(command, ctx, Added::default(), false)
 }
 
-fn analyse(command: &str, ctx: &Context, added: Added, may_split: bool) -> Analysis {
+fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> Analysis {
     let mut st = State::new(ctx, added);
     // Parsed whole, a long pipeline takes the parser far longer than cut: the comparison
     // is about meaning, not time.
@@ -500,7 +500,7 @@ type WordPlaces = (Option<Rc<str>>, bool, Placed);
 
 /// What the walk collects.
 pub(crate) struct State<'c, 'a> {
-    pub ctx: &'c Context<'a>,
+    pub ctx: &'c Surroundings<'a>,
     findings: Vec<Finding>,
     commands: Vec<SimpleCommand>,
     queue: Vec<Source>,
@@ -569,7 +569,7 @@ pub(crate) const MAX_FUNCTION_BODY: usize = 4096;
 const MAX_PATTERNS: usize = 512;
 
 impl<'c, 'a> State<'c, 'a> {
-    fn new(ctx: &'c Context<'a>, added: Added<'c>) -> Self {
+    fn new(ctx: &'c Surroundings<'a>, added: Added<'c>) -> Self {
         State {
             ctx,
             findings: Vec::new(),

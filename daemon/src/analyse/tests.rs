@@ -2,9 +2,9 @@
 
 use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque, Safe};
 
-use super::{Analysis, Context, shell};
+use super::{Analysis, Surroundings, shell};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
     truncated: false,
@@ -343,7 +343,7 @@ fn error_spans_stay_on_character_boundaries() {
 
 #[test]
 fn truncated_input_is_opaque() {
-    let ctx = Context {
+    let ctx = Surroundings {
         truncated: true,
         ..CTX
     };

@@ -1,7 +1,7 @@
 //! Approving: answers (with what to remember), approval agents on their connection, and the
 //! remembered approvals' list and removal.
 
-use assent_client::protocol::{ApproverHello, Remember, Request, Response, RuleList};
+use assent_client::protocol::{ApproverHello, Remember, RememberedList, Request, Response};
 
 use super::{Conn, Flow};
 use crate::approvers::{self, Agent};
@@ -263,10 +263,10 @@ impl Conn {
     }
 
     /// One page of the remembered approvals this peer may see.
-    pub(super) fn rules(&self, from: u32) -> Response {
-        let rules = self.shared.remembered.list(self.peer.uid);
-        super::replies::page(&rules, from, |rules, next| {
-            Response::Rules(RuleList { rules, next })
+    pub(super) fn remembered(&self, from: u32) -> Response {
+        let all = self.shared.remembered.list(self.peer.uid);
+        super::replies::page(&all, from, |approvals, next| {
+            Response::Remembered(RememberedList { approvals, next })
         })
     }
 

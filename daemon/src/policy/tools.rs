@@ -331,7 +331,7 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
         for key in COMMAND_KEYS.iter().filter(|_| !patching) {
             for command in command_lines(map.get(*key)) {
                 let command = command.as_str();
-                let ctx = analyse::Context {
+                let ctx = analyse::Surroundings {
                     cwd: cwd.unwrap_or("/"),
                     home,
                     truncated: false,

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Core, Rule, Scope, is_id, now_ms};
+use super::{Approval, Core, Scope, is_id, now_ms};
 
 /// The file's name in the state directory.
 pub(super) const FILE_NAME: &str = "remembered.json";
@@ -40,11 +40,13 @@ pub(super) const USES_DELAY: Duration = Duration::from_secs(2);
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Document {
     version: u32,
-    rules: Vec<FileRule>,
+    /// The file's key since version 1, kept so existing state files read.
+    #[serde(rename = "rules")]
+    approvals: Vec<FileApproval>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-struct FileRule {
+struct FileApproval {
     id: String,
     uid: u32,
     signature: String,
@@ -58,7 +60,7 @@ struct FileRule {
 /// The outcome of reading the file at start.
 pub(super) struct Loaded {
     /// The rules still in force.
-    pub rules: Vec<Rule>,
+    pub rules: Vec<Approval>,
     /// Whether the file may be written: false when a bad file could not be moved aside.
     pub writable: bool,
 }
@@ -137,7 +139,7 @@ enum ReadError {
     Bad(String),
 }
 
-fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
+fn read(path: &Path) -> Result<Vec<Approval>, ReadError> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadError::Missing),
@@ -159,9 +161,9 @@ fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
         )));
     }
     let now = now_ms();
-    let mut rules: Vec<Rule> = Vec::with_capacity(doc.rules.len());
-    let mut seen = std::collections::HashSet::with_capacity(doc.rules.len());
-    for r in doc.rules {
+    let mut rules: Vec<Approval> = Vec::with_capacity(doc.approvals.len());
+    let mut seen = std::collections::HashSet::with_capacity(doc.approvals.len());
+    for r in doc.approvals {
         if !is_id(&r.id) || !seen.insert(r.id.clone()) {
             tracing::warn!(id = %r.id, "skipping a remembered approval with a bad or repeated id");
             continue;
@@ -171,7 +173,7 @@ fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
             Some(ms) if ms > now => Scope::Until(ms),
             Some(_) => continue,
         };
-        rules.push(Rule {
+        rules.push(Approval {
             id: r.id,
             owner: r.uid,
             scope,
@@ -184,7 +186,7 @@ fn read(path: &Path) -> Result<Vec<Rule>, ReadError> {
 }
 
 /// The rules that outlive the daemon, as the document to write.
-pub(super) fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> Document {
+pub(super) fn document<'a>(rules: impl Iterator<Item = &'a Approval>, now: u64) -> Document {
     let rules = rules
         .filter_map(|r| {
             let until_ms = match r.scope {
@@ -192,7 +194,7 @@ pub(super) fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> D
                 Scope::Until(ms) if ms > now => Some(ms),
                 _ => return None,
             };
-            Some(FileRule {
+            Some(FileApproval {
                 id: r.id.clone(),
                 uid: r.owner,
                 signature: r.signature.clone(),
@@ -204,7 +206,7 @@ pub(super) fn document<'a>(rules: impl Iterator<Item = &'a Rule>, now: u64) -> D
         .collect();
     Document {
         version: VERSION,
-        rules,
+        approvals: rules,
     }
 }
 

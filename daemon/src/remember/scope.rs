@@ -3,7 +3,7 @@
 use nix::unistd::{Pid, getsid};
 
 use super::SessionKey;
-use assent_client::protocol::RuleScope;
+use assent_client::protocol::RememberedScope;
 
 /// Where one rule applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,14 +24,14 @@ impl Scope {
         matches!(self, Scope::Until(_) | Scope::Always)
     }
 
-    pub(super) fn to_wire(&self) -> RuleScope {
+    pub(super) fn to_wire(&self) -> RememberedScope {
         match self {
-            Scope::Label(label) => RuleScope::SessionLabel {
+            Scope::Label(label) => RememberedScope::SessionLabel {
                 label: label.clone(),
             },
-            Scope::Login { sid, .. } => RuleScope::LoginSession { sid: *sid },
-            Scope::Until(ms) => RuleScope::Until { ms: *ms },
-            Scope::Always => RuleScope::Always,
+            Scope::Login { sid, .. } => RememberedScope::LoginSession { sid: *sid },
+            Scope::Until(ms) => RememberedScope::Until { ms: *ms },
+            Scope::Always => RememberedScope::Always,
         }
     }
 

@@ -1,7 +1,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command};
 
-use assent_client::protocol::{Remember, RuleScope, Subject};
+use assent_client::protocol::{Remember, RememberedScope, Subject};
 use nix::unistd::{Pid, getsid};
 use proptest::prelude::*;
 
@@ -90,7 +90,7 @@ fn always_matches_the_same_owner_and_signature_only() {
     );
     let listed = store.list(ALICE);
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].scope, RuleScope::Always);
+    assert_eq!(listed[0].scope, RememberedScope::Always);
     assert_eq!(listed[0].uses, 2, "each lookup that matched counts");
 }
 
@@ -103,7 +103,7 @@ fn a_session_label_rule_matches_that_label_only() {
     assert_eq!(store.lookup(ALICE, SIG, &SessionKey::Unknown), None);
     assert_eq!(
         store.list(ALICE)[0].scope,
-        RuleScope::SessionLabel {
+        RememberedScope::SessionLabel {
             label: "conv-1".into()
         }
     );
@@ -124,7 +124,10 @@ fn a_login_session_rule_ends_with_the_session() {
     let id = remember(&store, ALICE, Remember::Session, &SessionKey::Login(sid));
     assert_eq!(store.lookup(ALICE, SIG, &SessionKey::Login(sid)), Some(id));
     assert_eq!(store.lookup(ALICE, SIG, &SessionKey::Login(sid + 1)), None);
-    assert_eq!(store.list(ALICE)[0].scope, RuleScope::LoginSession { sid });
+    assert_eq!(
+        store.list(ALICE)[0].scope,
+        RememberedScope::LoginSession { sid }
+    );
     leader.end();
     assert_eq!(store.lookup(ALICE, SIG, &SessionKey::Login(sid)), None);
     assert!(
@@ -150,7 +153,7 @@ fn a_rule_for_a_while_expires() {
     let until = now + HOUR * 1000;
     assert_eq!(
         store.list_at(ALICE, now)[0].scope,
-        RuleScope::Until { ms: until }
+        RememberedScope::Until { ms: until }
     );
     let session = SessionKey::Unknown;
     assert_eq!(store.lookup_at(ALICE, SIG, &session, until - 1), Some(id));
@@ -226,7 +229,7 @@ fn identical_rules_are_not_duplicated() {
         .list_at(ALICE, 2000)
         .into_iter()
         .filter_map(|r| match r.scope {
-            RuleScope::Until { ms } => Some(ms),
+            RememberedScope::Until { ms } => Some(ms),
             _ => None,
         })
         .collect();
@@ -257,7 +260,7 @@ fn a_uid_has_a_limit() {
     );
     assert!(matches!(
         refused,
-        Err(RequestError::TooManyRules { uid: ALICE, .. })
+        Err(RequestError::TooManyRemembered { uid: ALICE, .. })
     ));
     assert_eq!(
         refused.map_err(|e| e.to_wire().kind),
@@ -398,13 +401,13 @@ fn persisted_rules_survive_a_restart_and_session_rules_do_not() {
         .expect("the always rule came back");
     assert_eq!(
         (a.uid, a.scope.clone(), a.signature.as_str(), a.uses),
-        (ALICE, RuleScope::Always, SIG, uses)
+        (ALICE, RememberedScope::Always, SIG, uses)
     );
     let b = all
         .iter()
         .find(|r| r.id == until)
         .expect("the timed rule came back");
-    assert!(matches!(b.scope, RuleScope::Until { .. }));
+    assert!(matches!(b.scope, RememberedScope::Until { .. }));
     assert_eq!(store.lookup(ALICE, SIG, &label("c")), Some(always));
     assert!(
         std::fs::read_dir(dir.path()).expect("listable").all(|e| {

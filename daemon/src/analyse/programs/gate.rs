@@ -1,9 +1,9 @@
 //! The gate's own programs, and how other programs reach the gate.
 //!
 //! `assent` asks the gate (`check`, `explain`, `status`, `pending`, `log`: nothing changes) or
-//! answers and reconfigures it (`approve`, `deny`, `rules`, `forget`); `assent run CMD` and
-//! `assent sh -c TEXT` run what they are given once the gate allows it, so what runs is judged
-//! here as it would be without them. `assentd` and `assent-notify` start a daemon or an
+//! answers and reconfigures it (`approve`, `deny`, `remembered` or `rules`, `forget`); `assent
+//! run CMD` and `assent sh -c TEXT` run what they are given once the gate allows it, so what
+//! runs is judged here as it would be without them. `assentd` and `assent-notify` start a daemon or an
 //! approval agent. Elsewhere, `systemctl` on the gate's units, `kill`/`pkill`/`killall` of its
 //! processes and clients of its socket are the gate's place too (the socket is in the
 //! vocabulary; units and process names are here). Every change to the gate is one of the

@@ -144,7 +144,7 @@ const NOT_PUBLISHED: &[&str] = &[
 
 #[test]
 fn publishing_is_found_by_its_verb() {
-    let ctx = crate::analyse::Context {
+    let ctx = crate::analyse::Surroundings {
         cwd: "/home/u/project",
         home: Some("/home/u"),
         truncated: false,
@@ -220,7 +220,7 @@ fn cloud_table() {
     for line in LEFT {
         let a = crate::analyse::shell(
             line,
-            &crate::analyse::Context {
+            &crate::analyse::Surroundings {
                 cwd: "/home/u/project",
                 home: Some("/home/u"),
                 truncated: false,

@@ -3,9 +3,9 @@
 use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Safe};
 
 use super::world_writable;
-use crate::analyse::{Context, shell};
+use crate::analyse::{Surroundings, shell};
 
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
     truncated: false,

@@ -3,10 +3,10 @@
 
 use assent_client::protocol::Level::{self, Destructive, Moderate, Opaque, Safe};
 
-use crate::analyse::{Context, shell};
+use crate::analyse::{Surroundings, shell};
 
 /// A project in a home directory, as the peers' cases assume.
-const CTX: Context<'static> = Context {
+const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/project",
     home: Some("/home/u"),
     truncated: false,

@@ -1,11 +1,11 @@
-//! `assent rules` and `assent forget`: the remembered approvals (an allow answered "session",
+//! `assent remembered` and `assent forget`: the remembered approvals (an allow answered "session",
 //! "always" or for a while) and their removal.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
-use assent_client::protocol::{RememberedRule, Request, Response, RuleScope};
+use assent_client::protocol::{RememberedApproval, RememberedScope, Request, Response};
 use clap::Args;
 
 use super::admin::{ask, print_json};
@@ -14,7 +14,7 @@ use super::{exit, messages};
 /// `assent forget`.
 #[derive(Debug, Args)]
 pub struct ForgetArgs {
-    /// The remembered approval's id (`r_…`, from `assent rules`).
+    /// The remembered approval's id (`r_…`, from `assent remembered`).
     #[arg(
         required_unless_present = "all",
         conflicts_with = "all",
@@ -26,23 +26,26 @@ pub struct ForgetArgs {
     all: bool,
 }
 
-/// `assent rules`.
-pub fn rules(socket: Option<PathBuf>, json: bool) -> u8 {
-    let rules = match super::admin::ask_list(socket, assent_client::Connection::rules) {
-        Ok(rules) => rules,
+/// `assent remembered`.
+pub fn remembered(socket: Option<PathBuf>, json: bool) -> u8 {
+    let approvals = match super::admin::ask_list(socket, assent_client::Connection::remembered) {
+        Ok(approvals) => approvals,
         Err(code) => return code,
     };
     if json {
-        print_json(&assent_client::protocol::RuleList { rules, next: None });
+        print_json(&assent_client::protocol::RememberedList {
+            approvals,
+            next: None,
+        });
         return exit::ALLOW;
     }
     let mut out = std::io::stdout().lock();
-    if rules.is_empty() {
+    if approvals.is_empty() {
         let _ = writeln!(out, "no remembered approvals");
     }
-    for rule in &rules {
-        let _ = writeln!(out, "{}", heading(rule));
-        let _ = writeln!(out, "    {}", one_line(&rule.signature));
+    for approval in &approvals {
+        let _ = writeln!(out, "{}", heading(approval));
+        let _ = writeln!(out, "    {}", one_line(&approval.signature));
     }
     exit::ALLOW
 }
@@ -69,25 +72,25 @@ pub fn forget(socket: Option<PathBuf>, args: ForgetArgs) -> u8 {
 }
 
 /// `r_0123abcd  always  uid 1000  since 2026-05-01 12:00 UTC  3 uses`.
-fn heading(rule: &RememberedRule) -> String {
-    let uses = if rule.uses == 1 { "use" } else { "uses" };
+fn heading(approval: &RememberedApproval) -> String {
+    let uses = if approval.uses == 1 { "use" } else { "uses" };
     format!(
         "{}  {}  uid {}  since {}  {} {uses}",
-        rule.id,
-        scope(&rule.scope),
-        rule.uid,
-        when(rule.created_ms),
-        rule.uses
+        approval.id,
+        scope(&approval.scope),
+        approval.uid,
+        when(approval.created_ms),
+        approval.uses
     )
 }
 
 /// The scope in words.
-fn scope(scope: &RuleScope) -> String {
+fn scope(scope: &RememberedScope) -> String {
     match scope {
-        RuleScope::SessionLabel { label } => format!("session {}", one_line(label)),
-        RuleScope::LoginSession { sid } => format!("login session {sid}"),
-        RuleScope::Until { ms } => format!("until {}", when(*ms)),
-        RuleScope::Always => "always".to_string(),
+        RememberedScope::SessionLabel { label } => format!("session {}", one_line(label)),
+        RememberedScope::LoginSession { sid } => format!("login session {sid}"),
+        RememberedScope::Until { ms } => format!("until {}", when(*ms)),
+        RememberedScope::Always => "always".to_string(),
     }
 }
 
@@ -121,35 +124,35 @@ mod tests {
 
     #[test]
     fn scopes_in_words() {
-        let label = RuleScope::SessionLabel {
+        let label = RememberedScope::SessionLabel {
             label: "conv-123".into(),
         };
         assert_eq!(scope(&label), "session conv-123");
         assert_eq!(
-            scope(&RuleScope::LoginSession { sid: 4242 }),
+            scope(&RememberedScope::LoginSession { sid: 4242 }),
             "login session 4242"
         );
-        let until = RuleScope::Until {
+        let until = RememberedScope::Until {
             ms: 1_795_356_000_000,
         };
         assert_eq!(scope(&until), "until 2026-11-22 14:00 UTC");
-        assert_eq!(scope(&RuleScope::Always), "always");
+        assert_eq!(scope(&RememberedScope::Always), "always");
     }
 
     #[test]
-    fn a_rule_is_two_lines() {
-        let rule = RememberedRule {
+    fn a_remembered_approval_is_two_lines() {
+        let approval = RememberedApproval {
             id: "r_0123abcd".into(),
             uid: 1000,
-            scope: RuleScope::Always,
+            scope: RememberedScope::Always,
             signature: "printf 'a\nb' in /tmp".into(),
             created_ms: 0,
             uses: 1,
         };
         assert_eq!(
-            heading(&rule),
+            heading(&approval),
             "r_0123abcd  always  uid 1000  since 1970-01-01 00:00 UTC  1 use"
         );
-        assert_eq!(one_line(&rule.signature), "printf 'a\\nb' in /tmp");
+        assert_eq!(one_line(&approval.signature), "printf 'a\\nb' in /tmp");
     }
 }
