@@ -6,6 +6,7 @@
 //! tmux tests type lines into a real bash, so its PATH starts with fakes of `git` and `rm` that
 //! only write a marker file, its HOME is a temporary directory, and `type` is checked first.
 
+use assent_tests::needs::{TMUX, needs};
 use std::path::Path;
 use std::process::Output;
 
@@ -302,6 +303,9 @@ impl Terminal {
 
 #[test]
 fn the_terminal_prompt_y_allows_once() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -347,6 +351,9 @@ fn the_terminal_prompt_y_allows_once() {
 
 #[test]
 fn the_terminal_prompt_n_and_enter_deny() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -364,6 +371,9 @@ fn the_terminal_prompt_n_and_enter_deny() {
 
 #[test]
 fn the_terminal_prompt_a_remembers_and_the_same_line_is_then_allowed_at_once() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -392,6 +402,9 @@ fn the_terminal_prompt_a_remembers_and_the_same_line_is_then_allowed_at_once() {
 
 #[test]
 fn the_terminal_prompt_s_remembers_for_the_login_session() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -428,6 +441,9 @@ fn the_terminal_prompt_s_remembers_for_the_login_session() {
 /// Keys typed ahead (before the prompt is on the screen) never answer it.
 #[test]
 fn keys_typed_ahead_do_not_answer_the_prompt() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -444,6 +460,9 @@ fn keys_typed_ahead_do_not_answer_the_prompt() {
 
 #[test]
 fn an_answer_from_elsewhere_clears_the_prompt() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();
@@ -463,6 +482,9 @@ fn an_answer_from_elsewhere_clears_the_prompt() {
 
 #[test]
 fn ctrl_c_at_the_prompt_withdraws_and_restores_the_terminal() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let term = Terminal::start(daemon.socket());
     term.check();

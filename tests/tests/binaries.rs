@@ -617,8 +617,7 @@ fn assent_check_origin_decides_git_push() {
 /// not anything the client said. Without a journal the audit goes to the state directory.
 #[test]
 fn system_mode_serves_other_users_and_audits_their_kernel_uid() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("skipped: system mode needs root");
+    if !assent_tests::needs::needs_root("system mode") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory can be made");

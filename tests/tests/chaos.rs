@@ -34,14 +34,7 @@ const NOBODY: u32 = 65534;
 /// Whether the test can go on: under `CI=true` a missing privilege or tool fails the test,
 /// elsewhere the test says why it skips.
 fn require(what: &str, ok: bool) -> bool {
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{what} is needed under CI=true"
-        );
-        eprintln!("skipped: {what} is needed");
-    }
-    ok
+    assent_tests::needs::skip_unless(ok, what)
 }
 
 fn is_root() -> bool {

@@ -8,6 +8,7 @@
 //! never built is not a tested one. The first test to need the package builds it (a release
 //! build the first time; afterwards only the packing).
 
+use assent_tests::needs::{CARGO_DEB, DPKG, SHELLCHECK, needs};
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixDatagram;
@@ -30,30 +31,10 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Fail, saying what to install, when `tool --version` cannot run.
-fn require(tool: &str, install: &str) {
-    let runs = Command::new(tool)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    assert!(
-        runs,
-        "{tool} is needed to build and test the Debian package: {install}"
-    );
-}
-
 /// The package, built once per test process by `packaging/deb/build`.
 fn package() -> &'static Path {
     static DEB: OnceLock<PathBuf> = OnceLock::new();
     DEB.get_or_init(|| {
-        require(
-            "cargo-deb",
-            "cargo install cargo-deb --locked (.ci/run does)",
-        );
-        require("dpkg-deb", "apt-get install dpkg");
         let output = Command::new("bash")
             .arg(workspace().join("packaging/deb/build"))
             .stdin(Stdio::null())
@@ -149,6 +130,9 @@ const COMMANDS: [&str; 3] = ["assent", "assentd", "assent-notify"];
 
 #[test]
 fn the_package_holds_the_binaries_units_docs_and_hooks() {
+    if !needs(&[CARGO_DEB, DPKG]) {
+        return;
+    }
     let files = contents(package());
     let mut expected: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
     for name in COMMANDS {
@@ -235,6 +219,9 @@ fn the_package_holds_the_binaries_units_docs_and_hooks() {
 
 #[test]
 fn the_control_data_and_maintainer_scripts_are_sound() {
+    if !needs(&[CARGO_DEB, DPKG, SHELLCHECK]) {
+        return;
+    }
     let deb = package();
     let info = succeed(Command::new("dpkg-deb").arg("-I").arg(deb));
     for field in [
@@ -304,20 +291,16 @@ fn the_control_data_and_maintainer_scripts_are_sound() {
         assert!(!body.contains("chmod") && !body.contains("mkdir"), "{body}");
     }
 
-    // shellcheck, as for the hook; CI installs it.
-    if Command::new("shellcheck").arg("--version").output().is_ok() {
-        let mut command = Command::new("shellcheck");
-        command.arg("--shell=sh");
-        for name in ["postinst", "prerm", "postrm"] {
-            command.arg(control.join(name));
-        }
-        succeed(&mut command);
-        let mut command = Command::new("shellcheck");
-        command.arg(workspace().join("packaging/deb/build"));
-        succeed(&mut command);
-    } else {
-        eprintln!("note: shellcheck is not installed; the maintainer scripts are not linted");
+    // shellcheck, as for the hook (this test needs it).
+    let mut command = Command::new("shellcheck");
+    command.arg("--shell=sh");
+    for name in ["postinst", "prerm", "postrm"] {
+        command.arg(control.join(name));
     }
+    succeed(&mut command);
+    let mut command = Command::new("shellcheck");
+    command.arg(workspace().join("packaging/deb/build"));
+    succeed(&mut command);
 }
 
 /// `dpkg` acting on the throwaway root `root`: maintainer scripts run here (chrootless) with
@@ -428,8 +411,10 @@ fn start_installed_daemon(root: &Path, dir: &Path, socket: &Path) -> KillOnDrop 
 
 #[test]
 fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
+    if !needs(&[CARGO_DEB, DPKG]) {
+        return;
+    }
     let deb = package();
-    require("dpkg", "apt-get install dpkg");
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let root = tmp.path().join("root");
     throwaway_root(&root);

@@ -193,8 +193,7 @@ fn answering_an_answered_token_is_not_found() {
 /// nor cancel it.
 #[test]
 fn another_uid_cannot_answer_or_cancel() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("note: skipped, running as another uid needs root");
+    if !assent_tests::needs::needs_root("running as another uid") {
         return;
     }
     let daemon = TestDaemon::start();

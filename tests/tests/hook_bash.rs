@@ -5,6 +5,7 @@
 //! `rm` is a fake on the shell's PATH that only writes a marker file (each test checks `type rm`
 //! before typing a line with it), and its target does not exist anyway.
 
+use assent_tests::needs::{SHELLCHECK, TMUX, needs};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -160,6 +161,9 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
 
 #[test]
 fn a_safe_line_runs_and_is_checked_once() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.pane
@@ -176,6 +180,9 @@ fn a_safe_line_runs_and_is_checked_once() {
 
 #[test]
 fn a_risky_line_is_held_and_runs_after_approval() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.expect_fake_rm();
@@ -195,6 +202,9 @@ fn a_risky_line_is_held_and_runs_after_approval() {
 
 #[test]
 fn a_denied_line_is_skipped_whole_with_its_reason_and_stays_in_history() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     // The user's own PROMPT_COMMAND counts prompts; it must run after a denied line too.
     let sh = Bash::start(daemon.socket(), "PROMPT_COMMAND='PCN=$((PCN+1))'", "");
@@ -241,6 +251,9 @@ fn a_denied_line_is_skipped_whole_with_its_reason_and_stays_in_history() {
 
 #[test]
 fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.expect_fake_rm();
@@ -265,6 +278,9 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
 /// not interrupt (the trap would run): the line is still skipped whole, and the trap never runs.
 #[test]
 fn a_refused_or_withdrawn_line_leaves_a_failing_status() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.expect_fake_rm();
@@ -315,6 +331,9 @@ fn a_refused_or_withdrawn_line_leaves_a_failing_status() {
 
 #[test]
 fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.pane
@@ -344,6 +363,9 @@ fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
 
 #[test]
 fn a_risky_command_inside_a_multi_line_command_or_a_subshell_holds_all_of_it() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.expect_fake_rm();
@@ -372,6 +394,9 @@ fn a_risky_command_inside_a_multi_line_command_or_a_subshell_holds_all_of_it() {
 
 #[test]
 fn functions_aliases_and_history_expansion() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "");
     sh.pane.line(r#"greet() { echo "HELLO-$(( $1 * 2 ))"; }"#);
@@ -403,6 +428,9 @@ fn functions_aliases_and_history_expansion() {
 
 #[test]
 fn the_users_status_last_argument_options_and_debug_trap_are_kept() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(
         daemon.socket(),
@@ -442,6 +470,9 @@ fn the_users_status_last_argument_options_and_debug_trap_are_kept() {
 /// chained from the next prompt on, and the hook still refuses lines.
 #[test]
 fn a_debug_trap_installed_later_is_chained_and_the_hook_takes_its_place_back() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let late = "__late_install() { trap 'LATE=$((LATE+1))' DEBUG; \
                 PROMPT_COMMAND=${PROMPT_COMMAND//__late_install/:}; }\n\
@@ -463,6 +494,9 @@ fn a_debug_trap_installed_later_is_chained_and_the_hook_takes_its_place_back() {
 
 #[test]
 fn with_history_off_each_command_is_checked() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), "", "set +o history");
     sh.pane.line(r#"echo "NOHIST-$((1+1))""#);
@@ -481,6 +515,9 @@ fn with_history_off_each_command_is_checked() {
 
 #[test]
 fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let link = dir.path().join("gate.sock");
     let sh = Bash::start(&link, "", "");
@@ -504,6 +541,9 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
 
 #[test]
 fn fail_closed_refuses_lines_while_the_daemon_is_down() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let sh = Bash::start_with(
         &dir.path().join("none.sock"),
@@ -521,6 +561,9 @@ fn fail_closed_refuses_lines_while_the_daemon_is_down() {
 /// Sourced by a non-interactive bash, the hook does nothing.
 #[test]
 fn a_non_interactive_shell_is_left_alone() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let hook = hook_path("assent.bash");
     let output = run_bounded(
         Command::new("/usr/bin/bash")
@@ -538,6 +581,9 @@ fn a_non_interactive_shell_is_left_alone() {
 
 #[test]
 fn shellcheck_is_clean() {
+    if !needs(&[SHELLCHECK]) {
+        return;
+    }
     let output = run_bounded(
         Command::new("shellcheck")
             .args(["-s", "bash"])

@@ -6,6 +6,7 @@
 //! `rm` is a fake on the shell's PATH that only writes a marker file (each test checks `type rm`
 //! before typing a line with it), and its target does not exist anyway.
 
+use assent_tests::needs::{TMUX, needs};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -228,6 +229,9 @@ fn held_fd_open(sh: &Bash) -> bool {
 
 #[test]
 fn a_safe_line_is_checked_by_the_builtin_with_the_shell_as_requester() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -245,6 +249,9 @@ fn a_safe_line_is_checked_by_the_builtin_with_the_shell_as_requester() {
 
 #[test]
 fn a_line_denied_by_policy_shows_the_reason_is_skipped_and_stays_in_history() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::with(Options {
         policy: Some(
             "[levels]\ndestructive = { interactive = \"deny\", automation = \"deny\" }\n".into(),
@@ -273,6 +280,9 @@ fn a_line_denied_by_policy_shows_the_reason_is_skipped_and_stays_in_history() {
 
 #[test]
 fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -303,6 +313,9 @@ fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
 
 #[test]
 fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -324,6 +337,9 @@ fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
 
 #[test]
 fn a_held_line_denied_from_another_session_does_not_run() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -340,6 +356,9 @@ fn a_held_line_denied_from_another_session_does_not_run() {
 
 #[test]
 fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -364,6 +383,9 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
 /// With the builtin too, a denied line leaves `$?` at 130 and the rest of it does not run.
 #[test]
 fn a_denied_line_leaves_a_failing_status() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
     sh.expect_builtin();
@@ -380,6 +402,9 @@ fn a_denied_line_leaves_a_failing_status() {
 
 #[test]
 fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let link = dir.path().join("gate.sock");
     let sh = Bash::start(&link, &[]);
@@ -404,6 +429,9 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
 
 #[test]
 fn fail_closed_refuses_lines_while_the_daemon_is_down() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let sh = Bash::start(
         &dir.path().join("none.sock"),
@@ -420,6 +448,9 @@ fn fail_closed_refuses_lines_while_the_daemon_is_down() {
 /// A file bash cannot load as a builtin: the hook says so and checks lines with `assent check`.
 #[test]
 fn a_builtin_that_does_not_load_falls_back_to_the_client() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let not_a_library = tempfile::NamedTempFile::new().expect("a temporary file");
     let path = not_a_library.path().display().to_string();
@@ -439,6 +470,9 @@ fn a_builtin_that_does_not_load_falls_back_to_the_client() {
 /// `ASSENT_BUILTIN=off` keeps the process path even where the builtin is installed.
 #[test]
 fn off_keeps_the_client() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[("ASSENT_BUILTIN", "off")]);
     sh.pane
@@ -451,6 +485,9 @@ fn off_keeps_the_client() {
 /// usage error, and so not an allowed line.
 #[test]
 fn resume_refuses_a_stdout_that_is_not_a_connection() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let output = run_bounded(our_command("assent").args(["__resume", "--expires", "1000", "pa_0"]));
     assert_eq!(output.status.code(), Some(64), "{output:?}");
     assert!(

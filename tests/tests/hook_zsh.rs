@@ -5,6 +5,7 @@
 //! `rm` is a fake on the shell's PATH that only writes a marker file (each test checks
 //! `command -v rm` before typing a line with it), and its target does not exist anyway.
 
+use assent_tests::needs::{TMUX, ZSH, needs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -124,6 +125,9 @@ fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
 
 #[test]
 fn zsh_a_safe_line_runs_and_is_checked_once() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.pane
@@ -139,6 +143,9 @@ fn zsh_a_safe_line_runs_and_is_checked_once() {
 
 #[test]
 fn zsh_a_risky_line_is_held_and_runs_after_approval() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.expect_fake_rm();
@@ -169,6 +176,9 @@ fn zsh_a_risky_line_is_held_and_runs_after_approval() {
 
 #[test]
 fn zsh_a_denied_line_is_skipped_with_its_reason_and_stays_in_history() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.expect_fake_rm();
@@ -185,6 +195,9 @@ fn zsh_a_denied_line_is_skipped_with_its_reason_and_stays_in_history() {
 
 #[test]
 fn zsh_ctrl_c_while_held_withdraws_the_request() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.expect_fake_rm();
@@ -203,6 +216,9 @@ fn zsh_ctrl_c_while_held_withdraws_the_request() {
 
 #[test]
 fn zsh_multi_line_buffers_and_continuation_lines() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     // One buffer of two lines (Alt-Enter inserts a newline): checked once, as a whole.
@@ -229,6 +245,9 @@ fn zsh_multi_line_buffers_and_continuation_lines() {
 
 #[test]
 fn zsh_with_the_daemon_down_it_warns_once_then_runs() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let link = dir.path().join("gate.sock");
     let sh = Zsh::start(&link);
@@ -255,6 +274,9 @@ fn zsh_with_the_daemon_down_it_warns_once_then_runs() {
 /// would hold the half and take the next keys for an answer.
 #[test]
 fn zsh_a_multi_line_command_is_checked_once_when_complete() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.expect_fake_rm();
@@ -285,6 +307,9 @@ fn zsh_a_multi_line_command_is_checked_once_when_complete() {
 /// A refused line leaves `$?` non-zero, as a command that failed would.
 #[test]
 fn zsh_a_refused_line_leaves_a_failing_status() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let sh = Zsh::start(daemon.socket());
     sh.expect_fake_rm();

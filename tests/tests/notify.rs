@@ -4,6 +4,7 @@
 //! Every command here only goes to the analyser: the test holds it, the agent shows it, the
 //! test clicks a button, and the test reads the daemon's decision. Nothing is executed.
 
+use assent_tests::needs::{DBUS_DAEMON, needs};
 use std::time::Duration;
 
 use assent_client::protocol::{
@@ -93,6 +94,9 @@ impl Setup {
 
 #[test]
 fn allow_once_shows_who_wants_what_and_allows_this_request_only() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     hold(
@@ -135,6 +139,9 @@ fn allow_once_shows_who_wants_what_and_allows_this_request_only() {
 
 #[test]
 fn allow_for_this_session_allows_the_same_request_of_that_session_without_a_notification() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     hold(
@@ -172,6 +179,9 @@ fn allow_for_this_session_allows_the_same_request_of_that_session_without_a_noti
 
 #[test]
 fn always_allow_is_remembered_across_a_daemon_restart() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let mut s = setup();
     let mut conn = s.daemon.connect();
     hold(&mut conn, &held_check("touch notify-always", true, None));
@@ -193,6 +203,9 @@ fn always_allow_is_remembered_across_a_daemon_restart() {
 
 #[test]
 fn deny_denies_once_and_remembers_nothing() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     hold(&mut conn, &held_check("touch notify-deny", true, None));
@@ -212,6 +225,9 @@ fn deny_denies_once_and_remembers_nothing() {
 
 #[test]
 fn a_dismissed_notification_leaves_the_request_held_until_it_expires_as_a_deny() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup_with(short_ttl(), true);
     let mut conn = s.daemon.connect();
     let token = hold(&mut conn, &held_check("touch notify-dismiss", true, None));
@@ -237,6 +253,9 @@ fn a_dismissed_notification_leaves_the_request_held_until_it_expires_as_a_deny()
 
 #[test]
 fn an_expired_request_is_withdrawn_and_reported_as_missed() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup_with(short_ttl(), true);
     let mut conn = s.daemon.connect();
     hold(&mut conn, &held_check("touch notify-expire", true, None));
@@ -253,6 +272,9 @@ fn an_expired_request_is_withdrawn_and_reported_as_missed() {
 
 #[test]
 fn a_request_answered_from_the_cli_is_withdrawn_from_the_desktop() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     let token = hold(&mut conn, &held_check("touch notify-cli", true, None));
@@ -277,6 +299,9 @@ fn a_request_answered_from_the_cli_is_withdrawn_from_the_desktop() {
 
 #[test]
 fn a_restarted_notification_server_gets_the_held_requests_again() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let mut s = setup();
     let mut conn = s.daemon.connect();
     hold(
@@ -299,6 +324,9 @@ fn a_restarted_notification_server_gets_the_held_requests_again() {
 /// applies at once. It registers when a server appears, and unregisters when it leaves.
 #[test]
 fn with_no_notification_server_the_agent_waits_unregistered() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let mut s = setup_with(
         Options {
             no_approver: Some(assentd::policy::NoApprover::Deny),
@@ -341,6 +369,9 @@ fn with_no_notification_server_the_agent_waits_unregistered() {
 
 #[test]
 fn after_a_daemon_restart_the_agent_reconnects_and_shows_new_requests() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let mut s = setup();
     let mut conn = s.daemon.connect();
     hold(
@@ -365,6 +396,9 @@ fn after_a_daemon_restart_the_agent_reconnects_and_shows_new_requests() {
 
 #[test]
 fn identical_requests_share_one_notification_and_one_answer() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut first = s.daemon.connect();
     let mut second = s.daemon.connect();
@@ -413,6 +447,9 @@ fn batch_decided(conn: &mut assent_client::Connection) -> Vec<bool> {
 
 #[test]
 fn a_batch_is_one_notification_with_allow_all_deny_all_and_review() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     batch_held(
@@ -455,6 +492,9 @@ fn a_batch_is_one_notification_with_allow_all_deny_all_and_review() {
 
 #[test]
 fn without_action_buttons_the_notification_says_how_to_answer() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let bus = PrivateBus::start();
     let server = Notifications::with_capabilities(&bus, 1, &["body"]);
@@ -476,6 +516,9 @@ fn without_action_buttons_the_notification_says_how_to_answer() {
 
 #[test]
 fn the_agent_stops_cleanly_on_sigterm_and_closes_its_notifications() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     hold(&mut conn, &held_check("touch notify-sigterm", true, None));
@@ -494,6 +537,9 @@ fn the_agent_stops_cleanly_on_sigterm_and_closes_its_notifications() {
 
 #[test]
 fn a_second_agent_on_the_same_session_bus_exits_at_once() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
     let s = setup();
     let mut second = assent_tests::our_command("assent-notify");
     second

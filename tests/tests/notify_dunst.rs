@@ -12,6 +12,7 @@ use assent_client::Connection;
 use assent_client::protocol::{Decided, DecidedBy, Decision, Request, Response};
 use assent_tests::dbus::{Agent, PrivateBus};
 use assent_tests::dunst::{Dunst, MenuLine};
+use assent_tests::needs::{DBUS_BIN, DBUS_DAEMON, DUNST, XVFB, needs};
 use assent_tests::x11::WIDTH;
 use assent_tests::{
     RECV_TIMEOUT, TestDaemon, agent_check, held_check, hold, screenshot_path, verdict_of,
@@ -149,6 +150,9 @@ fn three_buttons(menu: &[MenuLine]) -> u32 {
 
 #[test]
 fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
     let s = setup();
     let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-once", "allow-once");
     assert!(outcome.allow, "{outcome:?}");
@@ -161,6 +165,9 @@ fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
 
 #[test]
 fn deny_chosen_in_dunst_denies_the_waiting_request() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
     let s = setup();
     let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-deny", "deny");
     assert!(!outcome.allow, "{outcome:?}");
@@ -184,6 +191,9 @@ fn deny_chosen_in_dunst_denies_the_waiting_request() {
 /// still among them; "Always allow" there allows the request and remembers it.
 #[test]
 fn remember_then_always_allow_in_dunst_remembers_the_request() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
     let s = setup();
     let mut conn = s.daemon.connect();
     hold(
@@ -245,6 +255,9 @@ fn remember_then_always_allow_in_dunst_remembers_the_request() {
 /// the time to answer by.
 #[test]
 fn the_notification_dunst_draws_names_the_agent() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
     let s = setup();
     let before = s.dunst.shot();
     assert_eq!(before.drawn(), None, "the screen starts empty");

@@ -7,6 +7,7 @@
 //! Needs `apt-get install notification-daemon xvfb`; fails naming them if they are missing.
 
 use assent_tests::dbus::{Agent, PrivateBus};
+use assent_tests::needs::{DBUS_BIN, DBUS_DAEMON, NOTIFICATION_DAEMON, XVFB, needs};
 use assent_tests::notification_daemon::NotificationDaemon;
 use assent_tests::x11::WIDTH;
 use assent_tests::{TestDaemon, agent_check, hold, screenshot_path};
@@ -15,7 +16,9 @@ use assent_tests::{TestDaemon, agent_check, hold, screenshot_path};
 /// time to answer by is given, markdown quotes become markup, and the bubble is drawn.
 #[test]
 fn the_notification_notification_daemon_draws_names_the_agent_with_three_actions() {
-    assent_tests::notification_daemon::require_installed();
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, NOTIFICATION_DAEMON]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let bus = PrivateBus::start();
     let server = NotificationDaemon::start(&bus);

@@ -52,13 +52,7 @@ fn read(dir: &Path, name: &str) -> String {
 
 #[test]
 fn what_the_agent_started_may_not_answer_and_a_person_elsewhere_may() {
-    if std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "python3 is needed");
-        eprintln!("skipped: no python3");
+    if !assent_tests::needs::needs(&[assent_tests::needs::PYTHON3]) {
         return;
     }
     let daemon = TestDaemon::start();
@@ -148,12 +142,8 @@ wait
 #[test]
 fn one_audit_session_is_one_session_whatever_the_posix_sessions() {
     let ours = std::fs::read_to_string("/proc/self/sessionid").ok();
-    if ours.is_none() || !nix::unistd::geteuid().is_root() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "audit sessions and root are needed for this test"
-        );
-        eprintln!("skipped: no audit sessions, or not root");
+    let can = ours.is_some() && nix::unistd::geteuid().is_root();
+    if !assent_tests::needs::skip_unless(can, "root and the kernel's audit sessions") {
         return;
     }
     let daemon = TestDaemon::start();

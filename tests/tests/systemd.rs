@@ -5,6 +5,7 @@
 //! The unit checks need `systemd-analyze`, socket activation `systemd-socket-activate` (both in
 //! Debian's `systemd` package); without them those tests print a note and pass.
 
+use assent_tests::needs::{SYSTEMD_ANALYZE, SYSTEMD_SOCKET_ACTIVATE, needs};
 use std::fs::File;
 use std::os::unix::net::{SocketAddr, UnixDatagram};
 use std::path::{Path, PathBuf};
@@ -42,21 +43,6 @@ fn units_in(dir: &Path) -> Vec<PathBuf> {
         .collect();
     units.sort();
     units
-}
-
-/// Whether `tool` can be run; prints a note when it cannot.
-fn have(tool: &str) -> bool {
-    let found = Command::new(tool)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !found {
-        eprintln!("note: {tool} is not installed (Debian package systemd); test skipped");
-    }
-    found
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -102,7 +88,7 @@ fn staged(units: &[PathBuf], into: &Path) -> (Vec<PathBuf>, Vec<String>) {
 /// user units with the user manager's (`%t` and friends).
 #[test]
 fn every_unit_verifies() {
-    if !have("systemd-analyze") {
+    if !needs(&[SYSTEMD_ANALYZE]) {
         return;
     }
     for user in [false, true] {
@@ -161,7 +147,7 @@ fn exposure(output: &str) -> Option<f64> {
 
 #[test]
 fn the_system_unit_is_hardened() {
-    if !have("systemd-analyze") {
+    if !needs(&[SYSTEMD_ANALYZE]) {
         return;
     }
     let unit = units_dir().join("assentd.service");
@@ -355,7 +341,7 @@ fn activated_assentd(dir: &Path, socket: &Path, seqpacket: bool) -> Command {
 
 #[test]
 fn assentd_serves_on_a_socket_handed_over_by_socket_activation() {
-    if !have("systemd-socket-activate") {
+    if !needs(&[SYSTEMD_SOCKET_ACTIVATE]) {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -393,7 +379,7 @@ fn assentd_serves_on_a_socket_handed_over_by_socket_activation() {
 
 #[test]
 fn assentd_refuses_a_stream_socket_from_socket_activation() {
-    if !have("systemd-socket-activate") {
+    if !needs(&[SYSTEMD_SOCKET_ACTIVATE]) {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -4,6 +4,7 @@
 //!
 //! Safety: the commands here are only checked, never run.
 
+use assent_tests::needs::{TMUX, needs};
 use std::time::Duration;
 
 use assent_client::Connection;
@@ -48,6 +49,9 @@ fn asked(pane: &Pane, what: &str) -> String {
 
 #[test]
 fn a_watch_shows_held_requests_and_answers_them_with_one_key() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let pane = watch(&daemon, dir.path());
@@ -88,6 +92,9 @@ fn a_watch_shows_held_requests_and_answers_them_with_one_key() {
 /// shown does not answer it.
 #[test]
 fn a_request_answered_elsewhere_leaves_and_early_keys_do_not_answer() {
+    if !needs(&[TMUX]) {
+        return;
+    }
     let daemon = TestDaemon::start();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let pane = watch(&daemon, dir.path());
