@@ -441,11 +441,13 @@ impl Pending {
             agent: hold.agent.clone(),
             program: Some(hold.program.clone()),
         };
+        // In the audit before the requester hears it, so `assent log` already shows an
+        // outcome its requester has.
+        self.audit.record(event);
         if let Some(waiter) = entry.waiter {
-            // The requester may have gone; its outcome is still audited below.
+            // The requester may have gone; its outcome is audited all the same.
             let _ = waiter.send(outcome);
         }
-        self.audit.record(event);
     }
 }
 

@@ -12,6 +12,7 @@ pub mod dbus;
 pub mod dunst;
 pub mod needs;
 pub mod notification_daemon;
+pub mod shells;
 pub mod tmux;
 pub mod x11;
 

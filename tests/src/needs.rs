@@ -149,7 +149,10 @@ mod tests {
         let under_ci = std::env::var_os("CI").is_some_and(|ci| ci == "true");
         let outcome = std::panic::catch_unwind(|| needs(&[MISSING]));
         if under_ci {
-            assert!(outcome.is_err(), "under CI=true a missing tool fails the test");
+            assert!(
+                outcome.is_err(),
+                "under CI=true a missing tool fails the test"
+            );
         } else {
             assert_eq!(outcome.ok(), Some(false), "a missing tool is a skip");
         }

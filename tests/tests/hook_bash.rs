@@ -6,157 +6,26 @@
 //! before typing a line with it), and its target does not exist anyway.
 
 use assent_tests::needs::{SHELLCHECK, TMUX, needs};
+use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held_token};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use assent_tests::tmux::{Pane, fake_program, markers};
-use assent_tests::{
-    TestDaemon, assent, binary, pending_tokens, run_bounded, run_detached, wait_until,
-};
+use assent_tests::tmux::markers;
+use assent_tests::{TestDaemon, pending_tokens, run_bounded};
 
-/// A line the analyser holds (destructive: `rm -r` of a non-temporary path), harmless here.
-const RISKY: &str = "rm -rf /nonexistent-assent-test/victim";
-/// What the fake `rm` writes when that line runs.
-const RAN: &str = "FAKE-rm -rf /nonexistent-assent-test/victim";
-
-/// An interactive bash with the hook, its own HOME, PATH and rc file in a temporary directory.
-struct Bash {
-    pane: Pane,
-    dir: tempfile::TempDir,
-}
+/// bash with the hook and `assent check` per line (tests/hook_builtin.rs covers the builtin).
+struct Bash;
 
 impl Bash {
-    /// Start bash on `socket` with the default rc file; `before` and `after` go around the
-    /// hook's `eval` (which is done twice: double sourcing is a no-op).
-    fn start(socket: &Path, before: &str, after: &str) -> Bash {
-        Bash::start_with(socket, before, after, &[])
+    /// `before` and `after` go around the hook's `eval` in the rc file.
+    fn start(socket: &Path, before: &str, after: &str) -> Shell {
+        Shell::start(Kind::Bash, socket, before, after, &[])
     }
 
-    fn start_with(socket: &Path, before: &str, after: &str, env: &[(&str, &str)]) -> Bash {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let t = dir.path();
-        for sub in ["home", "work", "run"] {
-            std::fs::create_dir_all(t.join(sub)).expect("the test directories can be made");
-        }
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(t.join("run"), std::fs::Permissions::from_mode(0o700))
-            .expect("the runtime directory is ours");
-        fake_program(&t.join("bin"), "rm", &t.join("markers"));
-        let assent_bin = binary("assent");
-        let rc = format!(
-            "PS1='$ '\n\
-             HISTFILE='{t}/home/.bash_history'\n\
-             HISTSIZE=1000\n\
-             alias zap='rm -rf'\n\
-             alias hi='echo HI-$((7*6))'\n\
-             {before}\n\
-             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
-             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
-             {after}\n\
-             cd '{t}/work'\n\
-             echo RC-READY\n",
-            t = t.display()
-        );
-        let rc_path = t.join("rc.bash");
-        std::fs::write(&rc_path, rc).expect("the rc file is written");
-        let path = format!(
-            "{}:{}:/usr/bin:/bin",
-            t.join("bin").display(),
-            assent_bin
-                .parent()
-                .expect("the binary is in a directory")
-                .display()
-        );
-        let mut vars: Vec<(String, String)> = vec![
-            ("HOME".into(), t.join("home").display().to_string()),
-            ("PATH".into(), path),
-            ("TERM".into(), "screen".into()),
-            ("LANG".into(), "C.UTF-8".into()),
-            (
-                "XDG_RUNTIME_DIR".into(),
-                t.join("run").display().to_string(),
-            ),
-            ("ASSENT_SOCKET".into(), socket.display().to_string()),
-            ("ASSENT_BIN".into(), assent_bin.display().to_string()),
-            // These tests cover the process path (`assent check` per line), the fallback when
-            // the builtin is missing; tests/hook_builtin.rs covers the builtin.
-            ("ASSENT_BUILTIN".into(), "off".into()),
-        ];
-        vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let pane = Pane::start(
-            t,
-            &vars,
-            &[
-                "/usr/bin/bash",
-                "--noprofile",
-                "--rcfile",
-                rc_path.to_str().expect("a UTF-8 path"),
-                "-i",
-            ],
-        );
-        pane.wait_text("RC-READY");
-        Bash { pane, dir }
+    fn start_with(socket: &Path, before: &str, after: &str, env: &[(&str, &str)]) -> Shell {
+        Shell::start(Kind::Bash, socket, before, after, env)
     }
-
-    fn marker_file(&self) -> PathBuf {
-        self.dir.path().join("markers")
-    }
-
-    /// Make sure `rm` in this shell is the fake before typing a line that uses it.
-    fn expect_fake_rm(&self) {
-        let fake = format!("rm is {}/bin/rm", self.dir.path().display());
-        self.pane.line("type rm");
-        self.pane.wait_text(&fake);
-    }
-
-    fn ran(&self) -> bool {
-        markers(&self.marker_file()).contains(RAN)
-    }
-}
-
-/// The audit events whose text contains `needle`, once the first has been written.
-fn audited(daemon: &TestDaemon, needle: &str) -> usize {
-    let audit = daemon.state_dir().join("audit.jsonl");
-    let count = || {
-        std::fs::read_to_string(&audit)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(needle))
-            .count()
-    };
-    wait_until(Duration::from_secs(5), || count() >= 1);
-    // Writes are asynchronous: give a second event the time to show up if there is one.
-    std::thread::sleep(Duration::from_millis(300));
-    count()
-}
-
-/// The one held request's token, once it is there.
-fn held_token(daemon: &TestDaemon) -> String {
-    let mut conn = daemon.connect();
-    let mut tokens = Vec::new();
-    assert!(
-        wait_until(Duration::from_secs(10), || {
-            tokens = pending_tokens(&mut conn);
-            !tokens.is_empty()
-        }),
-        "nothing was held"
-    );
-    assert_eq!(tokens.len(), 1, "one line, one held request: {tokens:?}");
-    tokens.remove(0)
-}
-
-/// Answer as a person at another terminal: `assent approve|deny TOKEN` in a session of its own.
-fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
-    let verb = if allow { "approve" } else { "deny" };
-    let mut command = assent(daemon.socket());
-    command.args([verb, token]);
-    let output = run_detached(&mut command);
-    assert!(
-        output.status.success(),
-        "assent {verb}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 #[test]
@@ -172,7 +41,7 @@ fn a_safe_line_runs_and_is_checked_once() {
     sh.pane.line(r#"echo "SAFE-$((40+2))""#);
     sh.pane.wait_text("SAFE-42");
     assert_eq!(
-        audited(&daemon, "SAFE-$((40+2))"),
+        audited(&daemon, "SAFE-$((40+2))").len(),
         1,
         "checked exactly once"
     );
@@ -340,14 +209,14 @@ fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
         .line(r#"echo pipe-ok | tr a-z A-Z && echo "CHAIN-$((2+3))""#);
     sh.pane.wait_text("CHAIN-5");
     sh.pane.wait_text("PIPE-OK");
-    assert_eq!(audited(&daemon, "echo pipe-ok | tr a-z A-Z"), 1);
+    assert_eq!(audited(&daemon, "echo pipe-ok | tr a-z A-Z").len(), 1);
 
     // The first command runs in a subshell, which checks the line and tells this shell.
     sh.pane
         .line(r#"(echo "SUB-$((2*4))"); echo "SUB2-$((3*4))""#);
     sh.pane.wait_text("SUB2-12");
     sh.pane.wait_text("SUB-8");
-    assert_eq!(audited(&daemon, "SUB-$((2*4))"), 1);
+    assert_eq!(audited(&daemon, "SUB-$((2*4))").len(), 1);
 
     // Continuation lines: the whole command, as history joins it, is checked once.
     sh.pane.line("for i in 1 2; do");
@@ -356,7 +225,7 @@ fn pipelines_chains_subshells_and_multi_line_input_are_checked_once_per_line() {
     sh.pane.wait_text("LOOP-20");
     sh.pane.wait_text("LOOP-10");
     assert_eq!(
-        audited(&daemon, r#"for i in 1 2; do echo \"LOOP-$((i*10))\"; done"#),
+        audited(&daemon, r#"for i in 1 2; do echo "LOOP-$((i*10))"; done"#).len(),
         1
     );
 }
@@ -413,7 +282,7 @@ fn functions_aliases_and_history_expansion() {
     sh.pane.wait_text("BANG-9");
     sh.pane.line("!!");
     sh.pane.wait_count("BANG-9", 2);
-    assert_eq!(audited(&daemon, "BANG-$((3*3))"), 2);
+    assert_eq!(audited(&daemon, "BANG-$((3*3))").len(), 2);
 
     // An alias in first position is checked as what it runs.
     sh.expect_fake_rm();
@@ -536,7 +405,7 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
     sh.pane.line(r#"echo "BACK-$((3+3))""#);
     sh.pane.wait_text("BACK-6");
     sh.pane.wait_text("the gate is back");
-    assert_eq!(audited(&daemon, "BACK-$((3+3))"), 1);
+    assert_eq!(audited(&daemon, "BACK-$((3+3))").len(), 1);
 }
 
 #[test]

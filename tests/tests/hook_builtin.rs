@@ -7,153 +7,40 @@
 //! before typing a line with it), and its target does not exist anyway.
 
 use assent_tests::needs::{TMUX, needs};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held, held_token};
+use std::path::Path;
 use std::time::Duration;
 
-use assent_client::protocol::{Request, Response};
-use assent_tests::tmux::{Pane, fake_program, markers};
-use assent_tests::{
-    Options, TestDaemon, assent, binary, our_command, pending_tokens, run_bounded, run_detached,
-    wait_until,
-};
+use assent_client::protocol::Origin;
+use assent_tests::tmux::markers;
+use assent_tests::{Options, TestDaemon, our_command, pending_tokens, run_bounded};
 
-/// A line the analyser finds destructive, harmless here.
-const RISKY: &str = "rm -rf /nonexistent-assent-test/victim";
-/// What the fake `rm` writes when that line runs.
-const RAN: &str = "FAKE-rm -rf /nonexistent-assent-test/victim";
-
-/// The builtin, built for this test run next to the `assent` it goes with (where the hook
-/// looks for it).
-fn builtin_so() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let assent = binary("assent");
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .expect("the tests crate sits in the workspace")
-                .join("Cargo.toml");
-            let status = Command::new(cargo)
-                .args(["build", "--quiet", "-p", "assent-bash", "--manifest-path"])
-                .arg(&manifest)
-                .stdin(Stdio::null())
-                .status();
-            assert!(
-                matches!(status, Ok(s) if s.success()),
-                "cargo build -p assent-bash: {status:?}"
-            );
-            let so = assent
-                .parent()
-                .expect("the binary is in a directory")
-                .join("libassent_bash.so");
-            assert!(so.is_file(), "{} is not built", so.display());
-            so
-        })
-        .clone()
-}
-
-/// An interactive bash with the hook, its own HOME, PATH and rc file in a temporary directory.
-struct Bash {
-    pane: Pane,
-    dir: tempfile::TempDir,
-}
+/// bash with the hook and the builtin.
+struct Bash;
 
 impl Bash {
-    /// Start bash on `socket`; `env` is added to (or overrides) the shell's environment. The
-    /// builtin is built first; without `ASSENT_BUILTIN` the hook finds it next to `assent`.
-    fn start(socket: &Path, env: &[(&str, &str)]) -> Bash {
-        builtin_so();
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let t = dir.path();
-        for sub in ["home", "work", "run"] {
-            std::fs::create_dir_all(t.join(sub)).expect("the test directories can be made");
-        }
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(t.join("run"), std::fs::Permissions::from_mode(0o700))
-            .expect("the runtime directory is ours");
-        fake_program(&t.join("bin"), "rm", &t.join("markers"));
-        let assent_bin = binary("assent");
-        let rc = format!(
-            "PS1='$ '\n\
-             HISTFILE='{t}/home/.bash_history'\n\
-             HISTSIZE=1000\n\
-             eval \"$(\"$ASSENT_BIN\" init bash)\"\n\
-             cd '{t}/work'\n\
-             echo \"RC-READY-[$(type -t assent_check)]\"\n",
-            t = t.display()
-        );
-        let rc_path = t.join("rc.bash");
-        std::fs::write(&rc_path, rc).expect("the rc file is written");
-        let path = format!(
-            "{}:{}:/usr/bin:/bin",
-            t.join("bin").display(),
-            assent_bin
-                .parent()
-                .expect("the binary is in a directory")
-                .display()
-        );
-        let mut vars: Vec<(String, String)> = vec![
-            ("HOME".into(), t.join("home").display().to_string()),
-            ("PATH".into(), path),
-            ("TERM".into(), "screen".into()),
-            ("LANG".into(), "C.UTF-8".into()),
-            (
-                "XDG_RUNTIME_DIR".into(),
-                t.join("run").display().to_string(),
-            ),
-            ("ASSENT_SOCKET".into(), socket.display().to_string()),
-            ("ASSENT_BIN".into(), assent_bin.display().to_string()),
-        ];
-        vars.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let pane = Pane::start(
-            t,
-            &vars,
-            &[
-                "/usr/bin/bash",
-                "--noprofile",
-                "--rcfile",
-                rc_path.to_str().expect("a UTF-8 path"),
-                "-i",
-            ],
-        );
-        pane.wait_text("RC-READY");
-        Bash { pane, dir }
+    /// `env` is added to (or overrides) the shell's environment. Without `ASSENT_BUILTIN` the
+    /// hook finds the builtin next to `assent`.
+    fn start(socket: &Path, env: &[(&str, &str)]) -> Shell {
+        Shell::start(Kind::BashBuiltin, socket, "", "", env)
     }
+}
 
-    fn marker_file(&self) -> PathBuf {
-        self.dir.path().join("markers")
-    }
+/// Make sure the check is the builtin in this shell (as the rc file saw it once the hook was
+/// loaded: a typed line may not run at all).
+fn expect_builtin(sh: &Shell) {
+    sh.pane.wait_text("RC-READY-[builtin]");
+}
 
-    /// Make sure `rm` in this shell is the fake before typing a line that uses it.
-    fn expect_fake_rm(&self) {
-        let fake = format!("rm is {}/bin/rm", self.dir.path().display());
-        self.pane.line("type rm");
-        self.pane.wait_text(&fake);
-    }
-
-    /// Make sure the check is the builtin in this shell (as the rc file saw it once the hook
-    /// was loaded: a typed line may not run at all).
-    fn expect_builtin(&self) {
-        self.pane.wait_text("RC-READY-[builtin]");
-    }
-
-    /// The shell's own pid.
-    fn pid(&self) -> i32 {
-        self.pane.line(r#"echo "SHELLPID-$$-""#);
-        let screen = self
-            .pane
-            .wait_for("the shell's pid", Duration::from_secs(10), |s| {
-                shell_pid(s).is_some()
-            });
-        shell_pid(&screen).expect("the pid is on the screen")
-    }
-
-    fn ran(&self) -> bool {
-        markers(&self.marker_file()).contains(RAN)
-    }
+/// The shell's own pid.
+fn pid(sh: &Shell) -> i32 {
+    sh.pane.line(r#"echo "SHELLPID-$$-""#);
+    let screen = sh
+        .pane
+        .wait_for("the shell's pid", Duration::from_secs(10), |s| {
+            shell_pid(s).is_some()
+        });
+    shell_pid(&screen).expect("the pid is on the screen")
 }
 
 /// The pid printed as `SHELLPID-<pid>-` (the output, not the typed `$$`).
@@ -165,57 +52,8 @@ fn shell_pid(screen: &str) -> Option<i32> {
     })
 }
 
-/// The audit events whose text contains `needle`, once the first has been written.
-fn audited(daemon: &TestDaemon, needle: &str) -> Vec<serde_json::Value> {
-    let audit = daemon.state_dir().join("audit.jsonl");
-    let events = || -> Vec<serde_json::Value> {
-        std::fs::read_to_string(&audit)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(needle))
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    };
-    wait_until(Duration::from_secs(5), || !events().is_empty());
-    // Writes are asynchronous: give a second event the time to show up if there is one.
-    std::thread::sleep(Duration::from_millis(300));
-    events()
-}
-
-/// The one held request's token and requester pid, once it is there.
-fn held(daemon: &TestDaemon) -> (String, i32) {
-    let mut conn = daemon.connect();
-    let mut items = Vec::new();
-    assert!(
-        wait_until(Duration::from_secs(10), || {
-            items = match conn.request(&Request::ListPending { from: 0 }) {
-                Ok(Response::Pending(list)) => list.items,
-                other => panic!("expected the pending list, got {other:?}"),
-            };
-            !items.is_empty()
-        }),
-        "nothing was held"
-    );
-    assert_eq!(items.len(), 1, "one line, one held request: {items:?}");
-    let item = items.remove(0);
-    (item.token, item.pid)
-}
-
-/// Answer as a person at another terminal: `assent approve|deny TOKEN` in a session of its own.
-fn answer(daemon: &TestDaemon, token: &str, allow: bool) {
-    let verb = if allow { "approve" } else { "deny" };
-    let mut command = assent(daemon.socket());
-    command.args([verb, token]);
-    let output = run_detached(&mut command);
-    assert!(
-        output.status.success(),
-        "assent {verb}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 /// Whether the descriptor the builtin left for the last held line is still open in the shell.
-fn held_fd_open(sh: &Bash) -> bool {
+fn held_fd_open(sh: &Shell) -> bool {
     sh.pane.line(
         r#"if [[ -e /proc/$$/fd/$__assent_fd ]]; then echo "FD-OPEN-$((1+1))"; else echo "FD-SHUT-$((1+1))"; fi"#,
     );
@@ -234,17 +72,17 @@ fn a_safe_line_is_checked_by_the_builtin_with_the_shell_as_requester() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.pane.line("type assent_check");
     sh.pane.wait_text("assent_check is a shell builtin");
-    let pid = sh.pid();
+    let pid = pid(&sh);
     sh.pane.line(r#"echo "SAFE-$((40+2))""#);
     sh.pane.wait_text("SAFE-42");
     let events = audited(&daemon, "SAFE-$((40+2))");
     assert_eq!(events.len(), 1, "checked exactly once: {events:?}");
     // The requester is bash itself: no process was started to ask.
-    assert_eq!(events[0]["pid"], pid, "{events:?}");
-    assert_eq!(events[0]["origin"], "interactive", "{events:?}");
+    assert_eq!(events[0].pid, pid, "{events:?}");
+    assert_eq!(events[0].origin, Origin::Interactive, "{events:?}");
 }
 
 #[test]
@@ -259,7 +97,7 @@ fn a_line_denied_by_policy_shows_the_reason_is_skipped_and_stays_in_history() {
         ..Options::default()
     });
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.expect_fake_rm();
     let typed = format!(r#"{RISKY} && echo "AFTER-$((1+1))""#);
     sh.pane.line(&typed);
@@ -285,12 +123,13 @@ fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
-    let pid = sh.pid();
+    expect_builtin(&sh);
+    let pid = pid(&sh);
     sh.expect_fake_rm();
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    let (token, requester) = held(&daemon);
+    let item = held(&daemon);
+    let (token, requester) = (item.token, item.pid);
     assert_eq!(requester, pid, "the shell itself is the requester");
     sh.pane.wait_text("assent: destructive: ");
     sh.pane.wait_text("or elsewhere: assent approve");
@@ -306,7 +145,7 @@ fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
     assert!(!held_fd_open(&sh), "the shell closed the held connection");
     let events = audited(&daemon, RISKY);
     assert!(
-        events.iter().all(|e| e["pid"] == pid),
+        events.iter().all(|e| e.pid == pid),
         "every event of the held line is the shell's own request: {events:?}"
     );
 }
@@ -318,7 +157,7 @@ fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
@@ -342,10 +181,10 @@ fn a_held_line_denied_from_another_session_does_not_run() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane.line(&format!(r#"{RISKY}; echo "SEMI-$((3+3))""#));
-    let (token, _) = held(&daemon);
+    let token = held_token(&daemon);
     answer(&daemon, &token, false);
     sh.pane.wait_text("assent: denied");
     sh.pane.line(r#"echo "NEXT-$((2+2))""#);
@@ -361,7 +200,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
@@ -388,10 +227,10 @@ fn a_denied_line_leaves_a_failing_status() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane.line(&format!(r#"{RISKY}; echo "AFTER-$((1+1))""#));
-    let (token, _) = held(&daemon);
+    let token = held_token(&daemon);
     answer(&daemon, &token, false);
     sh.pane.line(r#"echo "STATUS-$?-$((6*7))""#);
     let screen = sh.pane.wait_text("-42");
@@ -408,7 +247,7 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let link = dir.path().join("gate.sock");
     let sh = Bash::start(&link, &[]);
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.pane.line(r#"echo "DOWN-$((1+1))""#);
     sh.pane.wait_text("DOWN-2");
     sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
@@ -437,7 +276,7 @@ fn fail_closed_refuses_lines_while_the_daemon_is_down() {
         &dir.path().join("none.sock"),
         &[("ASSENT_FAIL_CLOSED", "1")],
     );
-    sh.expect_builtin();
+    expect_builtin(&sh);
     sh.pane.line(r#"echo "CLOSED-$((1+1))""#);
     sh.pane
         .wait_text("ASSENT_FAIL_CLOSED=1: the line was not run");
@@ -456,7 +295,7 @@ fn a_builtin_that_does_not_load_falls_back_to_the_client() {
     let path = not_a_library.path().display().to_string();
     let sh = Bash::start(daemon.socket(), &[("ASSENT_BUILTIN", &path)]);
     sh.pane.wait_text("could not load the builtin");
-    let pid = sh.pid();
+    let pid = pid(&sh);
     sh.pane
         .line(r#"echo "KIND-[$(type -t assent_check)]-$((2+3))""#);
     sh.pane.wait_text("KIND-[]-5");
@@ -464,7 +303,7 @@ fn a_builtin_that_does_not_load_falls_back_to_the_client() {
     sh.pane.wait_text("FALLBACK-8");
     let events = audited(&daemon, "FALLBACK-$((4+4))");
     assert_eq!(events.len(), 1, "checked exactly once: {events:?}");
-    assert_ne!(events[0]["pid"], pid, "checked by a client process");
+    assert_ne!(events[0].pid, pid, "checked by a client process");
 }
 
 /// `ASSENT_BUILTIN=off` keeps the process path even where the builtin is installed.

@@ -137,7 +137,6 @@ impl Conn {
         };
         if !any_held {
             fit_batch_verdict(&mut reply);
-            self.send(&Response::BatchVerdict(reply)).await;
             for (index, (judgement, subject)) in judged.iter().enumerate() {
                 let decision = judgement.ruling.decision;
                 let by = if remembered[index] {
@@ -162,6 +161,7 @@ impl Conn {
                     context.agent.as_deref(),
                 );
             }
+            self.send(&Response::BatchVerdict(reply)).await;
             return Flow::Continue;
         }
         let requester = self.requester();
@@ -207,7 +207,6 @@ impl Conn {
             Ok(held) => held,
             Err(error) => {
                 // Refused as a whole: nothing of it is allowed.
-                self.send(&Response::Error(error.to_wire())).await;
                 for (judgement, subject) in &judged {
                     self.shared.stats.record(Decision::Deny);
                     self.audit(
@@ -218,6 +217,7 @@ impl Conn {
                         context.agent.as_deref(),
                     );
                 }
+                self.send(&Response::Error(error.to_wire())).await;
                 return Flow::Continue;
             }
         };
@@ -226,7 +226,6 @@ impl Conn {
             held.expires_at.saturating_duration_since(Instant::now()),
         ));
         fit_batch_verdict(&mut reply);
-        self.send(&Response::BatchVerdict(reply)).await;
         for (judgement, subject) in &judged {
             let decision = judgement.ruling.decision;
             self.shared.stats.record(decision);
@@ -238,6 +237,7 @@ impl Conn {
                 context.agent.as_deref(),
             );
         }
+        self.send(&Response::BatchVerdict(reply)).await;
         match held.outcome {
             Some(outcome) => {
                 self.wait(&held.token, held.expires_at, outcome, |items| {

@@ -142,8 +142,6 @@ impl Conn {
         };
         let decision = judgement.ruling.decision;
         if decision != Decision::Confirm {
-            self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                .await;
             self.shared.stats.record(decision);
             self.audit(
                 &judgement,
@@ -152,6 +150,8 @@ impl Conn {
                 None,
                 context.agent.as_deref(),
             );
+            self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                .await;
             return Flow::Continue;
         }
         let signature = remember::signature(&subject);
@@ -160,8 +160,6 @@ impl Conn {
             let mut judgement = judgement;
             judgement.ruling.decision = Decision::Allow;
             judgement.ruling.reason = format!("remembered approval {id}: {signature}");
-            self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                .await;
             self.shared.stats.record(Decision::Allow);
             self.audit_by(
                 &judgement,
@@ -171,6 +169,8 @@ impl Conn {
                 DecidedBy::Remembered,
                 context.agent.as_deref(),
             );
+            self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                .await;
             self.shared.remembered.flush();
             return Flow::Continue;
         }
@@ -199,8 +199,6 @@ impl Conn {
                         ask,
                         &self.shared.config.policy_file,
                     );
-                    self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                        .await;
                     self.shared.stats.record(Decision::Deny);
                     self.audit_by(
                         &judgement,
@@ -210,6 +208,8 @@ impl Conn {
                         DecidedBy::NoApprover,
                         context.agent.as_deref(),
                     );
+                    self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                        .await;
                     return Flow::Continue;
                 }
             }
@@ -240,7 +240,6 @@ impl Conn {
         let held = match self.shared.pending.hold(hold) {
             Ok(held) => held,
             Err(error) => {
-                self.send(&Response::Error(error.to_wire())).await;
                 self.shared.stats.record(Decision::Deny);
                 self.audit(
                     &judgement,
@@ -249,12 +248,12 @@ impl Conn {
                     None,
                     context.agent.as_deref(),
                 );
+                self.send(&Response::Error(error.to_wire())).await;
                 return Flow::Continue;
             }
         };
         let expires_in = pending::millis(held.expires_at.saturating_duration_since(Instant::now()));
         let reply = verdict(&judgement, Some(held.token.clone()), Some(expires_in));
-        self.send(&Response::Verdict(reply)).await;
         self.shared.stats.record(Decision::Confirm);
         self.audit(
             &judgement,
@@ -263,6 +262,7 @@ impl Conn {
             Some(&held.token),
             context.agent.as_deref(),
         );
+        self.send(&Response::Verdict(reply)).await;
         match held.outcome {
             Some(outcome) => {
                 self.wait(&held.token, held.expires_at, outcome, |decided| {
