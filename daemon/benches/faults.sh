@@ -34,7 +34,7 @@ rules = [{"id": "r_%08x" % i, "uid": i % 400, "signature": "cmd %d in /" % i,
 json.dump({"version": 1, "rules": rules}, open(sys.argv[1], "w"))
 PY
 t0=$(now); start "$d"; echo "spawn to serving: $(secs "$t0" "$(now)")"
-echo "rules listed by root (paged): $("$bin/assent" --socket "$d/socket" rules | grep -c '^r_')"
+echo "remembered approvals listed by root (paged): $("$bin/assent" --socket "$d/socket" remembered | grep -c '^r_')"
 stop "$d"
 
 echo "== policy: 50,000 rules, and /dev/zero"

@@ -425,6 +425,19 @@ fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
 
     succeed(dpkg(&root).arg("--install").arg(deb));
     assert!(root.join("usr/bin/assentd").is_file());
+    // The shipped client is the fast one: statically linked, so no program interpreter.
+    let client = std::fs::read(root.join("usr/bin/assent")).expect("the client is installed");
+    assert_eq!(
+        elf_interpreter(&client),
+        Some(false),
+        "/usr/bin/assent is linked statically"
+    );
+    let daemon = std::fs::read(root.join("usr/bin/assentd")).expect("the daemon is installed");
+    assert_eq!(
+        elf_interpreter(&daemon),
+        Some(true),
+        "assentd stays dynamically linked (it looks users up through NSS)"
+    );
     assert_eq!(
         std::fs::read_link(root.join("usr/bin/assent-sh")).expect("assent-sh is a link"),
         Path::new("assent")
@@ -566,4 +579,23 @@ fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
         host_had_it,
         "a script changed this machine's systemd state"
     );
+}
+
+/// Whether a 64-bit little-endian ELF file asks for a program interpreter (`PT_INTERP`: linked
+/// dynamically); `None` if it is not one.
+fn elf_interpreter(elf: &[u8]) -> Option<bool> {
+    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
+    let table = usize::try_from(u64_at(0x20)?).ok()?;
+    let (size, count) = (usize::from(u16_at(0x36)?), usize::from(u16_at(0x38)?));
+    let mut interpreter = false;
+    for index in 0..count {
+        let at = table + index * size;
+        let kind = u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?);
+        interpreter |= kind == 3;
+    }
+    Some(interpreter)
 }

@@ -1,4 +1,5 @@
-//! The hook's hot path without clap: `assent [--socket S] check [FLAGS] -- COMMAND...`.
+//! The hot paths without clap: `assent [--socket S] check [FLAGS] -- COMMAND...` (the shell
+//! hook and agents' shells), and `assent [--socket S] hook ...` handed to the hook's own reader.
 //!
 //! Every gated line starts a client, and building clap's command tree is a measurable part of
 //! that start. This reader accepts only the exact forms the shell hook and agents use; anything
@@ -58,6 +59,16 @@ pub fn parse_check(argv: &[OsString]) -> Option<(Option<PathBuf>, CheckArgs)> {
         return None;
     }
     Some((socket, CheckArgs::new(request, no_wait, json, command)))
+}
+
+/// `Some((socket, rest))` when `argv` is `[--socket S] hook REST...`: the hook parses REST
+/// itself, and a usage error there must still block the call, so nothing here can fail.
+pub fn split_hook(argv: &[OsString]) -> Option<(Option<PathBuf>, Vec<OsString>)> {
+    let (socket, rest) = match argv.first()?.to_str()? {
+        "--socket" => (Some(PathBuf::from(argv.get(1)?)), argv.get(2..)?),
+        _ => (None, argv),
+    };
+    (rest.first()?.to_str()? == "hook").then(|| (socket, rest[1..].to_vec()))
 }
 
 #[cfg(test)]
@@ -133,6 +144,28 @@ mod tests {
             &[],
         ] {
             assert!(parse(args).is_none(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_hook_is_handed_its_own_words() {
+        let words = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            split_hook(&words(&["hook", "claude-code", "--timeout", "5"])),
+            Some((None, words(&["claude-code", "--timeout", "5"])))
+        );
+        assert_eq!(
+            split_hook(&words(&["--socket", "/s", "hook", "--help"])),
+            Some((Some(PathBuf::from("/s")), words(&["--help"])))
+        );
+        assert_eq!(split_hook(&words(&["hook"])), Some((None, Vec::new())));
+        for args in [
+            &["check", "--", "hook"][..],
+            &["--socket"],
+            &["--socket", "/s"],
+            &[],
+        ] {
+            assert_eq!(split_hook(&words(args)), None, "{args:?}");
         }
     }
 }

@@ -148,8 +148,9 @@ enum Answer {
 /// `assent hook ARGS...`; returns the exit code (0 or 2, never anything else after parsing).
 pub fn hook(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
     let started = Instant::now();
+    let plain = parse_plain(&args);
     let argv = std::iter::once(OsString::from("assent hook")).chain(args);
-    let cli = match HookCli::try_parse_from(argv) {
+    let cli = match plain.map_or_else(|| HookCli::try_parse_from(argv), Ok) {
         Ok(cli) => cli,
         Err(error) if !error.use_stderr() => {
             // --help: for a person, not an agent.
@@ -173,6 +174,35 @@ pub fn hook(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
     })
     .unwrap_or_else(|_| Answer::Deny("assent: internal error in the hook; not allowed".into()));
     emit(agent, &answer)
+}
+
+/// The hook's flags as agents' settings write them (`AGENT [--timeout SECS] [--ask-when-held]
+/// [--socket PATH]`), read without clap: the hook runs before every tool call, and building
+/// clap's parser is a measurable part of its start. Anything else (help, a typo, a bad value)
+/// is `None`, and clap reads it, so errors read the same either way.
+fn parse_plain(args: &[OsString]) -> Option<HookCli> {
+    let mut words = args.iter().map(|a| a.to_str());
+    let agent = match words.next()?? {
+        "claude-code" => Agent::ClaudeCode,
+        "codex" => Agent::Codex,
+        "gemini" => Agent::Gemini,
+        _ => return None,
+    };
+    let mut cli = HookCli {
+        agent,
+        timeout: None,
+        ask_when_held: false,
+        socket: None,
+    };
+    while let Some(word) = words.next() {
+        match word? {
+            "--timeout" => cli.timeout = Some(words.next()??.parse().ok()?),
+            "--ask-when-held" => cli.ask_when_held = true,
+            "--socket" => cli.socket = Some(PathBuf::from(words.next()??)),
+            _ => return None,
+        }
+    }
+    Some(cli)
 }
 
 /// Read, parse, check.
@@ -529,6 +559,34 @@ fn pre_tool_use_output(decision: &str, reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain reading agrees with clap on every form it takes, and leaves the rest to it.
+    #[test]
+    fn plain_hook_flags_read_as_clap_reads_them() {
+        let words = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        for args in [
+            &["claude-code"][..],
+            &["codex", "--timeout", "30"],
+            &["gemini", "--socket", "/run/s", "--timeout", "55"],
+            &["claude-code", "--ask-when-held", "--socket", "/s"],
+        ] {
+            let plain = parse_plain(&words(args)).expect("a plain form");
+            let argv = std::iter::once(OsString::from("assent hook")).chain(words(args));
+            let clap = HookCli::try_parse_from(argv).expect("clap reads it too");
+            assert_eq!(format!("{plain:?}"), format!("{clap:?}"), "{args:?}");
+        }
+        for args in [
+            &[][..],
+            &["--help"],
+            &["claude"],
+            &["codex", "--timeout"],
+            &["codex", "--timeout", "soon"],
+            &["codex", "--timeout=5"],
+            &["gemini", "--bogus"],
+        ] {
+            assert!(parse_plain(&words(args)).is_none(), "{args:?}");
+        }
+    }
 
     #[test]
     fn long_tool_arguments_are_shortened_and_held() {

@@ -221,6 +221,10 @@ pub fn main() -> u8 {
     if let Some((socket, args)) = fast::parse_check(&argv) {
         return check::check(socket, args);
     }
+    // An agent's hook reads its own flags (without clap where it can): skip the main parser.
+    if let Some((socket, args)) = fast::split_hook(&argv) {
+        return hook::hook(socket, args);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
