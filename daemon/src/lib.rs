@@ -10,6 +10,7 @@ pub mod approvers;
 pub mod audit;
 pub mod config;
 pub mod conn;
+pub mod decide;
 pub mod error;
 pub mod judge;
 pub mod peer;

@@ -16,10 +16,10 @@ use tokio::time::Instant;
 use super::approve::session_key;
 use super::check::{lost, no_approver_reason, verdict};
 use super::{Conn, Flow};
+use crate::decide;
 use crate::error::RequestError;
 use crate::judge;
 use crate::pending::{self, BatchHold, BatchItem};
-use crate::policy::NoApprover;
 use crate::remember;
 
 /// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
@@ -79,57 +79,51 @@ impl Conn {
         // Items a remembered approval covers are allowed; each is remembered by its own signature.
         let key = session_key(context.session.as_deref(), self.peer.sid);
         let mut signatures = Vec::with_capacity(count);
-        let mut remembered = vec![false; count];
-        for (index, (judgement, subject)) in judged.iter_mut().enumerate() {
+        let mut items = Vec::with_capacity(count);
+        let mut remembered = Vec::with_capacity(count);
+        for (judgement, subject) in &judged {
             let signature = remember::signature(subject);
-            if judgement.ruling.decision == Decision::Confirm
-                && let Some(id) = self.shared.remembered.lookup(owner, &signature, &key)
-            {
-                judgement.ruling.decision = Decision::Allow;
-                judgement.ruling.reason = format!("remembered approval {id}: {signature}");
-                remembered[index] = true;
-            }
+            let id = match judgement.ruling.decision {
+                Decision::Confirm => self.shared.remembered.lookup(owner, &signature, &key),
+                _ => None,
+            };
+            items.push(decide::Item {
+                ruled: judgement.ruling.decision,
+                origin: judgement.origin,
+                remembered: id.is_some(),
+            });
+            remembered.push(id);
             signatures.push(signature);
         }
-        if remembered.iter().any(|r| *r) {
-            self.shared.remembered.flush();
-        }
-        let mut any_held = judged
-            .iter()
-            .any(|(j, _)| j.ruling.decision == Decision::Confirm);
-        // Which items the no-approver rule decided (none when a person's own item is held: a
-        // person can always be asked). The judged origin counts, not the claimed one: tool
-        // calls are judged as tool calls whatever the caller says.
-        let mut unasked = vec![false; count];
-        let persons_own = judged.iter().any(|(j, _)| {
-            j.ruling.decision == Decision::Confirm && j.origin == Origin::Interactive
-        });
-        if any_held
-            && !persons_own
-            && no_approver != NoApprover::Hold
-            && !self
-                .shared
-                .pending
-                .approvers()
-                .available(owner, self.peer.sid)
-        {
-            let ask = no_approver == NoApprover::Ask;
-            for (index, (judgement, _)) in judged.iter_mut().enumerate() {
-                if judgement.ruling.decision == Decision::Confirm {
-                    if !ask {
-                        judgement.ruling.decision = Decision::Deny;
-                    }
+        let approvers = self
+            .shared
+            .pending
+            .approvers()
+            .available(owner, self.peer.sid);
+        let outcomes = decide::decide(&items, approvers, no_approver);
+        for (index, (judgement, _)) in judged.iter_mut().enumerate() {
+            match outcomes[index] {
+                decide::Outcome::Remembered => {
+                    let id = remembered[index].as_deref().unwrap_or_default();
+                    judgement.ruling.reason =
+                        format!("remembered approval {id}: {}", signatures[index]);
+                }
+                decide::Outcome::NoApprover { ask } => {
                     judgement.ruling.reason = no_approver_reason(
                         &judgement.ruling.reason,
                         owner,
                         ask,
                         &self.shared.config.policy_file,
                     );
-                    unasked[index] = true;
                 }
+                decide::Outcome::Policy(_) | decide::Outcome::Hold => {}
             }
-            any_held = false;
+            judgement.ruling.decision = outcomes[index].decision();
         }
+        if remembered.iter().any(Option::is_some) {
+            self.shared.remembered.flush();
+        }
+        let any_held = outcomes.contains(&decide::Outcome::Hold);
         let mut reply = BatchVerdict {
             items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
             token: None,
@@ -138,19 +132,12 @@ impl Conn {
         if !any_held {
             fit_batch_verdict(&mut reply);
             for (index, (judgement, subject)) in judged.iter().enumerate() {
-                let decision = judgement.ruling.decision;
-                let by = if remembered[index] {
-                    DecidedBy::Remembered
-                } else if unasked[index] {
-                    DecidedBy::NoApprover
-                } else {
-                    DecidedBy::Policy
+                let by = match outcomes[index] {
+                    decide::Outcome::Remembered => DecidedBy::Remembered,
+                    decide::Outcome::NoApprover { .. } => DecidedBy::NoApprover,
+                    decide::Outcome::Policy(_) | decide::Outcome::Hold => DecidedBy::Policy,
                 };
-                let decision = if decision == Decision::Confirm {
-                    Decision::Deny
-                } else {
-                    decision
-                };
+                let decision = outcomes[index].recorded();
                 self.shared.stats.record(decision);
                 self.audit_by(
                     judgement,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use assent_client::CodecError;
 use assent_client::codec::{self, decode_request};
 use assent_client::protocol::{
-    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation, Origin,
+    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation,
     RedeemRequest, Request, Response, Subject, Verdict,
 };
 use tokio::sync::oneshot;
@@ -17,10 +17,11 @@ use tokio::time::{Instant, sleep_until};
 
 use super::approve::session_key;
 use super::{Conn, Flow};
+use crate::decide;
 use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement, MAX_COMMANDS_ON_WIRE};
 use crate::pending::{self, Hold, Requester};
-use crate::policy::{NoApprover, Policy};
+use crate::policy::Policy;
 use crate::remember;
 
 /// Commands longer than this are analysed off the async workers.
@@ -140,79 +141,59 @@ impl Conn {
                 return Flow::Continue;
             }
         };
-        let decision = judgement.ruling.decision;
-        if decision != Decision::Confirm {
-            self.shared.stats.record(decision);
-            self.audit(
-                &judgement,
-                &subject,
-                decision,
-                None,
-                context.agent.as_deref(),
-            );
-            self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                .await;
-            return Flow::Continue;
-        }
         let signature = remember::signature(&subject);
         let key = session_key(context.session.as_deref(), self.peer.sid);
-        if let Some(id) = self.shared.remembered.lookup(owner, &signature, &key) {
+        let remembered = match judgement.ruling.decision {
+            Decision::Confirm => self.shared.remembered.lookup(owner, &signature, &key),
+            _ => None,
+        };
+        let item = decide::Item {
+            ruled: judgement.ruling.decision,
+            origin: judgement.origin,
+            remembered: remembered.is_some(),
+        };
+        let approvers = self
+            .shared
+            .pending
+            .approvers()
+            .available(owner, self.peer.sid);
+        let outcome = decide::decide(&[item], approvers, no_approver)[0];
+        if outcome != decide::Outcome::Hold {
             let mut judgement = judgement;
-            judgement.ruling.decision = Decision::Allow;
-            judgement.ruling.reason = format!("remembered approval {id}: {signature}");
-            self.shared.stats.record(Decision::Allow);
-            self.audit_by(
-                &judgement,
-                &subject,
-                Decision::Allow,
-                None,
-                DecidedBy::Remembered,
-                context.agent.as_deref(),
-            );
-            self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                .await;
-            self.shared.remembered.flush();
-            return Flow::Continue;
-        }
-        let prompts_here = judgement.origin == Origin::Interactive && context.prompt;
-        if !prompts_here
-            && judgement.origin != Origin::Interactive
-            && !self
-                .shared
-                .pending
-                .approvers()
-                .available(owner, self.peer.sid)
-        {
-            match no_approver {
-                NoApprover::Hold => {}
-                NoApprover::Deny | NoApprover::Ask => {
-                    let mut judgement = judgement;
-                    let ask = no_approver == NoApprover::Ask;
-                    judgement.ruling.decision = if ask {
-                        Decision::Confirm
-                    } else {
-                        Decision::Deny
-                    };
+            judgement.ruling.decision = outcome.decision();
+            let by = match outcome {
+                decide::Outcome::Remembered => {
+                    let id = remembered.unwrap_or_default();
+                    judgement.ruling.reason = format!("remembered approval {id}: {signature}");
+                    DecidedBy::Remembered
+                }
+                decide::Outcome::NoApprover { ask } => {
                     judgement.ruling.reason = no_approver_reason(
                         &judgement.ruling.reason,
                         owner,
                         ask,
                         &self.shared.config.policy_file,
                     );
-                    self.shared.stats.record(Decision::Deny);
-                    self.audit_by(
-                        &judgement,
-                        &subject,
-                        Decision::Deny,
-                        None,
-                        DecidedBy::NoApprover,
-                        context.agent.as_deref(),
-                    );
-                    self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                        .await;
-                    return Flow::Continue;
+                    DecidedBy::NoApprover
                 }
+                _ => DecidedBy::Policy,
+            };
+            self.shared.stats.record(outcome.recorded());
+            self.audit_by(
+                &judgement,
+                &subject,
+                outcome.recorded(),
+                None,
+                by,
+                context.agent.as_deref(),
+            );
+            self.send(&Response::Verdict(verdict(&judgement, None, None)))
+                .await;
+            if outcome == decide::Outcome::Remembered {
+                // Its use count is kept when the store next writes.
+                self.shared.remembered.flush();
             }
+            return Flow::Continue;
         }
         let requester = self.requester();
         let program =
