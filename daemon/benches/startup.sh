@@ -20,7 +20,9 @@ env -i PATH="$PATH" HOME="$work" XDG_RUNTIME_DIR="$work" XDG_STATE_HOME="$work" 
 until "$bin/assent" --socket "$work/socket" status >/dev/null 2>&1; do sleep 0.005; done
 printf '%s' '{"session_id":"s","transcript_path":"/tmp/t.jsonl","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}' >"$work/payload"
 
+# OLD=PATH adds another client (an earlier build, say) to compare, as check-old and hook-old.
 names=(true check-static check-dynamic hook-static hook-dynamic)
+[[ -z ${OLD-} ]] || names+=(check-old hook-old)
 run() { # INDEX: one run of that variant
   case $1 in
     0) /bin/true </dev/null ;;
@@ -28,6 +30,8 @@ run() { # INDEX: one run of that variant
     2) "$bin/assent" --socket "$work/socket" check -- ls -la </dev/null ;;
     3) "$static" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
     4) "$bin/assent" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
+    5) "$OLD" --socket "$work/socket" check -- ls -la </dev/null ;;
+    6) "$OLD" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
   esac
 }
 for i in "${!names[@]}"; do run "$i" || { echo "${names[$i]} failed" >&2; exit 1; }; done

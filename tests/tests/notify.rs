@@ -81,14 +81,8 @@ impl Setup {
     }
 
     fn remembered(&self) -> usize {
-        match self
-            .daemon
-            .connect()
-            .request(&Request::ListRemembered { from: 0 })
-        {
-            Ok(Response::Remembered(list)) => list.approvals.len(),
-            other => panic!("expected the remembered approvals, got {other:?}"),
-        }
+        let mut conn = self.daemon.connect();
+        conn.remembered().expect("the remembered approvals").len()
     }
 }
 

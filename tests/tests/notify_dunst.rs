@@ -9,7 +9,7 @@
 //! Needs `apt-get install dunst xvfb`; fails naming them if they are missing.
 
 use assent_client::Connection;
-use assent_client::protocol::{Decided, DecidedBy, Decision, Request, Response};
+use assent_client::protocol::{Decided, DecidedBy, Decision, Response};
 use assent_tests::dbus::{Agent, PrivateBus};
 use assent_tests::dunst::{Dunst, MenuLine};
 use assent_tests::needs::{DBUS_BIN, DBUS_DAEMON, DUNST, XVFB, needs};
@@ -63,14 +63,8 @@ impl Setup {
     }
 
     fn remembered(&self) -> usize {
-        match self
-            .daemon
-            .connect()
-            .request(&Request::ListRemembered { from: 0 })
-        {
-            Ok(Response::Remembered(list)) => list.approvals.len(),
-            other => panic!("expected the remembered approvals, got {other:?}"),
-        }
+        let mut conn = self.daemon.connect();
+        conn.remembered().expect("the remembered approvals").len()
     }
 
     /// Hold `command` (waiting), let dunst show it, choose action `key` from dunst's context

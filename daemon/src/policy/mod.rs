@@ -13,6 +13,7 @@
 //! decision and never lower it. Observe mode turns whatever was decided into an allow and says
 //! so in the reason. This module does no I/O except in [`file::load`].
 
+mod describe;
 pub mod file;
 pub mod live;
 pub mod paths;
