@@ -345,6 +345,18 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             Role::Shell => shell(name, args, &job, span, at, st),
             Role::Interpreter(lang) => {
                 if !interp::run(lang, name, &job, at, st) {
+                    if let Some(words) = interp::module_command(lang, args) {
+                        jobs.push(Job {
+                            words: words.into(),
+                            path: super::join_path(&job.path, &format!("{name} -m")),
+                            stdin: job.stdin.clone(),
+                            child: true,
+                            cwd: None,
+                            assigned: job.assigned.clone(),
+                            level: job.level + 1,
+                            container: None,
+                        });
+                    }
                     // A program file written on this line: its text is the program.
                     if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
                         && let Some(text) = st.written_text(file)

@@ -137,6 +137,57 @@ pub fn run_text(
     }
 }
 
+/// `python -m MODULE ARGS…`: the module's name and its arguments as the words of the command
+/// it also is, judged as that program would be (`pip`, `twine`, `pytest`): `python -m twine
+/// upload` publishes as `twine upload` does. The module still runs as a named script besides;
+/// a dotted name (`http.server`) or a dynamic one is only that.
+pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
+    if lang.runs_named.is_empty() {
+        return None;
+    }
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.literal()?;
+        if t == "--" || !t.starts_with('-') {
+            return None;
+        }
+        if let Some(attached) = t.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+            // `-m twine`, or `-mtwine`; any other short flags before it (`-Im`).
+            if let Some(at) = attached.find(|c| lang.runs_named.contains(c)) {
+                let rest = &attached[at + 1..];
+                let (module, from) = if rest.is_empty() {
+                    (args.get(i + 1)?.literal()?.to_string(), i + 2)
+                } else {
+                    (rest.to_string(), i + 1)
+                };
+                // A dotted name is a module inside a package (`http.server`), never a
+                // program's name.
+                if module.is_empty()
+                    || !module
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    return None;
+                }
+                let first = Word::made(module, w.raw, w.span.clone());
+                return Some(
+                    std::iter::once(first)
+                        .chain(args[from.min(args.len())..].iter().cloned())
+                        .collect(),
+                );
+            }
+            if attached
+                .chars()
+                .any(|c| lang.valued.contains(c) || lang.code.contains(c))
+            {
+                return None;
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 enum Program<'w, 's> {
     /// Programs given on the command line.
     Code(Vec<&'w Word<'s>>),

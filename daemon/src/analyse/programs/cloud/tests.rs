@@ -94,6 +94,10 @@ pub(crate) const HELD: &[(&str, Level, &[&str])] = &[
 /// default policy, like `git push`.
 const PUBLISHED: &[&str] = &[
     "twine upload dist/*",
+    // A Python module run as the program it is.
+    "python3 -m twine upload dist/*",
+    "python -mtwine upload dist/x.whl",
+    "python3 -I -m poetry publish",
     "docker push me/img:1",
     "docker image push me/img:1",
     "docker compose push",
