@@ -34,7 +34,7 @@ use signature::TRUNCATED_MARK;
 pub use signature::signature;
 
 /// The most remembered approvals one uid may have; more are refused until some are forgotten.
-pub const MAX_RULES_PER_UID: usize = 1024;
+pub const MAX_REMEMBERED_PER_UID: usize = 1024;
 /// The longest a "for a duration" approval may last: a year and a day.
 pub const MAX_REMEMBER_SECS: u64 = 366 * 24 * 3600;
 
@@ -261,13 +261,13 @@ impl Remembered {
             }
             for rules in state.rules.values_mut() {
                 rules.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
-                if rules.len() > MAX_RULES_PER_UID {
+                if rules.len() > MAX_REMEMBERED_PER_UID {
                     tracing::warn!(
                         uid = rules[0].owner,
                         count = rules.len(),
                         "more remembered approvals than a uid may have; keeping the newest"
                     );
-                    let extra = rules.len() - MAX_RULES_PER_UID;
+                    let extra = rules.len() - MAX_REMEMBERED_PER_UID;
                     rules.drain(..extra);
                 }
             }
@@ -407,10 +407,10 @@ impl Remembered {
             };
         }
         let count = state.rules.get(&owner).map_or(0, Vec::len);
-        if count >= MAX_RULES_PER_UID {
+        if count >= MAX_REMEMBERED_PER_UID {
             return Err(RequestError::TooManyRemembered {
                 uid: owner,
-                limit: MAX_RULES_PER_UID,
+                limit: MAX_REMEMBERED_PER_UID,
             });
         }
         let id = loop {

@@ -31,8 +31,8 @@ use super::{Approval, Core, Scope, is_id, now_ms};
 pub(super) const FILE_NAME: &str = "remembered.json";
 /// The only document version this daemon reads and writes.
 const VERSION: u32 = 1;
-/// A larger file is not read (it would not come from us: 1024 rules per uid of at most a
-/// 128 KiB signature each is far less for any real number of users).
+/// A larger file is not read (it would not come from us: 1024 remembered approvals per uid of
+/// at most a 128 KiB signature each is far less for any real number of users).
 const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 /// How long a change that only counts uses may wait for others to join it in one write.
 pub(super) const USES_DELAY: Duration = Duration::from_secs(2);

@@ -243,7 +243,7 @@ fn identical_rules_are_not_duplicated() {
 #[test]
 fn a_uid_has_a_limit() {
     let store = Remembered::open(None);
-    for n in 0..MAX_RULES_PER_UID {
+    for n in 0..MAX_REMEMBERED_PER_UID {
         let sig = format!("true {n} in /");
         let how = Remember::Always;
         assert!(
