@@ -15,6 +15,7 @@
 mod claude;
 mod codex;
 mod gemini;
+mod parse;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -30,6 +31,8 @@ use assent_client::protocol::{
 use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
+
+use parse::{check_event, pre_tool_use_output, shell_call, string_field, tool_call};
 
 /// The exit code of a deny: blocks the call in Claude Code, Codex and Gemini CLI alike (with the
 /// reason on stderr). Any other non-zero code lets the call run, so none is ever used.
@@ -438,122 +441,6 @@ fn verdict_text(verdict: &Verdict) -> String {
 /// Collapse a reason to one line (agents show stderr as one message).
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-// ---- helpers for the per-agent parsers ----
-
-/// A required string field.
-fn string_field<'a>(value: &'a Value, key: &str) -> Result<&'a str, String> {
-    match value.get(key) {
-        Some(Value::String(text)) if !text.is_empty() => Ok(text),
-        Some(_) => Err(format!(
-            "the hook input's `{key}` is not a non-empty string"
-        )),
-        None => Err(format!("the hook input has no `{key}`")),
-    }
-}
-
-/// The input must be an object; if it names its event, it must be `expected`.
-fn check_event(input: &Value, expected: &str) -> Result<(), String> {
-    if !input.is_object() {
-        return Err("the hook input is not a JSON object".into());
-    }
-    match input.get("hook_event_name") {
-        None => Ok(()),
-        Some(Value::String(event)) if event == expected => Ok(()),
-        Some(other) => Err(format!(
-            "the hook is installed for event {other}, but `assent hook` answers {expected} only"
-        )),
-    }
-}
-
-/// The agent's session id, as the session label.
-fn session(input: &Value) -> Option<String> {
-    input
-        .get("session_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
-/// A shell command run by the agent in `cwd` (which must be absolute).
-fn shell_call(command: &str, cwd: &str, input: &Value) -> Result<Call, String> {
-    if command.trim().is_empty() {
-        return Err("the shell command is empty".into());
-    }
-    if !cwd.starts_with('/') {
-        return Err(format!("the working directory {cwd:?} is not absolute"));
-    }
-    Ok(Call {
-        subject: Subject::shell(command, cwd.to_string()),
-        origin: Origin::Agent,
-        context: Context {
-            session: session(input),
-            ..Context::default()
-        },
-    })
-}
-
-/// A tool call: the tool's input is its arguments. Arguments too large for one packet are
-/// shortened and the call held for a person, never passed on unchecked.
-fn tool_call(name: &str, args: &Value, input: &Value) -> Call {
-    let mut args_json = args.to_string();
-    let mut requires_confirmation = None;
-    if args_json.len() > MAX_TOOL_ARGS {
-        args_json = shorten(args).to_string();
-        requires_confirmation = Some(true);
-        if args_json.len() > MAX_TOOL_ARGS {
-            args_json = Value::String("(arguments too large to show)".into()).to_string();
-        }
-    }
-    Call {
-        subject: Subject::Tool {
-            name: name.to_string(),
-            args_json,
-        },
-        origin: Origin::Tool,
-        context: Context {
-            session: session(input),
-            requires_confirmation,
-            ..Context::default()
-        },
-    }
-}
-
-/// `value` with every long string cut to [`SHORTENED_STRING`] bytes and marked.
-fn shorten(value: &Value) -> Value {
-    match value {
-        Value::String(text) if text.len() > SHORTENED_STRING => {
-            let mut end = SHORTENED_STRING;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            Value::String(format!(
-                "{}… [{} more bytes]",
-                &text[..end],
-                text.len() - end
-            ))
-        }
-        Value::Array(items) => Value::Array(items.iter().map(shorten).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(key, value)| (key.clone(), shorten(value)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// The hook-specific output shared by Claude Code and Codex.
-fn pre_tool_use_output(decision: &str, reason: &str) -> String {
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": one_line(reason),
-        }
-    })
-    .to_string()
 }
 
 #[cfg(test)]
