@@ -11,11 +11,13 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 start() { # DIR [wrapper...] -- start assentd (--user unless MODE=system) on DIR/socket
   local dir=$1; shift
+  local mode=()
+  [ "${MODE:-user}" = system ] || mode=(--user)
   mkdir -p "$dir/state" "$dir/config/assent"
   chmod 755 "$dir"
   env -i PATH="$PATH" HOME="$dir" XDG_RUNTIME_DIR="$dir" XDG_STATE_HOME="$dir" \
     XDG_CONFIG_HOME="$dir/config" ASSENT_LOG=warn \
-    "$@" "$bin/assentd" $([ "${MODE:-user}" = system ] || echo --user) \
+    "$@" "$bin/assentd" "${mode[@]}" \
     --socket "$dir/socket" --state-dir "$dir/state" \
     --no-approver hold --max-pending 2000 2>>"$dir/log" &
   echo $! > "$dir/pid"
@@ -65,7 +67,8 @@ t0=$(now)
 for c in $(seq 32); do
   (for i in $(seq 200); do "$bin/assent" --socket "$d/socket" check -- "ls $c-$i" >/dev/null; done) &
 done
-wait $(jobs -p | grep -v "$(cat "$d/pid")") 2>/dev/null || true
+mapfile -t clients < <(jobs -p | grep -v "$(cat "$d/pid")")
+wait "${clients[@]}" 2>/dev/null || true
 echo "6,400 checks: $(secs "$t0" "$(now)")"
 sleep 1
 "$bin/assent" --socket "$d/socket" status | grep -E '^(allowed|audit)'

@@ -465,6 +465,33 @@ fn shellcheck_is_clean() {
     );
 }
 
+/// The project's own scripts (the test command, the static client, the benches, CI) pass
+/// shellcheck too.
+#[test]
+fn the_scripts_are_shellcheck_clean() {
+    if !needs(&[SHELLCHECK]) {
+        return;
+    }
+    let root = hook_path("assent.bash")
+        .ancestors()
+        .nth(2)
+        .expect("the workspace holds shell-hook/")
+        .to_path_buf();
+    let scripts = [
+        "scripts/test",
+        "scripts/static-client",
+        "daemon/benches/startup.sh",
+        "daemon/benches/faults.sh",
+        ".ci/run",
+    ];
+    let output = run_bounded(Command::new("shellcheck").args(scripts.iter().map(|s| root.join(s))));
+    assert!(
+        output.status.success(),
+        "shellcheck {scripts:?}:\n{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
 /// The number printed right after `prefix` on the screen (the output, not the typed line).
 fn number_after(screen: &str, prefix: &str) -> u32 {
     screen
