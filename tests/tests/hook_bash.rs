@@ -456,7 +456,8 @@ fn shellcheck_is_clean() {
     let output = run_bounded(
         Command::new("shellcheck")
             .args(["-s", "bash"])
-            .arg(hook_path("assent.bash")),
+            .arg(hook_path("assent.bash"))
+            .stdout(std::process::Stdio::piped()),
     );
     assert!(
         output.status.success(),
@@ -484,7 +485,11 @@ fn the_scripts_are_shellcheck_clean() {
         "daemon/benches/faults.sh",
         ".ci/run",
     ];
-    let output = run_bounded(Command::new("shellcheck").args(scripts.iter().map(|s| root.join(s))));
+    let mut command = Command::new("shellcheck");
+    command
+        .args(scripts.iter().map(|s| root.join(s)))
+        .stdout(std::process::Stdio::piped());
+    let output = run_bounded(&mut command);
     assert!(
         output.status.success(),
         "shellcheck {scripts:?}:\n{}",
