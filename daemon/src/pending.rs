@@ -381,7 +381,8 @@ impl Pending {
 
     /// An answer refused because it came from the requester's own chain or session: the
     /// request stays held, and the audit trail says who tried and through which processes.
-    fn refused(&self, hold: &Hold, token: &str, by: &Answerer, error: &RequestError) {
+    /// `about` is the request as an audit event would show it (a batch's is its summary).
+    fn refused(&self, about: AuditEvent, token: &str, by: &Answerer, error: &RequestError) {
         let RequestError::SelfApproval(Some(why)) = error else {
             return;
         };
@@ -396,17 +397,31 @@ impl Pending {
             time_ms: now_ms(),
             uid: by.uid,
             pid: by.pid,
+            decision: Decision::Confirm,
+            by: DecidedBy::User,
+            reason: format!("answer refused (self_approval), the request stays held: {why}"),
+            token: Some(token.to_string()),
+            ..about
+        });
+    }
+
+    /// A single held request as its audit events show it.
+    fn about(hold: &Hold) -> AuditEvent {
+        AuditEvent {
+            time_ms: 0,
+            uid: hold.requester.uid,
+            pid: hold.requester.pid,
             origin: hold.origin,
             subject: hold.subject.clone(),
             level: hold.level,
             findings: hold.findings.iter().map(|f| f.id.clone()).collect(),
             decision: Decision::Confirm,
-            by: DecidedBy::User,
-            reason: format!("answer refused (self_approval), the request stays held: {why}"),
-            token: Some(token.to_string()),
+            by: DecidedBy::Policy,
+            reason: hold.reason.clone(),
+            token: None,
             agent: hold.agent.clone(),
             program: Some(hold.program.clone()),
-        });
+        }
     }
 
     /// The one place a held request ends: tell the waiter, count it, audit it.

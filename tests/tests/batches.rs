@@ -149,6 +149,19 @@ fn a_batch_cannot_be_approved_by_its_requester() {
     let output = run_bounded(&mut command);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("self_approval"));
+    // The audit trail says who tried, for a batch as for a single request.
+    let events = daemon.connect().log(100).expect("the log");
+    let refused: Vec<_> = events
+        .iter()
+        .filter(|e| e.reason.starts_with("answer refused (self_approval)"))
+        .collect();
+    assert!(!refused.is_empty(), "{events:#?}");
+    assert!(
+        refused
+            .iter()
+            .all(|e| e.subject.starts_with("batch of 3: ") && e.token.as_deref() == Some(&token)),
+        "{refused:#?}"
+    );
 }
 
 /// Run `assent tool --batch ARGS` with `input` on stdin.

@@ -130,7 +130,7 @@ impl Pending {
                 by,
                 allow,
             ) {
-                self.refused(&entry.hold, token, by, &error);
+                self.refused(Self::about(&entry.hold), token, by, &error);
                 return Err(error);
             }
             Self::take(&mut inner, token)

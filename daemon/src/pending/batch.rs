@@ -202,13 +202,16 @@ impl Pending {
             }
             return Err(RequestError::Expired);
         }
-        authorise(
+        if let Err(error) = authorise(
             &batch.hold.requester,
             batch.hold.owner,
             &batch.hold.session,
             by,
             allow,
-        )?;
+        ) {
+            self.refused(batch_about(&batch.hold), token, by, &error);
+            return Err(error);
+        }
         let count = batch.hold.items.len();
         let chosen: Vec<usize> = match item {
             None => (0..count)
@@ -323,6 +326,33 @@ impl Pending {
 
 /// The audit event of item `index` of a batch, settled with `outcome`. The reason names the
 /// item, the token is the batch's.
+/// A held batch as one audit event shows it: its items in one line, the highest level, every
+/// finding once.
+fn batch_about(hold: &BatchHold) -> AuditEvent {
+    let subjects: Vec<&str> = hold.items.iter().map(|i| i.subject.as_str()).collect();
+    let mut findings: Vec<String> = Vec::new();
+    for finding in hold.items.iter().flat_map(|i| &i.findings) {
+        if !findings.contains(&finding.id) {
+            findings.push(finding.id.clone());
+        }
+    }
+    AuditEvent {
+        time_ms: 0,
+        uid: hold.requester.uid,
+        pid: hold.requester.pid,
+        origin: hold.origin,
+        subject: format!("batch of {}: {}", hold.items.len(), subjects.join("; ")),
+        level: hold.items.iter().map(|i| i.level).max().unwrap_or_default(),
+        findings,
+        decision: Decision::Confirm,
+        by: DecidedBy::Policy,
+        reason: String::new(),
+        token: None,
+        agent: hold.agent.clone(),
+        program: Some(hold.program.clone()),
+    }
+}
+
 fn item_event(token: &str, hold: &BatchHold, index: usize, outcome: &Decided) -> AuditEvent {
     let item = &hold.items[index];
     AuditEvent {
