@@ -1,0 +1,95 @@
+//! Whether a rule matches a request: every condition it sets must hold (a command by its
+//! leading words, globs over tools, findings, paths, the working directory and the session,
+//! uids, users, origins and tool arguments).
+
+use assent_client::protocol::{Decision, Level};
+
+use super::{ArgTest, Facts, Rule, paths};
+use crate::analyse::Finding;
+
+/// Whether `rule` applies: every condition it sets holds for `facts`. `table` is the level table's decision for a level and this
+/// request's origin: a rule that would lower a decision must name every finding that needs
+/// more than it gives (`finding = "change.gate"` allowing `assent approve` says nothing about
+/// an `rm -rf ~` beside it on the line).
+pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> Decision) -> bool {
+    if !rule.origin.is_empty() && !rule.origin.contains(&facts.origin) {
+        return false;
+    }
+    if (!rule.uid.is_empty() || !rule.user.is_empty())
+        && !facts.uid.is_some_and(|uid| rule.uid.contains(&uid))
+        && !facts
+            .user
+            .is_some_and(|user| rule.user.iter().any(|u| u == user))
+    {
+        return false;
+    }
+    if let Some(tool) = &rule.tool
+        && !facts.tool.is_some_and(|name| tool.is_match(name))
+    {
+        return false;
+    }
+    if let Some(session) = &rule.session
+        && !facts
+            .context
+            .session
+            .as_deref()
+            .is_some_and(|s| session.is_match(s))
+    {
+        return false;
+    }
+    if let Some(cwd) = &rule.cwd
+        && !facts.cwd.is_some_and(|c| cwd.is_match(c))
+    {
+        return false;
+    }
+    if let Some(finding) = &rule.finding {
+        let named = |f: &&Finding| finding.is_match(f.id);
+        if !facts.findings.iter().any(|f| named(&f)) {
+            return false;
+        }
+        if facts
+            .findings
+            .iter()
+            .any(|f| table(f.level) > rule.decision && !named(&f))
+        {
+            return false;
+        }
+    }
+    if !rule.command.is_empty()
+        && !facts.commands.iter().any(|c| {
+            rule.command
+                .iter()
+                .any(|prefix| starts_with(&c.argv, prefix))
+        })
+    {
+        return false;
+    }
+    if let Some(path) = &rule.path
+        && !facts.paths.iter().any(|p| {
+            paths::forms(p, facts.cwd, facts.home)
+                .iter()
+                .any(|f| path.is_match(f))
+        })
+    {
+        return false;
+    }
+    rule.args.iter().all(|(key, test)| {
+        let Some(value) = facts.args.and_then(|a| a.get(key)) else {
+            return false;
+        };
+        match test {
+            ArgTest::Equals(want) => value == want,
+            ArgTest::Contains(text) => value.as_str().is_some_and(|v| v.contains(text.as_str())),
+        }
+    })
+}
+
+/// Whether `argv` starts with `prefix`, comparing the program by its file name
+/// (`/usr/bin/git push` starts with `git push`).
+fn starts_with(argv: &[String], prefix: &[String]) -> bool {
+    if argv.len() < prefix.len() || prefix.is_empty() {
+        return false;
+    }
+    let program = argv[0].rsplit('/').next().unwrap_or(&argv[0]);
+    program == prefix[0] && argv[1..prefix.len()] == prefix[1..]
+}

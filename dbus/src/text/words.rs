@@ -1,0 +1,138 @@
+//! The requester's words made fit to show: cleaned of control and bidirectional characters,
+//! shortened, escaped for markup (quoted words in italics) or left plain, and the time to
+//! answer by.
+
+use std::time::Duration;
+
+use super::{MAX_COMMAND_CHARS, MAX_COMMAND_LINES};
+
+/// Text with control and bidirectional-override characters replaced by U+FFFD, so that what
+/// is shown is what runs (a right-to-left override can make `rm -rf ~` read as something
+/// else), cut to at most `max` characters with its head and tail kept.
+pub fn clean(text: &str, max: usize) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if (c.is_control() && c != '\n' && c != '\t') || bidi {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    shorten(&cleaned, max)
+}
+
+/// At most `max` characters: the first two thirds and the last third around " … ".
+pub fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(3);
+    let head = keep * 2 / 3;
+    let tail = keep - head;
+    let mut out: String = text.chars().take(head).collect();
+    out.push_str(" … ");
+    out.extend(text.chars().skip(count - tail));
+    out
+}
+
+/// A command for the body: cleaned, at most [`MAX_COMMAND_LINES`] lines and
+/// [`MAX_COMMAND_CHARS`] characters.
+pub fn command_text(command: &str) -> String {
+    let lines: Vec<&str> = command.lines().collect();
+    let text = if lines.len() > MAX_COMMAND_LINES {
+        let mut kept = lines[..MAX_COMMAND_LINES].join("\n");
+        kept.push_str(&format!(
+            "\n… ({} more lines)",
+            lines.len() - MAX_COMMAND_LINES
+        ));
+        kept
+    } else {
+        command.to_string()
+    };
+    clean(&text, MAX_COMMAND_CHARS)
+}
+
+/// Escape for the notification body markup (a small subset of XML).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A finding's message (which quotes words in backticks: `` `rm` deletes `src` ``) for a body
+/// in markup: escaped, each quoted word in italics.
+pub(super) fn quoted_markup(message: &str) -> String {
+    let mut out = String::new();
+    let mut parts = message.split('`');
+    if let Some(first) = parts.next() {
+        out.push_str(&escape(first));
+    }
+    let rest: Vec<&str> = parts.collect();
+    // Pairs of backticks quote; an odd one left over stays as it is.
+    let mut i = 0;
+    while i < rest.len() {
+        if i + 1 < rest.len() {
+            out.push_str(&format!(
+                "<i>{}</i>{}",
+                escape(rest[i]),
+                escape(rest[i + 1])
+            ));
+            i += 2;
+        } else {
+            out.push('`');
+            out.push_str(&escape(rest[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A finding's message for a plain-text body: the backticks that quote its words go, since a
+/// server without markup would show them as they are.
+pub(super) fn quoted_plain(message: &str) -> String {
+    if message.matches('`').count().is_multiple_of(2) {
+        message.replace('`', "")
+    } else {
+        message.to_string()
+    }
+}
+
+/// When the request expires, as the local time of day ("answer by 14:32:05"): unlike a
+/// countdown it stays true for as long as the notification is displayed. Where the time zone
+/// cannot be read, the time left at the moment of showing ("4 min 59 s left").
+pub fn answer_by(left: Duration) -> String {
+    let at = jiff::SignedDuration::try_from(left)
+        .ok()
+        .and_then(|left| jiff::Timestamp::now().checked_add(left).ok());
+    match at {
+        Some(at) => format!(
+            "answer by {}",
+            at.to_zoned(jiff::tz::TimeZone::system())
+                .strftime("%H:%M:%S")
+        ),
+        None => format!("{} left", time_left(left)),
+    }
+}
+
+/// "4 min 59 s", "12 s".
+pub fn time_left(left: Duration) -> String {
+    let secs = left.as_secs();
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
+}
