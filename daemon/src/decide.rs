@@ -70,14 +70,20 @@ impl Outcome {
 }
 
 /// The outcome of each item, in order. `approvers` says whether an approval agent is
-/// registered that would show the request to its owner.
-pub fn decide(items: &[Item], approvers: bool, no_approver: NoApprover) -> Vec<Outcome> {
+/// registered that would show the request to its owner; it is asked only when an item needs
+/// a person (an allowed or denied line, the usual case, never looks).
+pub fn decide(
+    items: &[Item],
+    approvers: impl FnOnce() -> bool,
+    no_approver: NoApprover,
+) -> Vec<Outcome> {
     let needs_person = |item: &Item| item.ruled == Decision::Confirm && !item.remembered;
-    let nobody_to_ask = !approvers
-        && no_approver != NoApprover::Hold
+    let nobody_to_ask = no_approver != NoApprover::Hold
+        && items.iter().any(needs_person)
         && !items
             .iter()
-            .any(|item| needs_person(item) && item.origin == Origin::Interactive);
+            .any(|item| needs_person(item) && item.origin == Origin::Interactive)
+        && !approvers();
     items
         .iter()
         .map(|item| match item.ruled {
@@ -130,7 +136,7 @@ mod tests {
             (Confirm, Interactive, false, false, Ask, HOLD),
         ];
         for &(ruled, origin, remembered, approvers, setting, expected) in table {
-            let got = decide(&[item(ruled, origin, remembered)], approvers, setting);
+            let got = decide(&[item(ruled, origin, remembered)], || approvers, setting);
             assert_eq!(
                 got,
                 [expected],
@@ -149,7 +155,7 @@ mod tests {
             item(Deny, Tool, false),
         ];
         assert_eq!(
-            decide(&agent_items, false, NoApprover::Deny),
+            decide(&agent_items, || false, NoApprover::Deny),
             [
                 Outcome::Policy(Allow),
                 DENIED,
@@ -158,7 +164,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            decide(&agent_items, true, NoApprover::Deny),
+            decide(&agent_items, || true, NoApprover::Deny),
             [
                 Outcome::Policy(Allow),
                 HOLD,
@@ -171,13 +177,29 @@ mod tests {
             item(Confirm, Interactive, false),
             item(Confirm, Tool, false),
         ];
-        assert_eq!(decide(&mixed, false, NoApprover::Deny), [HOLD, HOLD]);
+        assert_eq!(decide(&mixed, || false, NoApprover::Deny), [HOLD, HOLD]);
         // A person's item a remembered approval covers is not held: it does not count.
         let mixed = [item(Confirm, Interactive, true), item(Confirm, Tool, false)];
         assert_eq!(
-            decide(&mixed, false, NoApprover::Ask),
+            decide(&mixed, || false, NoApprover::Ask),
             [Outcome::Remembered, ASKED]
         );
+    }
+
+    /// Whether an approver is available is asked only when someone needs a person.
+    #[test]
+    fn approvers_are_looked_up_only_when_needed() {
+        let asked = std::cell::Cell::new(0);
+        let look = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        decide(&[item(Allow, Agent, false)], look, NoApprover::Deny);
+        decide(&[item(Confirm, Agent, true)], look, NoApprover::Deny);
+        decide(&[item(Confirm, Agent, false)], look, NoApprover::Hold);
+        assert_eq!(asked.get(), 0);
+        decide(&[item(Confirm, Agent, false)], look, NoApprover::Deny);
+        assert_eq!(asked.get(), 1);
     }
 
     #[test]

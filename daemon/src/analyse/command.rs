@@ -136,6 +136,23 @@ pub struct Job<'s> {
     pub container: Option<Rc<Container>>,
 }
 
+impl<'s> Job<'s> {
+    /// The command this one runs as it is (`assent run CMD`, `python -m pip …`): a child of
+    /// it with `words`, its input and environment, `how` naming the step in the path.
+    pub fn runs(&self, words: Words<'s>, how: &str) -> Job<'s> {
+        Job {
+            words,
+            path: super::join_path(&self.path, how),
+            stdin: self.stdin.clone(),
+            child: true,
+            cwd: None,
+            assigned: self.assigned.clone(),
+            level: self.level + 1,
+            container: None,
+        }
+    }
+}
+
 /// Where the command sits, for spans and inner texts.
 pub struct Ctx<'a> {
     pub src: &'a Source,
@@ -346,16 +363,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             Role::Interpreter(lang) => {
                 if !interp::run(lang, name, &job, at, st) {
                     if let Some(words) = interp::module_command(lang, args) {
-                        jobs.push(Job {
-                            words: words.into(),
-                            path: super::join_path(&job.path, &format!("{name} -m")),
-                            stdin: job.stdin.clone(),
-                            child: true,
-                            cwd: None,
-                            assigned: job.assigned.clone(),
-                            level: job.level + 1,
-                            container: None,
-                        });
+                        jobs.push(job.runs(words.into(), &format!("{name} -m")));
                     }
                     // A program file written on this line: its text is the program.
                     if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))

@@ -95,11 +95,12 @@ impl Conn {
             remembered.push(id);
             signatures.push(signature);
         }
-        let approvers = self
-            .shared
-            .pending
-            .approvers()
-            .available(owner, self.peer.sid);
+        let approvers = || {
+            self.shared
+                .pending
+                .approvers()
+                .available(owner, self.peer.sid)
+        };
         let outcomes = decide::decide(&items, approvers, no_approver);
         for (index, (judgement, _)) in judged.iter_mut().enumerate() {
             match outcomes[index] {

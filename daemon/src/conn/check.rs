@@ -141,10 +141,18 @@ impl Conn {
                 return Flow::Continue;
             }
         };
-        let signature = remember::signature(&subject);
-        let key = session_key(context.session.as_deref(), self.peer.sid);
+        // Only what the policy held can be remembered or held: an allowed or denied line,
+        // the usual case, makes no signature and asks no store.
+        let signature = if judgement.ruling.decision == Decision::Confirm {
+            remember::signature(&subject)
+        } else {
+            String::new()
+        };
         let remembered = match judgement.ruling.decision {
-            Decision::Confirm => self.shared.remembered.lookup(owner, &signature, &key),
+            Decision::Confirm => {
+                let key = session_key(context.session.as_deref(), self.peer.sid);
+                self.shared.remembered.lookup(owner, &signature, &key)
+            }
             _ => None,
         };
         let item = decide::Item {
@@ -152,11 +160,12 @@ impl Conn {
             origin: judgement.origin,
             remembered: remembered.is_some(),
         };
-        let approvers = self
-            .shared
-            .pending
-            .approvers()
-            .available(owner, self.peer.sid);
+        let approvers = || {
+            self.shared
+                .pending
+                .approvers()
+                .available(owner, self.peer.sid)
+        };
         let outcome = decide::decide(&[item], approvers, no_approver)[0];
         if outcome != decide::Outcome::Hold {
             let mut judgement = judgement;

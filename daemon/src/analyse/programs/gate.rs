@@ -18,7 +18,6 @@ use super::super::act::Site;
 use super::super::catalogue;
 use super::super::command::{Ctx, Job};
 use super::super::getopt::Args;
-use super::super::join_path;
 use super::super::words::Word;
 
 /// `assent` subcommands that only ask or show.
@@ -74,16 +73,7 @@ pub fn assent<'s>(
             // A shell: `assent-sh -c TEXT` runs TEXT with bash once the gate allows it.
             let mut shell: Vec<Word<'s>> = words.to_vec();
             shell[0] = Word::made("bash".to_owned(), shell[0].raw, shell[0].span.clone());
-            jobs.push(Job {
-                words: shell.into(),
-                path: join_path(&job.path, "assent-sh"),
-                stdin: job.stdin.clone(),
-                child: true,
-                cwd: None,
-                assigned: job.assigned.clone(),
-                level: job.level + 1,
-                container: None,
-            });
+            jobs.push(job.runs(shell.into(), "assent-sh"));
         }
         "assentd" | "assent-notify" => {
             let inert = words[1..].iter().any(|w| {
@@ -114,16 +104,7 @@ pub fn assent<'s>(
             let sub = words.get(i);
             match sub.and_then(Word::literal) {
                 Some("run") => run(job, i + 1, jobs),
-                Some("sh") => jobs.push(Job {
-                    words: words.starting_at(i),
-                    path: join_path(&job.path, "assent sh"),
-                    stdin: job.stdin.clone(),
-                    child: true,
-                    cwd: None,
-                    assigned: job.assigned.clone(),
-                    level: job.level + 1,
-                    container: None,
-                }),
+                Some("sh") => jobs.push(job.runs(words.starting_at(i), "assent sh")),
                 Some(s) if ASKS.contains(&s) => {}
                 // `assent setup --check` only looks; any other setup installs or removes a
                 // hook.
@@ -159,16 +140,7 @@ fn run<'s>(job: &Job<'s>, mut i: usize, jobs: &mut Vec<Job<'s>>) {
         i += if WITH_VALUE.contains(&t) { 2 } else { 1 };
     }
     if i < words.len() {
-        jobs.push(Job {
-            words: words.starting_at(i),
-            path: join_path(&job.path, "assent run"),
-            stdin: job.stdin.clone(),
-            child: true,
-            cwd: None,
-            assigned: job.assigned.clone(),
-            level: job.level + 1,
-            container: None,
-        });
+        jobs.push(job.runs(words.starting_at(i), "assent run"));
     }
 }
 

@@ -511,16 +511,7 @@ pub fn package_run<'s>(
         i += 1;
     }
     if i < words.len() {
-        jobs.push(Job {
-            words: words.starting_at(i),
-            path: join_path(&job.path, &format!("{name} run")),
-            stdin: job.stdin.clone(),
-            child: true,
-            cwd: None,
-            assigned: job.assigned.clone(),
-            level: job.level + 1,
-            container: None,
-        });
+        jobs.push(job.runs(words.starting_at(i), &format!("{name} run")));
     }
     false
 }
