@@ -19,8 +19,8 @@ pub mod x11;
 
 use process::target_dir;
 pub use process::{
-    Detached, KillOnDrop, approver, assent, binary, drain_stderr, in_new_session, our_command,
-    run_bounded, run_detached, wait_bounded,
+    Detached, KillOnDrop, approver, assent, binary, command_at, drain_stderr, in_new_session,
+    our_command, run_bounded, run_detached, wait_bounded,
 };
 
 use std::os::unix::fs::PermissionsExt;

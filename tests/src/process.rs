@@ -83,7 +83,13 @@ pub fn binary(name: &str) -> PathBuf {
 /// A command for one of our binaries: our environment variables cleared, stdin closed, output
 /// captured.
 pub fn our_command(name: &str) -> Command {
-    let mut command = Command::new(binary(name));
+    command_at(&binary(name))
+}
+
+/// A command for one of our programs at `path` (an installed one, say), set up as
+/// [`our_command`] sets it up.
+pub fn command_at(path: &Path) -> Command {
+    let mut command = Command::new(path);
     for var in OUR_ENV.iter().chain(&SYSTEMD_ENV) {
         command.env_remove(var);
     }

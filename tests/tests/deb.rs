@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use assent_tests::{KillOnDrop, OUR_ENV, RECV_TIMEOUT, SYSTEMD_ENV, run_bounded, wait_bounded};
+use assent_tests::{KillOnDrop, RECV_TIMEOUT, run_bounded, wait_bounded};
 use nix::sys::signal::{Signal, kill};
 
 /// The workspace root.
@@ -359,15 +359,7 @@ fn enabled(root: &Path, wants: &str, unit: &str) -> bool {
 
 /// An installed binary with our environment cleared.
 fn installed(root: &Path, name: &str) -> Command {
-    let mut command = Command::new(root.join("usr/bin").join(name));
-    for var in OUR_ENV.iter().chain(&SYSTEMD_ENV) {
-        command.env_remove(var);
-    }
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
+    assent_tests::command_at(&root.join("usr/bin").join(name))
 }
 
 fn said(output: &Output) -> String {
