@@ -176,11 +176,14 @@ pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>
                         .collect(),
                 );
             }
-            if attached
-                .chars()
-                .any(|c| lang.valued.contains(c) || lang.code.contains(c))
-            {
+            if attached.chars().any(|c| lang.code.contains(c)) {
                 return None;
+            }
+            // An option that takes a value (`-X dev`, `-W ignore`) skips it.
+            if let Some(at) = attached.find(|c| lang.valued.contains(c))
+                && attached[at + 1..].is_empty()
+            {
+                i += 1;
             }
         }
         i += 1;

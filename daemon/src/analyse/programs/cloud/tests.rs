@@ -98,6 +98,7 @@ const PUBLISHED: &[&str] = &[
     "python3 -m twine upload dist/*",
     "python -mtwine upload dist/x.whl",
     "python3 -I -m poetry publish",
+    "python3 -W ignore -X dev -m twine upload dist/*",
     "docker push me/img:1",
     "docker image push me/img:1",
     "docker compose push",
