@@ -5,13 +5,18 @@
 //! error (unknown token, …) gets an error reply and the connection goes on. A held request with
 //! `wait` keeps the connection until it is settled; closing the connection cancels it.
 //!
-//! This file holds the loop, the dispatch and sending; `check.rs` judges, holds and waits,
-//! `batch.rs` does the same for a batch, `replies.rs` builds the list and done replies.
+//! This file holds the loop, the dispatch and sending. `check.rs` is the request path (a
+//! single check and a batch alike: judge, decide, audit, hold), `wait.rs` keeps a connection
+//! until its held request ends, `redeem.rs` redeems a token, `explain.rs` explains,
+//! `approve.rs` answers and serves approval agents, `replies.rs` builds the list and done
+//! replies.
 
 mod approve;
-mod batch;
 mod check;
+mod explain;
+mod redeem;
 mod replies;
+mod wait;
 
 use std::io;
 use std::os::fd::AsRawFd;

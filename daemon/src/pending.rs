@@ -5,14 +5,19 @@
 //! waiting connection, the audit trail and the counters. Two answers racing: one removes the
 //! entry and wins, the other finds nothing and gets `not_found`.
 //!
+//! A single check is held as a batch of one: one entry type, one way to answer it, one
+//! settle. What was sent ([`Sent`]) only changes how it is shown, whether it may be answered
+//! item by item, at the requester's terminal, or redeemed.
+//!
 //! This file holds the types and the store's core: holding, cancelling and settling a request.
-//! Answers are in `answer.rs`, batches in `batch.rs`, ending by deadline or shutdown in
-//! `expiry.rs`, who may answer in `validate.rs`.
+//! Answers are in `answer.rs`, ending by deadline or shutdown in `expiry.rs`, redeeming in
+//! `redeem.rs`, who may answer in `validate.rs`, and how a held request looks to approvers and
+//! in the audit trail in `shown.rs`.
 
 mod answer;
-mod batch;
 mod expiry;
 mod redeem;
+mod shown;
 mod validate;
 
 pub use redeem::{Redeemed, exact};
@@ -34,8 +39,6 @@ use crate::error::RequestError;
 use crate::peer::Proc;
 use crate::policy::Approval;
 use crate::stats::Stats;
-use batch::BatchEntry;
-pub use batch::{BatchHold, BatchItem, HeldBatch};
 
 /// The process that made a request, as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +81,8 @@ pub struct Answerer {
     pub agent: bool,
 }
 
-/// A request to hold.
+/// A request to hold: one subject or a batch, under one token. Items the policy decided ride
+/// along so a batch's waiter hears every item's outcome in order; the rest are held.
 #[derive(Debug)]
 pub struct Hold {
     /// Who asked.
@@ -90,6 +94,36 @@ pub struct Hold {
     pub session: Option<String>,
     /// Its origin.
     pub origin: Origin,
+    /// What was sent: one subject (its items are that one) or a batch.
+    pub sent: Sent,
+    /// Every item, in the order sent; at least one is held (`decided` is `None`).
+    pub items: Vec<Item>,
+    /// Whether the requester waits on its connection for the outcome.
+    pub wait: bool,
+    /// The requesting program's name as the daemon saw it, for approvers.
+    pub program: String,
+    /// The agent the requester says it serves (its own claim).
+    pub agent: Option<String>,
+}
+
+/// What the requester sent, which decides how the held request is listed, audited, answered
+/// and redeemed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sent {
+    /// One subject: listed and audited as itself, answerable at the requester's own terminal
+    /// prompt and, when nobody waits for it, redeemable by its token.
+    One {
+        /// The subject exactly as it was sent ([`exact`]): what redeeming its token must
+        /// repeat.
+        exact: String,
+    },
+    /// A batch: listed as a summary with its held items, answered whole or item by item.
+    Batch,
+}
+
+/// One item of a request to hold.
+#[derive(Debug, Clone)]
+pub struct Item {
     /// The command or tool call, in one line.
     pub subject: String,
     /// Shell cwd.
@@ -98,16 +132,11 @@ pub struct Hold {
     pub level: Level,
     /// Findings.
     pub findings: Vec<Finding>,
-    /// The policy's reason for holding it.
+    /// The policy's reason for its ruling.
     pub reason: String,
-    /// Whether the requester waits on its connection for the outcome.
-    pub wait: bool,
-    /// The requesting program's name as the daemon saw it, for approvers.
-    pub program: String,
-    /// The agent the requester says it serves (its own claim).
-    pub agent: Option<String>,
-    /// The subject exactly as it was sent ([`exact`]): what redeeming its token must repeat.
-    pub exact: String,
+    /// Its outcome: `None` while it is held; set by the policy (or a remembered approval) for
+    /// an item that was not held, and by whoever ends it otherwise.
+    pub decided: Option<Decided>,
     /// What a remembered approval of it would match ([`crate::remember::signature`]).
     pub signature: String,
     /// How a person must approve it.
@@ -143,22 +172,23 @@ pub struct Held {
     pub token: String,
     /// When it expires.
     pub expires_at: Instant,
-    /// The outcome, for a waiting requester.
-    pub outcome: Option<oneshot::Receiver<Decided>>,
+    /// Every item's outcome in order, for a waiting requester, once the last held one ends.
+    pub outcome: Option<oneshot::Receiver<Vec<Decided>>>,
 }
 
 #[derive(Debug)]
 struct Entry {
     hold: Hold,
     expires_at: Instant,
-    waiter: Option<oneshot::Sender<Decided>>,
+    waiter: Option<oneshot::Sender<Vec<Decided>>>,
+    /// Items still held.
+    held: usize,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     entries: HashMap<String, Entry>,
-    batches: HashMap<String, BatchEntry>,
-    /// Held items per requester uid (a batch counts each held item).
+    /// Held items per requester uid (each held item of a batch counts).
     per_uid: HashMap<u32, usize>,
     expired: VecDeque<String>,
     /// Requests held without a waiter that a person answered, until they are redeemed.
@@ -234,25 +264,11 @@ impl Pending {
         &self,
         agent: Agent,
     ) -> Result<tokio::sync::mpsc::Receiver<assent_client::protocol::Response>, RequestError> {
-        let now = Instant::now();
         let inner = self.lock();
-        let mut snapshot: Vec<(Instant, PendingItem)> = inner
-            .entries
-            .iter()
-            .filter(|(_, e)| eligible(&agent, e.hold.owner, e.hold.requester.sid))
-            .map(|(token, e)| (e.expires_at, listed(token, e, now)))
-            .collect();
-        snapshot.extend(
-            inner
-                .batches
-                .iter()
-                .filter(|(_, b)| eligible(&agent, b.hold.owner, b.hold.requester.sid))
-                .map(|(token, b)| (b.expires_at, b.listed(token, now))),
-        );
-        snapshot.sort_by_key(|(at, _)| *at);
-        let rx = self
-            .approvers
-            .add(agent, snapshot.into_iter().map(|(_, item)| item).collect())?;
+        let snapshot = Self::listing(&inner, |e| {
+            eligible(&agent, e.hold.owner, e.hold.requester.sid)
+        });
+        let rx = self.approvers.add(agent, snapshot)?;
         drop(inner);
         Ok(rx)
     }
@@ -276,8 +292,15 @@ impl Pending {
         self.max_per_uid.store(max_per_uid, Ordering::Relaxed);
     }
 
-    /// Admit a request, or refuse it when its uid is at the limit.
+    /// Admit a request with at least one held item, or refuse it when its uid would pass the
+    /// limit (each held item counts).
     pub fn hold(&self, hold: Hold) -> Result<Held, RequestError> {
+        let held = hold.items.iter().filter(|i| i.decided.is_none()).count();
+        if held == 0 || (matches!(hold.sent, Sent::One { .. }) && hold.items.len() != 1) {
+            return Err(RequestError::Internal(
+                "a held request must hold something, and a single one has one item".into(),
+            ));
+        }
         let token = new_token()?;
         let expires_at = Instant::now() + self.ttl();
         let (tx, rx) = if hold.wait {
@@ -288,25 +311,26 @@ impl Pending {
         };
         let uid = hold.requester.uid;
         let mut inner = self.lock();
-        let count = inner.per_uid.entry(uid).or_default();
         let max_per_uid = self.max_per_uid.load(Ordering::Relaxed);
-        if *count >= max_per_uid {
+        let count = inner.per_uid.get(&uid).copied().unwrap_or(0);
+        if count + held > max_per_uid {
             return Err(RequestError::LimitReached {
                 uid,
                 limit: max_per_uid,
             });
         }
-        *count += 1;
+        inner.per_uid.insert(uid, count + held);
         let entry = Entry {
             hold,
             expires_at,
             waiter: tx,
+            held,
         };
         // Under the lock: an agent sees Held before the Withdrawn of the same request.
         self.approvers.push_held(
             entry.hold.owner,
             entry.hold.requester.sid,
-            &listed(&token, &entry, Instant::now()),
+            &shown::listed(&token, &entry, Instant::now()),
         );
         inner.entries.insert(token.clone(), entry);
         Ok(Held {
@@ -319,7 +343,7 @@ impl Pending {
     /// Remove an entry under the lock; the caller settles it after releasing the lock.
     fn take(inner: &mut Inner, token: &str) -> Option<Entry> {
         let entry = inner.entries.remove(token)?;
-        inner.release(entry.hold.requester.uid, 1);
+        inner.release(entry.hold.requester.uid, entry.held);
         Some(entry)
     }
 
@@ -328,7 +352,7 @@ impl Pending {
         let entry = {
             let mut inner = self.lock();
             let Some(entry) = inner.entries.get(token) else {
-                return self.cancel_batch(inner, token, uid, why);
+                return Err(RequestError::NotFound);
             };
             let owner = entry.hold.requester.uid;
             if uid != owner && uid != entry.hold.owner && uid != 0 {
@@ -349,29 +373,28 @@ impl Pending {
 
     /// Held requests visible to `uid` (all of them for root), oldest first.
     pub fn list(&self, uid: u32) -> Vec<PendingItem> {
-        let now = Instant::now();
         let inner = self.lock();
+        Self::listing(&inner, |e| {
+            uid == 0 || e.hold.requester.uid == uid || e.hold.owner == uid
+        })
+    }
+
+    /// The held requests `shown` picks, as listed, oldest first.
+    fn listing(inner: &Inner, shown: impl Fn(&Entry) -> bool) -> Vec<PendingItem> {
+        let now = Instant::now();
         let mut items: Vec<(Instant, PendingItem)> = inner
             .entries
             .iter()
-            .filter(|(_, e)| uid == 0 || e.hold.requester.uid == uid || e.hold.owner == uid)
-            .map(|(token, e)| (e.expires_at, listed(token, e, now)))
+            .filter(|(_, e)| shown(e))
+            .map(|(token, e)| (e.expires_at, shown::listed(token, e, now)))
             .collect();
-        items.extend(
-            inner
-                .batches
-                .iter()
-                .filter(|(_, b)| uid == 0 || b.hold.requester.uid == uid || b.hold.owner == uid)
-                .map(|(token, b)| (b.expires_at, b.listed(token, now))),
-        );
         items.sort_by_key(|(at, _)| *at);
         items.into_iter().map(|(_, item)| item).collect()
     }
 
     /// How many requests are held (each held item of a batch counts).
     pub fn len(&self) -> usize {
-        let inner = self.lock();
-        inner.entries.len() + inner.batches.values().map(|b| b.held).sum::<usize>()
+        self.lock().entries.values().map(|e| e.held).sum()
     }
 
     /// Whether none are held.
@@ -381,8 +404,7 @@ impl Pending {
 
     /// An answer refused because it came from the requester's own chain or session: the
     /// request stays held, and the audit trail says who tried and through which processes.
-    /// `about` is the request as an audit event would show it (a batch's is its summary).
-    fn refused(&self, about: AuditEvent, token: &str, by: &Answerer, error: &RequestError) {
+    fn refused(&self, hold: &Hold, token: &str, by: &Answerer, error: &RequestError) {
         let RequestError::SelfApproval(Some(why)) = error else {
             return;
         };
@@ -401,120 +423,44 @@ impl Pending {
             by: DecidedBy::User,
             reason: format!("answer refused (self_approval), the request stays held: {why}"),
             token: Some(token.to_string()),
-            ..about
+            ..shown::about(hold)
         });
     }
 
-    /// A single held request as its audit events show it.
-    fn about(hold: &Hold) -> AuditEvent {
-        AuditEvent {
-            time_ms: 0,
-            uid: hold.requester.uid,
-            pid: hold.requester.pid,
-            origin: hold.origin,
-            subject: hold.subject.clone(),
-            level: hold.level,
-            findings: hold.findings.iter().map(|f| f.id.clone()).collect(),
-            decision: Decision::Confirm,
-            by: DecidedBy::Policy,
-            reason: hold.reason.clone(),
-            token: None,
-            agent: hold.agent.clone(),
-            program: Some(hold.program.clone()),
-        }
-    }
-
-    /// The one place a held request ends: tell the waiter, count it, audit it.
-    fn settle(&self, token: &str, entry: Entry, outcome: Decided) {
-        self.stats.record(if outcome.allow {
-            Decision::Allow
-        } else {
-            Decision::Deny
-        });
-        let hold = entry.hold;
+    /// The one place a held request ends: every item still held gets `outcome` (one count and
+    /// one audit event each, in the audit before the requester hears it, so `assent log`
+    /// already shows an outcome its requester has), approval agents withdraw it, and the
+    /// waiter hears every item's outcome in order.
+    fn settle(&self, token: &str, mut entry: Entry, outcome: Decided) {
+        let hold = &mut entry.hold;
         self.approvers
             .push_withdrawn(hold.owner, hold.requester.sid, token, &outcome);
-        if entry.waiter.is_none() && !hold.wait && outcome.by == DecidedBy::User {
-            self.keep_answered(token, &hold, &outcome);
+        for index in 0..hold.items.len() {
+            if hold.items[index].decided.is_none() {
+                hold.items[index].decided = Some(outcome.clone());
+                self.record(shown::item_event(token, hold, index, &outcome));
+            }
         }
-        let event = AuditEvent {
-            time_ms: now_ms(),
-            uid: hold.requester.uid,
-            pid: hold.requester.pid,
-            origin: hold.origin,
-            subject: hold.subject,
-            level: hold.level,
-            findings: hold.findings.into_iter().map(|f| f.id).collect(),
-            decision: if outcome.allow {
-                Decision::Allow
-            } else {
-                Decision::Deny
-            },
-            by: outcome.by,
-            reason: outcome.reason.clone(),
-            token: Some(token.to_string()),
-            agent: hold.agent.clone(),
-            program: Some(hold.program.clone()),
-        };
-        // In the audit before the requester hears it, so `assent log` already shows an
-        // outcome its requester has.
-        self.audit.record(event);
+        if !hold.wait && outcome.by == DecidedBy::User {
+            self.keep_answered(token, hold, &outcome);
+        }
         if let Some(waiter) = entry.waiter {
+            let items = entry
+                .hold
+                .items
+                .into_iter()
+                .map(|i| i.decided.unwrap_or_else(|| outcome.clone()))
+                .collect();
             // The requester may have gone; its outcome is audited all the same.
-            let _ = waiter.send(outcome);
+            let _ = waiter.send(items);
         }
     }
-}
 
-/// Commands of a listed request are shortened to this many bytes.
-const LISTED_SUBJECT_MAX: usize = 4096;
-/// Items of a listed batch are shortened to this many bytes each.
-const LISTED_BATCH_SUBJECT_MAX: usize = 512;
-/// Findings listed per item of a batch, at most.
-const LISTED_BATCH_FINDINGS_MAX: usize = 8;
-
-/// Cut `text` to at most `max` bytes at a character boundary, marking the cut.
-fn shorten(text: &mut String, max: usize) {
-    if text.len() > max {
-        let mut end = max;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push('…');
+    /// Count and audit one ended item.
+    fn record(&self, event: AuditEvent) {
+        self.stats.record(event.decision);
+        self.audit.record(event);
     }
-}
-
-/// Shorten a listed request's long parts, so that one item always fits a packet and what is
-/// queued for an approval agent stays small.
-fn shorten_item(mut item: PendingItem) -> PendingItem {
-    shorten(&mut item.subject, LISTED_SUBJECT_MAX);
-    shorten(&mut item.signature, LISTED_SUBJECT_MAX);
-    for held in &mut item.items {
-        shorten(&mut held.subject, LISTED_BATCH_SUBJECT_MAX);
-        held.findings.truncate(LISTED_BATCH_FINDINGS_MAX);
-    }
-    item
-}
-
-/// A held request as approvers and `assent pending` see it, its long parts shortened.
-fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
-    shorten_item(PendingItem {
-        token: token.to_string(),
-        uid: e.hold.requester.uid,
-        pid: e.hold.requester.pid,
-        origin: e.hold.origin,
-        subject: e.hold.subject.clone(),
-        cwd: e.hold.cwd.clone(),
-        level: e.hold.level,
-        findings: e.hold.findings.clone(),
-        session: e.hold.session.clone(),
-        expires_in_ms: millis(e.expires_at.saturating_duration_since(now)),
-        items: Vec::new(),
-        program: e.hold.program.clone(),
-        signature: e.hold.signature.clone(),
-        agent: e.hold.agent.clone(),
-    })
 }
 
 /// Milliseconds, saturating.

@@ -1,43 +1,302 @@
-//! Judging one subject for a peer: `Check` and `Explain`, holding what needs a person, and
-//! waiting on the connection until a held request or batch is settled.
+//! The request path: `Check` and `CheckBatch` go down one road. A single check is a batch of
+//! one: rate limit → owner → judge each subject → remembered approvals → [`decide`] → count
+//! and audit → hold what needs a person. Only the packets differ: a `Verdict` (then a
+//! `Decided`) for one, a `BatchVerdict` (then a `BatchDecided`) for a batch.
 //!
-//! The policy decides; this only carries its ruling to the reply, the counters, the audit
-//! trail and, for a confirm, the store of held requests.
+//! The policy rules, [`decide`] decides what becomes of the ruling; this only carries the
+//! outcome to the counters, the audit trail, the store of held requests and the reply.
 
 use std::sync::Arc;
 
-use assent_client::CodecError;
-use assent_client::codec::{self, decode_request};
+use assent_client::codec;
 use assent_client::protocol::{
-    AuditEvent, CheckRequest, Decided, DecidedBy, Decision, ExplainRequest, Explanation,
-    RedeemRequest, Request, Response, Subject, Verdict,
+    AuditEvent, BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Context, Decided,
+    DecidedBy, Decision, MAX_BATCH_ITEMS, Origin, Response, Subject, Verdict,
 };
-use tokio::sync::oneshot;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 
 use super::approve::session_key;
 use super::{Conn, Flow};
-use crate::decide;
+use crate::decide::{self, Outcome};
 use crate::error::RequestError;
-use crate::judge::{self, Caller, Judgement, MAX_COMMANDS_ON_WIRE};
-use crate::pending::{self, Hold, Requester};
+use crate::judge::{self, Caller, Judgement};
+use crate::pending::{self, Held, Hold, Requester, Sent};
 use crate::policy::Policy;
 use crate::remember;
 
 /// Commands longer than this are analysed off the async workers.
 const ANALYSE_INLINE_MAX: usize = 4096;
-/// The largest packet a connection waiting for its held request accepts (a `Cancel`).
-const WAITING_PACKET_MAX: usize = 512;
+/// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
+const BATCH_FINDINGS_STEPS: [usize; 4] = [16, 4, 1, 0];
+
+/// A request's subjects after the decision: each judged, with the reply's decision and reason
+/// in its ruling, and the hold when any needs a person.
+struct Ruled {
+    judged: Vec<(Judgement, Subject)>,
+    held: Option<Held>,
+}
 
 impl Conn {
-    /// Run the pipe for a subject, off the async workers when the input is large.
+    pub(super) async fn check(&mut self, check: CheckRequest) -> Flow {
+        let CheckRequest {
+            subject,
+            origin,
+            context,
+            wait,
+        } = check;
+        let ruled = self.rule(vec![subject], origin, context, wait, false).await;
+        let Ruled { judged, held } = match ruled {
+            Ok(ruled) => ruled,
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                return Flow::Continue;
+            }
+        };
+        let Some((judgement, _)) = judged.first() else {
+            return Flow::Continue;
+        };
+        let (token, expires_in) = held_for(held.as_ref());
+        self.send(&Response::Verdict(verdict(judgement, token, expires_in)))
+            .await;
+        match held {
+            Some(Held {
+                token,
+                expires_at,
+                outcome: Some(outcome),
+            }) => {
+                self.wait(&token, expires_at, outcome, |items| {
+                    let one = items.ok().and_then(|items| items.into_iter().next());
+                    Response::Decided(one.unwrap_or_else(lost))
+                })
+                .await
+            }
+            _ => Flow::Continue,
+        }
+    }
+
+    pub(super) async fn check_batch(&mut self, batch: BatchRequest) -> Flow {
+        let BatchRequest {
+            subjects,
+            origin,
+            context,
+            wait,
+        } = batch;
+        let count = subjects.len();
+        if count == 0 || count > MAX_BATCH_ITEMS {
+            let error = RequestError::Invalid(format!(
+                "a batch carries 1 to {MAX_BATCH_ITEMS} items, not {count}"
+            ));
+            self.send(&Response::Error(error.to_wire())).await;
+            return Flow::Continue;
+        }
+        let ruled = self.rule(subjects, origin, context, wait, true).await;
+        let Ruled { judged, held } = match ruled {
+            Ok(ruled) => ruled,
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                return Flow::Continue;
+            }
+        };
+        let (token, expires_in_ms) = held_for(held.as_ref());
+        let mut reply = BatchVerdict {
+            items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
+            token,
+            expires_in_ms,
+        };
+        fit_batch_verdict(&mut reply);
+        self.send(&Response::BatchVerdict(reply)).await;
+        match held {
+            Some(Held {
+                token,
+                expires_at,
+                outcome: Some(outcome),
+            }) => {
+                self.wait(&token, expires_at, outcome, |items| {
+                    Response::BatchDecided(BatchDecided {
+                        items: items.unwrap_or_else(|_| vec![lost(); count]),
+                    })
+                })
+                .await
+            }
+            _ => Flow::Continue,
+        }
+    }
+
+    /// The decision for every subject of one request (a `batch`, or a single check), under one policy even if a reload lands
+    /// meanwhile: counted and audited (before the caller replies), the remembered approvals
+    /// it used flushed, and the items that need a person held under one token. An error is
+    /// the reply; nothing of the request is allowed.
+    async fn rule(
+        &mut self,
+        subjects: Vec<Subject>,
+        origin: Origin,
+        mut context: Context,
+        wait: bool,
+        batch: bool,
+    ) -> Result<Ruled, RequestError> {
+        let policy = self.shared.policy.current();
+        // One request against the rate limit, however many subjects it carries.
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.shared.stats.record(Decision::Deny);
+            return Err(error);
+        }
+        let owner = policy.owner_of(self.peer.uid);
+        let no_approver = self
+            .shared
+            .config
+            .no_approver
+            .unwrap_or(policy.settings.no_approver);
+        let mut judged = Vec::with_capacity(subjects.len());
+        for subject in subjects {
+            match self
+                .judge(Arc::clone(&policy), subject, origin, context)
+                .await
+            {
+                Ok((judgement, subject, back)) => {
+                    judged.push((judgement, subject));
+                    context = back;
+                }
+                Err(error) if batch => {
+                    return Err(RequestError::InBatch {
+                        item: judged.len() + 1,
+                        error: Box::new(error),
+                    });
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        // Only what the policy held can be remembered or held: an allowed or denied line, the
+        // usual case, makes no signature and asks no store.
+        let key = session_key(context.session.as_deref(), self.peer.sid);
+        let mut signatures = Vec::with_capacity(judged.len());
+        let mut remembered = Vec::with_capacity(judged.len());
+        let mut items = Vec::with_capacity(judged.len());
+        for (judgement, subject) in &judged {
+            let (signature, id) = match judgement.ruling.decision {
+                Decision::Confirm => {
+                    let signature = remember::signature(subject);
+                    let id = self.shared.remembered.lookup(owner, &signature, &key);
+                    (signature, id)
+                }
+                _ => (String::new(), None),
+            };
+            items.push(decide::Item {
+                ruled: judgement.ruling.decision,
+                origin: judgement.origin,
+                remembered: id.is_some(),
+            });
+            signatures.push(signature);
+            remembered.push(id);
+        }
+        let approvers = || {
+            self.shared
+                .pending
+                .approvers()
+                .available(owner, self.peer.sid)
+        };
+        let outcomes = decide::decide(&items, approvers, no_approver);
+        for (index, (judgement, _)) in judged.iter_mut().enumerate() {
+            match outcomes[index] {
+                Outcome::Remembered => {
+                    let id = remembered[index].as_deref().unwrap_or_default();
+                    judgement.ruling.reason =
+                        format!("remembered approval {id}: {}", signatures[index]);
+                }
+                Outcome::NoApprover { ask } => {
+                    judgement.ruling.reason = no_approver_reason(
+                        &judgement.ruling.reason,
+                        owner,
+                        ask,
+                        &self.shared.config.policy_file,
+                    );
+                }
+                Outcome::Policy(_) | Outcome::Hold => {}
+            }
+            judgement.ruling.decision = outcomes[index].decision();
+        }
+        if remembered.iter().any(Option::is_some) {
+            // Their use counts are kept when the store next writes.
+            self.shared.remembered.flush();
+        }
+        let agent = context.agent.as_deref();
+        let held = if outcomes.contains(&Outcome::Hold) {
+            let requester = self.requester();
+            let program = crate::peer::asking_program(&requester.chain)
+                .unwrap_or_else(|| self.peer.program());
+            let hold = Hold {
+                owner,
+                requester,
+                session: context.session.clone(),
+                origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
+                    Origin::Tool
+                } else {
+                    origin
+                },
+                sent: match judged.first() {
+                    Some((_, subject)) if !batch => Sent::One {
+                        exact: pending::exact(subject),
+                    },
+                    _ => Sent::Batch,
+                },
+                items: judged
+                    .iter()
+                    .zip(signatures)
+                    .zip(&outcomes)
+                    .map(|(((judgement, subject), signature), &outcome)| {
+                        held_item(judgement, subject, signature, outcome)
+                    })
+                    .collect(),
+                wait,
+                program,
+                agent: crate::peer::claimed_agent(agent),
+            };
+            match self.shared.pending.hold(hold) {
+                Ok(held) => Some(held),
+                Err(error) => {
+                    // Refused as a whole: nothing of it is allowed.
+                    for (judgement, subject) in &judged {
+                        self.shared.stats.record(Decision::Deny);
+                        self.audit(
+                            judgement,
+                            subject,
+                            Decision::Deny,
+                            None,
+                            DecidedBy::Policy,
+                            agent,
+                        );
+                    }
+                    return Err(error);
+                }
+            }
+        } else {
+            None
+        };
+        let token = held.as_ref().map(|held| held.token.as_str());
+        for ((judgement, subject), &outcome) in judged.iter().zip(&outcomes) {
+            self.shared.stats.record(outcome.recorded());
+            self.audit(
+                judgement,
+                subject,
+                outcome.recorded(),
+                token,
+                by(outcome),
+                agent,
+            );
+        }
+        Ok(Ruled { judged, held })
+    }
+
+    /// Run the policy's pipe for a subject, off the async workers when the input is large.
     pub(super) async fn judge(
         &self,
         policy: Arc<Policy>,
         subject: Subject,
-        origin: assent_client::protocol::Origin,
-        context: assent_client::protocol::Context,
-    ) -> Result<(Judgement, Subject, assent_client::protocol::Context), RequestError> {
+        origin: Origin,
+        context: Context,
+    ) -> Result<(Judgement, Subject, Context), RequestError> {
         if let Subject::Shell { cwd, .. } = &subject
             && !cwd.starts_with('/')
         {
@@ -76,278 +335,8 @@ impl Conn {
         }
     }
 
-    pub(super) async fn explain(&self, explain: ExplainRequest) -> Response {
-        let judgement = match self
-            .judge(
-                self.shared.policy.current(),
-                explain.subject,
-                explain.origin,
-                explain.context,
-            )
-            .await
-        {
-            Ok((judgement, _, _)) => judgement,
-            Err(error) => return Response::Error(error.to_wire()),
-        };
-        let mut explanation = Explanation {
-            verdict: verdict(&judgement, None, None),
-            commands: judgement
-                .analysis
-                .commands
-                .iter()
-                .take(MAX_COMMANDS_ON_WIRE)
-                .map(|c| c.to_wire())
-                .collect(),
-        };
-        // The list of commands is the part that can be left short to fit one packet.
-        while !explanation.commands.is_empty()
-            && codec::encode_response(&Response::Explained(explanation.clone())).is_err()
-        {
-            explanation
-                .commands
-                .truncate(explanation.commands.len() / 2);
-        }
-        Response::Explained(explanation)
-    }
-
-    pub(super) async fn check(&mut self, check: CheckRequest) -> Flow {
-        let CheckRequest {
-            subject,
-            origin,
-            context,
-            wait,
-        } = check;
-        // One policy for the whole decision, even if a reload lands meanwhile.
-        let policy = self.shared.policy.current();
-        if let Err(error) = self
-            .shared
-            .take_rate(self.peer.uid, policy.settings.rate_limit)
-        {
-            self.send(&Response::Error(error.to_wire())).await;
-            self.shared.stats.record(Decision::Deny);
-            return Flow::Continue;
-        }
-        let owner = policy.owner_of(self.peer.uid);
-        let no_approver = self
-            .shared
-            .config
-            .no_approver
-            .unwrap_or(policy.settings.no_approver);
-        let judged = self.judge(policy, subject, origin, context).await;
-        let (judgement, subject, context) = match judged {
-            Ok(judged) => judged,
-            Err(error) => {
-                self.send(&Response::Error(error.to_wire())).await;
-                return Flow::Continue;
-            }
-        };
-        // Only what the policy held can be remembered or held: an allowed or denied line,
-        // the usual case, makes no signature and asks no store.
-        let signature = if judgement.ruling.decision == Decision::Confirm {
-            remember::signature(&subject)
-        } else {
-            String::new()
-        };
-        let remembered = match judgement.ruling.decision {
-            Decision::Confirm => {
-                let key = session_key(context.session.as_deref(), self.peer.sid);
-                self.shared.remembered.lookup(owner, &signature, &key)
-            }
-            _ => None,
-        };
-        let item = decide::Item {
-            ruled: judgement.ruling.decision,
-            origin: judgement.origin,
-            remembered: remembered.is_some(),
-        };
-        let approvers = || {
-            self.shared
-                .pending
-                .approvers()
-                .available(owner, self.peer.sid)
-        };
-        let outcome = decide::decide(&[item], approvers, no_approver)[0];
-        if outcome != decide::Outcome::Hold {
-            let mut judgement = judgement;
-            judgement.ruling.decision = outcome.decision();
-            let by = match outcome {
-                decide::Outcome::Remembered => {
-                    let id = remembered.unwrap_or_default();
-                    judgement.ruling.reason = format!("remembered approval {id}: {signature}");
-                    DecidedBy::Remembered
-                }
-                decide::Outcome::NoApprover { ask } => {
-                    judgement.ruling.reason = no_approver_reason(
-                        &judgement.ruling.reason,
-                        owner,
-                        ask,
-                        &self.shared.config.policy_file,
-                    );
-                    DecidedBy::NoApprover
-                }
-                _ => DecidedBy::Policy,
-            };
-            self.shared.stats.record(outcome.recorded());
-            self.audit_by(
-                &judgement,
-                &subject,
-                outcome.recorded(),
-                None,
-                by,
-                context.agent.as_deref(),
-            );
-            self.send(&Response::Verdict(verdict(&judgement, None, None)))
-                .await;
-            if outcome == decide::Outcome::Remembered {
-                // Its use count is kept when the store next writes.
-                self.shared.remembered.flush();
-            }
-            return Flow::Continue;
-        }
-        let requester = self.requester();
-        let program =
-            crate::peer::asking_program(&requester.chain).unwrap_or_else(|| self.peer.program());
-        let hold = Hold {
-            owner,
-            requester,
-            session: context.session.clone(),
-            origin: judgement.origin,
-            subject: subject.summary(),
-            cwd: match &subject {
-                Subject::Shell { cwd, .. } => Some(cwd.clone()),
-                Subject::Tool { .. } => None,
-            },
-            level: judgement.analysis.level,
-            findings: judge::wire_findings(&judgement.analysis.findings),
-            reason: judgement.ruling.reason.clone(),
-            wait,
-            program,
-            agent: crate::peer::claimed_agent(context.agent.as_deref()),
-            exact: pending::exact(&subject),
-            signature,
-            approval: judgement.ruling.approval,
-        };
-        let held = match self.shared.pending.hold(hold) {
-            Ok(held) => held,
-            Err(error) => {
-                self.shared.stats.record(Decision::Deny);
-                self.audit(
-                    &judgement,
-                    &subject,
-                    Decision::Deny,
-                    None,
-                    context.agent.as_deref(),
-                );
-                self.send(&Response::Error(error.to_wire())).await;
-                return Flow::Continue;
-            }
-        };
-        let expires_in = pending::millis(held.expires_at.saturating_duration_since(Instant::now()));
-        let reply = verdict(&judgement, Some(held.token.clone()), Some(expires_in));
-        self.shared.stats.record(Decision::Confirm);
-        self.audit(
-            &judgement,
-            &subject,
-            Decision::Confirm,
-            Some(&held.token),
-            context.agent.as_deref(),
-        );
-        self.send(&Response::Verdict(reply)).await;
-        match held.outcome {
-            Some(outcome) => {
-                self.wait(&held.token, held.expires_at, outcome, |decided| {
-                    Response::Decided(decided.unwrap_or_else(|_| lost()))
-                })
-                .await
-            }
-            None => Flow::Continue,
-        }
-    }
-
-    /// Wait for a held request or batch to be settled, while watching the connection: a
-    /// `Cancel` or the peer leaving withdraws it. `reply` turns the outcome into the response.
-    pub(super) async fn wait<T>(
-        &mut self,
-        token: &str,
-        expires_at: Instant,
-        mut outcome: oneshot::Receiver<T>,
-        reply: impl FnOnce(Result<T, oneshot::error::RecvError>) -> Response,
-    ) -> Flow {
-        let mut timed_out = false;
-        // Enough for a Cancel; anything larger arrives truncated and is refused.
-        let mut small = [0u8; WAITING_PACKET_MAX];
-        loop {
-            tokio::select! {
-                decided = &mut outcome => {
-                    self.send(&reply(decided)).await;
-                    return Flow::Continue;
-                }
-                _ = sleep_until(expires_at), if !timed_out => {
-                    // Whoever ended it (us, or an answer in the same instant) sends the outcome.
-                    self.shared.pending.expire(token);
-                    timed_out = true;
-                }
-                received = self.socket.recv(&mut small) => {
-                    let request = match received {
-                        Ok(info) if info.truncated() => Err(CodecError::TooLarge { len: info.bytes_read() }),
-                        Ok(info) if info.bytes_read() > 0 => decode_request(&small[..info.bytes_read()]),
-                        _ => {
-                            let _ = self.shared.pending.cancel(token, self.peer.uid, "the requester disconnected");
-                            return Flow::Close;
-                        }
-                    };
-                    match request {
-                        Ok(Request::Cancel { token: t }) if t == token => {
-                            let _ = self.shared.pending.cancel(token, self.peer.uid, "withdrawn by the requester");
-                        }
-                        Ok(Request::Prompted { token: t, allow, remember }) if t == token => {
-                            let terminal = self.peer.has_terminal();
-                            match self.shared.pending.prompted(token, self.id, terminal, allow) {
-                                // The outcome arrives on `outcome` next round.
-                                // A person at the terminal chose; what could not be
-                                // remembered is logged and shows in status.
-                                Ok(approved) => {
-                                    let _ = self.remember(&approved, remember).await;
-                                }
-                                Err(error) => self.send(&Response::Error(error.to_wire())).await,
-                            }
-                        }
-                        Ok(_) => {
-                            let error = RequestError::Invalid(
-                                "this connection waits for its held request; only Cancel and Prompted are accepted".into(),
-                            );
-                            self.send(&Response::Error(error.to_wire())).await;
-                        }
-                        Err(error) => {
-                            let _ = self.shared.pending.cancel(token, self.peer.uid, "the requester broke the protocol");
-                            return self.reject(error).await;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    pub(super) fn audit(
-        &self,
-        judgement: &Judgement,
-        subject: &Subject,
-        decision: Decision,
-        token: Option<&str>,
-        agent: Option<&str>,
-    ) {
-        self.audit_by(
-            judgement,
-            subject,
-            decision,
-            token,
-            DecidedBy::Policy,
-            agent,
-        );
-    }
-
     /// Audit a decision made by `by`, with the judgement's reason.
-    pub(super) fn audit_by(
+    pub(super) fn audit(
         &self,
         judgement: &Judgement,
         subject: &Subject,
@@ -378,72 +367,8 @@ impl Conn {
         });
     }
 
-    /// Redeem a token of a request held without waiting: the person's answer, once, for
-    /// exactly the subject that was held; or that it is still held.
-    pub(super) async fn redeem(&mut self, redeem: RedeemRequest) -> Flow {
-        let RedeemRequest {
-            token,
-            subject,
-            origin,
-            context,
-        } = redeem;
-        let policy = self.shared.policy.current();
-        if let Err(error) = self
-            .shared
-            .take_rate(self.peer.uid, policy.settings.rate_limit)
-        {
-            self.send(&Response::Error(error.to_wire())).await;
-            return Flow::Continue;
-        }
-        let exact = pending::exact(&subject);
-        // Judged again for the level and findings the reply and the audit trail show; the
-        // decision is the person's.
-        let (mut judgement, subject, context) =
-            match self.judge(policy, subject, origin, context).await {
-                Ok(judged) => judged,
-                Err(error) => {
-                    self.send(&Response::Error(error.to_wire())).await;
-                    return Flow::Continue;
-                }
-            };
-        let redeemed = self
-            .shared
-            .pending
-            .redeem(&token, self.peer.uid, &context.session, &exact);
-        let reply = match redeemed {
-            Ok(pending::Redeemed::Answered(outcome)) => {
-                let decision = if outcome.allow {
-                    Decision::Allow
-                } else {
-                    Decision::Deny
-                };
-                judgement.ruling.decision = decision;
-                judgement.ruling.reason = format!("{}; token {token} redeemed", outcome.reason);
-                self.shared.stats.record(decision);
-                self.audit_by(
-                    &judgement,
-                    &subject,
-                    decision,
-                    Some(&token),
-                    DecidedBy::User,
-                    context.agent.as_deref(),
-                );
-                Response::Verdict(verdict(&judgement, None, None))
-            }
-            Ok(pending::Redeemed::StillHeld { expires_in_ms }) => {
-                judgement.ruling.decision = Decision::Confirm;
-                judgement.ruling.reason =
-                    "still held: nobody has answered it yet; redeem the token again after a person approves it".into();
-                Response::Verdict(verdict(&judgement, Some(token), Some(expires_in_ms)))
-            }
-            Err(error) => Response::Error(error.to_wire()),
-        };
-        self.send(&reply).await;
-        Flow::Continue
-    }
-
     /// This connection's peer as the requester of a held request.
-    pub(super) fn requester(&self) -> Requester {
+    fn requester(&self) -> Requester {
         // Read while the pidfd shows the peer is still the process that connected; a chain
         // read after it went could name another process's parents.
         let chain = crate::peer::requester_chain(self.peer.pid, self.peer.uid);
@@ -463,6 +388,54 @@ impl Conn {
     }
 }
 
+/// Who decided an outcome, as the audit trail names it.
+fn by(outcome: Outcome) -> DecidedBy {
+    match outcome {
+        Outcome::Remembered => DecidedBy::Remembered,
+        Outcome::NoApprover { .. } => DecidedBy::NoApprover,
+        Outcome::Policy(_) | Outcome::Hold => DecidedBy::Policy,
+    }
+}
+
+/// One item of a request to hold: held for a person, or carrying the outcome it already has.
+fn held_item(
+    judgement: &Judgement,
+    subject: &Subject,
+    signature: String,
+    outcome: Outcome,
+) -> pending::Item {
+    pending::Item {
+        subject: subject.summary(),
+        cwd: match subject {
+            Subject::Shell { cwd, .. } => Some(cwd.clone()),
+            Subject::Tool { .. } => None,
+        },
+        level: judgement.analysis.level,
+        findings: judge::wire_findings(&judgement.analysis.findings),
+        reason: judgement.ruling.reason.clone(),
+        decided: (outcome != Outcome::Hold).then(|| Decided {
+            allow: outcome.recorded() == Decision::Allow,
+            by: by(outcome),
+            reason: judgement.ruling.reason.clone(),
+        }),
+        signature,
+        approval: judgement.ruling.approval,
+    }
+}
+
+/// The token and milliseconds left of a hold, for the reply.
+fn held_for(held: Option<&Held>) -> (Option<String>, Option<u64>) {
+    match held {
+        Some(held) => (
+            Some(held.token.clone()),
+            Some(pending::millis(
+                held.expires_at.saturating_duration_since(Instant::now()),
+            )),
+        ),
+        None => (None, None),
+    }
+}
+
 pub(super) fn verdict(
     judgement: &Judgement,
     token: Option<String>,
@@ -478,8 +451,21 @@ pub(super) fn verdict(
     }
 }
 
+/// Make a batch verdict fit one packet: every item keeps its decision, level and reason; the
+/// findings are shortened (the most severe first, as they are sorted) until it fits.
+fn fit_batch_verdict(reply: &mut BatchVerdict) {
+    for keep in BATCH_FINDINGS_STEPS {
+        if codec::encode_response(&Response::BatchVerdict(reply.clone())).is_ok() {
+            return;
+        }
+        for item in &mut reply.items {
+            item.findings.truncate(keep);
+        }
+    }
+}
+
 /// Why a request that needed a person was not held: nobody could be asked.
-pub(super) fn no_approver_reason(
+fn no_approver_reason(
     policy_reason: &str,
     owner: u32,
     ask: bool,
@@ -500,7 +486,7 @@ pub(super) fn no_approver_reason(
 }
 
 /// The outcome a waiter hears when its request vanished without being settled (a bug).
-pub(super) fn lost() -> Decided {
+fn lost() -> Decided {
     Decided {
         allow: false,
         by: DecidedBy::Shutdown,

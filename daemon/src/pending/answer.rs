@@ -1,12 +1,12 @@
-//! Answering a held request: an approver's answer (with what it allows to be remembered) and
-//! the terminal prompt's answer from the requesting connection itself.
+//! Answering a held request: an approver's answer (with what it allows to be remembered),
+//! whole or item by item, and the terminal prompt's answer from the requesting connection.
 
 use assent_client::protocol::{Decided, DecidedBy, Origin};
 use tokio::time::Instant;
 
 use super::expiry::expired;
 use super::validate::{answered, authorise};
-use super::{Allowing, Answerer, Approved, Entry, Pending};
+use super::{Allowing, Answerer, Approved, Hold, Inner, Pending, Sent};
 use crate::error::RequestError;
 use crate::policy::Approval;
 
@@ -14,8 +14,8 @@ impl Pending {
     /// What an allow of this held request (or of these batch items) would be, once the
     /// answerer is authorised to answer it at all: how it must be given, and what it approves.
     /// Nothing is taken or settled, so what the answer remembers can be in force before the
-    /// requester is released. An unknown or expired token is reported as the answer itself
-    /// would report it.
+    /// requester is released. An unknown, expired or wrongly numbered request is reported as
+    /// the answer itself would report it.
     pub fn allowing(
         &self,
         token: &str,
@@ -23,72 +23,35 @@ impl Pending {
         by: &Answerer,
     ) -> Result<Allowing, RequestError> {
         let inner = self.lock();
-        if let Some(entry) = inner.entries.get(token) {
-            if entry.expires_at <= Instant::now() {
-                return Err(RequestError::Expired);
-            }
-            let hold = &entry.hold;
-            authorise(&hold.requester, hold.owner, &hold.session, by, true)?;
-            return Ok(Allowing {
-                approval: hold.approval,
-                approved: vec![Approved {
-                    owner: hold.owner,
-                    signature: hold.signature.clone(),
-                    session: hold.session.clone(),
-                    sid: hold.requester.sid,
-                }],
-            });
+        let Some(entry) = inner.entries.get(token) else {
+            return Err(gone(&inner, token));
+        };
+        if entry.expires_at <= Instant::now() {
+            return Err(RequestError::Expired);
         }
-        let Some(batch) = inner.batches.get(token) else {
-            return Err(if inner.expired.iter().any(|t| t == token) {
-                RequestError::Expired
-            } else {
-                RequestError::NotFound
-            });
-        };
-        let hold = &batch.hold;
+        let hold = &entry.hold;
         authorise(&hold.requester, hold.owner, &hold.session, by, true)?;
-        let items = &hold.items;
-        let chosen = |i: usize| match item {
-            Some(n) => usize::try_from(n).is_ok_and(|n| n == i + 1),
-            None => items[i].decided.is_none(),
-        };
-        let chosen: Vec<usize> = (0..items.len()).filter(|&i| chosen(i)).collect();
+        let chosen = chosen(hold, item)?;
         Ok(Allowing {
             approval: chosen
                 .iter()
-                .map(|&i| items[i].approval)
+                .map(|&i| hold.items[i].approval)
                 .max_by_key(|a| *a == Approval::Password)
                 .unwrap_or_default(),
-            approved: chosen
-                .iter()
-                .filter(|&&i| items[i].decided.is_none())
-                .map(|&i| Approved {
-                    owner: hold.owner,
-                    signature: items[i].signature.clone(),
-                    session: hold.session.clone(),
-                    sid: hold.requester.sid,
-                })
-                .collect(),
+            approved: approved(hold, &chosen),
         })
     }
 
-    /// Answer a held request. Checks, in order: it exists and has not expired, the answerer's
-    /// uid is the owner's or root, the answerer's session label (if scoped) matches, and the
-    /// answerer is neither the requesting connection nor a process of its login session.
-    pub fn answer(
-        &self,
-        token: &str,
-        by: &Answerer,
-        allow: bool,
-    ) -> Result<Vec<Approved>, RequestError> {
-        self.answer_item(token, None, by, allow)
-    }
-
-    /// Answer a held request, a whole batch (`item: None`), or one item of a batch (from 1).
-    /// The same checks as [`Pending::answer`]; an item out of range or not held is
-    /// `NoSuchItem`, and `item` with a single request's token is `Invalid`. Returns what was
-    /// allowed, for remembering (empty for a deny).
+    /// Answer a held request whole (`item: None`), or one item of a batch (from 1). Checks, in
+    /// order: it exists and has not expired, the answerer's uid is the owner's or root, the
+    /// answerer's session label (if scoped) matches, the answerer is not the requester's own
+    /// agent or session (for an allow), and the item is one still held (`NoSuchItem`; an item
+    /// of a single request is `Invalid`). Returns what was allowed, for remembering (empty for
+    /// a deny).
+    ///
+    /// Items answered while others stay held are marked under the lock (two answers to one
+    /// item: the first marks it, the second finds it no longer held) and audited after; the
+    /// answer that leaves nothing held ends the request.
     pub fn answer_item(
         &self,
         token: &str,
@@ -96,46 +59,68 @@ impl Pending {
         by: &Answerer,
         allow: bool,
     ) -> Result<Vec<Approved>, RequestError> {
-        let entry = {
-            let mut inner = self.lock();
-            let Some(entry) = inner.entries.get(token) else {
-                if inner.batches.contains_key(token) {
-                    return self.answer_batch(inner, token, item, by, allow);
-                }
-                return Err(if inner.expired.iter().any(|t| t == token) {
-                    RequestError::Expired
-                } else {
-                    RequestError::NotFound
-                });
-            };
-            if item.is_some() {
-                return Err(RequestError::Invalid(
-                    "this token is a single held request, not a batch: answer it without --item"
-                        .into(),
-                ));
-            }
-            if entry.expires_at <= Instant::now() {
-                let entry = Self::take(&mut inner, token);
-                Self::remember_expired(&mut inner, token);
-                drop(inner);
-                if let Some(entry) = entry {
-                    self.settle(token, entry, expired(self.ttl()));
-                }
-                return Err(RequestError::Expired);
-            }
-            if let Err(error) = authorise(
-                &entry.hold.requester,
-                entry.hold.owner,
-                &entry.hold.session,
-                by,
-                allow,
-            ) {
-                self.refused(Self::about(&entry.hold), token, by, &error);
-                return Err(error);
-            }
-            Self::take(&mut inner, token)
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        let Some(entry) = inner.entries.get_mut(token) else {
+            return Err(gone(inner, token));
         };
-        Ok(self.settle_answered(token, entry, answered(by, allow)))
+        if entry.expires_at <= Instant::now() {
+            let ended = Self::take(inner, token);
+            Self::remember_expired(inner, token);
+            drop(guard);
+            if let Some(entry) = ended {
+                self.settle(token, entry, expired(self.ttl()));
+            }
+            return Err(RequestError::Expired);
+        }
+        let hold = &entry.hold;
+        if let Err(error) = authorise(&hold.requester, hold.owner, &hold.session, by, allow) {
+            self.refused(hold, token, by, &error);
+            return Err(error);
+        }
+        let chosen = chosen(hold, item)?;
+        let outcome = answered(by, allow);
+        let approved = if allow {
+            approved(hold, &chosen)
+        } else {
+            Vec::new()
+        };
+        if chosen.len() == entry.held {
+            let ended = Self::take(inner, token);
+            drop(guard);
+            if let Some(entry) = ended {
+                self.settle(token, entry, outcome);
+            }
+            return Ok(approved);
+        }
+        let mut events = Vec::with_capacity(chosen.len());
+        for &index in &chosen {
+            entry.hold.items[index].decided = Some(outcome.clone());
+            events.push(super::shown::item_event(
+                token,
+                &entry.hold,
+                index,
+                &outcome,
+            ));
+        }
+        entry.held -= chosen.len();
+        let uid = entry.hold.requester.uid;
+        inner.release(uid, chosen.len());
+        drop(guard);
+        for event in events {
+            self.record(event);
+        }
+        Ok(approved)
+    }
+
+    /// Answer a held request whole; see [`Pending::answer_item`].
+    pub fn answer(
+        &self,
+        token: &str,
+        by: &Answerer,
+        allow: bool,
+    ) -> Result<Vec<Approved>, RequestError> {
+        self.answer_item(token, None, by, allow)
     }
 
     /// The terminal prompt's answer, from the requesting connection itself. Accepted only
@@ -148,16 +133,17 @@ impl Pending {
         terminal: bool,
         allow: bool,
     ) -> Result<Vec<Approved>, RequestError> {
-        let (entry, outcome) = {
+        let (entry, outcome, approved) = {
             let mut inner = self.lock();
             let Some(entry) = inner.entries.get(token) else {
-                return Err(if inner.batches.contains_key(token) {
-                    RequestError::Invalid("a batch is not answered at a terminal prompt".into())
-                } else {
-                    RequestError::NotFound
-                });
+                return Err(RequestError::NotFound);
             };
             let hold = &entry.hold;
+            if hold.sent == Sent::Batch {
+                return Err(RequestError::Invalid(
+                    "a batch is not answered at a terminal prompt".into(),
+                ));
+            }
             if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive || !terminal
             {
                 return Err(RequestError::SelfApproval(None));
@@ -174,32 +160,68 @@ impl Pending {
                 by: DecidedBy::User,
                 reason: format!("{verb} at the terminal (pid {})", hold.requester.pid),
             };
-            (Self::take(&mut inner, token), outcome)
+            let approved = if allow {
+                approved(hold, &chosen(hold, None)?)
+            } else {
+                Vec::new()
+            };
+            (Self::take(&mut inner, token), outcome, approved)
         };
-        Ok(self.settle_answered(token, entry, outcome))
+        if let Some(entry) = entry {
+            self.settle(token, entry, outcome);
+        }
+        Ok(approved)
     }
+}
 
-    /// Settle an answered request and say what to remember.
-    fn settle_answered(
-        &self,
-        token: &str,
-        entry: Option<Entry>,
-        outcome: Decided,
-    ) -> Vec<Approved> {
-        let Some(entry) = entry else {
-            return Vec::new();
-        };
-        let approved = outcome
-            .allow
-            .then(|| Approved {
-                owner: entry.hold.owner,
-                signature: entry.hold.signature.clone(),
-                session: entry.hold.session.clone(),
-                sid: entry.hold.requester.sid,
-            })
-            .into_iter()
-            .collect();
-        self.settle(token, entry, outcome);
-        approved
+/// Why a token names no held request: it expired a while ago, or it never did (or was
+/// answered already).
+fn gone(inner: &Inner, token: &str) -> RequestError {
+    if inner.expired.iter().any(|t| t == token) {
+        RequestError::Expired
+    } else {
+        RequestError::NotFound
     }
+}
+
+/// The items an answer is for: every one still held, or item `n` (from 1) of a batch.
+fn chosen(hold: &Hold, item: Option<u32>) -> Result<Vec<usize>, RequestError> {
+    let count = hold.items.len();
+    match (item, &hold.sent) {
+        (None, _) => Ok((0..count)
+            .filter(|&i| hold.items[i].decided.is_none())
+            .collect()),
+        (Some(_), Sent::One { .. }) => Err(RequestError::Invalid(
+            "this token is a single held request, not a batch: answer it without --item".into(),
+        )),
+        (Some(n), Sent::Batch) => {
+            let index = usize::try_from(n).unwrap_or(usize::MAX);
+            if index == 0 || index > count {
+                return Err(RequestError::NoSuchItem(format!(
+                    "the batch has items 1 to {count}; there is no item {n}"
+                )));
+            }
+            if let Some(decided) = &hold.items[index - 1].decided {
+                let how = if decided.allow { "allowed" } else { "denied" };
+                return Err(RequestError::NoSuchItem(format!(
+                    "item {n} of the batch is not held: it was {how} by {}",
+                    decided.by.as_str()
+                )));
+            }
+            Ok(vec![index - 1])
+        }
+    }
+}
+
+/// What allowing items `chosen` of `hold` would remember.
+fn approved(hold: &Hold, chosen: &[usize]) -> Vec<Approved> {
+    chosen
+        .iter()
+        .map(|&i| Approved {
+            owner: hold.owner,
+            signature: hold.items[i].signature.clone(),
+            session: hold.session.clone(),
+            sid: hold.requester.sid,
+        })
+        .collect()
 }

@@ -1,4 +1,4 @@
-//! Held requests and batches nobody answered: ended at their deadline, by the sweep, or all at
+//! Held requests nobody answered: ended at their deadline, by the sweep, or all at
 //! once when the daemon stops; and the memory of expired tokens, so a late answer hears
 //! `expired`, not `not_found`.
 
@@ -7,13 +7,10 @@ use std::time::Duration;
 use assent_client::protocol::{Decided, DecidedBy};
 use tokio::time::Instant;
 
-use super::{BatchEntry, Entry, Inner, Pending};
+use super::{Entry, Inner, Pending};
 
 /// How many expired tokens are remembered so a late answer hears `expired`, not `not_found`.
 const EXPIRED_MEMORY: usize = 1024;
-
-/// Requests and batches taken out of the store together, to settle after the lock.
-type Ended = (Vec<(String, Entry)>, Vec<(String, BatchEntry)>);
 
 impl Pending {
     pub(super) fn remember_expired(inner: &mut Inner, token: &str) {
@@ -26,25 +23,20 @@ impl Pending {
     /// End a request whose deadline passed. Returns false if something else ended it first
     /// (its outcome is then on the waiter's channel).
     pub fn expire(&self, token: &str) -> bool {
-        let (entry, batch) = {
+        let entry = {
             let mut inner = self.lock();
             let entry = Self::take(&mut inner, token);
-            let batch = Self::take_batch(&mut inner, token);
-            if entry.is_some() || batch.is_some() {
+            if entry.is_some() {
                 Self::remember_expired(&mut inner, token);
             }
-            (entry, batch)
+            entry
         };
-        match (entry, batch) {
-            (Some(entry), _) => {
+        match entry {
+            Some(entry) => {
                 self.settle(token, entry, expired(self.ttl()));
                 true
             }
-            (None, Some(batch)) => {
-                self.settle_batch(token, batch, expired(self.ttl()));
-                true
-            }
-            (None, None) => false,
+            None => false,
         }
     }
 
@@ -52,7 +44,7 @@ impl Pending {
     /// expire their own on time). Returns how many ended.
     pub fn sweep(&self) -> usize {
         let now = Instant::now();
-        let (ended, ended_batches): Ended = {
+        let ended: Vec<(String, Entry)> = {
             let mut inner = self.lock();
             let due: Vec<String> = inner
                 .entries
@@ -60,55 +52,30 @@ impl Pending {
                 .filter(|(_, e)| e.expires_at <= now)
                 .map(|(t, _)| t.clone())
                 .collect();
-            let due_batches: Vec<String> = inner
-                .batches
-                .iter()
-                .filter(|(_, b)| b.expires_at <= now)
-                .map(|(t, _)| t.clone())
-                .collect();
-            let ended = due
-                .into_iter()
+            due.into_iter()
                 .filter_map(|token| {
                     let entry = Self::take(&mut inner, &token)?;
                     Self::remember_expired(&mut inner, &token);
                     Some((token, entry))
                 })
-                .collect();
-            let ended_batches = due_batches
-                .into_iter()
-                .filter_map(|token| {
-                    let batch = Self::take_batch(&mut inner, &token)?;
-                    Self::remember_expired(&mut inner, &token);
-                    Some((token, batch))
-                })
-                .collect();
-            (ended, ended_batches)
+                .collect()
         };
-        let count = ended.len() + ended_batches.len();
+        let count = ended.len();
         for (token, entry) in ended {
             self.settle(&token, entry, expired(self.ttl()));
-        }
-        for (token, batch) in ended_batches {
-            self.settle_batch(&token, batch, expired(self.ttl()));
         }
         count
     }
 
     /// End every held request with `outcome` (the daemon is stopping).
     pub fn drain(&self, outcome: &Decided) {
-        let (all, batches): Ended = {
+        let all: Vec<(String, Entry)> = {
             let mut inner = self.lock();
             inner.per_uid.clear();
-            (
-                inner.entries.drain().collect(),
-                inner.batches.drain().collect(),
-            )
+            inner.entries.drain().collect()
         };
         for (token, entry) in all {
             self.settle(&token, entry, outcome.clone());
-        }
-        for (token, batch) in batches {
-            self.settle_batch(&token, batch, outcome.clone());
         }
     }
 }

@@ -9,7 +9,7 @@
 use assent_client::protocol::{Decided, Subject};
 use tokio::time::Instant;
 
-use super::{Hold, Pending};
+use super::{Hold, Pending, Sent};
 use crate::error::RequestError;
 
 /// Answered tokens kept at most, over all users; the oldest are forgotten first.
@@ -57,7 +57,11 @@ pub fn exact(subject: &Subject) -> String {
 
 impl Pending {
     /// Keep a person's answer to a request nobody waits for, so its requester can redeem it.
+    /// Only a single request can be redeemed; a batch's answer is not kept.
     pub(super) fn keep_answered(&self, token: &str, hold: &Hold, outcome: &Decided) {
+        let Sent::One { exact } = &hold.sent else {
+            return;
+        };
         let mut inner = self.lock();
         while inner.answered_order.len() >= ANSWERED_MEMORY {
             let Some(oldest) = inner.answered_order.pop_front() else {
@@ -70,7 +74,7 @@ impl Pending {
             Answered {
                 uid: hold.requester.uid,
                 session: hold.session.clone(),
-                exact: hold.exact.clone(),
+                exact: exact.clone(),
                 outcome: outcome.clone(),
                 until: Instant::now() + self.ttl(),
             },
@@ -93,10 +97,16 @@ impl Pending {
         let now = Instant::now();
         if let Some(entry) = inner.entries.get(token) {
             let hold = &entry.hold;
+            let Sent::One { exact } = &hold.sent else {
+                return Err(RequestError::Invalid(
+                    "a batch's token is answered item by item and cannot be redeemed; send the call again"
+                        .into(),
+                ));
+            };
             check_requester(
                 hold.requester.uid,
                 &hold.session,
-                &hold.exact,
+                exact,
                 uid,
                 session,
                 subject,
@@ -105,12 +115,6 @@ impl Pending {
             return Ok(Redeemed::StillHeld {
                 expires_in_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX),
             });
-        }
-        if inner.batches.contains_key(token) {
-            return Err(RequestError::Invalid(
-                "a batch's token is answered item by item and cannot be redeemed; send the call again"
-                    .into(),
-            ));
         }
         let Some(answered) = inner.answered.get(token) else {
             return Err(if inner.expired.iter().any(|t| t == token) {

@@ -49,18 +49,30 @@ fn hold(uid: u32, conn_id: u64, session: Option<&str>) -> Hold {
         requester: requester(uid, conn_id),
         session: session.map(str::to_string),
         origin: Origin::Agent,
-        subject: "rm -rf build".into(),
-        cwd: Some("/home/u".into()),
-        level: Level::Destructive,
-        findings: vec![],
-        reason: "test".into(),
+        sent: Sent::One {
+            exact: "shell\0/home/u\0false\0rm -rf build".into(),
+        },
+        items: vec![Item {
+            subject: "rm -rf build".into(),
+            cwd: Some("/home/u".into()),
+            level: Level::Destructive,
+            findings: vec![],
+            reason: "test".into(),
+            decided: None,
+            signature: "rm -rf build in /home/u".into(),
+            approval: crate::policy::Approval::Click,
+        }],
         wait: true,
         program: "claude".into(),
         agent: Some("Claude Code".into()),
-        exact: "shell\0/home/u\0false\0rm -rf build".into(),
-        signature: "rm -rf build in /home/u".into(),
-        approval: crate::policy::Approval::Click,
     }
+}
+
+/// The outcome a single request's waiter hears.
+async fn outcome(held: Held) -> Decided {
+    let mut items = held.outcome.expect("waits").await.expect("settled");
+    assert_eq!(items.len(), 1, "a single request has one outcome");
+    items.remove(0)
 }
 
 fn approver(uid: u32) -> Answerer {
@@ -99,7 +111,7 @@ async fn an_answer_reaches_the_waiter_and_the_second_answer_finds_nothing() {
         pending.answer(&held.token, &approver(1000), false),
         Err(RequestError::NotFound)
     );
-    let decided = held.outcome.expect("waits").await.expect("settled");
+    let decided = outcome(held).await;
     assert!(decided.allow);
     assert_eq!(decided.by, DecidedBy::User);
     assert!(pending.is_empty());
@@ -155,7 +167,7 @@ async fn answer_errors_leave_the_request_held() {
         Ok(vec![]),
         "a deny is never remembered"
     );
-    assert!(!held.outcome.expect("waits").await.expect("settled").allow);
+    assert!(!outcome(held).await.allow);
 }
 
 #[tokio::test]
@@ -215,7 +227,7 @@ async fn expiry_denies_once_and_a_late_answer_hears_expired() {
     tokio::time::advance(Duration::from_secs(6)).await;
     assert!(pending.expire(&held.token));
     assert!(!pending.expire(&held.token), "it ends once");
-    let decided = held.outcome.expect("waits").await.expect("settled");
+    let decided = outcome(held).await;
     assert_eq!(decided.by, DecidedBy::Timeout);
     assert!(!decided.allow);
     assert_eq!(
@@ -244,28 +256,30 @@ async fn cancel_needs_the_owner_and_drain_ends_everything() {
         reason: "gate stopping".into(),
     });
     for held in [a, b] {
-        let decided = held.outcome.expect("waits").await.expect("settled");
+        let decided = outcome(held).await;
         assert_eq!(decided.by, DecidedBy::Shutdown);
     }
     assert!(pending.is_empty());
 }
 
 /// A batch of three: item 1 allowed by the policy, items 2 and 3 held.
-fn batch(uid: u32, conn_id: u64) -> BatchHold {
-    let item = |subject: &str, decided: Option<Decided>| BatchItem {
+fn batch(uid: u32, conn_id: u64) -> Hold {
+    let item = |subject: &str, decided: Option<Decided>| Item {
         subject: subject.into(),
         cwd: None,
         level: Level::Destructive,
         findings: vec![],
+        reason: "test".into(),
         decided,
         signature: format!("{subject} (signature)"),
         approval: crate::policy::Approval::Click,
     };
-    BatchHold {
+    Hold {
         requester: requester(uid, conn_id),
         owner: uid,
         session: None,
         origin: Origin::Tool,
+        sent: Sent::Batch,
         items: vec![
             item(
                 "tool file.read {}",
@@ -287,7 +301,7 @@ fn batch(uid: u32, conn_id: u64) -> BatchHold {
 #[tokio::test]
 async fn a_batch_answered_as_a_whole_settles_every_held_item() {
     let pending = store(Duration::from_secs(60), 4);
-    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let held = pending.hold(batch(1000, 1)).expect("held");
     assert!(held.token.starts_with("pa_") && held.token.len() == 35);
     assert_eq!(pending.len(), 2, "each held item counts");
     let listed = pending.list(1000);
@@ -317,7 +331,7 @@ async fn a_batch_answered_as_a_whole_settles_every_held_item() {
 #[tokio::test]
 async fn a_batch_answered_item_by_item_mixes_allow_and_deny() {
     let pending = store(Duration::from_secs(60), 4);
-    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let held = pending.hold(batch(1000, 1)).expect("held");
     let token = &held.token;
     let by = approver(1000);
     // Out of range, and an item the policy already decided: not found, and nothing changes.
@@ -372,7 +386,7 @@ async fn a_batch_answered_item_by_item_mixes_allow_and_deny() {
 #[tokio::test(start_paused = true)]
 async fn the_rest_of_a_batch_expires_and_a_late_answer_hears_expired() {
     let pending = store(Duration::from_secs(5), 4);
-    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let held = pending.hold(batch(1000, 1)).expect("held");
     assert_eq!(
         pending
             .answer_item(&held.token, Some(2), &approver(1000), true)
@@ -392,22 +406,20 @@ async fn the_rest_of_a_batch_expires_and_a_late_answer_hears_expired() {
     assert!(pending.is_empty());
     // The limit counts held items, and frees them when the batch ends.
     let store2 = store(Duration::from_secs(5), 3);
-    let _first = store2.hold_batch(batch(1000, 1)).expect("two held");
+    let _first = store2.hold(batch(1000, 1)).expect("two held");
     assert!(matches!(
-        store2.hold_batch(batch(1000, 2)),
+        store2.hold(batch(1000, 2)),
         Err(RequestError::LimitReached { limit: 3, .. })
     ));
     tokio::time::advance(Duration::from_secs(6)).await;
     assert_eq!(store2.sweep(), 1);
-    store2
-        .hold_batch(batch(1000, 3))
-        .expect("the slots freed up");
+    store2.hold(batch(1000, 3)).expect("the slots freed up");
 }
 
 #[tokio::test]
 async fn two_racing_answers_to_one_item_one_wins() {
     let pending = Arc::new(store(Duration::from_secs(60), 4));
-    let held = pending.hold_batch(batch(1000, 1)).expect("held");
+    let held = pending.hold(batch(1000, 1)).expect("held");
     let racers: Vec<_> = (0..2)
         .map(|i| {
             let pending = Arc::clone(&pending);
@@ -443,7 +455,7 @@ async fn two_racing_answers_to_one_item_one_wins() {
 fn the_approval_an_answer_needs_is_read_without_taking_the_request() {
     let store = store(Duration::from_secs(60), 8);
     let mut needs = hold(1000, 1, None);
-    needs.approval = crate::policy::Approval::Password;
+    needs.items[0].approval = crate::policy::Approval::Password;
     let held = store.hold(needs).expect("held");
     let by = approver(1000);
     assert_eq!(
@@ -652,4 +664,90 @@ async fn an_answered_token_expires_after_the_ttl() {
         Err(RequestError::Expired),
         "still expired, not unknown"
     );
+}
+
+/// A single request and a batch of one item go through the same store and the same settle;
+/// what was sent only changes how they are listed, audited and answered.
+#[tokio::test]
+async fn a_single_request_is_a_batch_of_one_shown_as_itself() {
+    let pending = store(Duration::from_secs(60), 8);
+    let single = pending.hold(hold(1000, 1, None)).expect("held");
+    let mut one = hold(1000, 2, None);
+    one.sent = Sent::Batch;
+    let batch_of_one = pending.hold(one).expect("held");
+    assert_eq!(pending.len(), 2);
+    let listed = pending.list(1000);
+    let shown = |token: &str| {
+        listed
+            .iter()
+            .find(|i| i.token == token)
+            .expect("listed")
+            .clone()
+    };
+    let (a, b) = (shown(&single.token), shown(&batch_of_one.token));
+    assert_eq!((a.subject.as_str(), a.items.len()), ("rm -rf build", 0));
+    assert_eq!(a.signature, "rm -rf build in /home/u");
+    assert_eq!(
+        (b.subject.as_str(), b.items.len()),
+        ("batch of 1 items, 1 held", 1)
+    );
+    // Item numbers belong to batches; the same answer is refused alike before and at the answer.
+    let by = approver(1000);
+    let invalid = |r: Result<usize, RequestError>| matches!(r, Err(RequestError::Invalid(_)));
+    assert!(invalid(
+        pending
+            .allowing(&single.token, Some(1), &by)
+            .map(|a| a.approved.len())
+    ));
+    assert!(invalid(
+        pending
+            .answer_item(&single.token, Some(1), &by, true)
+            .map(|a| a.len())
+    ));
+    assert_eq!(
+        pending
+            .answer_item(&batch_of_one.token, Some(1), &by, true)
+            .map(|a| a.len()),
+        Ok(1)
+    );
+    assert_eq!(
+        pending.answer(&single.token, &by, false).map(|a| a.len()),
+        Ok(0)
+    );
+    let single_outcome = outcome(single).await;
+    assert!(!single_outcome.allow);
+    let items = batch_of_one.outcome.expect("waits").await.expect("settled");
+    assert!(items.len() == 1 && items[0].allow);
+    let events = pending.audit.recent(None, 10);
+    let reasons: Vec<&str> = events.iter().map(|e| e.reason.as_str()).collect();
+    assert!(
+        reasons.contains(&"denied by uid 1000 (pid 200)"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.contains(&"batch item 1: allowed by uid 1000 (pid 200)"),
+        "{reasons:?}"
+    );
+    assert!(pending.is_empty());
+}
+
+/// What cannot be held is refused before it takes a token or a slot.
+#[test]
+fn a_request_that_holds_nothing_is_not_held() {
+    let pending = store(Duration::from_secs(60), 8);
+    let mut decided = hold(1000, 1, None);
+    decided.items[0].decided = Some(Decided {
+        allow: true,
+        by: DecidedBy::Policy,
+        reason: "safe".into(),
+    });
+    assert!(matches!(
+        pending.hold(decided),
+        Err(RequestError::Internal(_))
+    ));
+    let mut two = hold(1000, 1, None);
+    two.items.push(two.items[0].clone());
+    assert!(matches!(pending.hold(two), Err(RequestError::Internal(_))));
+    assert!(pending.is_empty());
+    assert!(pending.hold(hold(1000, 1, None)).is_ok());
 }

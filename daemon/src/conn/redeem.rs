@@ -1,0 +1,74 @@
+//! Redeeming the token of a request held without a waiter (`check --no-wait`): the person's
+//! answer, once, for exactly the subject that was held, or that it is still held.
+
+use assent_client::protocol::{DecidedBy, Decision, RedeemRequest, Response};
+
+use super::check::verdict;
+use super::{Conn, Flow};
+use crate::pending;
+
+impl Conn {
+    /// Redeem a token of a request held without waiting: the person's answer, once, for
+    /// exactly the subject that was held; or that it is still held.
+    pub(super) async fn redeem(&mut self, redeem: RedeemRequest) -> Flow {
+        let RedeemRequest {
+            token,
+            subject,
+            origin,
+            context,
+        } = redeem;
+        let policy = self.shared.policy.current();
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            self.send(&Response::Error(error.to_wire())).await;
+            return Flow::Continue;
+        }
+        let exact = pending::exact(&subject);
+        // Judged again for the level and findings the reply and the audit trail show; the
+        // decision is the person's.
+        let (mut judgement, subject, context) =
+            match self.judge(policy, subject, origin, context).await {
+                Ok(judged) => judged,
+                Err(error) => {
+                    self.send(&Response::Error(error.to_wire())).await;
+                    return Flow::Continue;
+                }
+            };
+        let redeemed = self
+            .shared
+            .pending
+            .redeem(&token, self.peer.uid, &context.session, &exact);
+        let reply = match redeemed {
+            Ok(pending::Redeemed::Answered(outcome)) => {
+                let decision = if outcome.allow {
+                    Decision::Allow
+                } else {
+                    Decision::Deny
+                };
+                judgement.ruling.decision = decision;
+                judgement.ruling.reason = format!("{}; token {token} redeemed", outcome.reason);
+                self.shared.stats.record(decision);
+                self.audit(
+                    &judgement,
+                    &subject,
+                    decision,
+                    Some(&token),
+                    DecidedBy::User,
+                    context.agent.as_deref(),
+                );
+                Response::Verdict(verdict(&judgement, None, None))
+            }
+            Ok(pending::Redeemed::StillHeld { expires_in_ms }) => {
+                judgement.ruling.decision = Decision::Confirm;
+                judgement.ruling.reason =
+                    "still held: nobody has answered it yet; redeem the token again after a person approves it".into();
+                Response::Verdict(verdict(&judgement, Some(token), Some(expires_in_ms)))
+            }
+            Err(error) => Response::Error(error.to_wire()),
+        };
+        self.send(&reply).await;
+        Flow::Continue
+    }
+}
