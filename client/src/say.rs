@@ -2,7 +2,8 @@
 //!
 //! The client's terminal prompt and the bash builtin both print a held line this way, so the
 //! person sees the same three lines whichever does the asking: what the line does ([`held`]),
-//! where else it can be answered ([`elsewhere`]), and the prompt with the time left.
+//! where else it can be answered ([`elsewhere`]), and the prompt with the time left. A denied
+//! or held verdict in full ([`verdict`]) reads the same from both too.
 
 use crate::protocol::Verdict;
 
@@ -61,6 +62,25 @@ pub fn elsewhere(token: &str) -> String {
     fit(&format!("  or elsewhere: assent approve {token}"), WIDTH)
 }
 
+/// A denied or held verdict in full, as the client and the bash builtin print it before
+/// anything else: `assent: WHAT (LEVEL): REASON`, then each finding on a line of its own.
+pub fn verdict(what: &str, verdict: &Verdict) -> String {
+    let mut text = format!(
+        "assent: {what} ({}): {}\n",
+        verdict.level.as_str(),
+        verdict.reason
+    );
+    for finding in &verdict.findings {
+        text.push_str(&format!(
+            "  - {} [{}]: {}\n",
+            finding.level.as_str(),
+            finding.id,
+            finding.message
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +127,26 @@ mod tests {
         assert!(!held(&one).contains("policy") && !held(&one).contains('['));
         let line = elsewhere("pa_0123456789abcdef0123456789abcdef");
         assert!(line.chars().count() <= WIDTH, "{line}");
+    }
+
+    #[test]
+    fn a_verdict_reads_the_same_from_the_client_and_the_builtin() {
+        let verdict = Verdict {
+            decision: Decision::Deny,
+            level: Level::Forbidden,
+            findings: vec![Finding {
+                id: "fs.rm_root".into(),
+                level: Level::Forbidden,
+                message: "deletes everything".into(),
+                span: Span::default(),
+            }],
+            reason: "default policy".into(),
+            token: None,
+            expires_in_ms: None,
+        };
+        assert_eq!(
+            super::verdict("denied", &verdict),
+            "assent: denied (forbidden): default policy\n  - forbidden [fs.rm_root]: deletes everything\n"
+        );
     }
 }

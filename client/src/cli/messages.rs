@@ -43,18 +43,6 @@ pub fn decided(decided: &Decided) {
 
 /// One write for the whole message: stderr is unbuffered.
 fn verdict_text(what: &str, verdict: &Verdict) {
-    let mut text = format!(
-        "assent: {what} ({}): {}\n",
-        verdict.level.as_str(),
-        verdict.reason
-    );
-    for finding in &verdict.findings {
-        text.push_str(&format!(
-            "  - {} [{}]: {}\n",
-            finding.level.as_str(),
-            finding.id,
-            finding.message
-        ));
-    }
+    let text = assent_client::say::verdict(what, verdict);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }

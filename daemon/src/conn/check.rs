@@ -58,20 +58,11 @@ impl Conn {
         let (token, expires_in) = held_for(held.as_ref());
         self.send(&Response::Verdict(verdict(judgement, token, expires_in)))
             .await;
-        match held {
-            Some(Held {
-                token,
-                expires_at,
-                outcome: Some(outcome),
-            }) => {
-                self.wait(&token, expires_at, outcome, |items| {
-                    let one = items.ok().and_then(|items| items.into_iter().next());
-                    Response::Decided(one.unwrap_or_else(lost))
-                })
-                .await
-            }
-            _ => Flow::Continue,
-        }
+        self.wait(held, |items| {
+            let one = items.and_then(|items| items.into_iter().next());
+            Response::Decided(one.unwrap_or_else(lost))
+        })
+        .await
     }
 
     pub(super) async fn check_batch(&mut self, batch: BatchRequest) -> Flow {
@@ -105,21 +96,12 @@ impl Conn {
         };
         fit_batch_verdict(&mut reply);
         self.send(&Response::BatchVerdict(reply)).await;
-        match held {
-            Some(Held {
-                token,
-                expires_at,
-                outcome: Some(outcome),
-            }) => {
-                self.wait(&token, expires_at, outcome, |items| {
-                    Response::BatchDecided(BatchDecided {
-                        items: items.unwrap_or_else(|_| vec![lost(); count]),
-                    })
-                })
-                .await
-            }
-            _ => Flow::Continue,
-        }
+        self.wait(held, |items| {
+            Response::BatchDecided(BatchDecided {
+                items: items.unwrap_or_else(|| vec![lost(); count]),
+            })
+        })
+        .await
     }
 
     /// The decision for every subject of one request (a `batch`, or a single check), under one policy even if a reload lands

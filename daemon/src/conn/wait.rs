@@ -4,33 +4,41 @@
 
 use assent_client::CodecError;
 use assent_client::codec::decode_request;
-use assent_client::protocol::{Request, Response};
-use tokio::sync::oneshot;
-use tokio::time::{Instant, sleep_until};
+use assent_client::protocol::{Decided, Request, Response};
+use tokio::time::sleep_until;
 
 use super::{Conn, Flow};
 use crate::error::RequestError;
+use crate::pending::Held;
 
 /// The largest packet a connection waiting for its held request accepts (a `Cancel`).
 const WAITING_PACKET_MAX: usize = 512;
 
 impl Conn {
-    /// Wait for a held request or batch to be settled, while watching the connection: a
-    /// `Cancel` or the peer leaving withdraws it. `reply` turns the outcome into the response.
-    pub(super) async fn wait<T>(
+    /// Wait, when its requester waits for it, for a held request to end, while watching the
+    /// connection: a `Cancel` or the peer leaving withdraws it. `reply` turns every item's
+    /// outcome (`None`: the request vanished unsettled, a bug) into the response.
+    pub(super) async fn wait(
         &mut self,
-        token: &str,
-        expires_at: Instant,
-        mut outcome: oneshot::Receiver<T>,
-        reply: impl FnOnce(Result<T, oneshot::error::RecvError>) -> Response,
+        held: Option<Held>,
+        reply: impl FnOnce(Option<Vec<Decided>>) -> Response,
     ) -> Flow {
+        let Some(Held {
+            token,
+            expires_at,
+            outcome: Some(mut outcome),
+        }) = held
+        else {
+            return Flow::Continue;
+        };
+        let token = token.as_str();
         let mut timed_out = false;
         // Enough for a Cancel; anything larger arrives truncated and is refused.
         let mut small = [0u8; WAITING_PACKET_MAX];
         loop {
             tokio::select! {
                 decided = &mut outcome => {
-                    self.send(&reply(decided)).await;
+                    self.send(&reply(decided.ok())).await;
                     return Flow::Continue;
                 }
                 _ = sleep_until(expires_at), if !timed_out => {

@@ -367,30 +367,12 @@ fn print_error(error: &Error) {
 fn verdict_text(what: &str, verdict: &Verdict) {
     let _ = std::io::stderr()
         .lock()
-        .write_all(render_verdict(what, verdict).as_bytes());
-}
-
-fn render_verdict(what: &str, verdict: &Verdict) -> String {
-    let mut text = format!(
-        "assent: {what} ({}): {}\n",
-        verdict.level.as_str(),
-        verdict.reason
-    );
-    for finding in &verdict.findings {
-        text.push_str(&format!(
-            "  - {} [{}]: {}\n",
-            finding.level.as_str(),
-            finding.id,
-            finding.message
-        ));
-    }
-    text
+        .write_all(assent_client::say::verdict(what, verdict).as_bytes());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use assent_client::protocol::{Decision, Finding, Level, Span};
 
     fn parse_words(words: &[&str]) -> Result<Call, String> {
         let owned: Vec<CString> = words
@@ -469,27 +451,6 @@ mod tests {
             "{dir}"
         );
         assert_eq!(working_dir(Some(Path::new("/abs"))), Ok("/abs".into()));
-    }
-
-    #[test]
-    fn a_verdict_reads_as_the_client_prints_it() {
-        let verdict = Verdict {
-            decision: Decision::Deny,
-            level: Level::Forbidden,
-            findings: vec![Finding {
-                id: "fs.rm_root".into(),
-                level: Level::Forbidden,
-                message: "deletes everything".into(),
-                span: Span::default(),
-            }],
-            reason: "default policy".into(),
-            token: None,
-            expires_in_ms: None,
-        };
-        assert_eq!(
-            render_verdict("denied", &verdict),
-            "assent: denied (forbidden): default policy\n  - forbidden [fs.rm_root]: deletes everything\n"
-        );
     }
 
     struct NoShell;
