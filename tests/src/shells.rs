@@ -8,6 +8,8 @@
 //! marker file ([`Shell::expect_fake_rm`] checks it before a line uses it), and [`RISKY`]'s
 //! target does not exist anyway.
 
+pub mod scenarios;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -30,7 +32,8 @@ pub enum Kind {
     /// bash, one `assent check` per line (`ASSENT_BUILTIN=off`: the fallback when the builtin
     /// is missing).
     Bash,
-    /// bash with the `assent_check` loadable builtin, found next to `assent`.
+    /// bash with the `assent_check` loadable builtin, found next to `assent` ([`Shell::start`]
+    /// makes sure it loaded, unless `ASSENT_BUILTIN` is set).
     BashBuiltin,
     /// zsh.
     Zsh,
@@ -132,6 +135,11 @@ impl Shell {
         };
         let pane = Pane::start(t, &vars, &argv);
         pane.wait_text("RC-READY");
+        // Unless a test chose otherwise, the check is the builtin in this shell (as the rc
+        // file saw it once the hook was loaded: a typed line may not run at all).
+        if kind == Kind::BashBuiltin && !env.iter().any(|(k, _)| *k == "ASSENT_BUILTIN") {
+            pane.wait_text("RC-READY-[builtin]");
+        }
         Shell { pane, kind, dir }
     }
 

@@ -6,12 +6,10 @@
 //! before typing a line with it), and its target does not exist anyway.
 
 use assent_tests::needs::{SHELLCHECK, TMUX, needs};
-use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held_token};
+use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held_token, scenarios};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use assent_tests::tmux::markers;
 use assent_tests::{TestDaemon, pending_tokens, run_bounded};
 
 /// bash with the hook and `assent check` per line (tests/hook_builtin.rs covers the builtin).
@@ -21,10 +19,6 @@ impl Bash {
     /// `before` and `after` go around the hook's `eval` in the rc file.
     fn start(socket: &Path, before: &str, after: &str) -> Shell {
         Shell::start(Kind::Bash, socket, before, after, &[])
-    }
-
-    fn start_with(socket: &Path, before: &str, after: &str, env: &[(&str, &str)]) -> Shell {
-        Shell::start(Kind::Bash, socket, before, after, env)
     }
 }
 
@@ -52,21 +46,7 @@ fn a_risky_line_is_held_and_runs_after_approval() {
     if !needs(&[TMUX]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Bash::start(daemon.socket(), "", "");
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    let token = held_token(&daemon);
-    sh.pane.wait_text("or elsewhere: assent approve");
-    assert!(!sh.ran(), "a held line must not run before the approval");
-    answer(&daemon, &token, true);
-    sh.pane.wait_text("AFTER-2");
-    assert!(
-        sh.ran(),
-        "the approved line ran: {}",
-        markers(&sh.marker_file())
-    );
+    scenarios::held_then_approved(Kind::Bash, |_, _| {});
 }
 
 #[test]
@@ -123,23 +103,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     if !needs(&[TMUX]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Bash::start(daemon.socket(), "", "");
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    held_token(&daemon);
-    sh.pane.wait_text("or elsewhere: assent approve");
-    sh.pane.keys(&["C-c"]);
-    sh.pane.wait_text("cancelled");
-    sh.pane.line(r#"echo "ALIVE-$((5+5))""#);
-    let screen = sh.pane.wait_text("ALIVE-10");
-    assert!(!sh.ran(), "a cancelled line ran");
-    assert!(!screen.contains("AFTER-2"), "{screen}");
-    assert!(
-        pending_tokens(&mut daemon.connect()).is_empty(),
-        "the request was withdrawn"
-    );
+    scenarios::ctrl_c_withdraws(Kind::Bash);
 }
 
 /// A refused line leaves `$?` non-zero (130, as a line Ctrl-C abandons), whether it was denied
@@ -387,25 +351,7 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
     if !needs(&[TMUX]) {
         return;
     }
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let link = dir.path().join("gate.sock");
-    let sh = Bash::start(&link, "", "");
-    sh.pane.line(r#"echo "DOWN-$((1+1))""#);
-    sh.pane.wait_text("DOWN-2");
-    sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
-    let screen = sh.pane.wait_text("DOWN2-4");
-    assert_eq!(
-        screen.matches("the gate is unavailable").count(),
-        1,
-        "{screen}"
-    );
-
-    let daemon = TestDaemon::start();
-    std::os::unix::fs::symlink(daemon.socket(), &link).expect("the socket link is made");
-    sh.pane.line(r#"echo "BACK-$((3+3))""#);
-    sh.pane.wait_text("BACK-6");
-    sh.pane.wait_text("the gate is back");
-    assert_eq!(audited(&daemon, "BACK-$((3+3))").len(), 1);
+    scenarios::daemon_down_then_back(Kind::Bash);
 }
 
 #[test]
@@ -413,18 +359,7 @@ fn fail_closed_refuses_lines_while_the_daemon_is_down() {
     if !needs(&[TMUX]) {
         return;
     }
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let sh = Bash::start_with(
-        &dir.path().join("none.sock"),
-        "",
-        "",
-        &[("ASSENT_FAIL_CLOSED", "1")],
-    );
-    sh.pane.line(r#"echo "CLOSED-$((1+1))""#);
-    sh.pane
-        .wait_text("ASSENT_FAIL_CLOSED=1: the line was not run");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(!sh.pane.screen().contains("CLOSED-2"));
+    scenarios::fail_closed(Kind::Bash);
 }
 
 /// Sourced by a non-interactive bash, the hook does nothing.

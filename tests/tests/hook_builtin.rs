@@ -7,7 +7,7 @@
 //! before typing a line with it), and its target does not exist anyway.
 
 use assent_tests::needs::{TMUX, needs};
-use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held, held_token};
+use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held, held_token, scenarios};
 use std::path::Path;
 use std::time::Duration;
 
@@ -24,12 +24,6 @@ impl Bash {
     fn start(socket: &Path, env: &[(&str, &str)]) -> Shell {
         Shell::start(Kind::BashBuiltin, socket, "", "", env)
     }
-}
-
-/// Make sure the check is the builtin in this shell (as the rc file saw it once the hook was
-/// loaded: a typed line may not run at all).
-fn expect_builtin(sh: &Shell) {
-    sh.pane.wait_text("RC-READY-[builtin]");
 }
 
 /// The shell's own pid.
@@ -72,7 +66,6 @@ fn a_safe_line_is_checked_by_the_builtin_with_the_shell_as_requester() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
     sh.pane.line("type assent_check");
     sh.pane.wait_text("assent_check is a shell builtin");
     let pid = pid(&sh);
@@ -97,7 +90,6 @@ fn a_line_denied_by_policy_shows_the_reason_is_skipped_and_stays_in_history() {
         ..Options::default()
     });
     let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
     sh.expect_fake_rm();
     let typed = format!(r#"{RISKY} && echo "AFTER-$((1+1))""#);
     sh.pane.line(&typed);
@@ -121,27 +113,12 @@ fn a_held_line_is_one_request_from_the_shell_and_runs_after_approval() {
     if !needs(&[TMUX]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
-    let pid = pid(&sh);
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    let item = held(&daemon);
-    let (token, requester) = (item.token, item.pid);
-    assert_eq!(requester, pid, "the shell itself is the requester");
-    sh.pane.wait_text("assent: destructive: ");
-    sh.pane.wait_text("or elsewhere: assent approve");
-    assert!(!sh.ran(), "a held line must not run before the approval");
-    answer(&daemon, &token, true);
-    sh.pane.wait_text("AFTER-2");
+    let (daemon, sh, item) = scenarios::held_then_approved(Kind::BashBuiltin, |sh, _| {
+        sh.pane.wait_text("assent: destructive: ");
+    });
     sh.pane.wait_text("assent: allowed");
-    assert!(
-        sh.ran(),
-        "the approved line ran: {}",
-        markers(&sh.marker_file())
-    );
+    let pid = pid(&sh);
+    assert_eq!(item.pid, pid, "the shell itself is the requester");
     assert!(!held_fd_open(&sh), "the shell closed the held connection");
     let events = audited(&daemon, RISKY);
     assert!(
@@ -157,7 +134,6 @@ fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane
         .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
@@ -181,7 +157,6 @@ fn a_held_line_denied_from_another_session_does_not_run() {
     }
     let daemon = TestDaemon::start();
     let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
     sh.expect_fake_rm();
     sh.pane.line(&format!(r#"{RISKY}; echo "SEMI-$((3+3))""#));
     let token = held_token(&daemon);
@@ -202,24 +177,7 @@ fn ctrl_c_while_held_withdraws_the_request_and_skips_the_line() {
     if !needs(&[TMUX]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Bash::start(daemon.socket(), &[]);
-    expect_builtin(&sh);
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    held(&daemon);
-    sh.pane.wait_text("or elsewhere: assent approve");
-    sh.pane.keys(&["C-c"]);
-    sh.pane.wait_text("cancelled");
-    sh.pane.line(r#"echo "ALIVE-$((5+5))""#);
-    let screen = sh.pane.wait_text("ALIVE-10");
-    assert!(!sh.ran(), "a cancelled line ran");
-    assert!(!screen.contains("AFTER-2"), "{screen}");
-    assert!(
-        pending_tokens(&mut daemon.connect()).is_empty(),
-        "the request was withdrawn"
-    );
+    let (_daemon, sh) = scenarios::ctrl_c_withdraws(Kind::BashBuiltin);
     assert!(!held_fd_open(&sh), "the shell closed the held connection");
 }
 
@@ -228,26 +186,7 @@ fn with_the_daemon_down_it_warns_once_then_runs_and_notices_when_it_is_back() {
     if !needs(&[TMUX]) {
         return;
     }
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let link = dir.path().join("gate.sock");
-    let sh = Bash::start(&link, &[]);
-    expect_builtin(&sh);
-    sh.pane.line(r#"echo "DOWN-$((1+1))""#);
-    sh.pane.wait_text("DOWN-2");
-    sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
-    let screen = sh.pane.wait_text("DOWN2-4");
-    assert_eq!(
-        screen.matches("the gate is unavailable").count(),
-        1,
-        "{screen}"
-    );
-
-    let daemon = TestDaemon::start();
-    std::os::unix::fs::symlink(daemon.socket(), &link).expect("the socket link is made");
-    sh.pane.line(r#"echo "BACK-$((3+3))""#);
-    sh.pane.wait_text("BACK-6");
-    sh.pane.wait_text("the gate is back");
-    assert_eq!(audited(&daemon, "BACK-$((3+3))").len(), 1);
+    scenarios::daemon_down_then_back(Kind::BashBuiltin);
 }
 
 #[test]
@@ -255,17 +194,7 @@ fn fail_closed_refuses_lines_while_the_daemon_is_down() {
     if !needs(&[TMUX]) {
         return;
     }
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let sh = Bash::start(
-        &dir.path().join("none.sock"),
-        &[("ASSENT_FAIL_CLOSED", "1")],
-    );
-    expect_builtin(&sh);
-    sh.pane.line(r#"echo "CLOSED-$((1+1))""#);
-    sh.pane
-        .wait_text("ASSENT_FAIL_CLOSED=1: the line was not run");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(!sh.pane.screen().contains("CLOSED-2"));
+    scenarios::fail_closed(Kind::BashBuiltin);
 }
 
 /// A file bash cannot load as a builtin: the hook says so and checks lines with `assent check`.

@@ -6,7 +6,7 @@
 //! `command -v rm` before typing a line with it), and its target does not exist anyway.
 
 use assent_tests::needs::{TMUX, ZSH, needs};
-use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held_token};
+use assent_tests::shells::{Kind, RISKY, Shell, answer, audited, held_token, scenarios};
 use std::path::Path;
 use std::time::Duration;
 
@@ -44,32 +44,23 @@ fn zsh_a_risky_line_is_held_and_runs_after_approval() {
     if !needs(&[TMUX, ZSH]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Zsh::start(daemon.socket());
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    let token = held_token(&daemon);
-    sh.pane.wait_text("or elsewhere: assent approve");
-    // The prompt: three lines, each within 80 columns, in words.
-    let screen = sh
-        .pane
-        .wait_text("[y] once  [s] session  [a] always  [N] deny \u{b7} ");
-    for start in ["assent: destructive: ", "  or elsewhere: ", "[y] once  "] {
-        let line = screen
-            .lines()
-            .find(|l| l.starts_with(start))
-            .unwrap_or_else(|| panic!("no line starting {start:?}:\n{screen}"));
-        assert!(
-            line.chars().count() <= 80,
-            "{line:?} is wider than 80 columns"
-        );
-        assert!(!line.contains("policy"), "no policy jargon: {line}");
-    }
-    assert!(!sh.ran());
-    answer(&daemon, &token, true);
-    sh.pane.wait_text("AFTER-2");
-    assert!(sh.ran(), "the approved line ran");
+    scenarios::held_then_approved(Kind::Zsh, |sh, _| {
+        // The prompt: three lines, each within 80 columns, in words.
+        let screen = sh
+            .pane
+            .wait_text("[y] once  [s] session  [a] always  [N] deny \u{b7} ");
+        for start in ["assent: destructive: ", "  or elsewhere: ", "[y] once  "] {
+            let line = screen
+                .lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no line starting {start:?}:\n{screen}"));
+            assert!(
+                line.chars().count() <= 80,
+                "{line:?} is wider than 80 columns"
+            );
+            assert!(!line.contains("policy"), "no policy jargon: {line}");
+        }
+    });
 }
 
 #[test]
@@ -96,20 +87,7 @@ fn zsh_ctrl_c_while_held_withdraws_the_request() {
     if !needs(&[TMUX, ZSH]) {
         return;
     }
-    let daemon = TestDaemon::start();
-    let sh = Zsh::start(daemon.socket());
-    sh.expect_fake_rm();
-    sh.pane
-        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
-    held_token(&daemon);
-    sh.pane.wait_text("or elsewhere: assent approve");
-    sh.pane.keys(&["C-c"]);
-    sh.pane.wait_text("cancelled");
-    sh.pane.line(r#"echo "ALIVE-$((5+5))""#);
-    let screen = sh.pane.wait_text("ALIVE-10");
-    assert!(!sh.ran());
-    assert!(!screen.contains("AFTER-2"), "{screen}");
-    assert!(pending_tokens(&mut daemon.connect()).is_empty());
+    scenarios::ctrl_c_withdraws(Kind::Zsh);
 }
 
 #[test]
@@ -146,25 +124,7 @@ fn zsh_with_the_daemon_down_it_warns_once_then_runs() {
     if !needs(&[TMUX, ZSH]) {
         return;
     }
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let link = dir.path().join("gate.sock");
-    let sh = Zsh::start(&link);
-    sh.pane.line(r#"echo "DOWN-$((1+1))""#);
-    sh.pane.wait_text("DOWN-2");
-    sh.pane.line(r#"echo "DOWN2-$((2+2))""#);
-    let screen = sh.pane.wait_text("DOWN2-4");
-    assert_eq!(
-        screen.matches("the gate is unavailable").count(),
-        1,
-        "{screen}"
-    );
-
-    let daemon = TestDaemon::start();
-    std::os::unix::fs::symlink(daemon.socket(), &link).expect("the socket link is made");
-    sh.pane.line(r#"echo "BACK-$((3+3))""#);
-    sh.pane.wait_text("BACK-6");
-    sh.pane.wait_text("the gate is back");
-    assert_eq!(audited(&daemon, "BACK-$((3+3))").len(), 1);
+    scenarios::daemon_down_then_back(Kind::Zsh);
 }
 
 /// A command typed over several lines (`for … do`, Enter, the body, Enter, `done`) is checked
