@@ -495,6 +495,38 @@ fn seed_tool_examples() {
             Confirm,
         ),
         ("read_file", r#"{"path": "README.md"}"#, Safe, Allow),
+        // Gemini CLI's names of the same arguments, in its older and newer versions.
+        (
+            "read_file",
+            r#"{"absolute_path": "/home/u/.ssh/id_ed25519"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "read_file",
+            r#"{"absolute_path": "/home/u/proj/README.md"}"#,
+            Safe,
+            Allow,
+        ),
+        (
+            "search_file_content",
+            r#"{"pattern": "BEGIN", "dir_path": "/home/u/.ssh"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "search_file_content",
+            r#"{"pattern": "TODO", "dir_path": "src"}"#,
+            Safe,
+            Allow,
+        ),
+        ("list_directory", r#"{"dir_path": "."}"#, Safe, Allow),
+        (
+            "run_shell_command",
+            r#"{"command": "git status", "dir_path": "/home/u/proj/src"}"#,
+            Safe,
+            Allow,
+        ),
         ("list_directory", r#"{"path": "."}"#, Safe, Allow),
         ("grep", r#"{"pattern": "x"}"#, Safe, Allow),
         ("glob", r#"{"pattern": "*.rs"}"#, Safe, Allow),

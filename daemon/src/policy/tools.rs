@@ -22,14 +22,17 @@ use crate::analyse::effects::Effect;
 use crate::analyse::{self, Analysis, Finding};
 use crate::places::Added;
 
-/// Argument names that hold a path.
+/// Argument names that hold a path, across the agents' tools and their versions (Gemini CLI's
+/// `read_file` took `absolute_path`, its search and list tools take `dir_path`): the one list
+/// the tool analysis and remembered approvals' signatures read.
 pub const PATH_KEYS: &[&str] = &[
-    "path",
     "file_path",
+    "path",
+    "absolute_path",
+    "notebook_path",
     "filepath",
     "file",
     "filename",
-    "notebook_path",
     "target",
     "destination",
     "dest",
@@ -37,6 +40,7 @@ pub const PATH_KEYS: &[&str] = &[
     "source",
     "dir",
     "directory",
+    "dir_path",
     "paths",
     "files",
 ];
@@ -45,7 +49,7 @@ pub const PATH_KEYS: &[&str] = &[
 pub const COMMAND_KEYS: &[&str] = &["command", "cmd", "script"];
 
 /// Argument names that hold a working directory for the call's relative paths.
-const CWD_KEYS: &[&str] = &["cwd", "workdir", "dir_path", "directory"];
+pub const CWD_KEYS: &[&str] = &["cwd", "workdir", "dir_path", "directory"];
 
 /// The finding ids this module reports besides the level table's cells (for the
 /// never-matching-rule warning).

@@ -27,7 +27,7 @@
 use assent_client::protocol::Subject;
 use serde_json::{Map, Value};
 
-use crate::policy::tools::{self, PathUse};
+use crate::policy::tools::{self, COMMAND_KEYS, CWD_KEYS, PATH_KEYS, PathUse};
 
 /// Ends the signature of a truncated command; [`super::Remembered`] never remembers or matches
 /// one. No other signature ends in `)`.
@@ -49,33 +49,8 @@ const SHELL_TOOLS: &[&str] = &[
     "system.execute_command",
 ];
 
-/// Arguments that name the file a path tool works on; exactly one must be present (any other
-/// path-like argument beside it makes the call fall back to the whole-arguments form).
-const PATH_ARGS: &[&str] = &[
-    "file_path",
-    "path",
-    "absolute_path",
-    "notebook_path",
-    "filepath",
-    "file",
-    "filename",
-    "target",
-    "destination",
-    "dest",
-    "src",
-    "source",
-    "dir",
-    "directory",
-    "dir_path",
-    "paths",
-    "files",
-];
 /// Where a search or glob looks.
 const WHERE_ARGS: &[&str] = &["path", "dir_path"];
-/// A shell tool's command line.
-const COMMAND_ARGS: &[&str] = &["command", "cmd", "script"];
-/// A shell tool's working directory.
-const CWD_ARGS: &[&str] = &["cwd", "workdir", "dir_path", "directory"];
 
 /// The signature of a subject, in words (module doc).
 pub fn signature(subject: &Subject) -> String {
@@ -159,16 +134,17 @@ fn known_tool(name: &str, args: &Map<String, Value>) -> Option<String> {
         return Some(sig);
     }
     if is(SHELL_TOOLS) {
-        let command = only_string(args, COMMAND_ARGS)?;
-        let cwd = only_string(args, CWD_ARGS).filter(|c| c.starts_with('/'))?;
+        let command = only_string(args, COMMAND_KEYS)?;
+        let cwd = only_string(args, CWD_KEYS).filter(|c| c.starts_with('/'))?;
         return Some(shell(command, cwd));
     }
     None
 }
 
-/// The one path-like argument, if there is exactly one and it is a string.
+/// The one path-like argument, if there is exactly one and it is a string (any other beside
+/// it makes the call fall back to the whole-arguments form).
 fn one_path(args: &Map<String, Value>) -> Option<&str> {
-    only_string(args, PATH_ARGS)
+    only_string(args, PATH_KEYS)
 }
 
 /// The value of the one key of `keys` present in `args`, if exactly one is and it is a string.
