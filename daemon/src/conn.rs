@@ -5,8 +5,9 @@
 //! error (unknown token, …) gets an error reply and the connection goes on. A held request with
 //! `wait` keeps the connection until it is settled; closing the connection cancels it.
 //!
-//! This file holds the loop, the dispatch and sending. `check.rs` is the request path (a
-//! single check and a batch alike: judge, decide, audit, hold), `wait.rs` keeps a connection
+//! This file holds the loop, the dispatch and sending; what a request decides is
+//! [`crate::request`]'s. `check.rs` turns a check's or a batch's outcome into packets,
+//! `wait.rs` keeps a connection
 //! until its held request ends, `redeem.rs` redeems a token, `explain.rs` explains,
 //! `approve.rs` answers and serves approval agents, `replies.rs` builds the list and done
 //! replies.
@@ -34,6 +35,7 @@ use tokio_seqpacket::UnixSeqpacket;
 
 use crate::error::RequestError;
 use crate::peer::PeerIdentity;
+use crate::request::Asker;
 use crate::server::Shared;
 use replies::{done_or_error, page};
 
@@ -77,6 +79,17 @@ impl Conn {
             home,
             user,
             shutdown,
+        }
+    }
+
+    /// This connection's peer as the request path sees it.
+    fn asker(&self) -> Asker<'_> {
+        Asker {
+            shared: &self.shared,
+            peer: &self.peer,
+            conn_id: self.id,
+            home: self.home.as_deref(),
+            user: self.user.as_deref(),
         }
     }
 

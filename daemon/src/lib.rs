@@ -19,6 +19,7 @@ pub mod places;
 pub mod policy;
 pub mod polkit;
 pub mod remember;
+pub mod request;
 pub mod server;
 pub mod stats;
 // Socket activation adopts the descriptor systemd passed (`OwnedFd::from_raw_fd`): the

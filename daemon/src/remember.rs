@@ -49,6 +49,18 @@ pub enum SessionKey {
     Unknown,
 }
 
+impl SessionKey {
+    /// The session a request belongs to: its label when the caller gave one, else its login
+    /// session.
+    pub fn of(label: Option<&str>, sid: Option<i32>) -> SessionKey {
+        match (label, sid) {
+            (Some(label), _) => SessionKey::Label(label.to_string()),
+            (None, Some(sid)) => SessionKey::Login(sid),
+            (None, None) => SessionKey::Unknown,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Approval {
     id: String,

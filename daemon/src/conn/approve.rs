@@ -136,7 +136,7 @@ impl Conn {
         let result = tokio::task::spawn_blocking(move || {
             let mut added = Vec::new();
             for a in &approved {
-                let key = session_key(a.session.as_deref(), a.sid);
+                let key = SessionKey::of(a.session.as_deref(), a.sid);
                 match shared.remembered.remember(a.owner, &a.signature, how, &key) {
                     Ok(Some(id)) => {
                         tracing::info!(
@@ -286,15 +286,6 @@ impl Conn {
             Ok(removed) => Response::Forgot { removed },
             Err(error) => Response::Error(error.to_wire()),
         }
-    }
-}
-
-/// The session a remembered approval of this request is scoped to.
-pub(super) fn session_key(label: Option<&str>, sid: Option<i32>) -> SessionKey {
-    match (label, sid) {
-        (Some(label), _) => SessionKey::Label(label.to_string()),
-        (None, Some(sid)) => SessionKey::Login(sid),
-        (None, None) => SessionKey::Unknown,
     }
 }
 

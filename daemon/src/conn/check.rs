@@ -1,40 +1,23 @@
-//! The request path: `Check` and `CheckBatch` go down one road. A single check is a batch of
-//! one: rate limit → owner → judge each subject → remembered approvals → [`decide`] → count
-//! and audit → hold what needs a person. Only the packets differ: a `Verdict` (then a
-//! `Decided`) for one, a `BatchVerdict` (then a `BatchDecided`) for a batch.
-//!
-//! The policy rules, [`decide`] decides what becomes of the ruling; this only carries the
-//! outcome to the counters, the audit trail, the store of held requests and the reply.
-
-use std::sync::Arc;
+//! `Check` and `CheckBatch` as packets: both go down the one request path
+//! ([`crate::request::Asker::rule`]); only their replies differ, a `Verdict` (then a
+//! `Decided`) for one subject, a `BatchVerdict` (then a `BatchDecided`) for a batch, fitted
+//! to one packet.
 
 use assent_client::codec;
 use assent_client::protocol::{
-    AuditEvent, BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Context, Decided,
-    DecidedBy, Decision, MAX_BATCH_ITEMS, Origin, Response, Subject, Verdict,
+    BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Decided, DecidedBy, MAX_BATCH_ITEMS,
+    Response, Verdict,
 };
 use tokio::time::Instant;
 
-use super::approve::session_key;
 use super::{Conn, Flow};
-use crate::decide::{self, Outcome};
 use crate::error::RequestError;
-use crate::judge::{self, Caller, Judgement};
-use crate::pending::{self, Held, Hold, Requester, Sent};
-use crate::policy::Policy;
-use crate::remember;
+use crate::judge::{self, Judgement};
+use crate::pending::{self, Held};
+use crate::request::Ruled;
 
-/// Commands longer than this are analysed off the async workers.
-const ANALYSE_INLINE_MAX: usize = 4096;
 /// Findings per item of a batch verdict, at most, when the whole does not fit one packet.
 const BATCH_FINDINGS_STEPS: [usize; 4] = [16, 4, 1, 0];
-
-/// A request's subjects after the decision: each judged, with the reply's decision and reason
-/// in its ruling, and the hold when any needs a person.
-struct Ruled {
-    judged: Vec<(Judgement, Subject)>,
-    held: Option<Held>,
-}
 
 impl Conn {
     pub(super) async fn check(&mut self, check: CheckRequest) -> Flow {
@@ -44,7 +27,10 @@ impl Conn {
             context,
             wait,
         } = check;
-        let ruled = self.rule(vec![subject], origin, context, wait, false).await;
+        let ruled = self
+            .asker()
+            .rule(vec![subject], origin, context, wait, false)
+            .await;
         let Ruled { judged, held } = match ruled {
             Ok(ruled) => ruled,
             Err(error) => {
@@ -80,7 +66,10 @@ impl Conn {
             self.send(&Response::Error(error.to_wire())).await;
             return Flow::Continue;
         }
-        let ruled = self.rule(subjects, origin, context, wait, true).await;
+        let ruled = self
+            .asker()
+            .rule(subjects, origin, context, wait, true)
+            .await;
         let Ruled { judged, held } = match ruled {
             Ok(ruled) => ruled,
             Err(error) => {
@@ -102,306 +91,6 @@ impl Conn {
             })
         })
         .await
-    }
-
-    /// The decision for every subject of one request (a `batch`, or a single check), under one policy even if a reload lands
-    /// meanwhile: counted and audited (before the caller replies), the remembered approvals
-    /// it used flushed, and the items that need a person held under one token. An error is
-    /// the reply; nothing of the request is allowed.
-    async fn rule(
-        &mut self,
-        subjects: Vec<Subject>,
-        origin: Origin,
-        mut context: Context,
-        wait: bool,
-        batch: bool,
-    ) -> Result<Ruled, RequestError> {
-        let policy = self.shared.policy.current();
-        // One request against the rate limit, however many subjects it carries.
-        if let Err(error) = self
-            .shared
-            .take_rate(self.peer.uid, policy.settings.rate_limit)
-        {
-            self.shared.stats.record(Decision::Deny);
-            return Err(error);
-        }
-        let owner = policy.owner_of(self.peer.uid);
-        let no_approver = self
-            .shared
-            .config
-            .no_approver
-            .unwrap_or(policy.settings.no_approver);
-        let mut judged = Vec::with_capacity(subjects.len());
-        for subject in subjects {
-            match self
-                .judge(Arc::clone(&policy), subject, origin, context)
-                .await
-            {
-                Ok((judgement, subject, back)) => {
-                    judged.push((judgement, subject));
-                    context = back;
-                }
-                Err(error) if batch => {
-                    return Err(RequestError::InBatch {
-                        item: judged.len() + 1,
-                        error: Box::new(error),
-                    });
-                }
-                Err(error) => return Err(error),
-            }
-        }
-        // Only what the policy held can be remembered or held: an allowed or denied line, the
-        // usual case, makes no signature and asks no store.
-        let key = session_key(context.session.as_deref(), self.peer.sid);
-        let mut signatures = Vec::with_capacity(judged.len());
-        let mut remembered = Vec::with_capacity(judged.len());
-        let mut items = Vec::with_capacity(judged.len());
-        for (judgement, subject) in &judged {
-            let (signature, id) = match judgement.ruling.decision {
-                Decision::Confirm => {
-                    let signature = remember::signature(subject);
-                    let id = self.shared.remembered.lookup(owner, &signature, &key);
-                    (signature, id)
-                }
-                _ => (String::new(), None),
-            };
-            items.push(decide::Item {
-                ruled: judgement.ruling.decision,
-                origin: judgement.origin,
-                remembered: id.is_some(),
-            });
-            signatures.push(signature);
-            remembered.push(id);
-        }
-        let approvers = || {
-            self.shared
-                .pending
-                .approvers()
-                .available(owner, self.peer.sid)
-        };
-        let outcomes = decide::decide(&items, approvers, no_approver);
-        for (index, (judgement, _)) in judged.iter_mut().enumerate() {
-            match outcomes[index] {
-                Outcome::Remembered => {
-                    let id = remembered[index].as_deref().unwrap_or_default();
-                    judgement.ruling.reason =
-                        format!("remembered approval {id}: {}", signatures[index]);
-                }
-                Outcome::NoApprover { ask } => {
-                    judgement.ruling.reason = no_approver_reason(
-                        &judgement.ruling.reason,
-                        owner,
-                        ask,
-                        &self.shared.config.policy_file,
-                    );
-                }
-                Outcome::Policy(_) | Outcome::Hold => {}
-            }
-            judgement.ruling.decision = outcomes[index].decision();
-        }
-        if remembered.iter().any(Option::is_some) {
-            // Their use counts are kept when the store next writes.
-            self.shared.remembered.flush();
-        }
-        let agent = context.agent.as_deref();
-        let held = if outcomes.contains(&Outcome::Hold) {
-            let requester = self.requester();
-            let program = crate::peer::asking_program(&requester.chain)
-                .unwrap_or_else(|| self.peer.program());
-            let hold = Hold {
-                owner,
-                requester,
-                session: context.session.clone(),
-                origin: if judged.iter().all(|(j, _)| j.origin == Origin::Tool) {
-                    Origin::Tool
-                } else {
-                    origin
-                },
-                sent: match judged.first() {
-                    Some((_, subject)) if !batch => Sent::One {
-                        exact: pending::exact(subject),
-                    },
-                    _ => Sent::Batch,
-                },
-                items: judged
-                    .iter()
-                    .zip(signatures)
-                    .zip(&outcomes)
-                    .map(|(((judgement, subject), signature), &outcome)| {
-                        held_item(judgement, subject, signature, outcome)
-                    })
-                    .collect(),
-                wait,
-                program,
-                agent: crate::peer::claimed_agent(agent),
-            };
-            match self.shared.pending.hold(hold) {
-                Ok(held) => Some(held),
-                Err(error) => {
-                    // Refused as a whole: nothing of it is allowed.
-                    for (judgement, subject) in &judged {
-                        self.shared.stats.record(Decision::Deny);
-                        self.audit(
-                            judgement,
-                            subject,
-                            Decision::Deny,
-                            None,
-                            DecidedBy::Policy,
-                            agent,
-                        );
-                    }
-                    return Err(error);
-                }
-            }
-        } else {
-            None
-        };
-        let token = held.as_ref().map(|held| held.token.as_str());
-        for ((judgement, subject), &outcome) in judged.iter().zip(&outcomes) {
-            self.shared.stats.record(outcome.recorded());
-            self.audit(
-                judgement,
-                subject,
-                outcome.recorded(),
-                token,
-                by(outcome),
-                agent,
-            );
-        }
-        Ok(Ruled { judged, held })
-    }
-
-    /// Run the policy's pipe for a subject, off the async workers when the input is large.
-    pub(super) async fn judge(
-        &self,
-        policy: Arc<Policy>,
-        subject: Subject,
-        origin: Origin,
-        context: Context,
-    ) -> Result<(Judgement, Subject, Context), RequestError> {
-        if let Subject::Shell { cwd, .. } = &subject
-            && !cwd.starts_with('/')
-        {
-            return Err(RequestError::Invalid(format!(
-                "the working directory must be an absolute path, not {cwd:?}"
-            )));
-        }
-        let large = match &subject {
-            Subject::Shell { command, .. } => command.len() > ANALYSE_INLINE_MAX,
-            Subject::Tool { args_json, .. } => args_json.len() > ANALYSE_INLINE_MAX,
-        };
-
-        let home = self.home.clone();
-        let user = self.user.clone();
-        let uid = self.peer.uid;
-        let run = move || {
-            let judgement = judge::judge_for(
-                &policy,
-                &subject,
-                origin,
-                &context,
-                &Caller {
-                    uid: Some(uid),
-                    user: user.as_deref(),
-                    home: home.as_deref(),
-                },
-            );
-            (judgement, subject, context)
-        };
-        if large {
-            tokio::task::spawn_blocking(run)
-                .await
-                .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))
-        } else {
-            Ok(run())
-        }
-    }
-
-    /// Audit a decision made by `by`, with the judgement's reason.
-    pub(super) fn audit(
-        &self,
-        judgement: &Judgement,
-        subject: &Subject,
-        decision: Decision,
-        token: Option<&str>,
-        by: DecidedBy,
-        agent: Option<&str>,
-    ) {
-        self.shared.audit.record(AuditEvent {
-            time_ms: pending::now_ms(),
-            uid: self.peer.uid,
-            pid: self.peer.pid,
-            origin: judgement.origin,
-            subject: subject.summary(),
-            level: judgement.analysis.level,
-            findings: judgement
-                .analysis
-                .findings
-                .iter()
-                .map(|f| f.id.to_string())
-                .collect(),
-            decision,
-            by,
-            reason: judgement.ruling.reason.clone(),
-            token: token.map(str::to_string),
-            agent: crate::peer::claimed_agent(agent),
-            program: None,
-        });
-    }
-
-    /// This connection's peer as the requester of a held request.
-    fn requester(&self) -> Requester {
-        // Read while the pidfd shows the peer is still the process that connected; a chain
-        // read after it went could name another process's parents.
-        let chain = crate::peer::requester_chain(self.peer.pid, self.peer.uid);
-        let chain = if self.peer.pidfd.is_none() || self.peer.still_alive() {
-            chain
-        } else {
-            Vec::new()
-        };
-        Requester {
-            uid: self.peer.uid,
-            pid: self.peer.pid,
-            sid: self.peer.sid,
-            conn_id: self.id,
-            audit_session: self.peer.audit_session,
-            chain,
-        }
-    }
-}
-
-/// Who decided an outcome, as the audit trail names it.
-fn by(outcome: Outcome) -> DecidedBy {
-    match outcome {
-        Outcome::Remembered => DecidedBy::Remembered,
-        Outcome::NoApprover { .. } => DecidedBy::NoApprover,
-        Outcome::Policy(_) | Outcome::Hold => DecidedBy::Policy,
-    }
-}
-
-/// One item of a request to hold: held for a person, or carrying the outcome it already has.
-fn held_item(
-    judgement: &Judgement,
-    subject: &Subject,
-    signature: String,
-    outcome: Outcome,
-) -> pending::Item {
-    pending::Item {
-        subject: subject.summary(),
-        cwd: match subject {
-            Subject::Shell { cwd, .. } => Some(cwd.clone()),
-            Subject::Tool { .. } => None,
-        },
-        level: judgement.analysis.level,
-        findings: judge::wire_findings(&judgement.analysis.findings),
-        reason: judgement.ruling.reason.clone(),
-        decided: (outcome != Outcome::Hold).then(|| Decided {
-            allow: outcome.recorded() == Decision::Allow,
-            by: by(outcome),
-            reason: judgement.ruling.reason.clone(),
-        }),
-        signature,
-        approval: judgement.ruling.approval,
     }
 }
 
@@ -444,27 +133,6 @@ fn fit_batch_verdict(reply: &mut BatchVerdict) {
             item.findings.truncate(keep);
         }
     }
-}
-
-/// Why a request that needed a person was not held: nobody could be asked.
-fn no_approver_reason(
-    policy_reason: &str,
-    owner: u32,
-    ask: bool,
-    policy_file: &std::path::Path,
-) -> String {
-    let then = if ask {
-        "the agent's own prompt decides"
-    } else {
-        "denied"
-    };
-    format!(
-        "{policy_reason}; but no approval agent is running for uid {owner}, so {then}. Start one: \
-         `assent watch` in a terminal (SSH, tmux), or assent-notify on the desktop \
-         (`systemctl --user start assent-notify`); or hold such requests for `assent approve` \
-         with `no_approver = \"hold\"` in {} (or `assentd --no-approver hold`)",
-        policy_file.display()
-    )
 }
 
 /// The outcome a waiter hears when its request vanished without being settled (a bug).

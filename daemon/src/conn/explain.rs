@@ -11,6 +11,7 @@ use crate::judge::MAX_COMMANDS_ON_WIRE;
 impl Conn {
     pub(super) async fn explain(&self, explain: ExplainRequest) -> Response {
         let judgement = match self
+            .asker()
             .judge(
                 self.shared.policy.current(),
                 explain.subject,

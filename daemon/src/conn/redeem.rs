@@ -29,7 +29,7 @@ impl Conn {
         // Judged again for the level and findings the reply and the audit trail show; the
         // decision is the person's.
         let (mut judgement, subject, context) =
-            match self.judge(policy, subject, origin, context).await {
+            match self.asker().judge(policy, subject, origin, context).await {
                 Ok(judged) => judged,
                 Err(error) => {
                     self.send(&Response::Error(error.to_wire())).await;
@@ -50,7 +50,7 @@ impl Conn {
                 judgement.ruling.decision = decision;
                 judgement.ruling.reason = format!("{}; token {token} redeemed", outcome.reason);
                 self.shared.stats.record(decision);
-                self.audit(
+                self.asker().audit(
                     &judgement,
                     &subject,
                     decision,
