@@ -242,7 +242,11 @@ pub fn render() -> String {
          has on them, with the same findings: `Read` of `~/.ssh/id_rsa` is `read.secret`, as \
          `cat ~/.ssh/id_rsa` is. A tool not listed here is *given* its paths (`use.*`) unless \
          the registry says it only reads; Codex's `apply_patch` is judged by the files its \
-         patch adds (overwrite), updates (write), deletes and moves to."
+         patch adds (overwrite), updates (write), deletes and moves to. An argument is a path \
+         when its name's last word says path, file or directory, in any case and with any \
+         separator (`file_path`, `filePath`, `target_file`, `absolute_path`, `dir_path`), or \
+         the name is an end of a move (`source`, `dest`), at any depth of nested arguments; a \
+         tool's name is matched the same way (`ReadFile` is `read_file`)."
     );
     let _ = writeln!(w);
     let _ = writeln!(w, "| tool | effect on its paths |");

@@ -521,6 +521,75 @@ fn seed_tool_examples() {
             Allow,
         ),
         ("list_directory", r#"{"dir_path": "."}"#, Safe, Allow),
+        // Other hosts' names for a path argument, and their spellings: a name whose last
+        // word is path, file or directory names a path, in any case and separator.
+        (
+            "read_file",
+            r#"{"target_file": "/home/u/.ssh/id_rsa"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "read_file",
+            r#"{"filePath": "/home/u/.aws/credentials"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "ReadFile",
+            r#"{"path": "/home/u/.ssh/id_rsa"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "write",
+            r#"{"filePath": "/home/u/.claude/settings.json", "content": "{}"}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "edit_file",
+            r#"{"target_file": "/home/u/.bashrc", "code_edit": "x"}"#,
+            Forbidden,
+            Deny,
+        ),
+        // A path inside a nested argument is still a path the tool is given.
+        (
+            "file.read",
+            r#"{"options": {"source_path": "/home/u/.ssh/id_ed25519"}}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "read_file",
+            r#"{"target_file": "src/main.rs"}"#,
+            Safe,
+            Allow,
+        ),
+        (
+            "edit_file",
+            r#"{"target_file": "src/lib.rs", "code_edit": "x"}"#,
+            Moderate,
+            Allow,
+        ),
+        (
+            "write_file",
+            r#"{"filePath": "notes.md", "content": "x"}"#,
+            Moderate,
+            Allow,
+        ),
+        (
+            "web_search",
+            r#"{"query": "format of /home/u/.ssh/config", "profile": "default"}"#,
+            Safe,
+            Allow,
+        ),
+        (
+            "run_shell_command",
+            r#"{"command": "ls", "dir_path": "/home/u"}"#,
+            Safe,
+            Allow,
+        ),
         (
             "run_shell_command",
             r#"{"command": "git status", "dir_path": "/home/u/proj/src"}"#,
@@ -990,4 +1059,49 @@ fn the_effective_policy_is_toml_that_reads_back() {
         p.text.contains("\n# test.toml:"),
         "each rule says where it came from"
     );
+}
+
+/// An argument is a path by its name's last word, whatever the case and separators; other
+/// names are not, even where they end in the same letters.
+#[test]
+fn path_arguments_are_known_by_the_words_of_their_names() {
+    use super::tools::{is_cwd_key, is_path_key, normalised};
+    for name in [
+        "path",
+        "file_path",
+        "filePath",
+        "FilePath",
+        "target_file",
+        "absolute_path",
+        "dir_path",
+        "notebookPath",
+        "paths",
+        "outputDir",
+        "config-file",
+        "filename",
+        "source",
+        "dest",
+        "Destination",
+    ] {
+        assert!(is_path_key(name), "{name} names a path");
+    }
+    for name in [
+        "profile",
+        "logfile",
+        "content",
+        "command",
+        "query",
+        "pattern",
+        "url",
+        "new_source",
+        "old_string",
+        "include",
+        "",
+    ] {
+        assert!(!is_path_key(name), "{name} names no path");
+    }
+    assert!(is_cwd_key("workdir") && is_cwd_key("working_directory") && is_cwd_key("dirPath"));
+    assert!(!is_cwd_key("file_path"));
+    assert_eq!(normalised("ReadFile"), normalised("read-file"));
+    assert_eq!(normalised("readFile"), "readfile");
 }

@@ -22,34 +22,87 @@ use crate::analyse::effects::Effect;
 use crate::analyse::{self, Analysis, Finding};
 use crate::places::Added;
 
-/// Argument names that hold a path, across the agents' tools and their versions (Gemini CLI's
-/// `read_file` took `absolute_path`, its search and list tools take `dir_path`): the one list
-/// the tool analysis and remembered approvals' signatures read.
-pub const PATH_KEYS: &[&str] = &[
-    "file_path",
+/// The last words of an argument name that holds a path (`file_path`, `filePath`,
+/// `target_file`, `absolute_path`, `dir_path`, `notebook_path`, `paths`, `outputDir`).
+const PATH_WORDS: &[&str] = &[
     "path",
-    "absolute_path",
-    "notebook_path",
-    "filepath",
-    "file",
-    "filename",
-    "target",
-    "destination",
-    "dest",
-    "src",
-    "source",
-    "dir",
-    "directory",
-    "dir_path",
     "paths",
+    "pathname",
+    "file",
     "files",
+    "filename",
+    "filenames",
+    "filepath",
+    "filepaths",
+    "dir",
+    "dirs",
+    "dirpath",
+    "directory",
+    "directories",
+    "folder",
+    "folders",
 ];
+
+/// Whole argument names (any case, any separators) for the ends of a move or copy.
+const END_NAMES: &[&str] = &["target", "destination", "dest", "src", "source"];
+
+/// An argument name's words: split at `_`, `-`, `.`, spaces and a lower-to-upper case change,
+/// lowercased (`targetFile` and `target_file` are `target file`).
+fn words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut lower_before = false;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.' | ' ') {
+            words.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+            lower_before = false;
+            continue;
+        }
+        if c.is_uppercase() && lower_before {
+            words.push(std::mem::take(&mut word));
+        }
+        lower_before = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    words.extend((!word.is_empty()).then_some(word));
+    words
+}
+
+/// A name with case and separators gone: `read_file`, `ReadFile` and `read-file` are one.
+pub fn normalised(name: &str) -> String {
+    words(name).concat()
+}
+
+/// Whether an argument of this name holds a path, as every agent's tools spell it: its last
+/// word says path, file or directory (`file_path`, `filePath`, `target_file`,
+/// `absolute_path`), or the whole name is an end of a move (`source`, `dest`). The one test
+/// the tool analysis and remembered approvals' signatures use.
+pub fn is_path_key(name: &str) -> bool {
+    let words = words(name);
+    words
+        .last()
+        .is_some_and(|last| PATH_WORDS.contains(&last.as_str()))
+        || END_NAMES.contains(&words.concat().as_str())
+}
 
 /// Argument names that hold a shell command.
 pub const COMMAND_KEYS: &[&str] = &["command", "cmd", "script"];
 
-/// Argument names that hold a working directory for the call's relative paths.
-pub const CWD_KEYS: &[&str] = &["cwd", "workdir", "dir_path", "directory"];
+/// Argument names (with case and separators gone) that hold a working directory for the
+/// call's relative paths.
+const CWD_NAMES: &[&str] = &[
+    "cwd",
+    "workdir",
+    "workingdir",
+    "workingdirectory",
+    "dirpath",
+    "directory",
+];
+
+/// Whether an argument of this name holds the call's working directory.
+pub fn is_cwd_key(name: &str) -> bool {
+    CWD_NAMES.contains(&normalised(name).as_str())
+}
 
 /// The finding ids this module reports besides the level table's cells (for the
 /// never-matching-rule warning).
@@ -105,28 +158,42 @@ pub const PATH_TOOLS: &[(&str, PathUse)] = &[
     ("replace", PathUse::Edits),
     ("edit_file", PathUse::Edits),
     ("file.delete", PathUse::Deletes),
+    ("delete_file", PathUse::Deletes),
+    ("remove_file", PathUse::Deletes),
+    ("create_file", PathUse::Edits),
     ("file.move", PathUse::Moves),
+    ("move_file", PathUse::Moves),
+    ("read_text_file", PathUse::Reads),
+    ("read_media_file", PathUse::Reads),
+    ("read_multiple_files", PathUse::Reads),
 ];
 
 /// What `tool` does with its path arguments, if it is a file tool. An MCP server's tool
 /// (`mcp__filesystem__write_file`) is known by its own name.
+/// Names are compared with case and separators gone, so `ReadFile`, `readFile` and
+/// `read-file` are `read_file`.
 pub fn path_use(tool: &str) -> Option<PathUse> {
-    let own = |name: &str| PATH_TOOLS.iter().find(|(n, _)| *n == name).map(|(_, u)| *u);
+    let own = |name: &str| {
+        let name = normalised(name);
+        PATH_TOOLS
+            .iter()
+            .find(|(n, _)| normalised(n) == name)
+            .map(|(_, u)| *u)
+    };
     own(tool).or_else(|| {
         let rest = tool.strip_prefix("mcp__")?;
         let (_, name) = rest.split_once("__")?;
-        own(name).or(match name {
-            "create_file" => Some(PathUse::Edits),
-            "move_file" => Some(PathUse::Moves),
-            "delete_file" | "remove_file" => Some(PathUse::Deletes),
-            "read_text_file" | "read_media_file" | "read_multiple_files" => Some(PathUse::Reads),
-            _ => None,
-        })
+        own(name)
     })
 }
 
-/// Where a move's destination is named.
-const DESTINATION_KEYS: &[&str] = &["destination", "dest", "target"];
+/// Whether an argument of this name is where a move puts what it moves: its first word says
+/// so (`destination`, `dest_path`, `targetPath`).
+fn is_destination_key(name: &str) -> bool {
+    words(name)
+        .first()
+        .is_some_and(|first| matches!(first.as_str(), "destination" | "dest" | "target"))
+}
 
 /// The built-in registry: name and level.
 pub const BUILT_IN: &[(&str, Level)] = &[
@@ -285,18 +352,23 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
             .map(super::Globs::patterns),
     };
     if let Some(Value::Object(map)) = &args {
-        let cwd = CWD_KEYS
+        let cwd = map
             .iter()
-            .find_map(|k| map.get(*k).and_then(Value::as_str))
+            .filter(|(k, _)| is_cwd_key(k))
+            .find_map(|(_, v)| v.as_str())
             .filter(|c| c.starts_with('/'));
         let place = |effect: Effect, path: &str, tree: bool| {
             analyse::tool_path(name, effect, path, tree, cwd, home, added, 0..end)
         };
         let known = path_use(name);
-        for key in PATH_KEYS {
-            for path in strings(map.get(*key)) {
+        // A shell tool's working directory is where its command runs, not a path it is given.
+        let shell_call = COMMAND_KEYS.iter().any(|k| map.contains_key(*k));
+        let mut given = Vec::new();
+        path_arguments(map, shell_call, 0, &mut given);
+        for (key, path) in given {
+            {
                 paths_found.push(path.to_string());
-                let moved_to = known == Some(PathUse::Moves) && DESTINATION_KEYS.contains(key);
+                let moved_to = known == Some(PathUse::Moves) && is_destination_key(key);
                 let acts: &[(Effect, bool)] = match known {
                     Some(PathUse::Reads) => &[(Effect::Read, false)],
                     Some(PathUse::Searches) => &[(Effect::Read, true)],
@@ -412,6 +484,40 @@ fn command_lines(value: Option<&Value>) -> Vec<String> {
 }
 
 /// A string argument, or the strings of an array argument.
+/// How deep into nested arguments paths are looked for.
+const NESTED_DEPTH: usize = 4;
+
+/// Every string held by an argument of a path-like name ([`is_path_key`]), with that name, in
+/// `map` and the objects nested in it (to [`NESTED_DEPTH`]): a path inside `options` is still
+/// given to the tool. With `shell_call`, a working directory's argument is left out.
+fn path_arguments<'a>(
+    map: &'a serde_json::Map<String, Value>,
+    shell_call: bool,
+    depth: usize,
+    out: &mut Vec<(&'a str, &'a str)>,
+) {
+    for (key, value) in map {
+        if is_path_key(key) && !(shell_call && is_cwd_key(key)) {
+            out.extend(
+                strings(Some(value))
+                    .into_iter()
+                    .map(|path| (key.as_str(), path)),
+            );
+        }
+        if depth + 1 >= NESTED_DEPTH {
+            continue;
+        }
+        let nested: Vec<&serde_json::Map<String, Value>> = match value {
+            Value::Object(inner) => vec![inner],
+            Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
+            _ => Vec::new(),
+        };
+        for inner in nested {
+            path_arguments(inner, shell_call, depth + 1, out);
+        }
+    }
+}
+
 fn strings(value: Option<&Value>) -> Vec<&str> {
     match value {
         Some(Value::String(s)) => vec![s.as_str()],

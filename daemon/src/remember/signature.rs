@@ -27,7 +27,7 @@
 use assent_client::protocol::Subject;
 use serde_json::{Map, Value};
 
-use crate::policy::tools::{self, COMMAND_KEYS, CWD_KEYS, PATH_KEYS, PathUse};
+use crate::policy::tools::{self, COMMAND_KEYS, PathUse, is_cwd_key, is_path_key};
 
 /// Ends the signature of a truncated command; [`super::Remembered`] never remembers or matches
 /// one. No other signature ends in `)`.
@@ -135,7 +135,7 @@ fn known_tool(name: &str, args: &Map<String, Value>) -> Option<String> {
     }
     if is(SHELL_TOOLS) {
         let command = only_string(args, COMMAND_KEYS)?;
-        let cwd = only_string(args, CWD_KEYS).filter(|c| c.starts_with('/'))?;
+        let cwd = only_string_where(args, is_cwd_key).filter(|c| c.starts_with('/'))?;
         return Some(shell(command, cwd));
     }
     None
@@ -144,17 +144,22 @@ fn known_tool(name: &str, args: &Map<String, Value>) -> Option<String> {
 /// The one path-like argument, if there is exactly one and it is a string (any other beside
 /// it makes the call fall back to the whole-arguments form).
 fn one_path(args: &Map<String, Value>) -> Option<&str> {
-    only_string(args, PATH_KEYS)
+    only_string_where(args, is_path_key)
 }
 
 /// The value of the one key of `keys` present in `args`, if exactly one is and it is a string.
 fn only_string<'a>(args: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
-    if present(args, keys) != 1 {
-        return None;
+    only_string_where(args, |key| keys.contains(&key))
+}
+
+/// The value of the one key of `args` that `named` picks, if exactly one is and it is a
+/// string.
+fn only_string_where(args: &Map<String, Value>, named: impl Fn(&str) -> bool) -> Option<&str> {
+    let mut picked = args.iter().filter(|(key, _)| named(key));
+    match (picked.next(), picked.next()) {
+        (Some((_, value)), None) => value.as_str(),
+        _ => None,
     }
-    keys.iter()
-        .find_map(|k| args.get(*k))
-        .and_then(Value::as_str)
 }
 
 fn present(args: &Map<String, Value>, keys: &[&str]) -> usize {
