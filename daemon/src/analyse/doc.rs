@@ -246,7 +246,10 @@ pub fn render() -> String {
          when its name's last word says path, file or directory, in any case and with any \
          separator (`file_path`, `filePath`, `target_file`, `absolute_path`, `dir_path`), or \
          the name is an end of a move (`source`, `dest`), at any depth of nested arguments; a \
-         tool's name is matched the same way (`ReadFile` is `read_file`)."
+         tool's name is matched the same way (`ReadFile` is `read_file`). Under any other \
+         name, a value that is plainly a path (absolute or in a home, one word) and names a \
+         secret, a protected file or the gate is given to a tool that is neither a file tool \
+         nor registered as only reading (`attachment`, `location`)."
     );
     let _ = writeln!(w);
     let _ = writeln!(w, "| tool | effect on its paths |");

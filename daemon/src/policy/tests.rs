@@ -560,6 +560,25 @@ fn seed_tool_examples() {
             Destructive,
             Confirm,
         ),
+        // Under a name that says nothing, a plain path to a secret or the gate is still given.
+        (
+            "tasks.create",
+            r#"{"title": "x", "attachment": "/home/u/.aws/credentials"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "tasks.create",
+            r#"{"title": "x", "refs": [{"location": "/home/u/.claude/settings.json"}]}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "tasks.create",
+            r#"{"title": "Fix /api/v1/users", "link": "/api/v1/users"}"#,
+            Moderate,
+            Allow,
+        ),
         (
             "read_file",
             r#"{"target_file": "src/main.rs"}"#,

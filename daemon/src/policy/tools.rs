@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::Policy;
 use crate::analyse::effects::Effect;
 use crate::analyse::{self, Analysis, Finding};
-use crate::places::Added;
+use crate::places::{Added, Kind};
 
 /// The last words of an argument name that holds a path (`file_path`, `filePath`,
 /// `target_file`, `absolute_path`, `dir_path`, `notebook_path`, `paths`, `outputDir`).
@@ -388,6 +388,21 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
                 }
             }
         }
+        // Under any other name, a value that is plainly a path and names a secret, a protected
+        // file or the gate is given to a tool that is neither a file tool nor a reader all the
+        // same (`attachment`, `location`): its name does not say what the tool does with it.
+        if known.is_none() && registered != Some(Level::Safe) {
+            let mut plain = Vec::new();
+            plain_paths(map, 0, &mut plain);
+            for path in plain {
+                findings.extend(place(Effect::Use, path, true).into_iter().filter(|f| {
+                    matches!(
+                        f.cell,
+                        Some((_, Kind::Secret | Kind::Protected | Kind::Gate))
+                    )
+                }));
+            }
+        }
         // Codex's `apply_patch` names the files it adds, changes, deletes and moves in the
         // patch itself; Codex's hook sends the patch as `command`, which is then no shell line.
         let patching = name == "apply_patch" || name.ends_with("__apply_patch");
@@ -514,6 +529,45 @@ fn path_arguments<'a>(
         };
         for inner in nested {
             path_arguments(inner, shell_call, depth + 1, out);
+        }
+    }
+}
+
+/// Every string value in `map` and what is nested in it (to [`NESTED_DEPTH`]) that is plainly
+/// a path (absolute or below a home, one word, no URL), under a name that is neither a path's
+/// ([`is_path_key`]) nor a command's or a patch's.
+fn plain_paths<'a>(map: &'a serde_json::Map<String, Value>, depth: usize, out: &mut Vec<&'a str>) {
+    let plainly_path = |text: &str| {
+        (text.starts_with('/') || text == "~" || text.starts_with("~/"))
+            && !text.starts_with("//")
+            && text.len() <= 4096
+            && !text.chars().any(|c| c.is_whitespace() || c.is_control())
+    };
+    for (key, value) in map {
+        let skipped = is_path_key(key)
+            || COMMAND_KEYS.contains(&key.as_str())
+            || matches!(key.as_str(), "input" | "patch");
+        let nested: Vec<&serde_json::Map<String, Value>> = match value {
+            Value::String(text) if !skipped && plainly_path(text) => {
+                out.push(text);
+                Vec::new()
+            }
+            Value::Array(items) if !skipped => {
+                out.extend(
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .filter(|t| plainly_path(t)),
+                );
+                items.iter().filter_map(Value::as_object).collect()
+            }
+            Value::Object(inner) => vec![inner],
+            _ => Vec::new(),
+        };
+        if depth + 1 < NESTED_DEPTH {
+            for inner in nested {
+                plain_paths(inner, depth + 1, out);
+            }
         }
     }
 }
