@@ -5,12 +5,13 @@
 use assent_client::protocol::{Decision, Level};
 
 use super::{ArgTest, Facts, Rule, paths};
-use crate::analyse::Finding;
+use crate::analyse::{Finding, SimpleCommand};
 
 /// Whether `rule` applies: every condition it sets holds for `facts`. `table` is the level table's decision for a level and this
 /// request's origin: a rule that would lower a decision must name every finding that needs
 /// more than it gives (`finding = "change.gate"` allowing `assent approve` says nothing about
-/// an `rm -rf ~` beside it on the line).
+/// an `rm -rf ~` beside it on the line), and with `command`, each such finding must be about a
+/// command it names.
 pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> Decision) -> bool {
     if !rule.origin.is_empty() && !rule.origin.contains(&facts.origin) {
         return false;
@@ -55,14 +56,25 @@ pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> D
             return false;
         }
     }
-    if !rule.command.is_empty()
-        && !facts.commands.iter().any(|c| {
+    if !rule.command.is_empty() {
+        let named = |c: &SimpleCommand| {
             rule.command
                 .iter()
                 .any(|prefix| starts_with(&c.argv, prefix))
-        })
-    {
-        return false;
+        };
+        if !facts.commands.iter().any(named) {
+            return false;
+        }
+        // A rule that lowers a decision speaks for the commands it names: every finding that
+        // needs more than it gives must be one of theirs (`git push && rm -rf ~`, `git push
+        // "$(rm -rf ~)"`: the `rm` is its own command, not the push's).
+        if facts
+            .findings
+            .iter()
+            .any(|f| table(f.level) > rule.decision && !owner(facts.commands, f).is_some_and(named))
+        {
+            return false;
+        }
     }
     if let Some(path) = &rule.path
         && !facts.paths.iter().any(|p| {
@@ -82,6 +94,14 @@ pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> D
             ArgTest::Contains(text) => value.as_str().is_some_and(|v| v.contains(text.as_str())),
         }
     })
+}
+
+/// The command a finding is about: the innermost one whose text holds the finding's.
+fn owner<'c>(commands: &'c [SimpleCommand], finding: &Finding) -> Option<&'c SimpleCommand> {
+    commands
+        .iter()
+        .filter(|c| c.span.start <= finding.span.start && finding.span.end <= c.span.end)
+        .min_by_key(|c| c.span.len())
 }
 
 /// Whether `argv` starts with `prefix`, comparing the program by its file name
