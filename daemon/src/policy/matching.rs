@@ -6,12 +6,13 @@ use assent_client::protocol::{Decision, Level};
 
 use super::{ArgTest, Facts, Rule, paths};
 use crate::analyse::{Finding, SimpleCommand};
+use crate::places::{self, Where};
 
 /// Whether `rule` applies: every condition it sets holds for `facts`. `table` is the level table's decision for a level and this
 /// request's origin: a rule that would lower a decision must name every finding that needs
 /// more than it gives (`finding = "change.gate"` allowing `assent approve` says nothing about
-/// an `rm -rf ~` beside it on the line), and with `command`, each such finding must be about a
-/// command it names.
+/// an `rm -rf ~` beside it on the line); with `command`, each such finding must be about a
+/// command it names, and with `path`, about the paths it names.
 pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> Decision) -> bool {
     if !rule.origin.is_empty() && !rule.origin.contains(&facts.origin) {
         return false;
@@ -76,14 +77,43 @@ pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> D
             return false;
         }
     }
-    if let Some(path) = &rule.path
-        && !facts.paths.iter().any(|p| {
+    if let Some(path) = &rule.path {
+        let named = |p: &str| {
             paths::forms(p, facts.cwd, facts.home)
                 .iter()
                 .any(|f| path.is_match(f))
-        })
-    {
-        return false;
+        };
+        if !facts.paths.iter().any(|p| named(p)) {
+            return false;
+        }
+        // A rule that lowers a decision speaks for the paths it names: every finding that needs
+        // more than it gives must be about them. In a tool call, every path argument is one;
+        // in a shell line, the finding's command has words in the finding's place, and all of
+        // them are (`cp ~/.ssh/id_rsa /srv/www/`: the secret read is not about `/srv/www`).
+        let about_named = |f: &Finding| {
+            if facts.tool.is_some() {
+                return !facts.paths.is_empty() && facts.paths.iter().all(|p| named(p));
+            }
+            let (Some((_, kind)), Some(command)) = (f.cell, owner(facts.commands, f)) else {
+                return false;
+            };
+            let at = Where::new(facts.cwd, facts.home);
+            let mut words = command
+                .argv
+                .iter()
+                .skip(1)
+                .filter(|w| !w.starts_with('-'))
+                .filter(|w| places::classify_text(w, true, &at, facts.home).has(kind))
+                .peekable();
+            words.peek().is_some() && words.all(|w| named(w))
+        };
+        if facts
+            .findings
+            .iter()
+            .any(|f| table(f.level) > rule.decision && !about_named(f))
+        {
+            return false;
+        }
     }
     rule.args.iter().all(|(key, test)| {
         let Some(value) = facts.args.and_then(|a| a.get(key)) else {

@@ -1153,3 +1153,28 @@ priority = 10
         assert!(!allowed(line), "{line}: lowered by a rule for git push");
     }
 }
+
+/// A rule that lowers a decision by path speaks for what is done to that path only.
+#[test]
+fn a_path_rule_that_lowers_speaks_for_its_paths_only() {
+    let p = policy(
+        r#"
+[[rule]]
+name = "the web root is ours"
+path = "/srv/www/**"
+decision = "allow"
+priority = 10
+"#,
+    );
+    let ctx = Context::default();
+    let allowed = |line: &str| shell(&p, line, Origin::Agent, &ctx).decision == Decision::Allow;
+    assert!(allowed("rm -rf /srv/www/old"));
+    assert!(allowed("cp -r build/. /srv/www/"));
+    for line in [
+        "rm -rf /srv/www/old && rm -rf ~/Documents",
+        "cp ~/.ssh/id_rsa /srv/www/",
+        "rm -rf /srv/www/old \"$(rm -rf ~/Documents)\"",
+    ] {
+        assert!(!allowed(line), "{line}: lowered by a rule for /srv/www");
+    }
+}
