@@ -137,6 +137,7 @@ mod tests {
                 subject: Subject::Tool {
                     name: "writeFile".into(),
                     args_json: r#"{"path":".env"}"#.into(),
+                    cwd: Some("/home/u/project".into()),
                 },
                 origin: Origin::Tool,
                 context: Context::default(),
@@ -160,6 +161,7 @@ mod tests {
                     Subject::Tool {
                         name: "file.delete".into(),
                         args_json: r#"{"path":"x"}"#.into(),
+                        cwd: None,
                     },
                 ],
                 origin: Origin::Tool,
@@ -364,19 +366,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                6, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                7, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
                 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [6, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [6, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [7, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [7, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [6, 7, 5, 1, b'e']
+            [7, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -388,13 +390,14 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [6, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [7, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
-        // CheckBatch: [Tool "t" "{}"], origin tool, no context (prompt false), wait.
+        // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
             subjects: vec![Subject::Tool {
                 name: "t".into(),
                 args_json: "{}".into(),
+                cwd: None,
             }],
             origin: Origin::Tool,
             context: Context::default(),
@@ -402,7 +405,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [6, 7, 1, 1, 1, b't', 2, b'{', b'}', 2, 0, 0, 0, 0, 0, 1]
+            [7, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -411,7 +414,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [6, 8, 0, 0, 0]
+            [7, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -422,13 +425,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [6, 9, 1, 1, 1, 1, b'r']
+            [7, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [6, 9, 0]
+            [7, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -437,11 +440,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [6, 11, 1, b't', 0, 3]
+            [7, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [6, 13, 2]
+            [7, 13, 2]
         );
     }
 

@@ -24,7 +24,7 @@ pub use verdict::{
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -237,6 +237,10 @@ pub enum Subject {
         name: String,
         /// Its arguments as a JSON document.
         args_json: String,
+        /// The agent's working directory (absolute), when known: where the call's relative
+        /// paths are, and the project it works in. An argument naming a working directory
+        /// (`cwd`, `workdir`) takes its place for that call.
+        cwd: Option<String>,
     },
 }
 
@@ -417,7 +421,9 @@ impl Subject {
     pub fn summary(&self) -> String {
         match self {
             Subject::Shell { command, .. } => command.clone(),
-            Subject::Tool { name, args_json } => format!("tool {name} {args_json}"),
+            Subject::Tool {
+                name, args_json, ..
+            } => format!("tool {name} {args_json}"),
         }
     }
 }

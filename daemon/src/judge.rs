@@ -109,10 +109,14 @@ pub fn judge_for(
                 ruling,
             }
         }
-        Subject::Tool { name, args_json } => {
+        Subject::Tool {
+            name,
+            args_json,
+            cwd,
+        } => {
             // A tool call is automation whatever the caller claims.
             let origin = Origin::Tool;
-            let tool = tools::classify(policy, name, args_json, caller.home);
+            let tool = tools::classify(policy, name, args_json, cwd.as_deref(), caller.home);
             let ruling = policy.rule_on(&Facts {
                 level: tool.analysis.level,
                 findings: &tool.analysis.findings,

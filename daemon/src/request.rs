@@ -222,7 +222,11 @@ impl Asker<'_> {
         origin: Origin,
         context: Context,
     ) -> Result<(Judgement, Subject, Context), RequestError> {
-        if let Subject::Shell { cwd, .. } = &subject
+        let cwd = match &subject {
+            Subject::Shell { cwd, .. } => Some(cwd),
+            Subject::Tool { cwd, .. } => cwd.as_ref(),
+        };
+        if let Some(cwd) = cwd
             && !cwd.starts_with('/')
         {
             return Err(RequestError::Invalid(format!(

@@ -390,6 +390,7 @@ fn a_batch_of_tool_calls_claimed_interactive_meets_the_no_approver_rule_too() {
         subjects: vec![assent_client::protocol::Subject::Tool {
             name: "database.drop_everything".into(),
             args_json: "{}".into(),
+            cwd: None,
         }],
         origin: Origin::Interactive,
         context: Context::default(),

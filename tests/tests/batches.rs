@@ -19,6 +19,7 @@ fn tool(name: &str) -> Subject {
     Subject::Tool {
         name: name.into(),
         args_json: "{}".into(),
+        cwd: None,
     }
 }
 

@@ -31,6 +31,8 @@ struct Agent {
     rm_build: &'static str,
     /// A write of `.env`.
     write_env: &'static str,
+    /// An edit of a project's source file, named by its absolute path where the agent does.
+    edit_src: &'static str,
 }
 
 const AGENTS: [Agent; 3] = [
@@ -41,6 +43,7 @@ const AGENTS: [Agent; 3] = [
         rm_src: "claude-code/bash-rm-src.json",
         rm_build: "claude-code/bash-rm-build.json",
         write_env: "claude-code/write-env.json",
+        edit_src: "claude-code/edit-src.json",
     },
     Agent {
         name: "codex",
@@ -49,6 +52,7 @@ const AGENTS: [Agent; 3] = [
         rm_src: "codex/bash-rm-src.json",
         rm_build: "codex/bash-rm-build.json",
         write_env: "codex/apply-patch-env.json",
+        edit_src: "codex/apply-patch-src.json",
     },
     Agent {
         name: "gemini",
@@ -57,6 +61,7 @@ const AGENTS: [Agent; 3] = [
         rm_src: "gemini/shell-rm-src.json",
         rm_build: "gemini/shell-rm-build.json",
         write_env: "gemini/write-env.json",
+        edit_src: "gemini/write-src.json",
     },
 ];
 
@@ -196,6 +201,17 @@ fn an_allowed_shell_call_is_allowed_with_exit_0() {
     for agent in &AGENTS {
         let output = run_hook(daemon.socket(), agent.name, fixture(agent.ls), &[]);
         assert_allowed(agent.name, &output, "ls -la");
+    }
+}
+
+/// Editing the project's own source is everyday work: the call carries the agent's working
+/// directory, so a file below it, named by its absolute path, is the project's.
+#[test]
+fn an_edit_of_a_project_file_is_allowed() {
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.edit_src), &[]);
+        assert_allowed(agent.name, &output, "an edit of src/lib.rs");
     }
 }
 

@@ -35,6 +35,7 @@ fn tool_check(name: &str, args: &str) -> Request {
         subject: Subject::Tool {
             name: name.into(),
             args_json: args.into(),
+            cwd: None,
         },
         origin: Origin::Tool,
         context: Context::default(),

@@ -88,6 +88,7 @@ fn an_unknown_tool_call_is_held() {
         subject: Subject::Tool {
             name: "writeFile".into(),
             args_json: r#"{"path":".env","content":"x"}"#.into(),
+            cwd: None,
         },
         origin: Origin::Interactive,
         context: Context::default(),
@@ -322,6 +323,7 @@ fn deeply_nested_tool_arguments_are_held_without_harm() {
         subject: Subject::Tool {
             name: "writeFile".into(),
             args_json: format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+            cwd: None,
         },
         origin: Origin::Tool,
         context: Context::default(),

@@ -60,7 +60,7 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// Read JSON Lines `{"command": …, "origin": …, "cwd": …}` or tool calls `{"tool": NAME,
-    /// "args": {…}}` on stdin and write exactly one JSON line per input line, in order, over one
+    /// "args": {…}, "cwd": …}` on stdin and write exactly one JSON line per input line, in order, over one
     /// connection: for auditing a history file or a corpus. A line that cannot be explained gets
     /// an error record and the batch goes on (see BATCH OUTPUT below).
     #[arg(long, conflicts_with = "command")]

@@ -25,8 +25,8 @@ pub struct ToolArgs {
     /// The tool's name (`file.delete`, `mcp__github__create_issue`).
     #[arg(required_unless_present = "batch")]
     name: Option<String>,
-    /// Read a batch on stdin instead: JSON Lines of tool calls `{"tool": NAME, "args": {…}}`
-    /// (or shell lines `{"command": …, "cwd": …}`), judged together; held items share one
+    /// Read a batch on stdin instead: JSON Lines of tool calls `{"tool": NAME, "args": {…},
+    /// "cwd": …}` (or shell lines `{"command": …, "cwd": …}`), judged together; held items share one
     /// batch token. Prints one line per item.
     #[arg(long, conflicts_with_all = ["name", "args", "args_file"])]
     batch: bool,
@@ -46,6 +46,10 @@ pub struct ToolArgs {
     /// A session label (an agent's conversation id), shown to the approver.
     #[arg(long, value_name = "LABEL")]
     session: Option<String>,
+    /// The agent's working directory, where the call's relative paths are and whose project
+    /// it works in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// Do not wait for a held request: print its token and exit 2.
     #[arg(long)]
     no_wait: bool,
@@ -106,10 +110,18 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
     };
     let name = args.name.clone().unwrap_or_default();
     let summary = format!("tool {name} {args_json}");
+    let cwd = match super::check::working_dir(args.cwd.as_deref()) {
+        Ok(cwd) => Some(cwd),
+        Err(code) => return code,
+    };
     if let Some(token) = args.token {
         let request = RedeemRequest {
             token,
-            subject: Subject::Tool { name, args_json },
+            subject: Subject::Tool {
+                name,
+                args_json,
+                cwd,
+            },
             origin: Origin::Tool,
             context: Context {
                 session: args.session,
@@ -119,7 +131,11 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
         return redeem(socket, request, args.json.then_some(summary.as_str())).exit_code();
     }
     let request = CheckRequest {
-        subject: Subject::Tool { name, args_json },
+        subject: Subject::Tool {
+            name,
+            args_json,
+            cwd,
+        },
         origin: Origin::Tool,
         context: Context {
             session: args.session,

@@ -51,7 +51,14 @@ pub fn exact(subject: &Subject) -> String {
             cwd,
             truncated,
         } => format!("shell\0{cwd}\0{truncated}\0{command}"),
-        Subject::Tool { name, args_json } => format!("tool\0{name}\0{args_json}"),
+        Subject::Tool {
+            name,
+            args_json,
+            cwd,
+        } => format!(
+            "tool\0{}\0{name}\0{args_json}",
+            cwd.as_deref().unwrap_or_default()
+        ),
     }
 }
 

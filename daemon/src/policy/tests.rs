@@ -41,6 +41,7 @@ fn tool(policy: &Policy, name: &str, args: &str, context: &Context) -> (Level, R
     let subject = Subject::Tool {
         name: name.into(),
         args_json: args.into(),
+        cwd: None,
     };
     let caller = Caller {
         uid: Some(1000),
@@ -813,11 +814,12 @@ fn tool_calls_place_paths_as_shell_commands_do() {
                 },
                 HOME,
             );
-            let args = serde_json::json!({"file_path": path, "cwd": CWD}).to_string();
+            let args = serde_json::json!({"file_path": path}).to_string();
             let call = ids_of(
                 Subject::Tool {
                     name: tool.into(),
                     args_json: args,
+                    cwd: Some(CWD.into()),
                 },
                 HOME,
             );
@@ -1176,5 +1178,66 @@ priority = 10
         "rm -rf /srv/www/old \"$(rm -rf ~/Documents)\"",
     ] {
         assert!(!allowed(line), "{line}: lowered by a rule for /srv/www");
+    }
+}
+
+/// A tool call carries the agent's working directory: what lies in it is the project, as for
+/// its shell commands, so writing the project's files by their absolute paths (as Claude Code
+/// always names them) is everyday work, and the places outside keep their levels.
+#[test]
+fn a_tool_call_works_in_the_agents_project() {
+    use Decision::{Allow, Confirm, Deny};
+    use Level::{Destructive, Forbidden, Moderate, Safe};
+    let p = Policy::embedded();
+    let call = |name: &str, args: &str| {
+        let subject = Subject::Tool {
+            name: name.into(),
+            args_json: args.into(),
+            cwd: Some("/home/u/project".into()),
+        };
+        let caller = Caller {
+            uid: Some(1000),
+            user: Some("u"),
+            home: Some("/home/u"),
+        };
+        let j = judge_for(&p, &subject, Origin::Tool, &Context::default(), &caller);
+        (j.analysis.level, j.ruling.decision)
+    };
+    let cases = [
+        (
+            "Write",
+            r#"{"file_path": "/home/u/project/src/lib.rs", "content": "x"}"#,
+            Moderate,
+            Allow,
+        ),
+        (
+            "Edit",
+            r#"{"file_path": "/home/u/project/README.md", "old_string": "a", "new_string": "b"}"#,
+            Moderate,
+            Allow,
+        ),
+        ("Read", r#"{"file_path": "src/main.rs"}"#, Safe, Allow),
+        ("Bash", r#"{"command": "cargo test"}"#, Moderate, Allow),
+        (
+            "Write",
+            r#"{"file_path": "/home/u/notes/todo.md", "content": "x"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "Write",
+            r#"{"file_path": "/home/u/.bashrc", "content": "x"}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "../../.ssh/id_rsa"}"#,
+            Destructive,
+            Confirm,
+        ),
+    ];
+    for (name, args, level, decision) in cases {
+        assert_eq!(call(name, args), (level, decision), "{name} {args}");
     }
 }

@@ -299,8 +299,15 @@ fn finding(id: &'static str, level: Level, message: String, end: usize) -> Findi
     }
 }
 
-/// Analyse a tool call. `home` is the caller's home directory, for `~`.
-pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>) -> ToolAnalysis {
+/// Analyse a tool call. `cwd` is the agent's working directory (where relative paths are, and
+/// its project), unless an argument names one; `home` is the caller's home directory, for `~`.
+pub fn classify(
+    policy: &Policy,
+    name: &str,
+    args_json: &str,
+    cwd: Option<&str>,
+    home: Option<&str>,
+) -> ToolAnalysis {
     let end = args_json.len();
     let mut findings = Vec::new();
     let registered = policy.tool_level(name);
@@ -356,7 +363,8 @@ pub fn classify(policy: &Policy, name: &str, args_json: &str, home: Option<&str>
             .iter()
             .filter(|(k, _)| is_cwd_key(k))
             .find_map(|(_, v)| v.as_str())
-            .filter(|c| c.starts_with('/'));
+            .filter(|c| c.starts_with('/'))
+            .or(cwd.filter(|c| c.starts_with('/')));
         let place = |effect: Effect, path: &str, tree: bool| {
             analyse::tool_path(name, effect, path, tree, cwd, home, added, 0..end)
         };

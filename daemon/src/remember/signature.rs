@@ -66,7 +66,9 @@ pub fn signature(subject: &Subject) -> String {
             }
             sig
         }
-        Subject::Tool { name, args_json } => tool(name, args_json),
+        Subject::Tool {
+            name, args_json, ..
+        } => tool(name, args_json),
     }
 }
 

@@ -493,6 +493,7 @@ fn tool(name: &str, args: &str) -> String {
     signature(&Subject::Tool {
         name: name.into(),
         args_json: args.into(),
+        cwd: None,
     })
 }
 
@@ -699,9 +700,14 @@ fn subject() -> impl Strategy<Value = Subject> {
             Subject::Tool {
                 name: name.to_string(),
                 args_json: serde_json::to_string(&args).expect("strings serialise"),
+                cwd: None,
             }
         }),
-        (piece(), piece()).prop_map(|(name, args_json)| Subject::Tool { name, args_json }),
+        (piece(), piece()).prop_map(|(name, args_json)| Subject::Tool {
+            name,
+            args_json,
+            cwd: None,
+        }),
     ]
 }
 
@@ -714,7 +720,9 @@ fn same_request(a: &Subject, b: &Subject) -> bool {
                 cwd,
                 truncated: false,
             } => Some((command.clone(), cwd.clone())),
-            Subject::Tool { name, args_json } if name == "Bash" => {
+            Subject::Tool {
+                name, args_json, ..
+            } if name == "Bash" => {
                 let v: serde_json::Value = serde_json::from_str(args_json).ok()?;
                 let command = v.get("command")?.as_str()?.to_string();
                 let cwd = v.get("cwd")?.as_str()?.to_string();
@@ -733,7 +741,18 @@ proptest! {
         if signature(&a) == signature(&b) {
             let (sa, sb) = (a.clone(), b.clone());
             let same_tool_call = match (&sa, &sb) {
-                (Subject::Tool { name: n1, args_json: j1 }, Subject::Tool { name: n2, args_json: j2 }) => {
+                (
+                    Subject::Tool {
+                        name: n1,
+                        args_json: j1,
+                        ..
+                    },
+                    Subject::Tool {
+                        name: n2,
+                        args_json: j2,
+                        ..
+                    },
+                ) => {
                     // The same meaning: same name and equal JSON, or the same path/pattern/url
                     // for the tools whose signature is that argument.
                     n1 == n2

@@ -203,7 +203,13 @@ fn parse(line: &Line<'_>, defaults: &Defaults) -> Result<Ask, Failure> {
                 .unwrap_or_else(|| serde_json::json!({}))
                 .to_string();
             let label = format!("tool {name} {args_json}");
-            (label, Subject::Tool { name, args_json }, Origin::Tool)
+            let cwd = Some(input.cwd.unwrap_or_else(|| defaults.cwd.clone()));
+            let subject = Subject::Tool {
+                name,
+                args_json,
+                cwd,
+            };
+            (label, subject, Origin::Tool)
         }
         (command, _) => {
             let which = if command.is_some() {

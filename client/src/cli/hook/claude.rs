@@ -65,16 +65,22 @@ mod tests {
     }
 
     #[test]
-    fn other_tools_are_tool_checks_with_their_input() {
+    fn other_tools_are_tool_checks_with_their_input_in_the_agents_cwd() {
         let call = parse(&json!({
             "cwd": "/p", "tool_name": "Write",
             "tool_input": {"file_path": "/p/.env", "content": "A=1"}
         }))
         .expect("a valid Write call");
-        let Subject::Tool { name, args_json } = call.subject else {
+        let Subject::Tool {
+            name,
+            args_json,
+            cwd,
+        } = call.subject
+        else {
             panic!("a tool subject");
         };
         assert_eq!(name, "Write");
+        assert_eq!(cwd.as_deref(), Some("/p"), "the project the agent works in");
         let args: Value = serde_json::from_str(&args_json).expect("JSON arguments");
         assert_eq!(args["file_path"], "/p/.env");
     }

@@ -42,17 +42,8 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
         return shell_call(&command, cwd, input);
     }
     // `apply_patch` names its files relative to the session's directory, which Codex gives
-    // beside the call: the daemon places them there.
-    let mut args = tool_input.clone();
-    if let (Some(map), Some(cwd)) = (
-        args.as_object_mut(),
-        input.get("cwd").and_then(Value::as_str),
-    ) && cwd.starts_with('/')
-        && !map.contains_key("cwd")
-    {
-        map.insert("cwd".into(), Value::String(cwd.to_string()));
-    }
-    Ok(tool_call(tool, &args, input))
+    // beside the call: the call carries it, and the daemon places them there.
+    Ok(tool_call(tool, tool_input, input))
 }
 
 /// The command line to check: the string as is; an argv's `-c SCRIPT` when it is exactly a

@@ -74,6 +74,11 @@ pub(super) fn tool_call(name: &str, args: &Value, input: &Value) -> Call {
         subject: Subject::Tool {
             name: name.to_string(),
             args_json,
+            cwd: input
+                .get("cwd")
+                .and_then(Value::as_str)
+                .filter(|cwd| cwd.starts_with('/'))
+                .map(str::to_string),
         },
         origin: Origin::Tool,
         context: Context {

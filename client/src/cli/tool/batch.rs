@@ -54,7 +54,9 @@ struct JsonItem<'a> {
 }
 
 /// Read and parse the batch: each item's summary and subject.
-fn read_batch() -> Result<Vec<(String, Subject)>, u8> {
+/// The batch on stdin, each line a subject; a line without `cwd` is in `cwd` (`--cwd`, else
+/// the current directory).
+fn read_batch(cwd: Option<&std::path::Path>) -> Result<Vec<(String, Subject)>, u8> {
     let mut text = String::new();
     if let Err(error) = std::io::stdin()
         .take(MAX_MESSAGE_LEN as u64 + 1)
@@ -83,7 +85,7 @@ fn read_batch() -> Result<Vec<(String, Subject)>, u8> {
             (Some(command), None) => {
                 let cwd = match line.cwd {
                     Some(cwd) => cwd,
-                    None => working_dir(None)?,
+                    None => working_dir(cwd)?,
                 };
                 (command.clone(), Subject::shell(&command, cwd))
             }
@@ -92,9 +94,17 @@ fn read_batch() -> Result<Vec<(String, Subject)>, u8> {
                     .args
                     .unwrap_or_else(|| serde_json::json!({}))
                     .to_string();
+                let cwd = match line.cwd {
+                    Some(cwd) => cwd,
+                    None => working_dir(cwd)?,
+                };
                 (
                     format!("tool {name} {args_json}"),
-                    Subject::Tool { name, args_json },
+                    Subject::Tool {
+                        name,
+                        args_json,
+                        cwd: Some(cwd),
+                    },
                 )
             }
             _ => {
@@ -121,7 +131,7 @@ fn read_batch() -> Result<Vec<(String, Subject)>, u8> {
 
 /// `assent tool --batch`.
 pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
-    let items = match read_batch() {
+    let items = match read_batch(args.cwd.as_deref()) {
         Ok(items) => items,
         Err(code) => return code,
     };
