@@ -373,26 +373,49 @@ fn split_blanks<'s>(word: Word<'s>, toks: &[Tok], from_braces: bool, out: &mut V
     );
 }
 
-/// Splits a word at unquoted `$IFS` expansions, which bash turns into field separators.
+/// Splits a word into fields as bash does: the value of an unquoted expansion is cut at the
+/// characters of `$IFS` (blanks unless the line set it), while the word's own text, quoted or
+/// not, is never cut. `x=rm; y=' -rf ~'; $x$y` is `rm -rf ~`; with `IFS=,` the value
+/// `rm,-rf,~` is too. A value that is known is put in the word's place as unquoted text that
+/// only globs (its quotes, `$`, `~` and braces are plain characters, as bash leaves them).
 fn split_ifs<'t>(toks: Vec<Tok<'t>>, src: &str, env: &Env) -> Vec<Vec<Tok<'t>>> {
-    let ifs_is_blank = match env.vars.get("IFS") {
-        None => true,
-        Some(Var::Lit(v)) => !v.is_empty() && v.chars().all(|c| matches!(c, ' ' | '\t' | '\n')),
-        Some(_) => false,
+    let separators: Vec<char> = match env.vars.get("IFS") {
+        None => vec![' ', '\t', '\n'],
+        Some(Var::Lit(v)) => v.chars().collect(),
+        // Split at characters only known when the line runs: left whole.
+        Some(_) => return vec![toks],
     };
-    if !ifs_is_blank {
+    if separators.is_empty() {
         return vec![toks];
     }
     let mut out = vec![Vec::new()];
+    let cut = |out: &mut Vec<Vec<Tok<'t>>>| {
+        if out.last().is_some_and(|f| !f.is_empty()) {
+            out.push(Vec::new());
+        }
+    };
     for tok in toks {
-        let is_ifs =
-            matches!(&tok, Tok::Expand(n, false) if matches!(text(*n, src), "$IFS" | "${IFS}"));
-        if is_ifs {
-            if out.last().is_some_and(|f| !f.is_empty()) {
-                out.push(Vec::new());
+        let value = match &tok {
+            Tok::Expand(n, false) => simple_name(text(*n, src)).and_then(|name| known(env, name)),
+            Tok::Var(name) => known(env, name),
+            _ => None,
+        };
+        let Some(value) = value.filter(|v| v.chars().any(|c| separators.contains(&c))) else {
+            if let Some(last) = out.last_mut() {
+                last.push(tok);
             }
-        } else if let Some(last) = out.last_mut() {
-            last.push(tok);
+            continue;
+        };
+        for c in value.chars() {
+            if separators.contains(&c) {
+                cut(&mut out);
+            } else if let Some(last) = out.last_mut() {
+                last.push(if matches!(c, '*' | '?' | '[') {
+                    Tok::Bare(c)
+                } else {
+                    Tok::Quoted(c)
+                });
+            }
         }
     }
     out.retain(|f| !f.is_empty());
@@ -400,6 +423,29 @@ fn split_ifs<'t>(toks: Vec<Tok<'t>>, src: &str, env: &Env) -> Vec<Vec<Tok<'t>>> 
         out.push(Vec::new());
     }
     out
+}
+
+/// The name in `$NAME` or `${NAME}`, nothing more elaborate.
+fn simple_name(expansion: &str) -> Option<&str> {
+    let inner = expansion.strip_prefix('$')?;
+    let name = inner
+        .strip_prefix('{')
+        .and_then(|i| i.strip_suffix('}'))
+        .unwrap_or(inner);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
+/// A variable's value when the line set it to known text; `IFS` unset is its default.
+fn known<'e>(env: &'e Env, name: &str) -> Option<&'e str> {
+    match env.vars.get(name) {
+        Some(Var::Lit(v)) => Some(v.as_str()),
+        None if name == "IFS" => Some(" \t\n"),
+        _ => None,
+    }
 }
 
 /// Brace expansion over unquoted text: `a{b,c}d` is two words, `x{1..3}` three. A word that
