@@ -496,6 +496,14 @@ fn seed_tool_examples() {
             Confirm,
         ),
         ("read_file", r#"{"path": "README.md"}"#, Safe, Allow),
+        // The agents' own bookkeeping tools stay out of the way.
+        ("BashOutput", r#"{"bash_id": "b1"}"#, Safe, Allow),
+        ("ExitPlanMode", r#"{"plan": "1. build"}"#, Safe, Allow),
+        ("AskUserQuestion", r#"{"questions": []}"#, Safe, Allow),
+        ("KillShell", r#"{"shell_id": "b1"}"#, Moderate, Allow),
+        ("update_plan", r#"{"plan": [{"step": "x"}]}"#, Safe, Allow),
+        ("save_memory", r#"{"fact": "uses cargo"}"#, Moderate, Allow),
+        ("ReadFile", r#"{"path": "README.md"}"#, Safe, Allow),
         // Gemini CLI's names of the same arguments, in its older and newer versions.
         (
             "read_file",

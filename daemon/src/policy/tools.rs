@@ -265,6 +265,24 @@ pub const BUILT_IN: &[(&str, Level)] = &[
     ("read_many_files", Level::Safe),
     ("web_fetch", Level::Safe),
     ("google_web_search", Level::Safe),
+    // The agents' own bookkeeping: plans, questions to the person, their background shells'
+    // output, their resources. Nothing on the machine changes, or only what the agent itself
+    // started.
+    ("BashOutput", Level::Safe),
+    ("TaskOutput", Level::Safe),
+    ("ExitPlanMode", Level::Safe),
+    ("AskUserQuestion", Level::Safe),
+    ("NotebookRead", Level::Safe),
+    ("ListMcpResourcesTool", Level::Safe),
+    ("ReadMcpResourceTool", Level::Safe),
+    ("update_plan", Level::Safe),
+    ("view_image", Level::Safe),
+    ("write_todos", Level::Safe),
+    ("KillShell", Level::Moderate),
+    ("KillBash", Level::Moderate),
+    ("SlashCommand", Level::Moderate),
+    ("Skill", Level::Moderate),
+    ("save_memory", Level::Moderate),
 ];
 
 /// A tool call, analysed.
@@ -285,7 +303,15 @@ impl Policy {
             .tools
             .get(name)
             .copied()
-            .or_else(|| BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, l)| *l))
+            .or_else(|| {
+                // The built-in names in any case and separators (`ReadFile` is `read_file`).
+                let wanted = normalised(name);
+                BUILT_IN
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .or_else(|| BUILT_IN.iter().find(|(n, _)| normalised(n) == wanted))
+                    .map(|(_, l)| *l)
+            })
     }
 }
 
