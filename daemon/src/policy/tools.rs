@@ -299,19 +299,15 @@ pub struct ToolAnalysis {
 impl Policy {
     /// The registered level of `name`: the policy's entry, else the built-in one.
     pub fn tool_level(&self, name: &str) -> Option<Level> {
-        self.settings
-            .tools
-            .get(name)
-            .copied()
-            .or_else(|| {
-                // The built-in names in any case and separators (`ReadFile` is `read_file`).
-                let wanted = normalised(name);
-                BUILT_IN
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .or_else(|| BUILT_IN.iter().find(|(n, _)| normalised(n) == wanted))
-                    .map(|(_, l)| *l)
-            })
+        self.settings.tools.get(name).copied().or_else(|| {
+            // The built-in names in any case and separators (`ReadFile` is `read_file`).
+            let wanted = normalised(name);
+            BUILT_IN
+                .iter()
+                .find(|(n, _)| *n == name)
+                .or_else(|| BUILT_IN.iter().find(|(n, _)| normalised(n) == wanted))
+                .map(|(_, l)| *l)
+        })
     }
 }
 
@@ -485,28 +481,33 @@ pub fn classify(
 /// updated one away from where it was.
 fn patch_files(patch: &str) -> Vec<(Effect, &str)> {
     const MARKS: &[(&str, Effect)] = &[
-        ("*** Add File: ", Effect::Overwrite),
-        ("*** Update File: ", Effect::Write),
-        ("*** Delete File: ", Effect::Delete),
-        ("*** Move to: ", Effect::Overwrite),
+        ("Add File:", Effect::Overwrite),
+        ("Update File:", Effect::Write),
+        ("Delete File:", Effect::Delete),
+        ("Move to:", Effect::Overwrite),
     ];
     let mut files = Vec::new();
     let mut updated = None;
     for line in patch.lines() {
+        // Codex reads a header with blanks around it and after `***` as a header too.
+        let Some(header) = line.trim_start().strip_prefix("***").map(str::trim_start) else {
+            continue;
+        };
         let Some((mark, effect, path)) = MARKS.iter().find_map(|(mark, effect)| {
-            line.strip_prefix(mark)
+            header
+                .strip_prefix(mark)
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
                 .map(|p| (*mark, *effect, p))
         }) else {
             continue;
         };
-        if mark == "*** Move to: "
+        if mark == "Move to:"
             && let Some(from) = updated.take()
         {
             files.push((Effect::Move, from));
         }
-        updated = (mark == "*** Update File: ").then_some(path);
+        updated = (mark == "Update File:").then_some(path);
         files.push((effect, path));
     }
     files

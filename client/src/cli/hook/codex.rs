@@ -39,7 +39,13 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
     if SHELL_TOOLS.contains(&tool) {
         let command = command_line(tool_input.get("command"))?;
         let cwd = string_field(input, "cwd")?;
-        return shell_call(&command, cwd, input);
+        // The call may run elsewhere than the session: its `workdir`, absolute or below it.
+        let cwd = match tool_input.get("workdir").and_then(Value::as_str) {
+            Some(dir) if dir.starts_with('/') => dir.to_string(),
+            Some(dir) if !dir.is_empty() => format!("{}/{dir}", cwd.trim_end_matches('/')),
+            _ => cwd.to_string(),
+        };
+        return shell_call(&command, &cwd, input);
     }
     // `apply_patch` names its files relative to the session's directory, which Codex gives
     // beside the call: the call carries it, and the daemon places them there.
@@ -86,6 +92,7 @@ pub(super) fn render(answer: &Answer) -> String {
 
 #[cfg(test)]
 mod tests {
+    use assent_client::protocol::Subject;
     use serde_json::json;
 
     use super::*;
@@ -118,5 +125,28 @@ mod tests {
         let out: Value = serde_json::from_str(&render(&Answer::Deny("no".into()))).expect("JSON");
         assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(out["hookSpecificOutput"]["permissionDecisionReason"], "no");
+    }
+
+    #[test]
+    fn a_shell_call_runs_in_its_workdir() {
+        let call = |tool_input: Value| {
+            let input = json!({
+                "hook_event_name": "PreToolUse", "cwd": "/home/u/p",
+                "tool_name": "shell", "tool_input": tool_input,
+            });
+            match parse(&input).expect("a valid call").subject {
+                Subject::Shell { cwd, .. } => cwd,
+                other => panic!("a shell subject, not {other:?}"),
+            }
+        };
+        assert_eq!(call(json!({"command": ["ls"]})), "/home/u/p");
+        assert_eq!(
+            call(json!({"command": ["cat", "credentials"], "workdir": "/home/u/.aws"})),
+            "/home/u/.aws"
+        );
+        assert_eq!(
+            call(json!({"command": ["ls"], "workdir": "sub"})),
+            "/home/u/p/sub"
+        );
     }
 }
