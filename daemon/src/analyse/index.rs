@@ -2159,10 +2159,43 @@ pub fn code_of(name: &str) -> &'static [Code] {
     by_name.get(name).copied().unwrap_or(&[])
 }
 
-/// The entry for a program, by its name; `mkfs.ext4` is `mkfs`, `python3.12` is `python3`.
-pub fn lookup(name: &str) -> Option<&'static Entry> {
+/// The name of the program a versioned or suffixed name is a build of, when the gate knows it
+/// only by the family's name: `php8.2` is `php`, `lua5.4` is `lua`, `python3.12` is `python3`,
+/// `node-20` is `node`, `mkfs.ext4` is `mkfs`. A name the gate knows as it is stays itself.
+pub fn family(name: &str) -> &str {
+    if lookup(name).is_some() || !code_of(name).is_empty() {
+        return name;
+    }
+    let known = |n: &str| lookup_exact(n).is_some() || !code_of(n).is_empty();
+    // Cut a version off the end: after `-` or `.` then digits, or trailing digits.
+    let mut candidates = Vec::with_capacity(4);
+    if let Some((head, _)) = name.split_once('.') {
+        candidates.push(head);
+    }
+    if let Some(at) = name.find('-') {
+        let (head, tail) = name.split_at(at);
+        if tail[1..].starts_with(|c: char| c.is_ascii_digit()) {
+            candidates.push(head);
+        }
+    }
+    let base = candidates.first().copied().unwrap_or(name);
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if trimmed != base {
+        candidates.push(trimmed);
+    }
+    candidates
+        .into_iter()
+        .find(|c| !c.is_empty() && known(c))
+        .unwrap_or(name)
+}
+
+fn lookup_exact(name: &str) -> Option<&'static Entry> {
+    index().get(name).copied()
+}
+
+fn index() -> &'static HashMap<&'static str, &'static Entry> {
     static INDEX: OnceLock<HashMap<&'static str, &'static Entry>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
+    INDEX.get_or_init(|| {
         let mut index = HashMap::new();
         for entry in ENTRIES {
             for n in entry.names {
@@ -2170,7 +2203,12 @@ pub fn lookup(name: &str) -> Option<&'static Entry> {
             }
         }
         index
-    });
+    })
+}
+
+/// The entry for a program, by its name; `mkfs.ext4` is `mkfs`, `python3.12` is `python3`.
+pub fn lookup(name: &str) -> Option<&'static Entry> {
+    let index = index();
     if let Some(e) = index.get(name) {
         return Some(e);
     }
