@@ -288,17 +288,37 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
             i += 1;
             continue;
         }
+        // `print > "file"`, `print >> "file"`: written as the shell would write it; a file
+        // named by an expression is a write the gate cannot place.
         if c == '>' {
-            let j = skip(
-                &b,
-                if b.get(i + 1) == Some(&'>') {
-                    i + 2
-                } else {
-                    i + 1
-                },
-            );
+            let append = b.get(i + 1) == Some(&'>');
+            let j = skip(&b, if append { i + 2 } else { i + 1 });
             if b.get(j) == Some(&'"') {
-                st.add(catalogue::INLINE_WRITES.at(span.clone(), "`awk` (`print >`)"));
+                match read_string(&b, j).0 {
+                    Some(file) => {
+                        let to = if append { ">>" } else { ">" };
+                        queue(
+                            format!("cat {to} {}", quoted(&file)),
+                            &span,
+                            &segment,
+                            at,
+                            st,
+                        );
+                    }
+                    None => st.add(catalogue::INLINE_WRITES.at(span.clone(), "`awk` (`print >`)")),
+                }
+            }
+            i += if append { 2 } else { 1 };
+            continue;
+        }
+        // `getline < "file"` reads the file into the program, which prints what it likes; a
+        // comparison with a string (`$1 < "m"`) is read as such a read too, of a harmless name.
+        if c == '<' {
+            let j = skip(&b, i + 1);
+            if b.get(j) == Some(&'"')
+                && let Some(file) = read_string(&b, j).0
+            {
+                queue(format!("cat {}", quoted(&file)), &span, &segment, at, st);
             }
             i += 1;
             continue;
@@ -323,6 +343,11 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
         }
         i += 1;
     }
+}
+
+/// `text` as one shell word.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 fn skip(b: &[char], mut i: usize) -> usize {
