@@ -128,6 +128,8 @@ said! {
         "{} is code the program runs, in a language or place the gate does not read";
     TYPED_ELSEWHERE = Run Unknown,
         "{} types text or commands into another terminal or program, where they run unchecked";
+    UNCHECKED_AGENT = Run Unknown,
+        "{} starts another agent with its own permission checks off: what it does is checked only if its hooks send it to the gate";
     // ---- git ----
     GIT_PUSH = Publish Remote,
         "`git push` publishes commits to a remote repository ({})";

@@ -450,6 +450,9 @@ fn unknown(
     }
     given_through_env(assigned, &mut site);
     programs::unknown::judge(args, &mut site);
+    if let Some(how) = programs::gate::unchecked_agent(name, args) {
+        site.say(catalogue::UNCHECKED_AGENT, &format!("`{name} {how}`"));
+    }
     site.report();
 }
 

@@ -241,3 +241,55 @@ pub fn looks_up(name: &str, args: &[Word], st: &mut State) {
         }
     }
 }
+
+/// A coding agent, and how it is told to act without asking: options alone, and options with
+/// their value (`--permission-mode bypassPermissions`, or written with `=`).
+type Unchecked = (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+
+/// The coding agents the gate knows of.
+const AGENTS: &[Unchecked] = &[
+    (
+        "claude",
+        &["--dangerously-skip-permissions"],
+        &[("--permission-mode", "bypassPermissions")],
+    ),
+    (
+        "codex",
+        &["--dangerously-bypass-approvals-and-sandbox", "--yolo"],
+        &[
+            ("--sandbox", "danger-full-access"),
+            ("-s", "danger-full-access"),
+        ],
+    ),
+    ("gemini", &["--yolo", "-y"], &[("--approval-mode", "yolo")]),
+    ("qwen", &["--yolo", "-y"], &[("--approval-mode", "yolo")]),
+    ("aider", &["--yes-always"], &[]),
+    ("cursor-agent", &["--force", "-f"], &[]),
+];
+
+/// Another coding agent started with its own permission checks off, and the words that do it:
+/// what it then runs reaches the gate only through its own hooks, if they are set up.
+pub fn unchecked_agent(name: &str, args: &[Word]) -> Option<String> {
+    let (_, alone, valued) = AGENTS.iter().find(|(agent, _, _)| *agent == name)?;
+    let words: Vec<&str> = args.iter().filter_map(Word::literal).collect();
+    for (i, word) in words.iter().enumerate() {
+        if alone.contains(word) {
+            return Some((*word).to_owned());
+        }
+        for (option, value) in *valued {
+            let joined = word
+                .strip_prefix(option)
+                .and_then(|rest| rest.strip_prefix('='))
+                .is_some_and(|v| v == *value);
+            let split = *word == *option && words.get(i + 1) == Some(value);
+            if joined || split {
+                return Some(format!("{option} {value}"));
+            }
+        }
+    }
+    None
+}
