@@ -340,6 +340,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     }
     // Code it keeps or is handed: stored shell text, command-valued options, subcommands.
     programs::code::stored(name, &job, at, st);
+    programs::system::attach(name, &job.words[1..], span.clone(), st);
     programs::code::read(index::code_of(name), name, &job, at, st, jobs);
     if let Some(Role::Wrapper(wrap)) = index::lookup(name).map(|e| &e.role) {
         let entry = index::lookup(name).expect("looked up just above");

@@ -1736,9 +1736,12 @@ pub const ENTRIES: &[Entry] = &[
     tool(&["usermod"], NONE, Judge::Model(programs::system::usermod)),
     tool(&["visudo"], NONE, Judge::Model(programs::system::visudo)),
     tool(
+        &["mount", "umount"],
+        NONE,
+        Judge::Model(programs::system::mount),
+    ),
+    tool(
         &[
-            "mount",
-            "umount",
             "swapon",
             "swapoff",
             "sysctl",

@@ -3,10 +3,15 @@
 //! flush`, `ufw disable`) and accounts (`userdel`, `passwd -d`, `visudo`). Fork bombs are
 //! found from the shape of the line, not here.
 
+use std::ops::Range;
+
+use super::super::State;
 use super::super::act::Site;
 use super::super::catalogue::{self, Said};
 use super::super::words::Word;
 use super::gate;
+use crate::analyse::effects::Effect;
+use crate::places::Kind;
 
 /// Literal words, dynamic ones as written.
 fn texts<'a>(args: &'a [Word]) -> impl Iterator<Item = &'a str> {
@@ -195,6 +200,39 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+/// Tracers and debuggers attached to a running process (`strace -p PID`, `gdb --pid PID`):
+/// they stop it and read or change its memory, as much a change to it as a signal. A pid only
+/// known when the line runs is the gate's when the line looks the gate's processes up, as for
+/// `kill`.
+pub fn attach<'s>(name: &str, args: &[Word<'s>], span: Range<usize>, st: &mut State) {
+    if !matches!(name, "strace" | "ltrace" | "gdb" | "gdb-multiarch" | "cgdb") {
+        return;
+    }
+    let mut pids: Vec<&Word<'s>> = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        match t {
+            "--" => break,
+            "-p" | "--pid" | "--attach" => pids.extend(args.get(i + 1)),
+            _ if t.starts_with("--pid=") || t.starts_with("--attach=") => pids.push(w),
+            _ if t.starts_with("-p") && t.len() > 2 && !t.starts_with("--") => pids.push(w),
+            // The traced command: its own options are not the tracer's.
+            _ if !t.starts_with('-') && name != "gdb" => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    let Some(first) = pids.first() else {
+        return;
+    };
+    let detail = format!("{name} -p {}", first.raw);
+    if pids.iter().any(|w| w.dynamic) && st.runtime_kill.is_none() {
+        st.runtime_kill = Some((span.clone(), detail.clone()));
+    }
+    st.add(catalogue::SYSTEM_CHANGE.at(span, &detail));
+}
+
 /// `pkill` and `killall` options that take a value as the next word.
 const KILL_BY_NAME_VALUES: &[&str] = &[
     "-u",
@@ -361,6 +399,73 @@ pub fn usermod<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 pub fn change<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if !helps(args) && !args.is_empty() {
         report(site, catalogue::SYSTEM_CHANGE, args);
+    }
+}
+
+/// `mount` and `umount` change the system, and what lies at the mount point: a mount covers
+/// it (`mount -t tmpfs none /run/assent` hides the gate's socket), an unmount takes away what
+/// was mounted there. A mount point among the places that matter (the gate, secrets, protected
+/// or system files, a home, the root) is overwritten as a whole; elsewhere (`/mnt/usb`) the
+/// change to the system says enough.
+pub fn mount<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    change(args, site);
+    const VALUED: &[&str] = &[
+        "-t",
+        "-o",
+        "-O",
+        "-L",
+        "-U",
+        "-T",
+        "-N",
+        "--types",
+        "--options",
+        "--source",
+        "--test-opts",
+        "--fstab",
+        "--namespace",
+        "--label",
+        "--uuid",
+    ];
+    let mut targets: Vec<&Word<'s>> = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if t == "--target" {
+            targets.extend(args.get(i + 1));
+            i += 2;
+            continue;
+        }
+        if VALUED.contains(&t) {
+            i += 2;
+            continue;
+        }
+        if !t.starts_with('-') || w.dynamic {
+            targets.push(w);
+        }
+        i += 1;
+    }
+    // `mount SOURCE TARGET`: the last operand is where it mounts; `umount` takes targets only.
+    let at: Vec<&Word<'s>> = if site.name == "mount" {
+        targets.last().copied().into_iter().collect()
+    } else {
+        targets
+    };
+    for w in at {
+        let placed = site.placed(w, true);
+        let matters = [
+            Kind::Gate,
+            Kind::Secret,
+            Kind::Protected,
+            Kind::System,
+            Kind::Home,
+            Kind::Root,
+            Kind::Unknown,
+        ]
+        .iter()
+        .any(|k| placed.has(*k));
+        if matters {
+            site.tree(Effect::Overwrite, w);
+        }
     }
 }
 
