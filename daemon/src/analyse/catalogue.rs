@@ -129,7 +129,7 @@ said! {
     TYPED_ELSEWHERE = Run Unknown,
         "{} types text or commands into another terminal or program, where they run unchecked";
     UNCHECKED_AGENT = Run Unknown,
-        "{} starts another agent with its own permission checks off: what it does is checked only if its hooks send it to the gate";
+        "{} starts another agent with its own permission checks off, or its settings read from elsewhere: what it does is checked only if its hooks send it to the gate";
     // ---- git ----
     GIT_PUSH = Publish Remote,
         "`git push` publishes commits to a remote repository ({})";

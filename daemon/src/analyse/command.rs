@@ -185,6 +185,13 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         programs::code::variable(name, value, &cmd.path, &at, st);
     }
     programs::code::git_config_env(&cmd.env, &cmd.path, &at, st);
+    if let Some(program) = cmd.words.first().and_then(Word::literal)
+        && let Some(var) = programs::gate::agent_settings_moved(basename(program), &cmd.env)
+    {
+        let span = at.span_of(&cmd.words);
+        let detail = format!("`{var}=… {}`", basename(program));
+        st.add(catalogue::UNCHECKED_AGENT.at(span, &detail));
+    }
     let mut jobs = vec![Job {
         words: cmd.words.into(),
         path: cmd.path,

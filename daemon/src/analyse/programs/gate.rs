@@ -271,9 +271,60 @@ const AGENTS: &[Unchecked] = &[
     ("cursor-agent", &["--force", "-f"], &[]),
 ];
 
-/// Another coding agent started with its own permission checks off, and the words that do it:
-/// what it then runs reaches the gate only through its own hooks, if they are set up.
+/// How each agent is told to read its settings, hooks included, from elsewhere than where
+/// `assent setup` put them: an environment variable, or an option with any value.
+const ELSEWHERE: &[(&str, &[&str], &[&str])] = &[
+    (
+        "claude",
+        &["CLAUDE_CONFIG_DIR"],
+        &["--settings", "--setting-sources"],
+    ),
+    ("codex", &["CODEX_HOME"], &[]),
+    ("gemini", &["GEMINI_CLI_HOME"], &[]),
+];
+
+/// Codex's `-c KEY=VALUE` overrides that reach its hooks, sandbox or approvals.
+const CODEX_OVERRIDES: &[&str] = &["hook", "sandbox", "approval"];
+
+/// An agent started with an environment variable that moves its settings, hooks included:
+/// the variable's name, for the finding.
+pub fn agent_settings_moved<'e>(program: &str, env: &'e [(String, Word)]) -> Option<&'e str> {
+    let (_, vars, _) = ELSEWHERE.iter().find(|(agent, _, _)| *agent == program)?;
+    env.iter()
+        .map(|(name, _)| name.as_str())
+        .find(|name| vars.contains(name))
+}
+
+/// Another coding agent started with its own permission checks off, or told to read its
+/// settings from elsewhere, and the words that do it: what it then runs reaches the gate only
+/// through its own hooks, if they are set up.
 pub fn unchecked_agent(name: &str, args: &[Word]) -> Option<String> {
+    let moved = |options: &[&str], w: &Word| {
+        options
+            .iter()
+            .any(|o| w.text == *o || w.text.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+    };
+    if let Some((_, _, options)) = ELSEWHERE.iter().find(|(agent, _, _)| *agent == name)
+        && let Some(option) = args.iter().find(|w| moved(options, w))
+    {
+        return Some(option.raw.to_owned());
+    }
+    if name == "codex" {
+        let overrides = args.windows(2).filter_map(|pair| {
+            matches!(pair[0].text.as_str(), "-c" | "--config").then_some(&pair[1])
+        });
+        for value in overrides {
+            let key = value
+                .text
+                .split('=')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if value.dynamic || CODEX_OVERRIDES.iter().any(|k| key.contains(k)) {
+                return Some(format!("-c {}", value.raw));
+            }
+        }
+    }
     let (_, alone, valued) = AGENTS.iter().find(|(agent, _, _)| *agent == name)?;
     let words: Vec<&str> = args.iter().filter_map(Word::literal).collect();
     for (i, word) in words.iter().enumerate() {

@@ -661,7 +661,15 @@ fn stash<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
     match action(args) {
         Some(a @ ("drop" | "clear")) => site.say(catalogue::GIT_STASH_DROP, &shown(a, &args[1..])),
         Some("list" | "show") => {}
-        _ => report(site, catalogue::GIT_CHANGE, "stash", args),
+        a => {
+            let rest = if matches!(a, Some("push" | "save")) {
+                &args[1..]
+            } else {
+                args
+            };
+            worktree::stash_push(rest, site);
+            report(site, catalogue::GIT_CHANGE, "stash", args);
+        }
     }
 }
 

@@ -19,6 +19,24 @@ fn gate_files<'s>(o: &Opts<'_, 's>, effect: Effect, site: &mut Site<'_, 's, '_, 
     }
 }
 
+/// `git stash [push] [-- PATHS]`: the changes to the paths are put away and the files go back
+/// to their committed text, the gate's own among them (`git stash -- .claude` takes back hook
+/// settings that were never committed).
+pub(super) fn stash_push<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let spec = Spec {
+        short_args: "m",
+        long_args: &["message", "pathspec-from-file"],
+        ..Spec::default()
+    };
+    let o = scan(args, &spec);
+    // A pathspec is often a directory (`.claude`): what lies beneath it counts.
+    for w in o.positional.iter().chain(o.after.iter()) {
+        if site.placed(w, true).has(Kind::Gate) {
+            site.tree(Effect::Overwrite, w);
+        }
+    }
+}
+
 /// An operand that can only be a path, never a branch (`.`, `./src`, `:/`, a glob).
 fn pathlike(w: &Word) -> bool {
     let t = w.text.as_str();
