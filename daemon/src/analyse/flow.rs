@@ -431,7 +431,17 @@ pub fn may_consume(stage: Node, src: &str) -> bool {
 /// Programs whose output `command_output` knows, besides `FILTERS`.
 const PRINTERS: &[&str] = &[
     "echo", "printf", "mktemp", "compgen", "pwd", "realpath", "readlink", "dirname", "find", "ls",
-    "git", "base64", "base32", "rev", "xargs", "rg",
+    "git", "base64", "base32", "rev", "xargs", "rg", "which", "command", "type",
+];
+
+/// Where `which` and its kin find programs: the usual directories of `$PATH`.
+const PROGRAM_DIRS: &[&str] = &[
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
 ];
 
 /// Whether a command named as written cannot print anything `command_output` knows: a plain
@@ -481,6 +491,8 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
     // `sudo env`: a wrapper's options, then the command whose output it is.
     while let Some(program) = name.literal().map(basename)
         && WRAPPERS.contains(&program)
+        // `command -v NAME` runs nothing: it prints where NAME is.
+        && !(program == "command" && args.iter().any(|w| matches!(w.literal(), Some("-v" | "-V"))))
     {
         let at = args
             .iter()
@@ -553,6 +565,29 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
                 .find(|w| w[0].literal() == Some("-G"))
                 .map(|w| &w[1])?;
             alts_of(&[pattern])
+        }
+        // `which NAME`, `command -v NAME`, `type -P NAME`: where the program is installed, in
+        // one of the usual directories of `$PATH` (`cp /bin/true "$(which assent)"`).
+        "which" | "command" | "type" => {
+            let asks = match name {
+                "command" => args
+                    .iter()
+                    .any(|w| matches!(w.literal(), Some("-v" | "-V"))),
+                "type" => args
+                    .iter()
+                    .any(|w| matches!(w.literal(), Some("-p" | "-P" | "-fp" | "-fP"))),
+                _ => true,
+            };
+            let program = operands.first()?.literal()?;
+            if !asks || program.contains('/') {
+                return None;
+            }
+            Some(
+                PROGRAM_DIRS
+                    .iter()
+                    .map(|dir| vec![Piece::Lit(format!("{dir}/{program}"))])
+                    .collect(),
+            )
         }
         "pwd" => Some(vec![vec![match env.cwd {
             Some(cwd) => Piece::Lit(cwd.to_owned()),
