@@ -190,6 +190,8 @@ said! {
         "`{}` starts a daemon or an approval agent for the gate: an agent may not answer its own gate";
     GATE_STOP = Stop Gate,
         "`{}` stops, kills or masks the gate's daemon or approval agent: an agent may not switch off its own gate";
+    GATE_PACKAGE = Change Gate,
+        "`{}` installs, replaces or removes the gate's own package: an agent may not switch off its own gate";
     GATE_CHANGE = Change Gate,
         "`{}` restarts or reconfigures the gate's daemon or approval agent: an agent may not switch off its own gate";
     // ---- data: databases and stores ----

@@ -321,6 +321,17 @@ fn foreign_source<'a>(name: &str, args: &'a [Word]) -> Option<&'a str> {
     None
 }
 
+/// Whether a package operand names the gate's own package: `assent`, with a version, an
+/// architecture or as a package file.
+fn gate_package(operand: &str) -> bool {
+    if operand.starts_with('-') {
+        return false;
+    }
+    let base = operand.rsplit('/').next().unwrap_or(operand);
+    let name = base.split(['=', '_', ':', '@']).next().unwrap_or(base);
+    matches!(name, "assent" | "assent-notify" | "assent-bash")
+}
+
 /// Judges a package manager, builder or test runner.
 pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if let [only] = args
@@ -351,6 +362,14 @@ pub fn builder<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .collect();
     let one = ops.first().copied().unwrap_or("");
     let two = ops.join(" ");
+    // The gate's own package, by name, version or file (`assent=0.0.1`, `assent_0.1_amd64.deb`).
+    if let Some(package) = args
+        .iter()
+        .filter_map(Word::literal)
+        .find(|t| gate_package(t))
+    {
+        site.say(catalogue::GATE_PACKAGE, &format!("{name} {one} {package}"));
+    }
     let first_word = args.first().and_then(Word::literal).unwrap_or("");
     let global = args
         .iter()
