@@ -458,6 +458,9 @@ fn unknown(
     }
     given_through_env(assigned, &mut site);
     programs::unknown::judge(args, &mut site);
+    if programs::code::types_input(name, args) {
+        site.say(catalogue::TYPED_ELSEWHERE, &format!("`{name}`"));
+    }
     if let Some(how) = programs::gate::unchecked_agent(name, args) {
         site.say(catalogue::UNCHECKED_AGENT, &format!("`{name} {how}`"));
     }

@@ -509,6 +509,25 @@ fn seed_tool_examples() {
             Destructive,
             Confirm,
         ),
+        // A content search reads the files its filter picks.
+        (
+            "Grep",
+            r#"{"pattern": "KEY", "glob": ".env*"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "search_file_content",
+            r#"{"pattern": "BEGIN", "include": "/home/u/.ssh/*"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "Grep",
+            r#"{"pattern": "fn main", "glob": "*.rs"}"#,
+            Safe,
+            Allow,
+        ),
         // The agents' own bookkeeping tools stay out of the way.
         ("BashOutput", r#"{"bash_id": "b1"}"#, Safe, Allow),
         ("ExitPlanMode", r#"{"plan": "1. build"}"#, Safe, Allow),

@@ -395,6 +395,12 @@ pub fn classify(
         let shell_call = COMMAND_KEYS.iter().any(|k| map.contains_key(*k));
         let mut given = Vec::new();
         path_arguments(map, shell_call, 0, &mut given);
+        // A content search's file filter (`Grep`'s `glob: ".env*"`) names the files it reads.
+        if known == Some(PathUse::Searches) {
+            for key in SEARCH_FILTERS {
+                given.extend(strings(map.get(*key)).into_iter().map(|p| (*key, p)));
+            }
+        }
         for (key, path) in given {
             {
                 paths_found.push(path.to_string());
@@ -534,6 +540,9 @@ fn command_lines(value: Option<&Value>) -> Vec<String> {
 }
 
 /// A string argument, or the strings of an array argument.
+/// The arguments of a content search that pick the files it reads.
+const SEARCH_FILTERS: &[&str] = &["glob", "include", "include_pattern", "file_pattern"];
+
 /// How deep into nested arguments paths are looked for.
 const NESTED_DEPTH: usize = 4;
 

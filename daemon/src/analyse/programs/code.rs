@@ -1796,6 +1796,41 @@ pub fn stdin_program<'s>(
     false
 }
 
+/// Programs that type keys, text or clicks into whatever window or terminal has the focus:
+/// what they type runs there unchecked, a held request's prompt or notification included.
+const INPUT_TYPERS: &[(&str, &[&str])] = &[
+    (
+        "xdotool",
+        &[
+            "key",
+            "keydown",
+            "keyup",
+            "type",
+            "click",
+            "mousedown",
+            "mouseup",
+            "exec",
+        ],
+    ),
+    ("ydotool", &["key", "type", "click", "mousemove"]),
+    ("dotool", &[]),
+    ("dotoolc", &[]),
+    ("wtype", &[]),
+    ("xte", &[]),
+];
+
+/// Whether `name ARGS` types into another window or terminal (an empty list of verbs: any
+/// use does).
+pub fn types_input(name: &str, args: &[Word]) -> bool {
+    let Some((_, verbs)) = INPUT_TYPERS.iter().find(|(n, _)| *n == name) else {
+        return false;
+    };
+    verbs.is_empty()
+        || args
+            .iter()
+            .any(|w| w.dynamic || w.literal().is_some_and(|t| verbs.contains(&t)))
+}
+
 /// `run-parts DIR`: runs every program in DIR, which the gate cannot read.
 pub fn run_parts<'s>(
     name: &str,
