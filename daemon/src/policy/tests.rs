@@ -528,6 +528,36 @@ fn seed_tool_examples() {
             Safe,
             Allow,
         ),
+        // A file tool's path under a name that says nothing, and a file:// URL.
+        (
+            "file.write",
+            r#"{"content": "x", "location": "/home/u/.bashrc"}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "writeFile",
+            r#"{"data": "{}", "output": "/home/u/.claude/settings.json"}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "web.open",
+            r#"{"url": "file:///home/u/.ssh/id_rsa"}"#,
+            Destructive,
+            Confirm,
+        ),
+        ("web.open", r#"{"url": "https://docs.rs"}"#, Safe, Allow),
+        // A shell tool's command under another name.
+        ("bash", r#"{"code": "rm -rf ~"}"#, Forbidden, Deny),
+        (
+            "bash",
+            r#"{"commands": ["ls", "rm -rf ~"]}"#,
+            Forbidden,
+            Deny,
+        ),
+        ("bash", r#"{"args": ["-c", "rm -rf ~"]}"#, Forbidden, Deny),
+        ("bash", r#"{"code": "git status"}"#, Safe, Allow),
         // The agents' own bookkeeping tools stay out of the way.
         ("BashOutput", r#"{"bash_id": "b1"}"#, Safe, Allow),
         ("ExitPlanMode", r#"{"plan": "1. build"}"#, Safe, Allow),

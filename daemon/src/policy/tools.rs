@@ -401,6 +401,13 @@ pub fn classify(
                 given.extend(strings(map.get(*key)).into_iter().map(|p| (*key, p)));
             }
         }
+        // A file tool whose path is under a name that says nothing (`location`, `out`, a
+        // nested `file.name`): every value that is plainly a path is its file.
+        if known.is_some() && given.is_empty() {
+            let mut plain = Vec::new();
+            plain_paths(map, 0, &mut plain);
+            given.extend(plain.into_iter().map(|p| ("", p)));
+        }
         for (key, path) in given {
             {
                 paths_found.push(path.to_string());
@@ -437,6 +444,55 @@ pub fn classify(
                         Some((_, Kind::Secret | Kind::Protected | Kind::Gate))
                     )
                 }));
+            }
+        }
+        // A `file://` URL under any name is the local file, read (`web.open`, `browser.open`).
+        let mut urls = Vec::new();
+        file_urls(map, 0, &mut urls);
+        for path in urls {
+            paths_found.push(path.to_string());
+            findings.extend(place(Effect::Read, path, false));
+        }
+        // A shell tool given its command under another name (`code`, `input`, an argv in
+        // `args`): every string of it is a command line, an argv one run by a shell.
+        if SHELL_TOOL_NAMES.contains(&normalised(name).as_str())
+            && !COMMAND_KEYS.iter().any(|k| map.contains_key(*k))
+        {
+            let ctx = analyse::Surroundings {
+                cwd: cwd.unwrap_or("/"),
+                home,
+                truncated: false,
+            };
+            for (key, value) in map {
+                if is_cwd_key(key) || key == "description" {
+                    continue;
+                }
+                let lines: Vec<String> = match value {
+                    // Options first (`["-c", "…"]`): a shell's argv. Else a list of lines.
+                    Value::Array(items)
+                        if items
+                            .first()
+                            .and_then(Value::as_str)
+                            .is_some_and(|s| s.starts_with('-')) =>
+                    {
+                        command_lines(Some(value))
+                            .into_iter()
+                            .map(|line| format!("sh {line}"))
+                            .collect()
+                    }
+                    Value::Array(items) => items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                    Value::String(text) => vec![text.clone()],
+                    _ => Vec::new(),
+                };
+                for line in lines {
+                    let inner = analyse::shell_in(&line, &ctx, added);
+                    findings.extend(inner.findings);
+                    commands.extend(inner.commands);
+                }
             }
         }
         // Codex's `apply_patch` names the files it adds, changes, deletes and moves in the
@@ -542,6 +598,50 @@ fn command_lines(value: Option<&Value>) -> Vec<String> {
 /// A string argument, or the strings of an array argument.
 /// The arguments of a content search that pick the files it reads.
 const SEARCH_FILTERS: &[&str] = &["glob", "include", "include_pattern", "file_pattern"];
+
+/// Shell tools (by their names with case and separators gone): a string they are given is a
+/// command line whatever its argument's name.
+const SHELL_TOOL_NAMES: &[&str] = &[
+    "bash",
+    "shell",
+    "sh",
+    "execcommand",
+    "runshellcommand",
+    "runterminalcmd",
+    "shellcommand",
+    "terminal",
+    "systemexecutecommand",
+];
+
+/// Every `file://` URL in `map` and what is nested in it (to [`NESTED_DEPTH`]), as the local
+/// path it names.
+fn file_urls<'a>(map: &'a serde_json::Map<String, Value>, depth: usize, out: &mut Vec<&'a str>) {
+    for value in map.values() {
+        let texts: Vec<&str> = match value {
+            Value::String(text) => vec![text.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for text in texts {
+            if let Some(rest) = text.strip_prefix("file://") {
+                let path = rest.strip_prefix("localhost").unwrap_or(rest);
+                if path.starts_with('/') {
+                    out.push(path);
+                }
+            }
+        }
+        if depth + 1 < NESTED_DEPTH {
+            let nested: Vec<&serde_json::Map<String, Value>> = match value {
+                Value::Object(inner) => vec![inner],
+                Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
+                _ => Vec::new(),
+            };
+            for inner in nested {
+                file_urls(inner, depth + 1, out);
+            }
+        }
+    }
+}
 
 /// How deep into nested arguments paths are looked for.
 const NESTED_DEPTH: usize = 4;
