@@ -558,6 +558,43 @@ fn seed_tool_examples() {
         ),
         ("bash", r#"{"args": ["-c", "rm -rf ~"]}"#, Forbidden, Deny),
         ("bash", r#"{"code": "git status"}"#, Safe, Allow),
+        // Other hosts' shells and file tools, and an MCP server's file tools.
+        (
+            "run_terminal_cmd",
+            r#"{"command": "git status", "is_background": false}"#,
+            Safe,
+            Allow,
+        ),
+        (
+            "execute_command",
+            r#"{"command": "rm -rf ~", "requires_approval": false}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "write_to_file",
+            r#"{"path": "/home/u/.bashrc", "content": "x"}"#,
+            Forbidden,
+            Deny,
+        ),
+        (
+            "mcp__filesystem__read_file",
+            r#"{"path": "README.md"}"#,
+            Safe,
+            Allow,
+        ),
+        (
+            "mcp__filesystem__read_file",
+            r#"{"path": "/home/u/.ssh/id_rsa"}"#,
+            Destructive,
+            Confirm,
+        ),
+        (
+            "mcp__github__get_issue",
+            r#"{"issue_number": 1}"#,
+            Opaque,
+            Confirm,
+        ),
         // The agents' own bookkeeping tools stay out of the way.
         ("BashOutput", r#"{"bash_id": "b1"}"#, Safe, Allow),
         ("ExitPlanMode", r#"{"plan": "1. build"}"#, Safe, Allow),

@@ -166,6 +166,11 @@ pub const PATH_TOOLS: &[(&str, PathUse)] = &[
     ("read_text_file", PathUse::Reads),
     ("read_media_file", PathUse::Reads),
     ("read_multiple_files", PathUse::Reads),
+    ("write_to_file", PathUse::Writes),
+    ("replace_in_file", PathUse::Edits),
+    ("list_files", PathUse::Lists),
+    ("list_dir", PathUse::Lists),
+    ("search_files", PathUse::Searches),
 ];
 
 /// What `tool` does with its path arguments, if it is a file tool. An MCP server's tool
@@ -268,6 +273,19 @@ pub const BUILT_IN: &[(&str, Level)] = &[
     // The agents' own bookkeeping: plans, questions to the person, their background shells'
     // output, their resources. Nothing on the machine changes, or only what the agent itself
     // started.
+    // Other hosts' shells and file tools (Cursor, Codex, Cline): their commands and paths are
+    // judged as the others'.
+    ("run_terminal_cmd", Level::Safe),
+    ("shell_command", Level::Safe),
+    ("execute_command", Level::Safe),
+    ("list_files", Level::Safe),
+    ("search_files", Level::Safe),
+    ("list_dir", Level::Safe),
+    ("read_text_file", Level::Safe),
+    ("read_multiple_files", Level::Safe),
+    ("write_to_file", Level::Moderate),
+    ("replace_in_file", Level::Moderate),
+    ("create_file", Level::Moderate),
     ("BashOutput", Level::Safe),
     ("TaskOutput", Level::Safe),
     ("ExitPlanMode", Level::Safe),
@@ -297,17 +315,32 @@ pub struct ToolAnalysis {
 }
 
 impl Policy {
-    /// The registered level of `name`: the policy's entry, else the built-in one.
+    /// The registered level of `name`: the policy's entry, else the built-in one. An MCP
+    /// server's file tool (`mcp__filesystem__read_file`) has its name's built-in level; any
+    /// other MCP tool only the policy's.
     pub fn tool_level(&self, name: &str) -> Option<Level> {
-        self.settings.tools.get(name).copied().or_else(|| {
-            // The built-in names in any case and separators (`ReadFile` is `read_file`).
-            let wanted = normalised(name);
-            BUILT_IN
-                .iter()
-                .find(|(n, _)| *n == name)
-                .or_else(|| BUILT_IN.iter().find(|(n, _)| normalised(n) == wanted))
-                .map(|(_, l)| *l)
-        })
+        if let Some(level) = self.settings.tools.get(name) {
+            return Some(*level);
+        }
+        if let Some((_, own)) = name
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split_once("__"))
+            && path_use(own).is_some()
+        {
+            return self.builtin_level(own);
+        }
+        self.builtin_level(name)
+    }
+
+    /// The built-in registry's level of `name`.
+    fn builtin_level(&self, name: &str) -> Option<Level> {
+        // The built-in names in any case and separators (`ReadFile` is `read_file`).
+        let wanted = normalised(name);
+        BUILT_IN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .or_else(|| BUILT_IN.iter().find(|(n, _)| normalised(n) == wanted))
+            .map(|(_, l)| *l)
     }
 }
 
