@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::act::Site;
 use super::catalogue;
-use super::effects::Effect::{self, Run, Use};
+use super::effects::Effect::{self, Read, Run, Use};
 use super::getopt::{self, Args};
 use super::index::{self, Entry, Judge, Role, Wrap, WrapKind};
 use super::interp;
@@ -487,6 +487,9 @@ fn script(name: &str, args: &[Word], assigned: &[Word], span: Range<usize>, st: 
         .position(|w| !w.literal().is_some_and(|t| t.starts_with('-')));
     if let Some(at) = file {
         site.on(Run, &args[at]);
+        // An interpreter reads the file and, where it is not code, prints its lines in its
+        // errors (`bash ~/.aws/credentials`, `php key`): a secret run is a secret read.
+        site.quiet(Read, &args[at]);
         // `python manage.py flush`, `php artisan migrate:fresh`: the script's own commands.
         if let Some(script) = args[at].literal()
             && let Some(shown) = programs::data::schema_reset(basename(script), &args[at + 1..])
@@ -1049,6 +1052,8 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
         if is_plain_file(script) {
             let mut site = Site::new(name, Args::default(), span, st);
             site.on(Run, script);
+            // A file that is not shell text comes back in the shell's errors line by line.
+            site.quiet(Read, script);
             for w in &args[i + 1..] {
                 if let Some(place) = programs::unknown::place_word(w) {
                     site.quiet(Use, &place);

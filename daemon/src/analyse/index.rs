@@ -2095,7 +2095,25 @@ pub const CODE: &[(&[&str], &[Code])] = &[
         &[
             "tclsh", "wish", "guile", "racket", "sbcl", "ocaml", "ghci", "irb", "gdl", "octave",
         ],
-        &[Code::With(programs::code::stdin_program)],
+        &[
+            Code::Unread(&["c", "e", "eval", "x", "expression"]),
+            Code::With(programs::code::stdin_program),
+        ],
+    ),
+    // Shells of other languages: their `-c` text is code the gate does not read.
+    (
+        &["nu", "xonsh", "elvish", "ion", "murex", "ysh", "osh", "oil"],
+        &[
+            Code::Unread(&["c", "commands"]),
+            Code::With(programs::code::stdin_program),
+        ],
+    ),
+    (
+        &["gnuplot", "m4"],
+        &[
+            Code::Unread(&["e"]),
+            Code::With(programs::code::stdin_program),
+        ],
     ),
     (&["deno", "bun"], &[Code::With(programs::code::js_runtime)]),
     (
