@@ -259,10 +259,12 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
     let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
-    // `php8.2`, `lua5.4`, `node-20`: a build of a program the gate knows, or something else
-    // that is only named like one. It is judged both ways.
+    // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
+    // or something else entirely; `php8.2`, `lua5.4`, `node-20` may be a build of a program
+    // the gate knows, or only named like one. Each is judged both ways.
     let family = index::family(name);
-    if family != name {
+    let by_path = full.contains('/') && !system_program(&full);
+    if by_path || family != name {
         unknown(
             &first,
             name,
@@ -274,21 +276,8 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         );
     }
     let name = family;
-    // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
-    // or something else entirely. It is judged both ways.
-    if full.contains('/') && !system_program(&full) {
-        unknown(
-            &first,
-            name,
-            &job.words[1..],
-            &job.assigned,
-            job.stdin.secret(),
-            span.clone(),
-            st,
-        );
-        if index::lookup(name).is_none() {
-            return;
-        }
+    if by_path && index::lookup(name).is_none() {
+        return;
     }
     // A function defined on the line: its body was analysed where it was defined; given
     // arguments, it is read again with them as its positional parameters.

@@ -31,12 +31,8 @@ impl Conn {
             .asker()
             .rule(vec![subject], origin, context, wait, false)
             .await;
-        let Ruled { judged, held } = match ruled {
-            Ok(ruled) => ruled,
-            Err(error) => {
-                self.send(&Response::Error(error.to_wire())).await;
-                return Flow::Continue;
-            }
+        let Some(Ruled { judged, held }) = self.or_error(ruled).await else {
+            return Flow::Continue;
         };
         let Some((judgement, _)) = judged.first() else {
             return Flow::Continue;
@@ -70,12 +66,8 @@ impl Conn {
             .asker()
             .rule(subjects, origin, context, wait, true)
             .await;
-        let Ruled { judged, held } = match ruled {
-            Ok(ruled) => ruled,
-            Err(error) => {
-                self.send(&Response::Error(error.to_wire())).await;
-                return Flow::Continue;
-            }
+        let Some(Ruled { judged, held }) = self.or_error(ruled).await else {
+            return Flow::Continue;
         };
         let (token, expires_in_ms) = held_for(held.as_ref());
         let mut reply = BatchVerdict {
@@ -91,6 +83,17 @@ impl Conn {
             })
         })
         .await
+    }
+
+    /// What the request path ruled, or its error sent as the reply.
+    async fn or_error(&mut self, ruled: Result<Ruled, RequestError>) -> Option<Ruled> {
+        match ruled {
+            Ok(ruled) => Some(ruled),
+            Err(error) => {
+                self.send(&Response::Error(error.to_wire())).await;
+                None
+            }
+        }
     }
 }
 
