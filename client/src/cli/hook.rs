@@ -32,7 +32,7 @@ use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
 
-use parse::{check_event, pre_tool_use_output, shell_call, string_field, tool_call};
+use parse::{check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call};
 
 /// The exit code of a deny: blocks the call in Claude Code, Codex and Gemini CLI alike (with the
 /// reason on stderr). Any other non-zero code lets the call run, so none is ever used.

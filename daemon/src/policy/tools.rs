@@ -426,20 +426,40 @@ pub fn classify(
         let known = path_use(name);
         // A shell tool's working directory is where its command runs, not a path it is given.
         let shell_call = COMMAND_KEYS.iter().any(|k| map.contains_key(*k));
-        let mut given = Vec::new();
-        path_arguments(map, shell_call, 0, &mut given);
+        // Every string of the call, nested ones too (a path inside `options` is still given
+        // to the tool), walked once.
+        let mut texts = Vec::new();
+        strings_within(map, 0, &mut texts);
+        let mut given: Vec<(&str, &str)> = texts
+            .iter()
+            .filter(|(key, _)| is_path_key(key) && !(shell_call && is_cwd_key(key)))
+            .copied()
+            .collect();
         // A content search's file filter (`Grep`'s `glob: ".env*"`) names the files it reads.
         if known == Some(PathUse::Searches) {
-            for key in SEARCH_FILTERS {
-                given.extend(strings(map.get(*key)).into_iter().map(|p| (*key, p)));
-            }
+            given.extend(
+                texts
+                    .iter()
+                    .filter(|(key, _)| SEARCH_FILTERS.contains(key))
+                    .copied(),
+            );
         }
-        // A file tool whose path is under a name that says nothing (`location`, `out`, a
-        // nested `file.name`): every value that is plainly a path is its file.
+        // Values that are plainly paths under names that say nothing (`location`, `out`, a
+        // nested `file.name`); a command's or a patch's text is not one.
+        let plain = || {
+            texts
+                .iter()
+                .filter(|(key, text)| {
+                    !is_path_key(key)
+                        && !COMMAND_KEYS.contains(key)
+                        && !matches!(*key, "input" | "patch")
+                        && plainly_path(text)
+                })
+                .map(|(_, text)| *text)
+        };
+        // A file tool whose path is under such a name: every one of them is its file.
         if known.is_some() && given.is_empty() {
-            let mut plain = Vec::new();
-            plain_paths(map, 0, &mut plain);
-            given.extend(plain.into_iter().map(|p| ("", p)));
+            given.extend(plain().map(|path| ("", path)));
         }
         for (key, path) in given {
             {
@@ -468,9 +488,7 @@ pub fn classify(
         // file or the gate is given to a tool that is neither a file tool nor a reader all the
         // same (`attachment`, `location`): its name does not say what the tool does with it.
         if known.is_none() && registered != Some(Level::Safe) {
-            let mut plain = Vec::new();
-            plain_paths(map, 0, &mut plain);
-            for path in plain {
+            for path in plain() {
                 findings.extend(place(Effect::Use, path, true).into_iter().filter(|f| {
                     matches!(
                         f.cell,
@@ -480,9 +498,7 @@ pub fn classify(
             }
         }
         // A `file://` URL under any name is the local file, read (`web.open`, `browser.open`).
-        let mut urls = Vec::new();
-        file_urls(map, 0, &mut urls);
-        for path in urls {
+        for path in texts.iter().filter_map(|(_, text)| file_url(text)) {
             paths_found.push(path.to_string());
             findings.extend(place(Effect::Read, path, false));
         }
@@ -628,7 +644,6 @@ fn command_lines(value: Option<&Value>) -> Vec<String> {
     }
 }
 
-/// A string argument, or the strings of an array argument.
 /// The arguments of a content search that pick the files it reads.
 const SEARCH_FILTERS: &[&str] = &["glob", "include", "include_pattern", "file_pattern"];
 
@@ -646,56 +661,23 @@ const SHELL_TOOL_NAMES: &[&str] = &[
     "systemexecutecommand",
 ];
 
-/// Every `file://` URL in `map` and what is nested in it (to [`NESTED_DEPTH`]), as the local
-/// path it names.
-fn file_urls<'a>(map: &'a serde_json::Map<String, Value>, depth: usize, out: &mut Vec<&'a str>) {
-    for value in map.values() {
-        let texts: Vec<&str> = match value {
-            Value::String(text) => vec![text.as_str()],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        for text in texts {
-            if let Some(rest) = text.strip_prefix("file://") {
-                let path = rest.strip_prefix("localhost").unwrap_or(rest);
-                if path.starts_with('/') {
-                    out.push(path);
-                }
-            }
-        }
-        if depth + 1 < NESTED_DEPTH {
-            let nested: Vec<&serde_json::Map<String, Value>> = match value {
-                Value::Object(inner) => vec![inner],
-                Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
-                _ => Vec::new(),
-            };
-            for inner in nested {
-                file_urls(inner, depth + 1, out);
-            }
-        }
-    }
-}
-
 /// How deep into nested arguments paths are looked for.
 const NESTED_DEPTH: usize = 4;
 
-/// Every string held by an argument of a path-like name ([`is_path_key`]), with that name, in
-/// `map` and the objects nested in it (to [`NESTED_DEPTH`]): a path inside `options` is still
-/// given to the tool. With `shell_call`, a working directory's argument is left out.
-fn path_arguments<'a>(
+/// Every string of the arguments in `map` and the objects nested in it (to
+/// [`NESTED_DEPTH`]), with the name of the argument that holds it (an array's strings are its
+/// argument's).
+fn strings_within<'a>(
     map: &'a serde_json::Map<String, Value>,
-    shell_call: bool,
     depth: usize,
     out: &mut Vec<(&'a str, &'a str)>,
 ) {
     for (key, value) in map {
-        if is_path_key(key) && !(shell_call && is_cwd_key(key)) {
-            out.extend(
-                strings(Some(value))
-                    .into_iter()
-                    .map(|path| (key.as_str(), path)),
-            );
-        }
+        out.extend(
+            strings(Some(value))
+                .into_iter()
+                .map(|text| (key.as_str(), text)),
+        );
         if depth + 1 >= NESTED_DEPTH {
             continue;
         }
@@ -705,50 +687,27 @@ fn path_arguments<'a>(
             _ => Vec::new(),
         };
         for inner in nested {
-            path_arguments(inner, shell_call, depth + 1, out);
+            strings_within(inner, depth + 1, out);
         }
     }
 }
 
-/// Every string value in `map` and what is nested in it (to [`NESTED_DEPTH`]) that is plainly
-/// a path (absolute or below a home, one word, no URL), under a name that is neither a path's
-/// ([`is_path_key`]) nor a command's or a patch's.
-fn plain_paths<'a>(map: &'a serde_json::Map<String, Value>, depth: usize, out: &mut Vec<&'a str>) {
-    let plainly_path = |text: &str| {
-        (text.starts_with('/') || text == "~" || text.starts_with("~/"))
-            && !text.starts_with("//")
-            && text.len() <= 4096
-            && !text.chars().any(|c| c.is_whitespace() || c.is_control())
-    };
-    for (key, value) in map {
-        let skipped = is_path_key(key)
-            || COMMAND_KEYS.contains(&key.as_str())
-            || matches!(key.as_str(), "input" | "patch");
-        let nested: Vec<&serde_json::Map<String, Value>> = match value {
-            Value::String(text) if !skipped && plainly_path(text) => {
-                out.push(text);
-                Vec::new()
-            }
-            Value::Array(items) if !skipped => {
-                out.extend(
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .filter(|t| plainly_path(t)),
-                );
-                items.iter().filter_map(Value::as_object).collect()
-            }
-            Value::Object(inner) => vec![inner],
-            _ => Vec::new(),
-        };
-        if depth + 1 < NESTED_DEPTH {
-            for inner in nested {
-                plain_paths(inner, depth + 1, out);
-            }
-        }
-    }
+/// Whether a value is plainly a path: absolute or below a home, one word, no URL.
+fn plainly_path(text: &str) -> bool {
+    (text.starts_with('/') || text == "~" || text.starts_with("~/"))
+        && !text.starts_with("//")
+        && text.len() <= 4096
+        && !text.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
+/// The local path a `file://` URL names.
+fn file_url(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    path.starts_with('/').then_some(path)
+}
+
+/// A string argument, or the strings of an array argument.
 fn strings(value: Option<&Value>) -> Vec<&str> {
     match value {
         Some(Value::String(s)) => vec![s.as_str()],

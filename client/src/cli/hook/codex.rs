@@ -15,7 +15,9 @@
 
 use serde_json::Value;
 
-use super::{Answer, Call, check_event, pre_tool_use_output, shell_call, string_field, tool_call};
+use super::{
+    Answer, Call, check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call,
+};
 
 /// Codex's names for its shell tools.
 const SHELL_TOOLS: [&str; 5] = [
@@ -39,12 +41,8 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
     if SHELL_TOOLS.contains(&tool) {
         let command = command_line(tool_input.get("command"))?;
         let cwd = string_field(input, "cwd")?;
-        // The call may run elsewhere than the session: its `workdir`, absolute or below it.
-        let cwd = match tool_input.get("workdir").and_then(Value::as_str) {
-            Some(dir) if dir.starts_with('/') => dir.to_string(),
-            Some(dir) if !dir.is_empty() => format!("{}/{dir}", cwd.trim_end_matches('/')),
-            _ => cwd.to_string(),
-        };
+        // The call may run elsewhere than the session: its `workdir`.
+        let cwd = run_dir(cwd, tool_input.get("workdir").and_then(Value::as_str));
         return shell_call(&command, &cwd, input);
     }
     // `apply_patch` names its files relative to the session's directory, which Codex gives

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{Answer, Call, check_event, one_line, shell_call, string_field, tool_call};
+use super::{Answer, Call, check_event, one_line, run_dir, shell_call, string_field, tool_call};
 
 /// Turn Gemini CLI's hook input into a check.
 pub(super) fn parse(input: &Value) -> Result<Call, String> {
@@ -26,13 +26,8 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
         let cwd = string_field(input, "cwd")?;
         let dir = ["dir_path", "directory"]
             .iter()
-            .find_map(|key| tool_input.get(*key).and_then(Value::as_str))
-            .filter(|d| !d.is_empty());
-        let cwd = match dir {
-            Some(dir) if dir.starts_with('/') => dir.to_string(),
-            Some(dir) => format!("{}/{dir}", cwd.trim_end_matches('/')),
-            None => cwd.to_string(),
-        };
+            .find_map(|key| tool_input.get(*key).and_then(Value::as_str));
+        let cwd = run_dir(cwd, dir);
         return shell_call(command, &cwd, input);
     }
     Ok(tool_call(tool, tool_input, input))

@@ -40,6 +40,16 @@ pub(super) fn session(input: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Where a shell call runs: its own directory argument (absolute, or below the agent's), else
+/// the agent's `cwd`.
+pub(super) fn run_dir(cwd: &str, dir: Option<&str>) -> String {
+    match dir.filter(|d| !d.is_empty()) {
+        Some(dir) if dir.starts_with('/') => dir.to_string(),
+        Some(dir) => format!("{}/{dir}", cwd.trim_end_matches('/')),
+        None => cwd.to_string(),
+    }
+}
+
 /// A shell command run by the agent in `cwd` (which must be absolute).
 pub(super) fn shell_call(command: &str, cwd: &str, input: &Value) -> Result<Call, String> {
     if command.trim().is_empty() {
