@@ -16,6 +16,7 @@ pub mod error;
 pub mod paths;
 pub mod protocol;
 pub mod say;
+pub mod shown;
 
 pub use connection::Connection;
 pub use error::{CodecError, Error};
