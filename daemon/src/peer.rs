@@ -132,6 +132,8 @@ impl std::fmt::Display for Proc {
 struct Stat {
     ppid: i32,
     session: i32,
+    /// Its controlling terminal's device number, 0 for none.
+    tty: i32,
     start: u64,
     comm: String,
 }
@@ -142,11 +144,12 @@ fn stat(pid: i32) -> Option<Stat> {
     let open = text.find('(')?;
     let (head, rest) = text.rsplit_once(')')?;
     let comm: String = head.get(open + 1..)?.chars().take(32).collect();
-    // rest: state(3) ppid(4) pgrp(5) session(6) … starttime(22).
+    // rest: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22).
     let fields: Vec<&str> = rest.split_whitespace().collect();
     Some(Stat {
         ppid: fields.get(1)?.parse().ok()?,
         session: fields.get(3)?.parse().ok()?,
+        tty: fields.get(4)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
         comm,
     })
@@ -195,19 +198,126 @@ fn walk_up(pid: i32, max: usize, mut keep_going: impl FnMut(i32, &Stat) -> bool)
     out
 }
 
-/// The requesting process and the processes above it that the same user runs, up to its login
-/// session's leader: the agent that asked, and what started it within the session.
+/// The requesting process and the processes above it, up to the agent that asked: past the
+/// door's own go-betweens (the hook's `sh`, `assent`, `env`, `timeout`) and past the sessions an
+/// agent makes for its tools (Claude Code runs its hook through `sh` in a session of its own,
+/// Codex starts the hook as a session leader), to the first process that is neither (`claude`,
+/// `codex`, Gemini CLI's `node`). Whatever descends from one of them may not answer.
+///
+/// The walk stops early at a session leader with a controlling terminal: that is a person's
+/// login or terminal shell (the bash hook's own shell, a tmux pane's), and what is above it
+/// (the terminal emulator, the tmux server) is shared with the person's other terminals, where
+/// `assent watch` must still answer. An agent's hook never has one: a new session starts
+/// without a controlling terminal. Past the first process of another uid nothing is the
+/// requester's own.
 pub fn requester_chain(pid: i32, uid: u32) -> Vec<Proc> {
     if pid <= 0 {
         return Vec::new();
     }
-    let mut chain = walk_up(pid, MAX_CHAIN, |p, st| p != st.session);
-    // Past the first process of another uid, nothing is the requester's own.
+    let mut chain = walk_up(pid, MAX_CHAIN, |p, st| {
+        GO_BETWEENS.contains(&st.comm.as_str()) && !(p == st.session && st.tty != 0)
+    });
     if let Some(cut) = chain.iter().position(|p| uid_of(p.pid) != Some(uid)) {
         chain.truncate(cut.max(1));
     }
     chain
 }
+
+/// What the kernel says of the agent at the top of a requesting chain, besides its ancestry:
+/// what a process it started keeps after it double-forks away from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentFacts {
+    /// The agent process.
+    pub proc: Proc,
+    /// Its POSIX session: a job it put in the background stays in it unless it calls `setsid`.
+    pub sid: i32,
+    /// Its controlling terminal (0 for none): kept by a job that leaves the agent without
+    /// `setsid`.
+    pub tty: i32,
+    /// Its cgroup, only where it is the agent's own (its parent is in another): every process
+    /// the agent starts stays in it, double fork or not. `None` where the agent shares its
+    /// parent's (a terminal's, a login session's), which a person's other terminals share too.
+    pub cgroup: Option<String>,
+}
+
+/// The agent of a requesting chain (its last process, when that is not a go-between: a chain
+/// that ends in a shell ended at a person's terminal), with the facts a later answer is held
+/// against. `None` when there is no agent above the door, or its facts cannot be read.
+pub fn agent_facts(chain: &[Proc]) -> Option<AgentFacts> {
+    let top = chain.last()?;
+    if GO_BETWEENS.contains(&top.comm.as_str()) {
+        return None;
+    }
+    let st = stat(top.pid).filter(|st| st.start == top.start)?;
+    let own = cgroup_of(top.pid);
+    let parent = cgroup_of(st.ppid);
+    let cgroup = own.filter(|own| Some(own) != parent.as_ref() && own != "/");
+    Some(AgentFacts {
+        proc: top.clone(),
+        sid: st.session,
+        tty: st.tty,
+        cgroup,
+    })
+}
+
+/// What the kernel says of an answering process that is held against the agent's facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnswererFacts {
+    /// Its controlling terminal (0 for none).
+    pub tty: i32,
+    /// Its cgroup (v2), when it can be read.
+    pub cgroup: Option<String>,
+}
+
+/// The answering process's terminal and cgroup.
+pub fn answerer_facts(pid: i32) -> AnswererFacts {
+    if pid <= 0 {
+        return AnswererFacts::default();
+    }
+    AnswererFacts {
+        tty: stat(pid).map_or(0, |st| st.tty),
+        cgroup: cgroup_of(pid),
+    }
+}
+
+/// The cgroup v2 path of `pid` (`0::/user.slice/…` in `/proc/PID/cgroup`).
+fn cgroup_of(pid: i32) -> Option<String> {
+    if pid <= 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(|path| path.chars().take(4096).collect())
+}
+
+/// Whether cgroup `inner` is `outer` or beneath it.
+pub fn cgroup_within(inner: &str, outer: &str) -> bool {
+    inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('/') || outer.ends_with('/'))
+}
+
+/// Coding agents by the name their process runs under (`comm`, at most 15 bytes). A process
+/// below one of them is an agent's, whatever it asked: it may not answer a held request or
+/// register as an approval agent. Agents that run as a plain interpreter (Gemini CLI is `node`)
+/// are known by the requests they made instead.
+pub const AGENT_PROGRAMS: &[&str] = &[
+    "claude",
+    "codex",
+    "gemini",
+    "cursor-agent",
+    "aider",
+    "opencode",
+    "goose",
+    "amp",
+    "crush",
+    "qwen",
+    "cline",
+    "kiro-cli",
+    "copilot",
+];
 
 /// The answering process and all its ancestors (up to init, at most 64 processes).
 pub fn ancestors(pid: i32) -> Vec<Proc> {

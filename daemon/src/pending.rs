@@ -36,7 +36,7 @@ use tokio::time::Instant;
 use crate::approvers::{Agent, Approvers, eligible};
 use crate::audit::Audit;
 use crate::error::RequestError;
-use crate::peer::Proc;
+use crate::peer::{AgentFacts, AnswererFacts, Proc};
 use crate::policy::Approval;
 use crate::stats::Stats;
 
@@ -53,10 +53,12 @@ pub struct Requester {
     pub conn_id: u64,
     /// Its audit session, where the kernel keeps one.
     pub audit_session: Option<u32>,
-    /// The requesting process and the processes of its uid above it, up to its login
-    /// session's leader (the agent that asked, and what started it): whatever descends from
-    /// one of them may not answer. Empty when it could not be read.
+    /// The requesting process and the processes of its uid above it, up to the agent that
+    /// asked ([`crate::peer::requester_chain`]): whatever descends from one of them may not
+    /// answer. Empty when it could not be read.
     pub chain: Vec<Proc>,
+    /// The agent at the top of the chain, with what its background jobs keep of it.
+    pub agent: Option<AgentFacts>,
 }
 
 /// Who is answering.
@@ -76,6 +78,8 @@ pub struct Answerer {
     pub audit_session: Option<u32>,
     /// The answering process and its ancestors.
     pub ancestors: Vec<Proc>,
+    /// Its terminal and cgroup.
+    pub facts: AnswererFacts,
     /// A registered approval agent (`assent-notify`) answering a click, rather than a
     /// one-shot `assent approve`.
     pub agent: bool,
@@ -195,7 +199,13 @@ struct Inner {
     answered: HashMap<String, redeem::Answered>,
     /// Their tokens, oldest first, so the oldest are forgotten first.
     answered_order: VecDeque<String>,
+    /// The agents that asked lately, newest last, at most [`RECENT_AGENTS`]: an agent never
+    /// answers, not even another agent's request.
+    agents: VecDeque<AgentFacts>,
 }
+
+/// How many agents that asked are remembered for [`Inner::agents`].
+const RECENT_AGENTS: usize = 64;
 
 impl Inner {
     fn release(&mut self, uid: u32, n: usize) {
@@ -273,6 +283,13 @@ impl Pending {
         Ok(rx)
     }
 
+    /// Refuse a process that is, or is left behind by, an agent that asked lately or a known
+    /// coding agent ([`validate::check_not_agent`]): such a process may answer nothing.
+    pub fn check_not_agent(&self, by: &Answerer) -> Result<(), RequestError> {
+        let inner = self.lock();
+        validate::check_not_agent(inner.agents.iter(), by)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A poisoned lock means a panic while holding it, which is a bug; the map itself is
         // still consistent (every mutation is a single insert or remove), so keep serving.
@@ -320,6 +337,14 @@ impl Pending {
             });
         }
         inner.per_uid.insert(uid, count + held);
+        if let Some(agent) = &hold.requester.agent
+            && !inner.agents.contains(agent)
+        {
+            if inner.agents.len() >= RECENT_AGENTS {
+                inner.agents.pop_front();
+            }
+            inner.agents.push_back(agent.clone());
+        }
         let entry = Entry {
             hold,
             expires_at,

@@ -312,6 +312,7 @@ impl Asker<'_> {
             sid: self.peer.sid,
             conn_id: self.conn_id,
             audit_session: self.peer.audit_session,
+            agent: crate::peer::agent_facts(&chain),
             chain,
         }
     }

@@ -126,16 +126,112 @@ fn what_the_agent_started_may_not_answer_and_a_person_elsewhere_may() {
     drop(agent);
 }
 
+/// A fake coding agent shaped as Claude Code and Codex are: a program that is not a shell
+/// (here python3), which runs its hook through `sh` in a session of its own, so the hook's
+/// session leader is not the agent; and its background jobs, which try to answer the held
+/// request: a child of the agent in a session of its own, and an orphan that left the agent's
+/// process tree by a double fork but kept its session. `assent check` only asks: nothing held
+/// runs here.
+const HOOKED_AGENT: &str = r#"
+import os, subprocess, sys, time
+dir, assent, socket = sys.argv[1:4]
+def file(name):
+    return os.path.join(dir, name)
+hook = subprocess.Popen(
+    ["sh", "-c", '"$0" --socket "$1" check -- "git push --force" > "$2/check.out" 2>&1; echo $? > "$2/check.rc"',
+     assent, socket, dir],
+    start_new_session=True)
+while not os.path.exists(file("token")) or not open(file("token")).read():
+    time.sleep(0.05)
+token = open(file("token")).read()
+answer = '"$0" --socket "$1" approve "$2" > "$3.out" 2>&1; echo $? > "$3.rc"'
+# A background job in a session of its own: still the agent's child.
+subprocess.run(["sh", "-c", answer, assent, socket, token, file("child")], start_new_session=True)
+# A double fork: the job's parent exits, so it is reparented away from the agent; it keeps
+# the agent's session.
+subprocess.run(["sh", "-c", '(sleep 0.3; ' + answer + ') & exit 0', assent, socket, token, file("orphan")])
+while not os.path.exists(file("orphan.rc")):
+    time.sleep(0.05)
+open(file("tried"), "w").write("done")
+hook.wait()
+"#;
+
+#[test]
+fn an_agent_whose_hook_leads_its_own_session_cannot_answer_from_its_background_jobs() {
+    if !assent_tests::needs::needs(&[assent_tests::needs::PYTHON3]) {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut agent = std::process::Command::new("python3");
+    agent
+        .args(["-c", HOOKED_AGENT])
+        .arg(dir.path())
+        .arg(binary("assent"))
+        .arg(daemon.socket());
+    let agent = KillOnDrop(Some(
+        in_new_session(&mut agent).spawn().expect("python3 starts"),
+    ));
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || {
+            tokens = pending_tokens(&mut conn);
+            !tokens.is_empty()
+        }),
+        "the agent's request is held"
+    );
+    let token = tokens[0].clone();
+    std::fs::write(dir.path().join("token"), &token).expect("written");
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || dir.path().join("tried").exists()),
+        "the agent's jobs tried to answer"
+    );
+    let agent_pid = agent.pid().as_raw();
+    // Its child, in a session of its own: below the agent, though not below the hook's session.
+    assert_eq!(read(dir.path(), "child.rc").trim(), "1");
+    let said = read(dir.path(), "child.out");
+    assert!(
+        said.contains("self_approval") && said.contains(&format!("{agent_pid} (python3)")),
+        "{said}"
+    );
+    // The orphan: no longer below the agent, still in its session.
+    assert_eq!(read(dir.path(), "orphan.rc").trim(), "1");
+    let said = read(dir.path(), "orphan.out");
+    assert!(
+        said.contains("self_approval") && said.contains("POSIX session"),
+        "{said}"
+    );
+    assert_eq!(pending_tokens(&mut conn), vec![token.clone()], "still held");
+    // The request names the agent, not its hook's shell or the client.
+    let listed = run_bounded(assent(daemon.socket()).arg("pending"));
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("python3"), "{listed}");
+
+    // A person at another terminal: accepted, and the agent's check is allowed.
+    let person = run_detached(assent(daemon.socket()).args(["approve", &token]));
+    assert_eq!(person.status.code(), Some(0), "{person:?}");
+    assert!(
+        wait_until(PROCESS_TIMEOUT, || read(dir.path(), "check.rc").trim()
+            == "0"),
+        "{}",
+        read(dir.path(), "check.out")
+    );
+    drop(agent);
+}
+
 /// A shell in an audit session of its own (root can start one by writing its loginuid) that
-/// asks in a POSIX session of its own, then answers from a process that is not below the
-/// requester but shares the audit session.
+/// asks in a POSIX session of its own, then answers from a process that is not below it (a
+/// double fork) and not in its POSIX session, but shares the audit session.
 const AUDIT: &str = r#"
 dir=$1; assent=$2; socket=$3
 echo 0 > /proc/self/loginuid || exit 77
 (setsid "$assent" --socket "$socket" check -- 'git push --force' > "$dir/check.out" 2>&1; echo $? > "$dir/check.rc") &
 while [ ! -s "$dir/token" ]; do sleep 0.05; done
-setsid "$assent" --socket "$socket" approve "$(cat "$dir/token")" > "$dir/same.out" 2>&1
-echo $? > "$dir/same.rc"
+# Left the shell's tree (a double fork) and its POSIX session: only the audit session is shared.
+(setsid sh -c 'sleep 0.3; "$0" --socket "$1" approve "$2" > "$3/same.out" 2>&1; echo $? > "$3/same.rc"' \
+  "$assent" "$socket" "$(cat "$dir/token")" "$dir" &)
+while [ ! -e "$dir/same.rc" ]; do sleep 0.05; done
 wait
 "#;
 

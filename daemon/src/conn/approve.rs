@@ -28,22 +28,7 @@ impl Conn {
         if let Err(error) = check_remember(remember) {
             return Response::Error(error.to_wire());
         }
-        let ancestors = crate::peer::ancestors(self.peer.pid);
-        let ancestors = if self.peer.pidfd.is_none() || self.peer.still_alive() {
-            ancestors
-        } else {
-            Vec::new()
-        };
-        let answerer = Answerer {
-            uid: self.peer.uid,
-            pid: self.peer.pid,
-            sid: self.peer.sid,
-            conn_id: self.id,
-            session,
-            audit_session: self.peer.audit_session,
-            ancestors,
-            agent,
-        };
+        let answerer = self.answerer(session, agent);
         let mut ahead = Vec::new();
         if allow {
             let allowing = self.shared.pending.allowing(token, item, &answerer);
@@ -239,6 +224,30 @@ impl Conn {
         flow
     }
 
+    /// This connection's peer as the one who answers: its ancestors and what the kernel says
+    /// of it, read while its pidfd shows it is still the process that connected (the
+    /// ancestors of a process that left could be anyone's: then none, which is refused).
+    fn answerer(&self, session: Option<String>, agent: bool) -> Answerer {
+        let ancestors = crate::peer::ancestors(self.peer.pid);
+        let facts = crate::peer::answerer_facts(self.peer.pid);
+        let ancestors = if self.peer.pidfd.is_none() || self.peer.still_alive() {
+            ancestors
+        } else {
+            Vec::new()
+        };
+        Answerer {
+            uid: self.peer.uid,
+            pid: self.peer.pid,
+            sid: self.peer.sid,
+            conn_id: self.id,
+            session,
+            audit_session: self.peer.audit_session,
+            facts,
+            ancestors,
+            agent,
+        }
+    }
+
     fn register_approver(
         &self,
         hello: ApproverHello,
@@ -247,6 +256,10 @@ impl Conn {
         if !exes.is_empty() {
             approvers::check_executable(&self.peer, exes)?;
         }
+        // An agent's process may not become an approval agent: it would answer for the person.
+        self.shared
+            .pending
+            .check_not_agent(&self.answerer(None, true))?;
         let Some(sid) = self.peer.sid else {
             return Err(RequestError::Identity(
                 "the approval agent's login session could not be established".into(),

@@ -30,7 +30,14 @@ impl Pending {
             return Err(RequestError::Expired);
         }
         let hold = &entry.hold;
-        authorise(&hold.requester, hold.owner, &hold.session, by, true)?;
+        authorise(
+            &hold.requester,
+            hold.owner,
+            &hold.session,
+            by,
+            true,
+            &inner.agents,
+        )?;
         let chosen = chosen(hold, item)?;
         Ok(Allowing {
             approval: chosen
@@ -74,7 +81,14 @@ impl Pending {
             return Err(RequestError::Expired);
         }
         let hold = &entry.hold;
-        if let Err(error) = authorise(&hold.requester, hold.owner, &hold.session, by, allow) {
+        if let Err(error) = authorise(
+            &hold.requester,
+            hold.owner,
+            &hold.session,
+            by,
+            allow,
+            &inner.agents,
+        ) {
             self.refused(hold, token, by, &error);
             return Err(error);
         }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::AuditConfig;
-use crate::peer::Proc;
+use crate::peer::{AgentFacts, AnswererFacts, Proc};
 
 fn store(ttl: Duration, max: usize) -> Pending {
     let (audit, _writer) = Audit::start(
@@ -40,6 +40,16 @@ fn requester(uid: u32, conn_id: u64) -> Requester {
                 comm: "claude".into(),
             },
         ],
+        agent: Some(AgentFacts {
+            proc: Proc {
+                pid: 90,
+                start: 4000,
+                comm: "claude".into(),
+            },
+            sid: 80,
+            tty: 34816,
+            cgroup: None,
+        }),
     }
 }
 
@@ -88,6 +98,10 @@ fn approver(uid: u32) -> Answerer {
             start: 6000,
             comm: "assent".into(),
         }],
+        facts: AnswererFacts {
+            tty: 34817,
+            cgroup: Some("/user.slice/session-2.scope".into()),
+        },
         agent: false,
     }
 }
@@ -529,6 +543,113 @@ fn a_process_the_requesting_agent_started_may_not_answer_whatever_its_session() 
     };
     assert_eq!(
         pending.answer(&held.token, &reused, true).map(|a| a.len()),
+        Ok(1)
+    );
+}
+
+/// What a job the agent put in the background keeps of it, after it left the agent's process
+/// tree (a double fork, or the agent exited): its session, its terminal, the agent's own
+/// cgroup; and the agents seen asking, and coding agents by name, answer nothing.
+#[test]
+fn what_the_agent_left_behind_may_not_answer() {
+    let pending = store(Duration::from_secs(60), 4);
+    let orphan = |ancestors: Vec<Proc>, sid: i32, tty: i32, cgroup: &str| Answerer {
+        ancestors,
+        sid: Some(sid),
+        facts: AnswererFacts {
+            tty,
+            cgroup: Some(cgroup.into()),
+        },
+        ..approver(1000)
+    };
+    let alone = || {
+        vec![
+            Proc {
+                pid: 400,
+                start: 8000,
+                comm: "assent".into(),
+            },
+            Proc {
+                pid: 1,
+                start: 1,
+                comm: "systemd".into(),
+            },
+        ]
+    };
+    let held = pending.hold(hold(1000, 1, None)).expect("held");
+    let refused = |who: &Answerer, says: &str| match pending.answer(&held.token, who, true) {
+        Err(RequestError::SelfApproval(Some(why))) => assert!(why.contains(says), "{why}"),
+        other => panic!("{who:?} answered: {other:?}"),
+    };
+    // Reparented to init, still in the agent's session (no setsid).
+    refused(
+        &orphan(alone(), 80, 0, "/x"),
+        "POSIX session (80) of the agent 90 (claude)",
+    );
+    // setsid, but still on the agent's terminal.
+    refused(
+        &orphan(alone(), 401, 34816, "/x"),
+        "terminal of the agent 90 (claude)",
+    );
+    // Below any process named as a coding agent, whoever asked.
+    let mut under_codex = alone();
+    under_codex.insert(
+        1,
+        Proc {
+            pid: 55,
+            start: 10,
+            comm: "codex".into(),
+        },
+    );
+    refused(
+        &orphan(under_codex, 402, 0, "/x"),
+        "descends from 55 (codex), a coding agent",
+    );
+    // The agent of another request that is still remembered.
+    let other = Hold {
+        requester: Requester {
+            agent: Some(AgentFacts {
+                proc: Proc {
+                    pid: 70,
+                    start: 700,
+                    comm: "node".into(),
+                },
+                sid: 71,
+                tty: 0,
+                cgroup: Some("/user.slice/app-agent.scope".into()),
+            }),
+            ..requester(1000, 2)
+        },
+        ..hold(1000, 2, None)
+    };
+    pending.hold(other).expect("held");
+    let mut under_node = alone();
+    under_node.insert(
+        1,
+        Proc {
+            pid: 70,
+            start: 700,
+            comm: "node".into(),
+        },
+    );
+    refused(
+        &orphan(under_node, 403, 0, "/x"),
+        "descends from 70 (node), an agent that asked",
+    );
+    // That agent had a cgroup of its own: a double-forked job of it stays there.
+    refused(
+        &orphan(alone(), 404, 0, "/user.slice/app-agent.scope/sub"),
+        "cgroup /user.slice/app-agent.scope",
+    );
+    // A person elsewhere: another session, terminal and cgroup, no agent above.
+    assert_eq!(
+        pending
+            .answer(
+                &held.token,
+                &orphan(alone(), 405, 34817, "/user.slice/app-agent.scopeX"),
+                true
+            )
+            .map(|a| a.len()),
         Ok(1)
     );
 }

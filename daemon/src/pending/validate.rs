@@ -2,10 +2,13 @@
 //!
 //! Pure checks on the request's requester, owner and session label: no lock, no settling.
 
+use std::collections::VecDeque;
+
 use assent_client::protocol::{Decided, DecidedBy};
 
 use super::{Answerer, Requester};
 use crate::error::RequestError;
+use crate::peer::{AGENT_PROGRAMS, AgentFacts, cgroup_within};
 
 /// A person's answer as an outcome.
 pub(super) fn answered(by: &Answerer, allow: bool) -> Decided {
@@ -24,13 +27,15 @@ pub(super) fn answered(by: &Answerer, allow: bool) -> Decided {
 
 /// May `by` answer a request of `requester`, owned by `owner`, of session label `session`,
 /// with `allow`? A deny is always safe, so the requester may deny its own request: only an
-/// allow must come from somebody else.
+/// allow must come from somebody else, and never from an agent: `agents` are the agents seen
+/// asking lately, of any request.
 pub(super) fn authorise(
     requester: &Requester,
     owner: u32,
     session: &Option<String>,
     by: &Answerer,
     allow: bool,
+    agents: &VecDeque<AgentFacts>,
 ) -> Result<(), RequestError> {
     if by.uid != owner && by.uid != 0 {
         return Err(RequestError::UserMismatch {
@@ -45,10 +50,65 @@ pub(super) fn authorise(
         });
     }
     if allow {
-        check_not_self(requester, by)
+        check_not_self(requester, by)?;
+        check_not_agent(requester.agent.iter().chain(agents), by)
     } else {
         Ok(())
     }
+}
+
+/// An agent never answers: not a process that descends from an agent that asked the gate (this
+/// request's or another's) or from a program known as a coding agent; not a process in the
+/// agent's own POSIX session or on its terminal (what a job it put in the background keeps);
+/// not a process in the cgroup the agent has to itself (what even a double fork keeps).
+pub(crate) fn check_not_agent<'a>(
+    agents: impl Iterator<Item = &'a AgentFacts> + Clone,
+    by: &Answerer,
+) -> Result<(), RequestError> {
+    let refuse = |why: String| Err(RequestError::SelfApproval(Some(why)));
+    let answerer = by
+        .ancestors
+        .first()
+        .map_or_else(|| format!("pid {}", by.pid), |p| format!("pid {p}"));
+    for ancestor in &by.ancestors {
+        if let Some(agent) = agents
+            .clone()
+            .find(|a| a.proc.pid == ancestor.pid && a.proc.start == ancestor.start)
+        {
+            return refuse(format!(
+                "{answerer} descends from {}, an agent that asked the gate",
+                agent.proc
+            ));
+        }
+        if AGENT_PROGRAMS.contains(&ancestor.comm.as_str()) {
+            return refuse(format!(
+                "{answerer} descends from {ancestor}, a coding agent"
+            ));
+        }
+    }
+    for agent in agents {
+        if by.sid == Some(agent.sid) {
+            return refuse(format!(
+                "{answerer} is in the POSIX session ({}) of the agent {}",
+                agent.sid, agent.proc
+            ));
+        }
+        if agent.tty != 0 && by.facts.tty == agent.tty {
+            return refuse(format!(
+                "{answerer} is on the terminal of the agent {}",
+                agent.proc
+            ));
+        }
+        if let (Some(own), Some(theirs)) = (&agent.cgroup, &by.facts.cgroup)
+            && cgroup_within(theirs, own)
+        {
+            return refuse(format!(
+                "{answerer} is in the cgroup {own} that the agent {} has to itself",
+                agent.proc
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The requester may not answer itself: not on its own connection, not from its own process,
