@@ -240,6 +240,9 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
             };
             let rule =
                 compile_rule(spanned.get_ref().clone(), format!("{file}:{line}")).map_err(at)?;
+            if file != "embedded default" {
+                lowers_on_claims(&rule).map_err(at)?;
+            }
             if !names.insert(rule.name.clone()) {
                 return Err(at(format!("a second rule is named \"{}\"", rule.name)));
             }
@@ -327,6 +330,38 @@ fn compile_rule(spec: RuleSpec, source: String) -> Result<Rule, String> {
         override_forbidden: spec.override_forbidden.unwrap_or(false),
         approval: spec.approval,
     })
+}
+
+/// A rule may lower a decision only on what the kernel says of the caller (uid, user, the
+/// place and the words of the request), never on what the client claims of itself: its
+/// session label, or its origin beyond what the door proves. An agent can claim any session
+/// label (`--session ci-1`), and a client can say it is a person (`--origin interactive`);
+/// nothing proves either, so a rule that allows on them allows whoever says so. An agent's
+/// door (its hook, `assent sh`) says `agent` or `tool` itself, so a rule for automation is
+/// one the agent cannot escape by claiming. An `allow` (which can only lower) on a session
+/// label or for people alone is refused, and so is a rule that lowers even forbidden
+/// (`override_forbidden`) on them. A claim may still raise: `deny` and `confirm` on a session
+/// or an origin are fine.
+fn lowers_on_claims(rule: &Rule) -> Result<(), String> {
+    let lowers = rule.decision == Decision::Allow || rule.override_forbidden;
+    if !lowers {
+        return Ok(());
+    }
+    let claim = if rule.session.is_some() {
+        "the session label"
+    } else if rule.origin.contains(&Origin::Interactive)
+        && !(rule.origin.contains(&Origin::Agent) && rule.origin.contains(&Origin::Tool))
+    {
+        "the origin \"interactive\""
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "rule \"{}\" lowers a decision on {claim}, which the client claims and any agent can \
+         say; a rule may lower only on uid, user, command, finding, path, cwd or tool (make it \
+         `decision = \"deny\"` or `\"confirm\"`, or condition it on the agent's uid)",
+        rule.name
+    ))
 }
 
 /// Every finding id the daemon can report: the analyser's catalogue and the tool findings.

@@ -135,18 +135,76 @@ fn claims_raise_and_never_lower() {
     assert_eq!(d(Level::Moderate, &nan), Decision::Confirm);
 }
 
+const EXAMPLE: &str = include_str!("../../../packaging/policy.example.toml");
+
+/// The example policy with its examples uncommented: every line that starts with `#` right
+/// before a key, a value or `[[rule]]` (explanations start with `# `).
+fn example_uncommented() -> String {
+    EXAMPLE
+        .lines()
+        .map(|line| match line.strip_prefix('#') {
+            Some(rest) if !rest.is_empty() && !rest.starts_with([' ', '#']) => rest,
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn a_good_file_parses_with_every_key() {
-    let loaded = parse(
-        include_str!("../../../packaging/policy.example.toml"),
-        "example",
-    )
-    .expect("the example policy parses");
+    let loaded = parse(&example_uncommented(), "example").expect("the example policy parses");
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
     let p = loaded.policy;
     assert!(p.rules.len() > 3);
     assert_eq!(p.settings.confidence_threshold, 0.85);
     assert!(!p.text.is_empty());
+}
+
+/// Copied as the README says, the example changes nothing: the policy in force is the
+/// embedded default's, rule for rule and setting for setting.
+#[test]
+fn the_example_as_shipped_is_the_embedded_default() {
+    let copied = parse(EXAMPLE, "policy.toml").expect("the example parses as shipped");
+    let none = parse("", "policy.toml").expect("an empty file parses");
+    assert_eq!(copied.policy.text, none.policy.text);
+}
+
+/// A rule may lower a decision only on kernel facts and the request's words: on a session
+/// label or on a caller that says it is a person it is refused, with where and why; on the
+/// same claims it may raise.
+#[test]
+fn a_rule_may_not_lower_on_what_the_client_claims() {
+    let refused = [
+        (
+            "[[rule]]\nname = \"ci\"\nsession = \"ci-*\"\ndecision = \"allow\"\n",
+            "session label",
+        ),
+        (
+            "\n[[rule]]\nname = \"people\"\norigin = \"interactive\"\ncommand = \"rm\"\ndecision = \"allow\"\n",
+            "origin \"interactive\"",
+        ),
+        (
+            "[[rule]]\nname = \"ci\"\nsession = \"ci-*\"\nfinding = \"delete.home\"\ndecision = \"confirm\"\noverride_forbidden = true\n",
+            "session label",
+        ),
+    ];
+    for (text, claim) in refused {
+        let error = parse(text, "p.toml").expect_err(text);
+        let line = if text.starts_with('\n') { 2 } else { 1 };
+        assert_eq!((error.line, error.column), (line, 1), "{error}");
+        assert!(
+            error.message.contains(claim) && error.message.contains("uid"),
+            "{error}"
+        );
+    }
+    for text in [
+        "[[rule]]\nname = \"ci\"\nsession = \"ci-*\"\ndecision = \"deny\"\n",
+        "[[rule]]\nname = \"ci\"\nsession = \"ci-*\"\ndecision = \"confirm\"\n",
+        "[[rule]]\nname = \"agents\"\norigin = [\"agent\", \"tool\"]\ncommand = \"make\"\ndecision = \"allow\"\n",
+        "[[rule]]\nname = \"runner\"\nuid = [1001]\ndecision = \"allow\"\n",
+    ] {
+        parse(text, "p.toml").unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
 }
 
 #[test]
@@ -302,20 +360,29 @@ fn forbidden_for_agents_is_lowered_only_with_override_forbidden() {
 }
 
 #[test]
-fn allow_all_is_a_policy_setting_scoped_to_a_session_never_a_flag() {
+fn allow_all_is_a_policy_setting_scoped_to_a_uid_never_a_flag() {
     let p = policy(
-        "[[rule]]\nname = \"ci runs everything\"\nsession = \"ci-*\"\norigin = \"agent\"\ndecision = \"allow\"\n",
+        "[[rule]]\nname = \"ci runs everything\"\nuid = [1000]\norigin = \"agent\"\ndecision = \"allow\"\n",
     );
-    let ci = Context {
-        session: Some("ci-1".into()),
-        ..Context::default()
-    };
+    let ci = Context::default();
     assert_eq!(
         shell(&p, "rm -rf data", Origin::Agent, &ci).decision,
         Decision::Allow
     );
+    let other = Caller {
+        uid: Some(1001),
+        user: Some("v"),
+        home: Some("/home/v"),
+    };
+    let subject = Subject::Shell {
+        command: "rm -rf data".into(),
+        cwd: "/home/v/project".into(),
+        truncated: false,
+    };
     assert_eq!(
-        shell(&p, "rm -rf data", Origin::Agent, &Context::default()).decision,
+        judge_for(&p, &subject, Origin::Agent, &ci, &other)
+            .ruling
+            .decision,
         Decision::Confirm
     );
     // Still no way past forbidden, and the caller's own claim still raises.
@@ -387,7 +454,7 @@ fn path_globs_and_user_rules() {
 /// Every tool example of the seeds: tool, arguments → level and decision (origin tool).
 #[test]
 fn seed_tool_examples() {
-    let p = policy(include_str!("../../../packaging/policy.example.toml"));
+    let p = policy(&example_uncommented());
     let none = Context::default();
     use Decision::*;
     use Level::*;
