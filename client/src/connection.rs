@@ -77,6 +77,7 @@ impl Connection {
                 Err(errno) => return Err(connect_error(errno)),
             }
         }
+        check_server(&fd, path)?;
         Ok(Connection {
             fd,
             // One byte more than the limit, so an oversized packet is seen, not silently cut.
@@ -255,4 +256,28 @@ impl AsFd for Connection {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
+}
+
+/// Whose answers a client trusts: the server of the system socket must be root, any other
+/// socket's root or this user (a user-mode daemon). A socket that someone else serves (an
+/// agent that pointed `ASSENT_SOCKET` at a server of its own under another uid, a socket left
+/// in a shared directory) would answer "allow" to anything. The uid is the kernel's
+/// (`SO_PEERCRED` of the listening process), not anything the server says.
+fn check_server(fd: &OwnedFd, path: &Path) -> Result<(), Error> {
+    let server = sockopt::PeerCredentials;
+    let uid = socket::getsockopt(fd, server)
+        .map_err(|errno| Error::Connect {
+            path: path.to_path_buf(),
+            source: errno.into(),
+        })?
+        .uid();
+    let me = nix::unistd::geteuid().as_raw();
+    let system = path == Path::new(crate::paths::SYSTEM_SOCKET);
+    if uid == 0 || (!system && uid == me) {
+        return Ok(());
+    }
+    Err(Error::UntrustedServer {
+        path: path.to_path_buf(),
+        uid,
+    })
 }

@@ -55,6 +55,17 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
+    /// The socket is served by a process of another uid than root or this user: its answers
+    /// are not the gate's.
+    #[error(
+        "the socket {path} is served by uid {uid}, which is neither root nor you: its answers are not the gate's (check --socket and ASSENT_SOCKET; the system gate's socket is /run/assent/socket)"
+    )]
+    UntrustedServer {
+        /// The socket path.
+        path: PathBuf,
+        /// The serving process's uid, from the kernel.
+        uid: u32,
+    },
     /// The daemon did not accept the connection, or did not answer, in time.
     #[error(
         "assentd at {path} did not {what} within {} s: it is overloaded or stuck (see `assent status` from another terminal, or `journalctl -u assentd`)",

@@ -37,6 +37,18 @@ pub fn resolve_socket(flag: Option<&Path>) -> Result<PathBuf, Error> {
     user_socket()
 }
 
+/// The socket an agent's door (a hook, `assent sh`, `assent run`) connects to: `flag` (the
+/// hook's own settings, which the gate keeps agents from editing), else the system socket
+/// whenever it exists, whatever `ASSENT_SOCKET` says (an agent can start itself, or a shell,
+/// with any environment), else as [`resolve_socket`].
+pub fn resolve_door_socket(flag: Option<&Path>) -> Result<PathBuf, Error> {
+    let system = Path::new(SYSTEM_SOCKET);
+    if flag.is_none() && system.exists() {
+        return Ok(system.to_path_buf());
+    }
+    resolve_socket(flag)
+}
+
 /// The working directory to send with a shell command: `flag` (`--cwd`) made absolute, else
 /// the current directory. The error is a sentence for the person.
 pub fn working_dir(flag: Option<&Path>) -> Result<String, String> {

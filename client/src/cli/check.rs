@@ -163,7 +163,7 @@ pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) 
 /// token again while it is still held. A refused redeem (unknown, spent, expired, another
 /// user, session or subject) allows nothing.
 pub fn redeem(socket: Option<PathBuf>, request: RedeemRequest, json: Option<&str>) -> Outcome {
-    let mut conn = match super::connect(socket) {
+    let mut conn = match super::connect_door(socket) {
         Ok(conn) => conn,
         Err(code) => return Outcome::Failed(code),
     };
@@ -220,7 +220,7 @@ fn gate_prompting(
     tty: Option<std::fs::File>,
 ) -> Outcome {
     let prompt = tty;
-    let mut conn = match super::connect(socket) {
+    let mut conn = match super::connect_door(socket) {
         Ok(conn) => conn,
         Err(code) => return Outcome::Failed(code),
     };

@@ -24,7 +24,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use assent_client::Connection;
-use assent_client::paths::resolve_socket;
 use assent_client::protocol::{
     CheckRequest, Context, Origin, Outcome, Request, Response, Subject, Verdict,
 };
@@ -308,7 +307,9 @@ fn gate(
     deadline: Instant,
     ask_when_held: bool,
 ) -> Answer {
-    let mut conn = match resolve_socket(socket.as_deref()).and_then(|p| Connection::connect(&p)) {
+    let mut conn = match assent_client::paths::resolve_door_socket(socket.as_deref())
+        .and_then(|p| Connection::connect(&p))
+    {
         Ok(conn) => conn,
         Err(error) => return Answer::Deny(unavailable(&error.to_string())),
     };

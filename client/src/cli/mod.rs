@@ -262,7 +262,18 @@ pub fn main() -> u8 {
 
 /// Connect to the daemon, or print why not.
 pub fn connect(socket: Option<PathBuf>) -> Result<Connection, u8> {
-    let path = resolve_socket(socket.as_deref()).map_err(|error| {
+    connect_to(resolve_socket(socket.as_deref()))
+}
+
+/// Connect a door that runs what the gate allows (`check`, `run`, `sh`) to the daemon: the
+/// system gate's socket whenever it exists, unless `--socket` names another
+/// ([`assent_client::paths::resolve_door_socket`]).
+pub fn connect_door(socket: Option<PathBuf>) -> Result<Connection, u8> {
+    connect_to(assent_client::paths::resolve_door_socket(socket.as_deref()))
+}
+
+fn connect_to(path: Result<PathBuf, assent_client::Error>) -> Result<Connection, u8> {
+    let path = path.map_err(|error| {
         messages::error(&error);
         exit::UNAVAILABLE
     })?;
