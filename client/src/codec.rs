@@ -323,6 +323,7 @@ mod tests {
                 audit_waiting: 3,
                 audit_lost: 0,
                 state_error: None,
+                observe: Some("everyone".into()),
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

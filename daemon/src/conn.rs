@@ -304,6 +304,7 @@ impl Conn {
             audit_waiting: audit.waiting,
             audit_lost: audit.lost,
             state_error: self.shared.remembered.last_error(),
+            observe: self.shared.policy.current().observing(),
         }
     }
 

@@ -97,6 +97,14 @@ fn a_changed_policy_file_decides_the_next_request_and_a_broken_one_is_not_used()
         reason.starts_with("observe mode: would have decided deny"),
         "{reason}"
     );
+    // `status` says so before anything else.
+    assert_eq!(status(&mut conn).observe.as_deref(), Some("everyone"));
+    let said = assent_tests::run_bounded(assent_tests::assent(daemon.socket()).arg("status"));
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        said.starts_with("OBSERVE MODE for everyone: nothing is held or denied"),
+        "{said}"
+    );
 }
 
 #[test]

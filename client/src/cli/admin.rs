@@ -236,6 +236,14 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         return exit::ALLOW;
     }
     let uptime = humantime::format_duration(Duration::from_secs(status.uptime_secs));
+    // First, so that nobody reads on past it: the gate judges but stops nothing.
+    if let Some(whom) = &status.observe {
+        println!(
+            "OBSERVE MODE for {}: nothing is held or denied, only audited (observe in {})",
+            assent_client::shown::one_line(whom),
+            assent_client::shown::one_line(&status.policy)
+        );
+    }
     println!(
         "assentd {} (protocol {}), {} mode\nsocket:   {}\nuptime:   {uptime}\nallowed:  {}\ndenied:   {}\nheld:     {}\npending:  {}",
         status.version,

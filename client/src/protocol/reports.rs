@@ -114,6 +114,9 @@ pub struct StatusInfo {
     /// Why the state (remembered approvals) could not be written last time, while it could
     /// not.
     pub state_error: Option<String>,
+    /// Whom observe mode lets through unjudged (`everyone`, `uids 1000`, `origins agent`),
+    /// while it is on: then nothing those callers send is held or denied, only audited.
+    pub observe: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.

@@ -381,6 +381,24 @@ impl Policy {
         "default policy"
     }
 
+    /// Whom observe mode covers, in words, while it covers anyone.
+    pub fn observing(&self) -> Option<String> {
+        let s = &self.settings;
+        if s.observe {
+            return Some("everyone".into());
+        }
+        let mut whom = Vec::new();
+        if !s.observe_uids.is_empty() {
+            let uids: Vec<String> = s.observe_uids.iter().map(u32::to_string).collect();
+            whom.push(format!("uids {}", uids.join(", ")));
+        }
+        if !s.observe_origins.is_empty() {
+            let origins: Vec<&str> = s.observe_origins.iter().map(|o| o.as_str()).collect();
+            whom.push(format!("origins {}", origins.join(", ")));
+        }
+        (!whom.is_empty()).then(|| whom.join("; "))
+    }
+
     fn observes(&self, facts: &Facts<'_>) -> bool {
         let s = &self.settings;
         s.observe
