@@ -324,6 +324,7 @@ mod tests {
                 audit_lost: 0,
                 state_error: None,
                 observe: Some("everyone".into()),
+                policy_waiting: None,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

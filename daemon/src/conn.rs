@@ -305,6 +305,7 @@ impl Conn {
             audit_lost: audit.lost,
             state_error: self.shared.remembered.last_error(),
             observe: self.shared.policy.current().observing(),
+            policy_waiting: self.shared.policy.waiting_change(),
         }
     }
 

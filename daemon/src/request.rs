@@ -59,7 +59,7 @@ impl Asker<'_> {
         wait: bool,
         batch: bool,
     ) -> Result<Ruled, RequestError> {
-        let policy = self.shared.policy.current();
+        let policy = self.shared.policy.for_origin(origin);
         // One request against the rate limit, however many subjects it carries.
         if let Err(error) = self
             .shared

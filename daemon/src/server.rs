@@ -33,6 +33,7 @@ use crate::stats::Stats;
 use crate::systemd::Notifier;
 
 mod limits;
+mod policy_change;
 
 pub use limits::{Buffers, ConnLimits};
 use limits::{ConnSlot, Connections};
@@ -155,6 +156,9 @@ pub async fn serve(
         heartbeat: AtomicU64::new(0),
     });
     shared.apply_policy_limits();
+    if shared.config.mode == crate::config::Mode::User {
+        shared.policy.guard_weakening();
+    }
     let watcher = tokio::spawn(watch_policy(Arc::clone(&shared)));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut tasks = JoinSet::new();
@@ -461,6 +465,7 @@ async fn watch_policy(shared: Arc<Shared>) {
         };
         if changed {
             shared.apply_policy_limits();
+            policy_change::ask(&shared);
         }
     }
 }

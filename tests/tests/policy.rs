@@ -48,7 +48,11 @@ const DENY_LS: &str =
 
 #[test]
 fn a_changed_policy_file_decides_the_next_request_and_a_broken_one_is_not_used() {
-    let daemon = TestDaemon::start();
+    // The weakening change below is held like a request: long enough for a loaded machine.
+    let daemon = TestDaemon::with(assent_tests::Options {
+        hold_ttl: Duration::from_secs(600),
+        ..assent_tests::Options::default()
+    });
     let mut conn = daemon.connect();
     assert_eq!(explain(&mut conn, "ls -l").0, Decision::Allow);
     assert!(status(&mut conn).policy.starts_with("embedded default"));
@@ -90,6 +94,35 @@ fn a_changed_policy_file_decides_the_next_request_and_a_broken_one_is_not_used()
     std::fs::write(daemon.policy_file(), "observe = true\n").expect("the policy is written");
     assert!(wait_until(Duration::from_secs(10), || status(&mut conn)
         .policy_error
+        .is_none()));
+    // Observe mode weakens the policy: in user mode the file is the agent's to write too, so
+    // agents stay under the approved policy until a person approves the change.
+    let waiting = status(&mut conn).policy_waiting.unwrap_or_default();
+    assert!(
+        waiting.contains("observe = true") && waiting.contains("deny rule \"no ls\" removed"),
+        "{waiting}"
+    );
+    assert_eq!(explain(&mut conn, "rm -rf ~").0, Decision::Deny);
+    assert_eq!(
+        explain(&mut conn, "ls -l").0,
+        Decision::Deny,
+        "the approved rule holds"
+    );
+    let tokens = assent_tests::pending_tokens(&mut conn);
+    assert_eq!(tokens.len(), 1, "the change is asked about");
+    let listed = assent_tests::run_bounded(assent_tests::assent(daemon.socket()).arg("pending"));
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("policy change") && listed.contains("observe = true"),
+        "{listed}"
+    );
+    // A person approves it from elsewhere: now it judges agents too.
+    let person = assent_tests::run_detached(
+        assent_tests::assent(daemon.socket()).args(["approve", &tokens[0]]),
+    );
+    assert_eq!(person.status.code(), Some(0), "{person:?}");
+    assert!(wait_until(Duration::from_secs(10), || status(&mut conn)
+        .policy_waiting
         .is_none()));
     let (decision, reason) = explain(&mut conn, "rm -rf ~");
     assert_eq!(decision, Decision::Allow);

@@ -256,6 +256,12 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         status.pending,
     );
     println!("policy:   {}", status.policy);
+    if let Some(waiting) = &status.policy_waiting {
+        println!(
+            "policy change: {} (see `assent pending`)",
+            assent_client::shown::one_line(waiting)
+        );
+    }
     match status.sessions.as_str() {
         "audit" => println!(
             "sessions: audit sessions (a process cannot leave its own; POSIX sessions where none is set, and for approval agents)"

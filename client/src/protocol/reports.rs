@@ -117,6 +117,9 @@ pub struct StatusInfo {
     /// Whom observe mode lets through unjudged (`everyone`, `uids 1000`, `origins agent`),
     /// while it is on: then nothing those callers send is held or denied, only audited.
     pub observe: Option<String>,
+    /// While a policy change that weakens the gate is in force for the person's own requests
+    /// only, waiting for their approval before it judges agents (user mode): what it weakens.
+    pub policy_waiting: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.

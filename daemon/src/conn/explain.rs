@@ -13,7 +13,7 @@ impl Conn {
         let judgement = match self
             .asker()
             .judge(
-                self.shared.policy.current(),
+                self.shared.policy.for_origin(explain.origin),
                 explain.subject,
                 explain.origin,
                 explain.context,

@@ -17,7 +17,7 @@ impl Conn {
             origin,
             context,
         } = redeem;
-        let policy = self.shared.policy.current();
+        let policy = self.shared.policy.for_origin(origin);
         if let Err(error) = self
             .shared
             .take_rate(self.peer.uid, policy.settings.rate_limit)

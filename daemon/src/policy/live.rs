@@ -8,12 +8,21 @@
 //! (moved away, deleted, an editor's save caught between two renames), turns empty or cannot
 //! be read keeps the policy in force, whatever the mode or flags. Only a file that parses
 //! replaces it; going back to the embedded default takes a restart without the file.
+//!
+//! Nor by an agent: where the file is the user's own (user mode, [`Live::guard_weakening`]), a
+//! reload that weakens the policy ([`super::weaken`]) is in force at once for the person's own
+//! requests only; agents and tool calls keep the policy a person last approved
+//! ([`Live::for_origin`]) until a person approves the change, which the server asks for as a
+//! held request ([`Live::to_ask`], [`Live::settle_change`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
-use super::{Policy, PolicyError, load};
+use assent_client::protocol::Origin;
+
+use super::{Policy, PolicyError, load, weaken};
 
 /// What identifies a version of the file without reading it.
 type Stamp = Option<(SystemTime, u64, u64)>;
@@ -27,6 +36,27 @@ pub struct Live {
     error: Mutex<Option<String>>,
     /// Whether the policy in force came from the file (not the embedded default).
     from_file: Mutex<bool>,
+    /// Whether a weakening reload waits for a person before it judges agents.
+    guard: AtomicBool,
+    /// The weakening change that waits, while one does.
+    held_back: Mutex<Option<HeldBack>>,
+    /// Numbers the weakening changes, so that an answer settles only the one it was asked of.
+    generation: std::sync::atomic::AtomicU64,
+}
+
+/// A reload that weakened the policy, not yet approved by a person.
+#[derive(Debug)]
+struct HeldBack {
+    /// The policy agents and tool calls stay under meanwhile: the last one a person approved.
+    approved: Arc<Policy>,
+    /// What the change weakens, one line each.
+    changes: Vec<String>,
+    /// Its number.
+    generation: u64,
+    /// Whether a person has been asked.
+    asked: bool,
+    /// Why it is not in force, once the person's answer was no (or nobody answered).
+    refused: Option<String>,
 }
 
 fn stamp(path: &Path) -> Stamp {
@@ -59,6 +89,9 @@ impl Live {
             stamp: Mutex::new(None),
             error: Mutex::new(None),
             from_file: Mutex::new(false),
+            guard: AtomicBool::new(false),
+            held_back: Mutex::new(None),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -80,6 +113,103 @@ impl Live {
             stamp: Mutex::new(stamp_now),
             error: Mutex::new(error),
             from_file: Mutex::new(from_file),
+            guard: AtomicBool::new(false),
+            held_back: Mutex::new(None),
+            generation: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Make a weakening reload wait for a person before it judges agents (user mode, where
+    /// the file is the user's and so the agent's to write).
+    pub fn guard_weakening(&self) {
+        self.guard.store(true, Ordering::Relaxed);
+    }
+
+    /// The policy a request of `origin` is judged by: the one in force, except that agents and
+    /// tool calls stay under the last one a person approved while a weakening change waits.
+    pub fn for_origin(&self, origin: Origin) -> Arc<Policy> {
+        if weaken::waits_for_person(origin)
+            && let Ok(held) = self.held_back.lock()
+            && let Some(held) = held.as_ref()
+        {
+            return Arc::clone(&held.approved);
+        }
+        self.current()
+    }
+
+    /// The weakening change a person has not been asked about yet (its number and what it
+    /// weakens), marked asked.
+    pub fn to_ask(&self) -> Option<(u64, Vec<String>)> {
+        let mut held = self.held_back.lock().ok()?;
+        let held = held.as_mut().filter(|h| !h.asked)?;
+        held.asked = true;
+        Some((held.generation, held.changes.clone()))
+    }
+
+    /// A person's answer to change `generation`: allowed, it is in force for everyone; refused
+    /// (or unanswered), agents stay under the approved policy until the file changes again.
+    pub fn settle_change(&self, generation: u64, allow: bool, why: &str) {
+        let Ok(mut held) = self.held_back.lock() else {
+            return;
+        };
+        match held.as_mut() {
+            Some(h) if h.generation == generation && allow => {
+                tracing::info!(generation, "a person approved the weakening policy change");
+                *held = None;
+            }
+            Some(h) if h.generation == generation => {
+                tracing::warn!(
+                    generation,
+                    why,
+                    "the weakening policy change is not in force for agents"
+                );
+                h.refused = Some(why.to_string());
+            }
+            _ => {}
+        }
+    }
+
+    /// While a weakening change is not in force for agents: what it weakens and why it waits.
+    pub fn waiting_change(&self) -> Option<String> {
+        let held = self.held_back.lock().ok()?;
+        let held = held.as_ref()?;
+        let state = match &held.refused {
+            Some(why) => format!("refused ({why}); change the file again to be asked again"),
+            None => "waits for a person's approval".to_string(),
+        };
+        Some(format!(
+            "a change that weakens the policy is in force for your own requests only, and for agents and tool calls {state}: {}",
+            held.changes.join("; ")
+        ))
+    }
+
+    /// Put `policy` in force; where weakening is guarded, hold a weakening change back from
+    /// agents (against the policy they are under now, which a person approved).
+    fn put_in_force(&self, policy: Policy) {
+        let policy = Arc::new(policy);
+        if self.guard.load(Ordering::Relaxed)
+            && let Ok(mut held) = self.held_back.lock()
+        {
+            let approved = held
+                .as_ref()
+                .map_or_else(|| self.current(), |h| Arc::clone(&h.approved));
+            let changes = weaken::weakenings(&approved, &policy);
+            *held = if changes.is_empty() {
+                None
+            } else {
+                let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+                tracing::warn!(generation, changes = %changes.join("; "), "a policy change weakens the policy: agents stay under the approved one until a person approves it");
+                Some(HeldBack {
+                    approved,
+                    changes,
+                    generation,
+                    asked: false,
+                    refused: None,
+                })
+            };
+        }
+        if let Ok(mut current) = self.current.write() {
+            *current = policy;
         }
     }
 
@@ -148,9 +278,7 @@ impl Live {
                 }
                 let policy = loaded.policy;
                 tracing::info!(policy = %policy.source, why, "policy reloaded");
-                if let Ok(mut current) = self.current.write() {
-                    *current = Arc::new(policy);
-                }
+                self.put_in_force(policy);
                 if let Ok(mut from_file) = self.from_file.lock() {
                     *from_file = true;
                 }

@@ -19,6 +19,7 @@ pub mod live;
 mod matching;
 pub mod paths;
 pub mod tools;
+pub mod weaken;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
