@@ -511,3 +511,55 @@ fn assert_terminal_restored(term: &Terminal) {
         });
     assert!(screen.lines().any(|l| l == "RAWFLAGS-0"), "{screen}");
 }
+
+// ---- what a requester wrote, shown ----
+
+/// Newlines, escapes, U+2028, U+0085 and U+202E in the command, the cwd, the session label and
+/// the agent's name show as visible escapes in `pending`, `log` and the reply of `deny`: no
+/// output holds a character that could forge a line or redraw the terminal.
+#[test]
+fn pending_log_and_replies_show_a_requesters_words_escaped() {
+    let daemon = TestDaemon::start();
+    let forged = "\nFORGED approved\u{1b}[2J\u{2028}X\u{85}Y\u{202e}Z";
+    let mut requester = daemon.connect();
+    let token = hold(
+        &mut requester,
+        &Request::Check(CheckRequest {
+            subject: Subject::shell(&format!("{RISKY}{forged}"), format!("/tmp{forged}")),
+            origin: Origin::Agent,
+            context: Context {
+                session: Some(format!("conv{forged}")),
+                agent: Some(format!("Claude{forged}")),
+                ..Context::default()
+            },
+            wait: true,
+        }),
+    );
+    let escaped = "\\nFORGED approved\\e[2J<U+2028>X\\x85Y<U+202E>Z";
+    let hidden = |text: &str| text.chars().any(assent_client::shown::is_hidden);
+    let no_forged_line = |text: &str| text.lines().all(|l| !l.trim_start().starts_with("FORGED"));
+
+    let pending = elsewhere(&daemon, &["pending"]);
+    let listed = text(&pending.stdout);
+    assert!(!hidden(&listed.replace('\n', "")), "{listed:?}");
+    assert!(no_forged_line(&listed), "{listed}");
+    assert!(listed.contains(&format!("{RISKY}{escaped}")), "{listed}");
+    assert!(listed.contains(&format!("in /tmp{escaped}")), "{listed}");
+    assert!(
+        listed.contains(&format!("session conv{escaped}")),
+        "{listed}"
+    );
+
+    let deny = elsewhere(&daemon, &["deny", &token]);
+    let said = text(&deny.stdout);
+    assert!(said.starts_with(&format!("denied {token}")), "{said}");
+    assert!(!hidden(said.trim_end_matches('\n')), "{said:?}");
+    assert!(said.contains(escaped), "{said}");
+    assert!(!decided(&mut requester).allow);
+
+    let log = elsewhere(&daemon, &["log"]);
+    let logged = text(&log.stdout);
+    assert!(!hidden(&logged.replace('\n', "")), "{logged:?}");
+    assert!(no_forged_line(&logged), "{logged}");
+    assert!(logged.contains(escaped), "{logged}");
+}
