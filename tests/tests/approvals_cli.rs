@@ -563,3 +563,34 @@ fn pending_log_and_replies_show_a_requesters_words_escaped() {
     assert!(no_forged_line(&logged), "{logged}");
     assert!(logged.contains(escaped), "{logged}");
 }
+
+/// A path holding an escape that clears the screen and a line separator, in a person's own
+/// held line: the prompt shows them as escapes, the screen above is not cleared, and no line
+/// of the prompt is forged.
+#[test]
+fn the_terminal_prompt_shows_hidden_characters_escaped() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let term = Terminal::start(daemon.socket());
+    term.pane.line("echo \"BEFORE-$((2+3))\"");
+    term.pane.wait_text("BEFORE-5");
+    // Only checked: `assent check` asks and exits; `rm` here is the fake anyway.
+    term.pane.line(
+        r#"assent check --origin interactive -- rm -rf $'/nonexistent/x\e[2J\u2028\u0085FORGED'; echo "EXIT-$((0+$?))""#,
+    );
+    let screen = term.pane.wait_text(CHOICES);
+    assert!(
+        screen.contains("BEFORE-5"),
+        "the screen was cleared:\n{screen}"
+    );
+    assert!(
+        screen.contains("/nonexistent/x\\e[2J<U+2028>\\x85FORGED"),
+        "{screen}"
+    );
+    assert!(screen.lines().all(|l| !l.starts_with("FORGED")), "{screen}");
+    term.pane.type_text("n");
+    term.pane.wait_text("EXIT-1");
+    assert!(term.nothing_ran());
+}
