@@ -5,9 +5,9 @@
 //! [`assent_client::shown`], so no byte of it can move the cursor, clear the screen or start a
 //! line of the card's own. The command is a block of its own whose every line starts with a
 //! gutter (`│ `), so a newline in it cannot forge a line of the card: every line it makes is
-//! marked as the command's. Lines longer than the width wrap under their label instead of
-//! being cut, so nothing written is hidden; only a command too tall for the screen is cut, and
-//! the card says so and where to read it whole.
+//! marked as the command's. Lines wider than the terminal (wide characters count two columns)
+//! wrap under their label instead of being cut, so nothing written is hidden; only a command
+//! too tall for the screen is cut, and the card says so and where to read it whole.
 
 use std::time::Duration;
 
@@ -171,6 +171,49 @@ pub fn answered(item: &PendingItem) -> String {
     format!("{start}… {}: {words}", one_line(&item.program))
 }
 
+/// The columns a terminal gives `c`: two for the wide characters of East Asian scripts and
+/// emoji, one for the rest (cleaned text holds no control characters). Counting a narrow
+/// character as wide only wraps early; the reverse would break the card, so ranges err wide.
+fn columns(c: char) -> usize {
+    match c {
+        '\u{1100}'..='\u{115f}'
+        | '\u{2e80}'..='\u{a4cf}'
+        | '\u{ac00}'..='\u{d7a3}'
+        | '\u{f900}'..='\u{faff}'
+        | '\u{fe30}'..='\u{fe4f}'
+        | '\u{ff00}'..='\u{ff60}'
+        | '\u{ffe0}'..='\u{ffe6}'
+        | '\u{1f300}'..='\u{1faff}'
+        | '\u{20000}'..='\u{3fffd}' => 2,
+        _ => 1,
+    }
+}
+
+/// The width of `text` in columns.
+#[cfg(test)]
+fn width(text: &str) -> usize {
+    text.chars().map(columns).sum()
+}
+
+/// `text` cut into pieces of at most `room` columns (at least one piece, at least one
+/// character each).
+fn wrap(text: &str, room: usize) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    let mut used = 0;
+    for c in text.chars() {
+        let w = columns(c);
+        if used + w > room && used > 0 {
+            pieces.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(c);
+        }
+        used += w;
+    }
+    pieces
+}
+
 /// The lines drawn so far, each fit to the width.
 struct Lines {
     width: usize,
@@ -183,16 +226,11 @@ impl Lines {
         let indent = " ".repeat(label.chars().count().min(self.width / 2));
         let label: String = label.chars().take(self.width / 2).collect();
         let room = self.width - indent.chars().count();
-        let chars: Vec<char> = text.chars().collect();
-        let mut chunks = chars.chunks(room.max(1));
-        let first: String = chunks
-            .next()
-            .map(|c| c.iter().collect())
-            .unwrap_or_default();
+        let mut chunks = wrap(text, room).into_iter();
+        let first = chunks.next().unwrap_or_default();
         self.lines.push(format!("{label}{first}"));
         for chunk in chunks {
-            self.lines
-                .push(format!("{indent}{}", chunk.iter().collect::<String>()));
+            self.lines.push(format!("{indent}{chunk}"));
         }
     }
 
@@ -200,15 +238,11 @@ impl Lines {
     /// one says how much more there is and where to read it whole.
     fn command(&mut self, command: &str, room: usize) {
         // Every line, wrapped parts included, behind the gutter: all of them are the command's.
-        let room_chars = self.width.saturating_sub(GUTTER.chars().count()).max(1);
+        let cols = self.width.saturating_sub(GUTTER.chars().count());
         let mut block: Vec<String> = Vec::new();
         for line in lines(command).split('\n') {
-            let chars: Vec<char> = line.chars().collect();
-            if chars.is_empty() {
-                block.push(GUTTER.to_string());
-            }
-            for chunk in chars.chunks(room_chars) {
-                block.push(format!("{GUTTER}{}", chunk.iter().collect::<String>()));
+            for chunk in wrap(line, cols) {
+                block.push(format!("{GUTTER}{chunk}"));
             }
         }
         let total = block.len();

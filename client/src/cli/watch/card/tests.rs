@@ -51,11 +51,12 @@ fn clean(screen: &[String]) -> bool {
 #[test]
 fn every_line_fits_the_width_and_holds_nothing_hidden() {
     let long = format!("rm -rf {}", "very/long/path/".repeat(30));
-    let front = item(&long, &"/deep".repeat(40));
+    let mut front = item(&long, &"/deep".repeat(40));
+    front.session = Some("会話".repeat(50));
     for width in [20, 40, 80, 132] {
         let screen = render(&view(&front, &[], width));
         assert!(
-            screen.iter().all(|l| l.chars().count() <= width),
+            screen.iter().all(|l| super::width(l) <= width),
             "{width}: {screen:#?}"
         );
         assert!(clean(&screen), "{screen:#?}");
