@@ -251,6 +251,23 @@ fn a_request_cannot_forge_or_redraw_the_watch() {
     );
     pane.keys(&["d"]);
     assert!(!decided(&mut requester).allow);
-    pane.keys(&["q"]);
-    pane.wait_text("stopped watching");
+    // SIGTERM quits as q does: off the alternate screen, the terminal as it was.
+    let pid = assent_tests::run_bounded(
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(dir.path().join("tmux.sock"))
+            .args(["display-message", "-p", "-t", "t", "#{pane_pid}"])
+            .stdout(std::process::Stdio::piped()),
+    );
+    let pid: i32 = String::from_utf8_lossy(&pid.stdout)
+        .trim()
+        .parse()
+        .expect("the watch's pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("the watch is signalled");
+    let screen = pane.wait_text("stopped watching");
+    assert!(!screen.contains(&token), "{screen}");
 }
