@@ -6,6 +6,7 @@
 //! or held verdict in full ([`verdict`]) reads the same from both too.
 
 use crate::protocol::Verdict;
+use crate::shown::one_line;
 
 /// The widest line these functions write: a terminal is at least this wide.
 pub const WIDTH: usize = 80;
@@ -41,7 +42,7 @@ fn fit(text: &str, width: usize) -> String {
 pub fn held(verdict: &Verdict) -> String {
     let mut seen: Vec<String> = Vec::new();
     for finding in &verdict.findings {
-        let text = plain(&finding.message);
+        let text = one_line(&plain(&finding.message));
         if !seen.contains(&text) {
             seen.push(text);
         }
@@ -49,7 +50,7 @@ pub fn held(verdict: &Verdict) -> String {
     let what = match seen.split_first() {
         Some((first, [])) => first.clone(),
         Some((first, rest)) => format!("{first} (+{} more)", rest.len()),
-        None => verdict.reason.clone(),
+        None => one_line(&verdict.reason),
     };
     fit(
         &format!("assent: {}: {what}", verdict.level.as_str()),
@@ -68,14 +69,14 @@ pub fn verdict(what: &str, verdict: &Verdict) -> String {
     let mut text = format!(
         "assent: {what} ({}): {}\n",
         verdict.level.as_str(),
-        verdict.reason
+        one_line(&verdict.reason)
     );
     for finding in &verdict.findings {
         text.push_str(&format!(
             "  - {} [{}]: {}\n",
             finding.level.as_str(),
-            finding.id,
-            finding.message
+            one_line(&finding.id),
+            one_line(&finding.message)
         ));
     }
     text
@@ -121,6 +122,11 @@ mod tests {
         assert_eq!(
             held(&two),
             "assent: destructive: rm deletes src (the project) (+1 more)"
+        );
+        let forged = verdict(&["`rm` deletes `x\n\u{1b}[2J\u{2028}`"]);
+        assert_eq!(
+            held(&forged),
+            "assent: destructive: rm deletes x\\n\\e[2J<U+2028>"
         );
         let long = verdict(&[&"x".repeat(200)]);
         assert_eq!(held(&long).chars().count(), WIDTH);

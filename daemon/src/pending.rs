@@ -154,6 +154,8 @@ pub struct Allowing {
     pub approval: crate::policy::Approval,
     /// What it would approve, for remembering.
     pub approved: Vec<Approved>,
+    /// The commands or tool calls it would allow, as held, for the password dialog to name.
+    pub subjects: Vec<String>,
 }
 
 /// An allowed request whose answer may be remembered: what to remember it for.

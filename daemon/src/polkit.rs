@@ -11,6 +11,13 @@
 //! links a D-Bus library). The subject is named by pid, start time and uid, so a process that
 //! took the answerer's pid meanwhile is not the one polkit asks about; the caller pins the
 //! answerer with its pidfd while it reads the start time.
+//!
+//! The dialog names what the password allows: polkit replaces `$(command)` in the action's
+//! message with the `command` detail given to `pkcheck --detail` (`expand_properties` in
+//! polkitd), cleaned here of whatever could forge a line or redraw the terminal of a text
+//! agent ([`assent_client::shown`]). polkit takes details only from root or the action's
+//! owner, so the system daemon gives it; a user daemon cannot (polkit would refuse the check),
+//! and its dialog shows the message without the command.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -26,14 +33,37 @@ pub const ACTION: &str = "org.assent.approve";
 /// How long the person has to type the password.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The longest text the dialog names (characters): a command longer is cut, saying so.
+const NAMED_MAX: usize = 600;
+
+/// What the dialog names: the command (or each item of a batch, joined by ` ; `), cleaned to
+/// one line and cut at [`NAMED_MAX`] characters.
+pub fn named(subjects: &[String]) -> String {
+    let cleaned: Vec<String> = subjects
+        .iter()
+        .map(|s| assent_client::shown::one_line(s))
+        .collect();
+    let text = match cleaned.len() {
+        0 | 1 => cleaned.concat(),
+        n => format!("{n} items: {}", cleaned.join(" ; ")),
+    };
+    if text.chars().count() <= NAMED_MAX {
+        return text;
+    }
+    let mut cut: String = text.chars().take(NAMED_MAX).collect();
+    cut.push_str("… (cut: `assent pending` shows it whole)");
+    cut
+}
+
 /// What the daemon runs to ask polkit; `ASSENT_PKCHECK` names another (tests, odd layouts).
 fn pkcheck() -> std::ffi::OsString {
     std::env::var_os("ASSENT_PKCHECK").unwrap_or_else(|| "pkcheck".into())
 }
 
 /// Ask polkit, with user interaction, whether the process `pid` (started at `start`, in clock
-/// ticks after boot, running as `uid`) may approve. `Ok` only when polkit says yes.
-pub async fn authorise(pid: i32, start: u64, uid: u32) -> Result<(), RequestError> {
+/// ticks after boot, running as `uid`) may approve what `named` names (from [`named`]). `Ok` only when
+/// polkit says yes.
+pub async fn authorise(pid: i32, start: u64, uid: u32, named: &str) -> Result<(), RequestError> {
     let refused = |why: String| {
         RequestError::NotAuthorized(format!(
             "this approval needs your password (polkit action {ACTION}): {why}"
@@ -45,7 +75,11 @@ pub async fn authorise(pid: i32, start: u64, uid: u32) -> Result<(), RequestErro
         .arg(ACTION)
         .arg("--process")
         .arg(format!("{pid},{start},{uid}"))
-        .arg("--allow-user-interaction")
+        .arg("--allow-user-interaction");
+    if nix::unistd::geteuid().is_root() {
+        command.arg("--detail").arg("command").arg(named);
+    }
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -94,4 +128,25 @@ pub fn start_time(pid: i32) -> Option<u64> {
     let (_, rest) = stat.rsplit_once(')')?;
     // rest: state(3) ppid(4) … starttime(22): the 20th field after the name.
     rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dialog_names_the_command_cleaned_and_cut() {
+        let one = vec!["git push --force\n\u{1b}[2Jls\u{2028}".to_string()];
+        assert_eq!(named(&one), "git push --force\\n\\e[2Jls<U+2028>");
+        let two = vec!["rm -rf build".to_string(), "git push -f".to_string()];
+        assert_eq!(named(&two), "2 items: rm -rf build ; git push -f");
+        let long = vec!["x".repeat(5000)];
+        let shown = named(&long);
+        assert!(shown.starts_with(&"x".repeat(NAMED_MAX)), "{shown}");
+        assert!(
+            shown.ends_with("`assent pending` shows it whole)"),
+            "{shown}"
+        );
+        assert!(shown.chars().count() < NAMED_MAX + 50);
+    }
 }

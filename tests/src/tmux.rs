@@ -26,7 +26,18 @@ impl Pane {
     /// Start `argv` (program and arguments, run without a shell) with exactly `env` as its
     /// environment, in a new tmux server whose socket is `dir/tmux.sock`.
     pub fn start(dir: &Path, env: &[(String, String)], argv: &[&str]) -> Pane {
+        Pane::start_sized(dir, env, argv, (220, 50))
+    }
+
+    /// [`Pane::start`] in a window of `(columns, rows)`, for what must fit a small terminal.
+    pub fn start_sized(
+        dir: &Path,
+        env: &[(String, String)],
+        argv: &[&str],
+        (columns, rows): (u16, u16),
+    ) -> Pane {
         let socket = dir.join("tmux.sock");
+        let (columns, rows) = (columns.to_string(), rows.to_string());
         let mut command = tmux(&socket);
         command.args([
             "-f",
@@ -34,9 +45,9 @@ impl Pane {
             "new-session",
             "-d",
             "-x",
-            "220",
+            columns.as_str(),
             "-y",
-            "50",
+            rows.as_str(),
             "-s",
             "t",
             // More than one argument: tmux runs the program itself, no `sh -c`.

@@ -511,3 +511,7 @@ fn assert_terminal_restored(term: &Terminal) {
         });
     assert!(screen.lines().any(|l| l == "RAWFLAGS-0"), "{screen}");
 }
+
+// What a requester wrote, as `pending`, `log`, the replies and the prompt show it.
+#[path = "approvals_cli/shown.rs"]
+mod shown;

@@ -452,3 +452,12 @@ fn hook_path(name: &str) -> PathBuf {
         .join("../shell-hook")
         .join(name)
 }
+
+/// A forbidden line at the prompt needs this machine's host name and Enter, not `y`.
+#[test]
+fn a_forbidden_line_runs_only_after_the_host_name() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    scenarios::forbidden_needs_the_host_name(Kind::Bash);
+}

@@ -247,3 +247,12 @@ fn resume_refuses_a_stdout_that_is_not_a_connection() {
         "{output:?}"
     );
 }
+
+/// A forbidden line at the prompt needs this machine's host name and Enter, not `y`.
+#[test]
+fn a_forbidden_line_runs_only_after_the_host_name() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    scenarios::forbidden_needs_the_host_name(Kind::BashBuiltin);
+}

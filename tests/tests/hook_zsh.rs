@@ -180,3 +180,12 @@ fn zsh_a_refused_line_leaves_a_failing_status() {
     assert!(screen.contains("STATUS-1-42"), "{screen}");
     assert!(!sh.ran());
 }
+
+/// A forbidden line at the prompt needs this machine's host name and Enter, not `y`.
+#[test]
+fn a_forbidden_line_runs_only_after_the_host_name() {
+    if !needs(&[TMUX, ZSH]) {
+        return;
+    }
+    scenarios::forbidden_needs_the_host_name(Kind::Zsh);
+}

@@ -44,6 +44,13 @@ tmux -S "$dir/tmux.sock" -f /dev/null new-session -d -x 200 -y 50 -s t \
 touch "$dir/ready"
 "#;
 
+/// The user's held line: a force push, with a newline and escapes an agent could have put
+/// there to forge or redraw the password dialog's text.
+const HELD: &str = "git push --force\nFORGED\u{1b}[2J\u{2028}";
+
+/// How the dialog names it: cleaned to one line.
+const NAMED: &str = "approve a command assent is holding: git push --force\\nFORGED\\e[2J<U+2028>";
+
 const POLICY: &str = r#"
 [[rule]]
 name = "a force push needs the password"
@@ -180,7 +187,7 @@ fn hold_as_user(socket: &Path, user: &User) -> (KillOnDrop, String) {
         .arg(binary("assent"))
         .arg("--socket")
         .arg(socket)
-        .args(["check", "--", "git push --force"])
+        .args(["check", "--", HELD])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(socket.with_file_name("check.err")).expect("created"));
@@ -273,9 +280,12 @@ fn approving_with_the_password_through_polkit() {
         socket.display()
     );
     pane.line(&approve);
-    pane.wait_for("the password prompt", Duration::from_secs(20), |s| {
+    let screen = pane.wait_for("the password prompt", Duration::from_secs(20), |s| {
         s.contains("Password:")
     });
+    // The dialog names the command it approves, cleaned: no line of it is forged.
+    assert!(screen.contains(NAMED), "{screen}");
+    assert!(!screen.lines().any(|l| l.starts_with("FORGED")), "{screen}");
     pane.line("not-the-password");
     let screen = pane.wait_for("the refusal", Duration::from_secs(30), answered);
     assert!(screen.contains("rc=1"), "{screen}");

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
 use assent_client::protocol::{Remember, Request, Response};
+use assent_client::shown::one_line;
 use clap::Args;
 
 use super::{exit, messages};
@@ -115,7 +116,9 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
                 (true, how) => format!("approved, remembered {}", how.describe()),
             };
             let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
-            let what = what.map(|w| format!(": {w}")).unwrap_or_default();
+            let what = what
+                .map(|w| format!(": {}", one_line(&w)))
+                .unwrap_or_default();
             let _ = writeln!(std::io::stdout().lock(), "{verb} {token}{item}{what}");
             exit::ALLOW
         }
@@ -179,8 +182,12 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
     for item in items {
         // The agent's name is the requester's own claim; the program is what the daemon saw.
         let who = match &item.agent {
-            Some(agent) => format!("{agent} (by its own account), program {}", item.program),
-            None => format!("program {}", item.program),
+            Some(agent) => format!(
+                "{} (by its own account), program {}",
+                one_line(agent),
+                one_line(&item.program)
+            ),
+            None => format!("program {}", one_line(&item.program)),
         };
         let _ = writeln!(
             out,
@@ -192,15 +199,20 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
             item.origin.as_str(),
             item.expires_in_ms / 1000,
             item.session
-                .map(|s| format!("  session {s}"))
+                .map(|s| format!("  session {}", one_line(&s)))
                 .unwrap_or_default(),
         );
-        let _ = writeln!(out, "    {}", item.subject);
+        let _ = writeln!(out, "    {}", one_line(&item.subject));
         if let Some(cwd) = item.cwd {
-            let _ = writeln!(out, "    in {cwd}");
+            let _ = writeln!(out, "    in {}", one_line(&cwd));
         }
         for finding in item.findings {
-            let _ = writeln!(out, "    - [{}] {}", finding.id, finding.message);
+            let _ = writeln!(
+                out,
+                "    - [{}] {}",
+                one_line(&finding.id),
+                one_line(&finding.message)
+            );
         }
         for held in item.items {
             let _ = writeln!(
@@ -208,13 +220,18 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
                 "    item {}  {}  {}",
                 held.item,
                 held.level.as_str(),
-                held.subject
+                one_line(&held.subject)
             );
             if let Some(cwd) = held.cwd {
-                let _ = writeln!(out, "        in {cwd}");
+                let _ = writeln!(out, "        in {}", one_line(&cwd));
             }
             for finding in held.findings {
-                let _ = writeln!(out, "        - [{}] {}", finding.id, finding.message);
+                let _ = writeln!(
+                    out,
+                    "        - [{}] {}",
+                    one_line(&finding.id),
+                    one_line(&finding.message)
+                );
             }
         }
     }
@@ -325,7 +342,7 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         let agent = event
             .agent
             .as_ref()
-            .map(|a| format!("  {a} (by its own account)"))
+            .map(|a| format!("  {} (by its own account)", one_line(a)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
@@ -336,7 +353,7 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
             event.by.as_str(),
             event.uid,
             event.pid,
-            event.subject,
+            one_line(&event.subject),
         );
     }
     exit::ALLOW

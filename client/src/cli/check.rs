@@ -271,6 +271,7 @@ fn gate_prompting(
                 let prompt = prompt.map(|tty| prompt::Prompt {
                     tty,
                     deadline: None,
+                    forbidden: verdict.level == protocol::Level::Forbidden,
                 });
                 let show = json.is_none();
                 match wait::wait_prompting(&mut conn, &token, verdict.expires_in_ms, show, prompt) {

@@ -38,7 +38,10 @@ pub fn held(verdict: &Verdict) {
 /// The final word on a held request.
 pub fn decided(decided: &Decided) {
     let verb = if decided.allow { "allowed" } else { "denied" };
-    say(&format!("{verb}: {}", decided.reason));
+    say(&format!(
+        "{verb}: {}",
+        assent_client::shown::one_line(&decided.reason)
+    ));
 }
 
 /// One write for the whole message: stderr is unbuffered.

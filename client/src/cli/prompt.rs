@@ -18,6 +18,11 @@
 //! waiting is discarded when the terminal is taken (`TCSAFLUSH`), and the prompt appears only
 //! once the keyboard has been quiet for [`QUIET`]: keys before that are read and dropped, each
 //! one restarting the quiet time. Only a key pressed while the prompt is on the screen answers.
+//!
+//! A forbidden line (`rm -rf ~`) is not run on one key, which a stray `y` or a key meant for
+//! something else would give: as molly-guard does before a reboot, the prompt asks for this
+//! machine's host name and Enter, echoed as typed. The name typed allows it once; anything
+//! else (another name, an empty line, Escape) denies it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Read, Write};
@@ -87,13 +92,72 @@ pub struct Prompt {
     pub tty: File,
     /// When the request expires, for the time left the prompt shows.
     pub deadline: Option<Instant>,
+    /// The request is forbidden: the host name and Enter allow it, not a key (module doc).
+    pub forbidden: bool,
 }
+
+/// This machine's host name, as the kernel has it (what `hostname` prints).
+fn host_name() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let name = name.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The host name being typed at a forbidden line's prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Guard {
+    /// The name that allows; `None` when it cannot be read (then nothing allows).
+    host: Option<String>,
+    /// What was typed so far.
+    typed: String,
+}
+
+/// The longest name read at the prompt: a host name is at most 64 bytes.
+const TYPED_MAX: usize = 255;
+
+impl Guard {
+    /// Take the bytes of one read: `None` while the name is still being typed, else the
+    /// answer (Enter ends it; any control character but Backspace denies at once).
+    fn take(&mut self, bytes: &[u8]) -> Option<Choice> {
+        for &byte in bytes {
+            match byte {
+                b'\r' | b'\n' => {
+                    let allow = self
+                        .host
+                        .as_deref()
+                        .is_some_and(|host| host.eq_ignore_ascii_case(&self.typed));
+                    return Some(Choice {
+                        allow,
+                        remember: Remember::Once,
+                    });
+                }
+                0x7f | 0x08 => {
+                    self.typed.pop();
+                }
+                0x20..=0x7e if self.typed.len() < TYPED_MAX => self.typed.push(char::from(byte)),
+                0x20..=0x7e => {}
+                _ => {
+                    return Some(Choice {
+                        allow: false,
+                        remember: Remember::Once,
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+/// What a forbidden line's prompt asks for.
+pub const GUARD_ASKS: &str = "host name + Enter runs it, else deny";
 
 /// What a key did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
     /// Typed before the prompt was shown: dropped.
     Ignored,
+    /// Part of the host name a forbidden line asks for: no answer yet.
+    Typing,
     /// The answer.
     Answer(Choice),
     /// The terminal is gone (end of file, or an error): stop asking there.
@@ -110,6 +174,8 @@ pub struct Asking {
     shown_left: Option<Option<u64>>,
     /// When the prompt is due, until it is shown.
     due: Option<Instant>,
+    /// For a forbidden line: the host name asked for, and what was typed.
+    guard: Option<Guard>,
 }
 
 impl Asking {
@@ -132,6 +198,10 @@ impl Asking {
             deadline: prompt.deadline,
             shown_left: None,
             due: Some(Instant::now() + QUIET),
+            guard: prompt.forbidden.then(|| Guard {
+                host: host_name(),
+                typed: String::new(),
+            }),
         })
     }
 
@@ -142,7 +212,15 @@ impl Asking {
             .map(|d| d.saturating_duration_since(Instant::now()).as_secs())
             .map(|s| format!(" \u{b7} {}:{:02} left", s / 60, s % 60))
             .unwrap_or_default();
-        format!("\r\x1b[2K[y] once  [s] session  [a] always  [N] deny{left} (Ctrl-C withdraws): ")
+        match &self.guard {
+            Some(guard) => format!(
+                "\r\x1b[2K{GUARD_ASKS}{left} (Ctrl-C withdraws): {}",
+                guard.typed
+            ),
+            None => format!(
+                "\r\x1b[2K[y] once  [s] session  [a] always  [N] deny{left} (Ctrl-C withdraws): "
+            ),
+        }
     }
 
     /// Redraw the shown prompt when the time left it shows has changed.
@@ -187,13 +265,29 @@ impl Asking {
                 self.due = Some(Instant::now() + QUIET);
                 Key::Ignored
             }
-            Ok(_) => Key::Answer(Choice::from_key(keys[0])),
+            Ok(n) => match self.guard.as_mut() {
+                None => Key::Answer(Choice::from_key(keys[0])),
+                Some(guard) => match guard.take(keys.get(..n).unwrap_or_default()) {
+                    Some(choice) => Key::Answer(choice),
+                    None => {
+                        // Echo what is typed, on the prompt's line.
+                        let line = self.line();
+                        self.write(&line);
+                        Key::Typing
+                    }
+                },
+            },
         }
     }
 
     /// End the prompt with the person's answer shown after it.
     pub fn answered(mut self, choice: Choice) {
-        self.write(&format!("{}\n", choice.words()));
+        let words = match (&self.guard, choice.allow) {
+            (Some(_), false) => " (not this machine's name): deny",
+            (Some(_), true) => ": allow once",
+            (None, _) => choice.words(),
+        };
+        self.write(&format!("{words}\n"));
     }
 
     /// End the prompt because the request was settled elsewhere first.
@@ -224,6 +318,50 @@ impl Drop for Asking {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_forbidden_line_needs_the_host_name_and_enter() {
+        let allow = Choice {
+            allow: true,
+            remember: Remember::Once,
+        };
+        let deny = Choice {
+            allow: false,
+            remember: Remember::Once,
+        };
+        // Reads, in order, and the answer after the last; `None`: still typing.
+        let cases: &[(&[&[u8]], Option<Choice>)] = &[
+            (&[b"y"], None),
+            (&[b"y", b"\r"], Some(deny)),
+            (&[b"\r"], Some(deny)),
+            (&[b"box1\r"], Some(allow)),
+            (&[b"b", b"o", b"x", b"1", b"\r"], Some(allow)),
+            (&[b"BOX1\n"], Some(allow)),
+            (&[b"box\r"], Some(deny)),
+            (&[b"box12\r"], Some(deny)),
+            (&[b"box12\x7f\r"], Some(allow)),
+            (&[b"box1\x1b"], Some(deny)),
+            (&[b"box1\x03"], Some(deny)),
+            (&[b"box1 \r"], Some(deny)),
+        ];
+        for (reads, expected) in cases {
+            let mut guard = Guard {
+                host: Some("box1".into()),
+                typed: String::new(),
+            };
+            let mut answer = None;
+            for read in *reads {
+                answer = guard.take(read);
+            }
+            assert_eq!(answer, *expected, "{reads:?}");
+        }
+        // No host name: nothing allows.
+        let mut guard = Guard {
+            host: None,
+            typed: String::new(),
+        };
+        assert_eq!(guard.take(b"\r"), Some(deny));
+    }
 
     #[test]
     fn keys() {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
 use assent_client::protocol::{RememberedApproval, RememberedScope, Request, Response};
+use assent_client::shown::one_line;
 use clap::Args;
 
 use super::admin::{ask, print_json};
@@ -104,20 +105,6 @@ fn when(ms: u64) -> String {
     }
 }
 
-/// Control characters escaped, so a signature (a command may span lines) stays one line.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +141,9 @@ mod tests {
             "r_0123abcd  always  uid 1000  since 1970-01-01 00:00 UTC  1 use"
         );
         assert_eq!(one_line(&approval.signature), "printf 'a\\nb' in /tmp");
+        let forged = RememberedScope::SessionLabel {
+            label: "ci\n\u{1b}[2Jr_ffff  always".into(),
+        };
+        assert_eq!(scope(&forged), "session ci\\n\\e[2Jr_ffff  always");
     }
 }

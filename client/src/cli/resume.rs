@@ -60,9 +60,10 @@ pub fn resume(args: ResumeArgs) -> u8 {
     // The same terminal prompt as `assent check --origin interactive`, when the builtin says
     // the level and the line, and this process may ask at the terminal.
     let ask = match (args.level.as_deref().and_then(level), args.line.is_empty()) {
-        (Some(_), false) => prompt::terminal().map(|tty| prompt::Prompt {
+        (Some(level), false) => prompt::terminal().map(|tty| prompt::Prompt {
             tty,
             deadline: None,
+            forbidden: level == Level::Forbidden,
         }),
         _ => None,
     };

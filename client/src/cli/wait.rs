@@ -189,7 +189,7 @@ fn wait_for<T>(
         }
         if key_ready && let Some(mut current) = asking.take() {
             match current.read_key() {
-                Key::Ignored => asking = Some(current),
+                Key::Ignored | Key::Typing => asking = Some(current),
                 Key::Answer(choice) => {
                     current.answered(choice);
                     let answer = Request::Prompted {

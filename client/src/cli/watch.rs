@@ -2,38 +2,49 @@
 //! headless box, a second terminal beside the agent).
 //!
 //! It registers as an approval agent for its login session, as `assent-notify` does, shows
-//! each held request as it arrives (who asks, what, where, the findings, the time left,
-//! ticking) and answers the one on screen with a single key: `y` once, `s` for the session,
-//! `a` always, `d` or `n` deny. Requests that arrive meanwhile wait their turn; one answered or
-//! withdrawn elsewhere (another `assent watch`, the desktop) leaves the screen. `q` or Ctrl-C
-//! quits and restores the terminal.
+//! each held request as it arrives (who asks, what, where, the highest level and every
+//! finding, the time left) and answers the one on screen with a single key: `y` once, `s` for
+//! the session, `a` always, `d` or `n` deny. Requests that arrive meanwhile wait their turn;
+//! one answered or withdrawn elsewhere (another `assent watch`, the desktop) leaves the screen.
+//! `q`, Ctrl-C, SIGTERM or SIGHUP quit and restore the terminal.
 //!
-//! Keys typed before a request is on the screen never answer it: input waiting when a request
-//! is shown is discarded, and keys in the first [`SETTLE`] after it appears are dropped.
+//! What is on the screen is only ever this program's: it draws on the alternate screen and
+//! redraws all of it (clear, home, the whole card: `card.rs`) every tick, so text another
+//! process wrote on the terminal lasts a second at most. A key answers only the card a person
+//! has had time to read: for [`SETTLE`] after the request on screen changes (the first arrives,
+//! one is swapped for another, one is asked again) keys are read and dropped, and the card says
+//! so; what is still unread when it ends is discarded. After an answer, the screen says which
+//! request the key answered.
+
+mod card;
 
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assent_client::Connection;
 use assent_client::protocol::{ApproverHello, PendingItem, Remember, Request, Response};
+use assent_client::shown::one_line;
 use clap::Args;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::termios::{
     FlushArg, LocalFlags, SetArg, SpecialCharacterIndices, Termios, tcflush, tcgetattr, tcsetattr,
 };
 
 use super::{exit, messages};
 
-/// Keys pressed this soon after a request appears are dropped: they were meant for something
-/// else.
-const SETTLE: Duration = Duration::from_millis(300);
+/// Keys pressed this soon after the request on screen changes are dropped: they were meant for
+/// something else, or typed before the person could read what they answer.
+const SETTLE: Duration = Duration::from_secs(1);
 
-/// The longest part of a command shown on one line.
-const SHOWN_MAX: usize = 400;
+/// How many lines of what happened lately stay under the card.
+const SAID_KEPT: usize = 4;
 
 /// `assent watch`.
 #[derive(Debug, Args)]
@@ -59,7 +70,7 @@ struct Sent {
     ended: bool,
 }
 
-/// The terminal in one-key mode until dropped.
+/// The terminal in one-key mode on the alternate screen until dropped.
 struct Keys {
     tty: File,
     saved: Termios,
@@ -77,17 +88,110 @@ impl Keys {
         raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
         tcsetattr(&tty, SetArg::TCSAFLUSH, &raw)
             .map_err(|e| format!("the terminal cannot be set up: {e}"))?;
-        Ok(Keys { tty, saved })
+        let mut keys = Keys { tty, saved };
+        keys.write("\x1b[?1049h");
+        Ok(keys)
     }
 
     fn discard_typed_ahead(&self) {
         let _ = tcflush(&self.tty, FlushArg::TCIFLUSH);
     }
+
+    fn write(&mut self, text: &str) {
+        let _ = (&self.tty).write_all(text.as_bytes());
+        let _ = (&self.tty).flush();
+    }
+
+    /// Clear the screen and draw `lines` from its top.
+    fn draw(&mut self, lines: &[String]) {
+        let mut text = String::from("\x1b[H\x1b[2J");
+        text.push_str(&lines.join("\r\n"));
+        self.write(&text);
+    }
+
+    /// The terminal's columns and rows: `$COLUMNS` and `$LINES` when set, else what `stty`
+    /// reads from it, else 80 × 24.
+    fn size(&self) -> (usize, usize) {
+        let env = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|&n| n > 0)
+        };
+        let asked = || -> Option<(usize, usize)> {
+            let output = Command::new("stty")
+                .arg("size")
+                .stdin(self.tty.try_clone().ok()?)
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            let text = String::from_utf8(output.stdout).ok()?;
+            let mut words = text.split_whitespace().map(|w| w.parse::<usize>().ok());
+            let (rows, cols) = (words.next()??, words.next()??);
+            (rows > 0 && cols > 0).then_some((cols, rows))
+        };
+        let (cols, rows) = match (env("COLUMNS"), env("LINES")) {
+            (Some(cols), Some(rows)) => (cols, rows),
+            (cols, rows) => {
+                let (tty_cols, tty_rows) = asked().unwrap_or((80, 24));
+                (cols.unwrap_or(tty_cols), rows.unwrap_or(tty_rows))
+            }
+        };
+        (cols, rows)
+    }
 }
 
 impl Drop for Keys {
     fn drop(&mut self) {
+        self.write("\x1b[?1049l");
         let _ = tcsetattr(&self.tty, SetArg::TCSANOW, &self.saved);
+    }
+}
+
+/// Blocks SIGINT, SIGTERM, SIGHUP and SIGWINCH while watching (read from a signalfd instead,
+/// so a quit restores the terminal), and restores the mask when dropped.
+struct Signals {
+    fd: Option<SignalFd>,
+    old: Option<SigSet>,
+}
+
+impl Signals {
+    fn take() -> Signals {
+        let mut set = SigSet::empty();
+        for signal in [
+            Signal::SIGINT,
+            Signal::SIGTERM,
+            Signal::SIGHUP,
+            Signal::SIGWINCH,
+        ] {
+            set.add(signal);
+        }
+        let old = set.thread_swap_mask(SigmaskHow::SIG_BLOCK).ok();
+        let fd = SignalFd::with_flags(&set, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK).ok();
+        Signals { fd, old }
+    }
+
+    /// The signals that arrived: whether one quits, and whether the terminal was resized.
+    fn read(&self) -> (bool, bool) {
+        let (mut quit, mut resized) = (false, false);
+        if let Some(fd) = &self.fd {
+            while let Ok(Some(info)) = fd.read_signal() {
+                if info.ssi_signo == Signal::SIGWINCH as u32 {
+                    resized = true;
+                } else {
+                    quit = true;
+                }
+            }
+        }
+        (quit, resized)
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        if let Some(old) = self.old.take() {
+            let _ = old.thread_set_mask();
+        }
     }
 }
 
@@ -118,110 +222,236 @@ pub fn watch(socket: Option<PathBuf>, _args: WatchArgs) -> u8 {
             return exit::DENY;
         }
     }
-    let keys = match Keys::take(tty) {
+    let signals = Signals::take();
+    let mut keys = match Keys::take(tty) {
         Ok(keys) => keys,
         Err(why) => {
             messages::say(&why);
             return exit::USAGE;
         }
     };
-    let mut screen = Screen {
-        out: std::io::stderr(),
-    };
-    screen.say("watching for held requests; q quits");
-    let code = run(&mut conn, &keys, &mut screen);
+    let (code, last) = run(&mut conn, &mut keys, &signals);
+    // Off the alternate screen before the last words, so they stay in the terminal.
     drop(keys);
+    drop(signals);
+    messages::say(&last);
     code
 }
 
-/// Where the watch writes: stderr, line by line, with `\r` for the ticking prompt.
-struct Screen {
-    out: std::io::Stderr,
+/// What the loop keeps between ticks.
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Held>,
+    /// The answers sent, oldest first, whose replies (`Done` or an error, in order) are still
+    /// to come.
+    sent: VecDeque<Sent>,
+    /// The token on screen (`None`: no request), and since when.
+    shown: Option<String>,
+    changed: Option<Instant>,
+    /// Keys were discarded once the settle time ended.
+    flushed: bool,
+    said: VecDeque<String>,
 }
 
-impl Screen {
-    fn say(&mut self, line: &str) {
-        let _ = write!(self.out, "\r\x1b[K{line}\r\n");
-        let _ = self.out.flush();
-    }
-
-    fn prompt(&mut self, held: &Held, waiting: usize) {
-        let left = held.left().as_secs();
-        let more = match waiting {
-            0 => String::new(),
-            n => format!(" · {n} more waiting"),
-        };
-        let _ = write!(
-            self.out,
-            "\r\x1b[K[y] once  [s] session  [a] always  [d] deny  · {}:{:02} left{more} ",
-            left / 60,
-            left % 60
-        );
-        let _ = self.out.flush();
-    }
-
-    /// The request in full: who, what, where, why, and what remembering it would cover.
-    fn card(&mut self, held: &Held) {
-        let item = &held.item;
-        let who = match &item.agent {
-            Some(agent) => format!(
-                "{} (by its own account), program {}, pid {}",
-                clean(agent),
-                clean(&item.program),
-                item.pid
-            ),
-            None => format!("program {}, pid {}", clean(&item.program), item.pid),
-        };
-        self.say("");
-        self.say(&format!(
-            "── {} · {} · uid {} · {who}",
-            item.token,
-            item.level.as_str(),
-            item.uid
-        ));
-        if let Some(session) = &item.session {
-            self.say(&format!("   session {}", clean(session)));
+impl State {
+    fn say(&mut self, line: String) {
+        self.said.push_back(line);
+        while self.said.len() > SAID_KEPT {
+            self.said.pop_front();
         }
-        if item.items.is_empty() {
-            self.say(&format!("   {}", shown(&item.subject)));
-        } else {
-            for entry in &item.items {
-                self.say(&format!(
-                    "   {}. {} ({})",
-                    entry.item,
-                    shown(&entry.subject),
-                    entry.level.as_str()
-                ));
+    }
+
+    /// Whether keys are still dropped for the card on screen.
+    fn settling(&self) -> bool {
+        self.changed.is_some_and(|at| at.elapsed() < SETTLE)
+    }
+}
+
+/// Serve pushes and keys until the person quits or the daemon goes away; the exit code and
+/// the last words.
+fn run(conn: &mut Connection, keys: &mut Keys, signals: &Signals) -> (u8, String) {
+    let mut state = State::default();
+    let mut size = keys.size();
+    loop {
+        // The request on screen changed: keys wait again, and what was typed is dropped.
+        let front = state.queue.front().map(|h| h.item.token.clone());
+        if front != state.shown {
+            state.shown = front;
+            state.changed = Some(Instant::now());
+            state.flushed = false;
+            keys.discard_typed_ahead();
+        }
+        let settling = state.settling();
+        if !settling && !state.flushed {
+            keys.discard_typed_ahead();
+            state.flushed = true;
+        }
+        let (width, height) = size;
+        let said: Vec<String> = state.said.iter().cloned().collect();
+        let front = state.queue.front();
+        let view = card::View {
+            front: front.map(|h| &h.item),
+            left: front.map(Held::left).unwrap_or_default(),
+            waiting: state.queue.len().saturating_sub(1),
+            settling,
+            said: &said,
+            width,
+            height,
+        };
+        keys.draw(&card::render(&view));
+        // Redraw every second, and as soon as keys are taken.
+        let until_settled = state
+            .changed
+            .map(|at| SETTLE.saturating_sub(at.elapsed()))
+            .filter(|d| !d.is_zero());
+        let timeout = until_settled
+            .and_then(|d| u16::try_from(d.as_millis().saturating_add(1)).ok())
+            .map_or(1000, |ms| ms.min(1000));
+        let mut fds = vec![
+            PollFd::new(conn.as_fd(), PollFlags::POLLIN),
+            PollFd::new(keys.tty.as_fd(), PollFlags::POLLIN),
+        ];
+        if let Some(fd) = &signals.fd {
+            fds.push(PollFd::new(fd.as_fd(), PollFlags::POLLIN));
+        }
+        match poll(&mut fds, PollTimeout::from(timeout)) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(error) => {
+                return (exit::UNAVAILABLE, format!("waiting failed: {error}"));
             }
         }
-        if let Some(cwd) = &item.cwd {
-            self.say(&format!("   in {}", clean(cwd)));
+        let ready = |fd: Option<&PollFd>| {
+            fd.and_then(PollFd::revents)
+                .is_some_and(|r| r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP))
+        };
+        let (daemon_ready, key_ready, signalled) =
+            (ready(fds.first()), ready(fds.get(1)), ready(fds.get(2)));
+        drop(fds);
+        if signalled {
+            let (quit, resized) = signals.read();
+            if quit {
+                return (exit::ALLOW, "stopped watching".into());
+            }
+            if resized {
+                size = keys.size();
+            }
         }
-        for finding in &item.findings {
-            self.say(&format!("   - {}", clean(&finding.message)));
+        if daemon_ready && let Err(why) = pushed(conn, &mut state) {
+            return (exit::UNAVAILABLE, why);
         }
-        self.say(&format!(
-            "   [s] and [a] remember: {}",
-            shown(&item.signature)
-        ));
+        if key_ready {
+            let mut key = [0u8; 1];
+            match (&keys.tty).read(&mut key) {
+                Ok(1) => {}
+                _ => {
+                    return (
+                        exit::ALLOW,
+                        "the terminal went away; stopped watching".into(),
+                    );
+                }
+            }
+            if matches!(key[0], b'q' | b'Q' | 3 | 4 | 28) {
+                return (exit::ALLOW, "stopped watching".into());
+            }
+            // Typed while the card was not yet readable: dropped.
+            if state.settling() {
+                continue;
+            }
+            if let Err(why) = key_answer(conn, &mut state, key[0]) {
+                return (exit::UNAVAILABLE, why);
+            }
+        }
     }
 }
 
-/// Text from the daemon made safe to print: control characters (escapes that could redraw
-/// the screen) become `?`.
-fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+/// Read one push from the daemon.
+fn pushed(conn: &mut Connection, state: &mut State) -> Result<(), String> {
+    match conn.recv() {
+        Ok(Response::Held(item)) => state.queue.push_back(Held {
+            item,
+            arrived: Instant::now(),
+        }),
+        Ok(Response::Withdrawn(ended)) => {
+            for waiting in state
+                .sent
+                .iter_mut()
+                .filter(|s| s.held.item.token == ended.token)
+            {
+                waiting.ended = true;
+            }
+            if let Some(at) = state.queue.iter().position(|h| h.item.token == ended.token)
+                && let Some(gone) = state.queue.remove(at)
+            {
+                let line = format!(
+                    "ended: {} ({})",
+                    card::answered(&gone.item),
+                    one_line(&ended.outcome.reason)
+                );
+                state.say(line);
+            }
+        }
+        Ok(Response::Done) => {
+            if let Some(done) = state.sent.pop_front() {
+                let line = format!("{} {}", done.verb, card::answered(&done.held.item));
+                state.say(line);
+            }
+        }
+        Ok(Response::Error(error)) => {
+            if let Some(refused) = state.sent.pop_front() {
+                let line = format!(
+                    "not answered: {} ({})",
+                    card::answered(&refused.held.item),
+                    one_line(&error.to_string())
+                );
+                state.say(line);
+                // Still held (unless it ended meanwhile): asked again, as a card that changed.
+                if !refused.ended {
+                    state.queue.push_front(refused.held);
+                    state.shown = None;
+                }
+            }
+        }
+        Ok(other) => state.say(one_line(&format!("unexpected push: {other:?}"))),
+        Err(error) => return Err(format!("the gate went away ({error}); stopped")),
+    }
+    Ok(())
 }
 
-/// [`clean`], cut to [`SHOWN_MAX`] characters.
-fn shown(text: &str) -> String {
-    let mut out: String = clean(text).chars().take(SHOWN_MAX).collect();
-    if text.chars().count() > SHOWN_MAX {
-        out.push('…');
+/// Answer the request on screen with `key`, if it is an answer.
+fn key_answer(conn: &mut Connection, state: &mut State, key: u8) -> Result<(), String> {
+    let (Some((allow, remember)), Some(front)) = (answer_of(key), state.queue.front()) else {
+        return Ok(());
+    };
+    let answer = Request::Answer {
+        token: front.item.token.clone(),
+        allow,
+        session: None,
+        item: None,
+        remember,
+    };
+    conn.send(&answer)
+        .map_err(|error| format!("the answer could not be sent: {error}"))?;
+    let verb = match (allow, remember) {
+        (false, _) => "denied",
+        (true, Remember::Once) => "approved once",
+        (true, Remember::Session) => "approved for the session",
+        (true, _) => "approved always",
+    };
+    let line = format!(
+        "key {} answers {}",
+        char::from(key.to_ascii_lowercase()),
+        card::answered(&front.item)
+    );
+    state.say(line);
+    // Off the queue while the answer is out; back on it if the answer is refused.
+    if let Some(held) = state.queue.pop_front() {
+        state.sent.push_back(Sent {
+            held,
+            verb,
+            ended: false,
+        });
     }
-    out
+    Ok(())
 }
 
 /// The key's answer: allow and for how long, or deny; `None` for any other key.
@@ -232,130 +462,6 @@ fn answer_of(key: u8) -> Option<(bool, Remember)> {
         b'a' => Some((true, Remember::Always)),
         b'd' | b'n' => Some((false, Remember::Once)),
         _ => None,
-    }
-}
-
-/// Serve pushes and keys until the person quits or the daemon goes away.
-fn run(conn: &mut Connection, keys: &Keys, screen: &mut Screen) -> u8 {
-    let mut queue: VecDeque<Held> = VecDeque::new();
-    // The token on the screen, and since when; and the answers sent, oldest first, whose
-    // replies (`Done` or an error, in order) are still to come.
-    let mut shown_since: Option<(String, Instant)> = None;
-    let mut sent: VecDeque<Sent> = VecDeque::new();
-    loop {
-        // Expired ones leave on their own `Withdrawn`; the front one is what is asked.
-        if let Some(front) = queue.front() {
-            let token = front.item.token.clone();
-            if shown_since.as_ref().is_none_or(|(t, _)| *t != token) {
-                keys.discard_typed_ahead();
-                screen.card(front);
-                shown_since = Some((token, Instant::now()));
-            }
-            screen.prompt(front, queue.len() - 1);
-        }
-        let mut fds = [
-            PollFd::new(conn.as_fd(), PollFlags::POLLIN),
-            PollFd::new(keys.tty.as_fd(), PollFlags::POLLIN),
-        ];
-        match poll(&mut fds, PollTimeout::from(1000u16)) {
-            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-            Err(error) => {
-                screen.say(&format!("assent: waiting failed: {error}"));
-                return exit::UNAVAILABLE;
-            }
-        }
-        let ready = |fd: &PollFd| {
-            fd.revents()
-                .is_some_and(|r| r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP))
-        };
-        let (daemon_ready, key_ready) = (ready(&fds[0]), ready(&fds[1]));
-        if daemon_ready {
-            match conn.recv() {
-                Ok(Response::Held(item)) => queue.push_back(Held {
-                    item,
-                    arrived: Instant::now(),
-                }),
-                Ok(Response::Withdrawn(ended)) => {
-                    for waiting in sent.iter_mut().filter(|s| s.held.item.token == ended.token) {
-                        waiting.ended = true;
-                    }
-                    if let Some(at) = queue.iter().position(|h| h.item.token == ended.token) {
-                        queue.remove(at);
-                        screen.say(&format!(
-                            "{} ended: {}",
-                            ended.token,
-                            clean(&ended.outcome.reason)
-                        ));
-                    }
-                }
-                Ok(Response::Done) => {
-                    if let Some(done) = sent.pop_front() {
-                        screen.say(&format!("{} {}", done.verb, done.held.item.token));
-                    }
-                }
-                Ok(Response::Error(error)) => {
-                    if let Some(refused) = sent.pop_front() {
-                        screen.say(&format!(
-                            "assent: {} was not answered: {error}",
-                            refused.held.item.token
-                        ));
-                        // Still held (unless it ended meanwhile): asked again.
-                        if !refused.ended {
-                            queue.push_front(refused.held);
-                            shown_since = None;
-                        }
-                    }
-                }
-                Ok(other) => screen.say(&format!("assent: unexpected push: {other:?}")),
-                Err(error) => {
-                    screen.say(&format!("assent: the gate went away ({error}); stopped"));
-                    return exit::UNAVAILABLE;
-                }
-            }
-        }
-        if key_ready {
-            let mut key = [0u8; 1];
-            match (&keys.tty).read(&mut key) {
-                Ok(1) => {}
-                _ => return exit::ALLOW,
-            }
-            if matches!(key[0], b'q' | b'Q' | 3 | 4 | 28) {
-                screen.say("stopped watching");
-                return exit::ALLOW;
-            }
-            let settled = shown_since
-                .as_ref()
-                .is_some_and(|(_, at)| at.elapsed() >= SETTLE);
-            if let (Some((allow, remember)), true, Some(front)) =
-                (answer_of(key[0]), settled, queue.front())
-            {
-                let answer = Request::Answer {
-                    token: front.item.token.clone(),
-                    allow,
-                    session: None,
-                    item: None,
-                    remember,
-                };
-                if let Err(error) = conn.send(&answer) {
-                    screen.say(&format!("assent: the answer could not be sent: {error}"));
-                    return exit::UNAVAILABLE;
-                }
-                let verb = match (allow, remember) {
-                    (false, _) => "denied",
-                    (true, Remember::Once) => "approved once",
-                    (true, Remember::Session) => "approved for the session",
-                    (true, _) => "approved always",
-                };
-                // Off the queue while the answer is out; back on it if the answer is refused.
-                if let Some(held) = queue.pop_front() {
-                    sent.push_back(Sent {
-                        held,
-                        verb,
-                        ended: false,
-                    });
-                }
-            }
-        }
     }
 }
 
@@ -372,11 +478,5 @@ mod tests {
         assert_eq!(answer_of(b'n'), Some((false, Remember::Once)));
         assert_eq!(answer_of(b'\r'), None);
         assert_eq!(answer_of(b'x'), None);
-    }
-
-    #[test]
-    fn text_from_the_daemon_cannot_drive_the_terminal() {
-        assert_eq!(clean("rm\x1b[2J -rf\r\n"), "rm?[2J -rf??");
-        assert!(shown(&"x".repeat(1000)).ends_with('…'));
     }
 }

@@ -36,7 +36,7 @@ impl Conn {
             // answer itself below (which settles an expired one).
             let checked = match &allowing {
                 Ok(allowing) if allowing.approval == Approval::Password => {
-                    self.password(&answerer).await
+                    self.password(&answerer, &allowing.subjects).await
                 }
                 _ => Ok(()),
             };
@@ -85,8 +85,8 @@ impl Conn {
 
     /// The password step for this connection's peer: polkit asked about the peer process,
     /// named by pid, start time and uid while its pidfd shows it is still the one that
-    /// connected.
-    async fn password(&self, answerer: &Answerer) -> Result<(), RequestError> {
+    /// connected; the dialog names `subjects`, what the allow would let run.
+    async fn password(&self, answerer: &Answerer, subjects: &[String]) -> Result<(), RequestError> {
         let start = crate::polkit::start_time(self.peer.pid)
             .filter(|_| self.peer.pidfd.is_none() || self.peer.still_alive())
             .ok_or_else(|| {
@@ -94,7 +94,8 @@ impl Conn {
                     "the answering process could not be named to polkit (it has exited?)".into(),
                 )
             })?;
-        crate::polkit::authorise(answerer.pid, start, answerer.uid).await?;
+        let named = crate::polkit::named(subjects);
+        crate::polkit::authorise(answerer.pid, start, answerer.uid, &named).await?;
         tracing::info!(
             uid = answerer.uid,
             pid = answerer.pid,

@@ -46,6 +46,10 @@ impl Pending {
                 .max_by_key(|a| *a == Approval::Password)
                 .unwrap_or_default(),
             approved: approved(hold, &chosen),
+            subjects: chosen
+                .iter()
+                .map(|&i| hold.items[i].subject.clone())
+                .collect(),
         })
     }
 

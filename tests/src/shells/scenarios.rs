@@ -59,6 +59,47 @@ pub fn ctrl_c_withdraws(kind: Kind) -> (TestDaemon, Shell) {
     (daemon, sh)
 }
 
+/// What the terminal prompt asks of a forbidden line instead of one key.
+const GUARD_ASKS: &str = "host name + Enter runs it, else deny";
+
+/// A person's own forbidden line (`rm -rf ~`, HOME a temporary directory, `rm` the fake) is
+/// not run on `y`, nor on any name but this machine's: only the host name and Enter run it.
+pub fn forbidden_needs_the_host_name(kind: Kind) {
+    let daemon = TestDaemon::start();
+    let sh = Shell::start(kind, daemon.socket(), "", "", &[]);
+    sh.expect_fake_rm();
+    let home = sh.dir().join("home").display().to_string();
+    let ran = format!("FAKE-rm -rf {home}");
+    let line = r#"rm -rf ~ && echo "AFTER-$((1+1))""#;
+    sh.pane.line(line);
+    sh.pane.wait_text(GUARD_ASKS);
+    // The one key that runs a held line elsewhere: here it is only the start of a name.
+    sh.pane.type_text("y");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!markers(&sh.marker_file()).contains(&ran), "y ran it");
+    sh.pane.keys(&["Enter"]);
+    let screen = sh.pane.wait_text("not this machine's name");
+    assert!(!screen.contains("AFTER-2"), "{screen}");
+    sh.pane.wait_text("denied at the terminal");
+
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("a host name");
+    sh.pane.line(line);
+    sh.pane.wait_count(GUARD_ASKS, 2);
+    sh.pane.type_text(host.trim());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !markers(&sh.marker_file()).contains(&ran),
+        "the name without Enter ran it"
+    );
+    sh.pane.keys(&["Enter"]);
+    sh.pane.wait_text("AFTER-2");
+    assert!(
+        markers(&sh.marker_file()).contains(&ran),
+        "the host name and Enter run it: {}",
+        markers(&sh.marker_file())
+    );
+}
+
 /// With the daemon down the hook warns once and lines run (fail open); once the daemon is
 /// back, it says so and checks lines again.
 pub fn daemon_down_then_back(kind: Kind) {

@@ -1,0 +1,266 @@
+//! What `assent watch` draws: the whole screen, as lines that each fit the terminal's width.
+//!
+//! Pure, so what a person sees is table-tested: every field a requester wrote (command, cwd,
+//! session label, claimed agent, program name, finding messages, signature) goes through
+//! [`assent_client::shown`], so no byte of it can move the cursor, clear the screen or start a
+//! line of the card's own. The command is a block of its own whose every line starts with a
+//! gutter (`│ `), so a newline in it cannot forge a line of the card: every line it makes is
+//! marked as the command's. Lines wider than the terminal (wide characters count two columns)
+//! wrap under their label instead of being cut, so nothing written is hidden; only a command
+//! too tall for the screen is cut, and the card says so and where to read it whole.
+
+use std::time::Duration;
+
+use assent_client::protocol::{Finding, PendingItem};
+use assent_client::shown::{lines, one_line};
+
+/// The narrowest width the card is laid out for; a narrower terminal wraps it.
+const MIN_WIDTH: usize = 20;
+
+/// How many lines the card leaves the command at least, however short the screen.
+const MIN_COMMAND_LINES: usize = 3;
+
+/// The gutter before each line of a command.
+const GUTTER: &str = "│ ";
+
+/// Everything the screen shows at one tick.
+pub struct View<'a> {
+    /// The request asked about, if any.
+    pub front: Option<&'a PendingItem>,
+    /// Its time left.
+    pub left: Duration,
+    /// How many more wait behind it.
+    pub waiting: usize,
+    /// Keys are not taken yet: the card changed this long ago less than the settle time.
+    pub settling: bool,
+    /// What happened lately (answers and their replies, requests that ended), oldest first,
+    /// each already fit to be shown.
+    pub said: &'a [String],
+    /// The terminal's columns.
+    pub width: usize,
+    /// The terminal's rows.
+    pub height: usize,
+}
+
+/// The screen, line by line, each at most `view.width` characters.
+pub fn render(view: &View) -> Vec<String> {
+    let width = view.width.max(MIN_WIDTH);
+    let mut out = Lines {
+        width,
+        lines: Vec::new(),
+    };
+    let more = match view.waiting {
+        0 => String::new(),
+        n => format!(" · {n} more waiting"),
+    };
+    out.push(
+        "",
+        &format!("assent watch: watching for held requests{more} · q quits"),
+    );
+    out.push("", &"─".repeat(width));
+    match view.front {
+        Some(item) => card(&mut out, item, view),
+        None => out.push("", "no held requests"),
+    }
+    out.push("", &"─".repeat(width));
+    for said in view.said {
+        out.push("", said);
+    }
+    out.lines
+}
+
+/// The held request: who, what, where, why, what remembering covers, and the keys.
+fn card(out: &mut Lines, item: &PendingItem, view: &View) {
+    out.push("", &format!("held {}", item.token));
+    let highest = item
+        .findings
+        .iter()
+        .map(|f| f.level)
+        .chain(item.items.iter().map(|i| i.level))
+        .chain([item.level])
+        .max()
+        .unwrap_or(item.level);
+    out.push("level    ", &highest.as_str().to_uppercase());
+    let who = match &item.agent {
+        Some(agent) => format!(
+            "{} (by its own account), program {}, pid {}, uid {}",
+            one_line(agent),
+            one_line(&item.program),
+            item.pid,
+            item.uid
+        ),
+        None => format!(
+            "program {}, pid {}, uid {}",
+            one_line(&item.program),
+            item.pid,
+            item.uid
+        ),
+    };
+    out.push("who      ", &who);
+    if let Some(session) = &item.session {
+        out.push("session  ", &one_line(session));
+    }
+    // Room for the command: the screen less the card's other lines, never under a few.
+    let others = 12 + item.findings.len() + view.said.len() + 2 * item.items.len();
+    let room = view.height.saturating_sub(others).max(MIN_COMMAND_LINES);
+    if item.items.is_empty() {
+        if let Some(cwd) = &item.cwd {
+            out.push("in       ", &one_line(cwd));
+        }
+        out.push("", "command");
+        out.command(&item.subject, room);
+        findings(out, &item.findings, "");
+    } else {
+        out.push("", &format!("a batch of {} held items", item.items.len()));
+        let room = (room / item.items.len()).max(1);
+        for entry in &item.items {
+            out.push(
+                "",
+                &format!("item {} ({})", entry.item, entry.level.as_str()),
+            );
+            if let Some(cwd) = &entry.cwd {
+                out.push("in       ", &one_line(cwd));
+            }
+            out.command(&entry.subject, room);
+            findings(out, &entry.findings, "  ");
+        }
+        findings(out, &item.findings, "");
+    }
+    out.push(
+        "[s]/[a]  ",
+        &format!("remember {}", one_line(&item.signature)),
+    );
+    let left = view.left.as_secs();
+    let keys = if view.settling {
+        "keys are not taken yet: read the request first".to_string()
+    } else {
+        format!(
+            "[y] once  [s] session  [a] always  [d] deny · {}:{:02} left",
+            left / 60,
+            left % 60
+        )
+    };
+    out.push("", &keys);
+}
+
+/// Every finding, never folded: its level and its message.
+fn findings(out: &mut Lines, findings: &[Finding], indent: &str) {
+    if findings.is_empty() {
+        return;
+    }
+    out.push(indent, &format!("findings ({})", findings.len()));
+    let mark = format!("{indent}  - ");
+    for finding in findings {
+        out.push(
+            &mark,
+            &format!("{}: {}", finding.level.as_str(), one_line(&finding.message)),
+        );
+    }
+}
+
+/// What a key answered, for the line that says so: the token's start, the program, and the
+/// command's first words (`pa_0123abcd… claude: git push --force`).
+pub fn answered(item: &PendingItem) -> String {
+    let start: String = item.token.chars().take(11).collect();
+    let words: Vec<&str> = item.subject.split_whitespace().take(6).collect();
+    let mut words = one_line(&words.join(" "));
+    if words.chars().count() > 48 {
+        words = words.chars().take(47).collect();
+        words.push('…');
+    }
+    format!("{start}… {}: {words}", one_line(&item.program))
+}
+
+/// The columns a terminal gives `c`: two for the wide characters of East Asian scripts and
+/// emoji, one for the rest (cleaned text holds no control characters). Counting a narrow
+/// character as wide only wraps early; the reverse would break the card, so ranges err wide.
+fn columns(c: char) -> usize {
+    match c {
+        '\u{1100}'..='\u{115f}'
+        | '\u{2e80}'..='\u{a4cf}'
+        | '\u{ac00}'..='\u{d7a3}'
+        | '\u{f900}'..='\u{faff}'
+        | '\u{fe30}'..='\u{fe4f}'
+        | '\u{ff00}'..='\u{ff60}'
+        | '\u{ffe0}'..='\u{ffe6}'
+        | '\u{1f300}'..='\u{1faff}'
+        | '\u{20000}'..='\u{3fffd}' => 2,
+        _ => 1,
+    }
+}
+
+/// The width of `text` in columns.
+#[cfg(test)]
+fn width(text: &str) -> usize {
+    text.chars().map(columns).sum()
+}
+
+/// `text` cut into pieces of at most `room` columns (at least one piece, at least one
+/// character each).
+fn wrap(text: &str, room: usize) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    let mut used = 0;
+    for c in text.chars() {
+        let w = columns(c);
+        if used + w > room && used > 0 {
+            pieces.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(c);
+        }
+        used += w;
+    }
+    pieces
+}
+
+/// The lines drawn so far, each fit to the width.
+struct Lines {
+    width: usize,
+    lines: Vec<String>,
+}
+
+impl Lines {
+    /// `text` after `label`, wrapped at the width with its continuation lines under the text.
+    fn push(&mut self, label: &str, text: &str) {
+        let indent = " ".repeat(label.chars().count().min(self.width / 2));
+        let label: String = label.chars().take(self.width / 2).collect();
+        let room = self.width - indent.chars().count();
+        let mut chunks = wrap(text, room).into_iter();
+        let first = chunks.next().unwrap_or_default();
+        self.lines.push(format!("{label}{first}"));
+        for chunk in chunks {
+            self.lines.push(format!("{indent}{chunk}"));
+        }
+    }
+
+    /// A command as the lines it is, each behind the gutter, at most `room` lines; a taller
+    /// one says how much more there is and where to read it whole.
+    fn command(&mut self, command: &str, room: usize) {
+        // Every line, wrapped parts included, behind the gutter: all of them are the command's.
+        let cols = self.width.saturating_sub(GUTTER.chars().count());
+        let mut block: Vec<String> = Vec::new();
+        for line in lines(command).split('\n') {
+            for chunk in wrap(line, cols) {
+                block.push(format!("{GUTTER}{chunk}"));
+            }
+        }
+        let total = block.len();
+        if total <= room {
+            self.lines.extend(block);
+            return;
+        }
+        self.lines
+            .extend(block.into_iter().take(room.saturating_sub(1)));
+        self.push(
+            "",
+            &format!(
+                "… {} more lines of this command: `assent pending` shows it whole",
+                total - room.saturating_sub(1)
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;
