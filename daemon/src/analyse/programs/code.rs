@@ -1034,11 +1034,15 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
         return;
     };
     let segment = format!("tmux {name}");
-    if matches!(
-        name,
-        "send-keys" | "send" | "source-file" | "source" | "load-buffer" | "loadb"
-    ) {
-        let span = at.span_of(words);
+    // Keys, a buffer or a command's output typed into a pane: another pane may be where a
+    // person answers the gate. What is typed, and a file sourced, run unread.
+    let types = super::channel::tmux_types(name);
+    let span = at.span_of(words);
+    if types {
+        st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {name}")));
+    }
+    let pipes = name.len() >= 4 && ("pipe-pane".starts_with(name) || name == "pipep");
+    if (types && !pipes) || matches!(name, "source-file" | "source" | "load-buffer" | "loadb") {
         st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`tmux {name}`")));
         return;
     }
@@ -1102,7 +1106,11 @@ pub fn screen<'s>(
                 )
                 | None => {
                     let span = at.span_of(&args[i - 1..]);
-                    st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X`"));
+                    st.add(catalogue::TYPED_ELSEWHERE.at(span.clone(), "`screen -X`"));
+                    let command = args.get(i).and_then(Word::literal);
+                    if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
+                        st.add(catalogue::CHANNEL_TYPED.at(span, "screen -X"));
+                    }
                 }
                 Some(_) => {}
             }
@@ -1794,41 +1802,6 @@ pub fn stdin_program<'s>(
         st.add(catalogue::STDIN_COMMANDS.at(span, name));
     }
     false
-}
-
-/// Programs that type keys, text or clicks into whatever window or terminal has the focus:
-/// what they type runs there unchecked, a held request's prompt or notification included.
-const INPUT_TYPERS: &[(&str, &[&str])] = &[
-    (
-        "xdotool",
-        &[
-            "key",
-            "keydown",
-            "keyup",
-            "type",
-            "click",
-            "mousedown",
-            "mouseup",
-            "exec",
-        ],
-    ),
-    ("ydotool", &["key", "type", "click", "mousemove"]),
-    ("dotool", &[]),
-    ("dotoolc", &[]),
-    ("wtype", &[]),
-    ("xte", &[]),
-];
-
-/// Whether `name ARGS` types into another window or terminal (an empty list of verbs: any
-/// use does).
-pub fn types_input(name: &str, args: &[Word]) -> bool {
-    let Some((_, verbs)) = INPUT_TYPERS.iter().find(|(n, _)| *n == name) else {
-        return false;
-    };
-    verbs.is_empty()
-        || args
-            .iter()
-            .any(|w| w.dynamic || w.literal().is_some_and(|t| verbs.contains(&t)))
 }
 
 /// `run-parts DIR`: runs every program in DIR, which the gate cannot read.
