@@ -82,7 +82,10 @@ const PROGRAMS: &[(&[&str], Model)] = &[
     (&["gsettings"], gsettings),
     (&["dconf"], dconf),
     (&["xfconf-query"], xfconf_query),
-    (&["kwriteconfig5", "kwriteconfig6"], kwriteconfig),
+    (
+        &["kwriteconfig", "kwriteconfig5", "kwriteconfig6"],
+        kwriteconfig,
+    ),
     (&["write", "wall"], terminal),
     (
         &[
@@ -105,14 +108,16 @@ pub fn judge(name: &str, args: &[Word], span: Range<usize>, st: &mut State) {
     }
 }
 
-/// Options that only print help or a version.
+/// Only options that print help or a version, and at least one: a server given anything else
+/// as well (`-v` is verbose to some) may start.
 fn inert(args: &[Word]) -> bool {
-    args.iter().any(|w| {
-        matches!(
-            w.literal(),
-            Some("-h" | "--help" | "-help" | "-v" | "-V" | "--version" | "-version")
-        )
-    })
+    !args.is_empty()
+        && args.iter().all(|w| {
+            matches!(
+                w.literal(),
+                Some("-h" | "--help" | "-help" | "-v" | "-V" | "--version" | "-version")
+            )
+        })
 }
 
 /// The first word that is not an option; a dynamic one as written.
@@ -488,8 +493,9 @@ pub fn tmux_types(name: &str) -> bool {
         || (name.len() >= 4 && TMUX_TYPES.iter().any(|full| full.starts_with(name)))
 }
 
-/// `screen -X` commands that type into a window (`eval` runs any of them).
-pub const SCREEN_TYPES: &[&str] = &["stuff", "paste", "eval", "process"];
+/// `screen -X` commands that type into a window (`eval` runs any of them, `at` runs one in
+/// other windows).
+pub const SCREEN_TYPES: &[&str] = &["stuff", "paste", "eval", "process", "at"];
 
 #[cfg(test)]
 mod tests;

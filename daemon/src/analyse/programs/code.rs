@@ -1071,6 +1071,10 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
         }
         for cmd in operands.iter().skip(1) {
             let span = at.src.map.span(cmd.span.clone());
+            let first = cmd.text.split_whitespace().next().unwrap_or("");
+            if cmd.dynamic || super::channel::tmux_types(first) {
+                st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {first}")));
+            }
             st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`{}`", cmd.raw)));
         }
         return;
@@ -1094,7 +1098,12 @@ pub fn screen<'s>(
         }
         i += 1;
         if t == "-X" || t == "-Q" {
-            match args.get(i).and_then(Word::literal) {
+            let command = args.get(i).and_then(Word::literal);
+            if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
+                let span = at.span_of(&args[i - 1..]);
+                st.add(catalogue::CHANNEL_TYPED.at(span, "screen -X"));
+            }
+            match command {
                 Some("exec" | "screen") => {
                     if args.len() > i + 1 {
                         push_words(&args[i + 1..], "screen -X", job, jobs);
@@ -1106,11 +1115,7 @@ pub fn screen<'s>(
                 )
                 | None => {
                     let span = at.span_of(&args[i - 1..]);
-                    st.add(catalogue::TYPED_ELSEWHERE.at(span.clone(), "`screen -X`"));
-                    let command = args.get(i).and_then(Word::literal);
-                    if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
-                        st.add(catalogue::CHANNEL_TYPED.at(span, "screen -X"));
-                    }
+                    st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X`"));
                 }
                 Some(_) => {}
             }
