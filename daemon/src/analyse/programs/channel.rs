@@ -208,10 +208,12 @@ fn notify_send(_: &str, args: &[Word]) -> Option<Said> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         i += 1;
-        if w.dynamic {
+        // A word only partly known is read as written (`--replace-id="$(cat id)"`): its
+        // value after the option is then unknown, which replaces.
+        let t = w.text.as_str();
+        if w.dynamic && !t.starts_with('-') {
             continue;
         }
-        let t = w.text.as_str();
         if t == "--" {
             break;
         }
@@ -222,7 +224,10 @@ fn notify_send(_: &str, args: &[Word]) -> Option<Said> {
             };
             if REPLACE.contains(&option) {
                 let apart = joined.is_none().then(|| args.get(i)).flatten();
-                let value = joined.map(|v| Word::made(v.to_owned(), w.raw, w.span.clone()));
+                let value = joined.map(|v| Word {
+                    dynamic: w.dynamic,
+                    ..Word::made(v.to_owned(), w.raw, w.span.clone())
+                });
                 if replaces(value.as_ref().or(apart)) {
                     return Some(catalogue::CHANNEL_REPLACE);
                 }
@@ -238,8 +243,10 @@ fn notify_send(_: &str, args: &[Word]) -> Option<Said> {
             }
             let rest = &cluster[at + c.len_utf8()..];
             if matches!(c, 'r' | 'C') {
-                let joined =
-                    (!rest.is_empty()).then(|| Word::made(rest.to_owned(), w.raw, w.span.clone()));
+                let joined = (!rest.is_empty()).then(|| Word {
+                    dynamic: w.dynamic,
+                    ..Word::made(rest.to_owned(), w.raw, w.span.clone())
+                });
                 let value = joined.as_ref().or_else(|| args.get(i));
                 if replaces(value) {
                     return Some(catalogue::CHANNEL_REPLACE);

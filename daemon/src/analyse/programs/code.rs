@@ -1159,6 +1159,20 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
         } else if let Some(skip) = unix_client(&w.text) {
             // A client of a Unix socket: whatever serves it acts on what is sent.
             (skip, Effect::Change)
+        } else if w
+            .text
+            .split('/')
+            .next()
+            .is_some_and(|head| !head.contains(':'))
+            && w.text.contains('/')
+        {
+            // A bare path is `GOPEN:`, opened for reading and writing: what arrives from the
+            // other address is written into it (another terminal, a device).
+            let span = at.src.map.span(w.span.clone());
+            let mut site = Site::new("socat", Args::default(), span, st);
+            site.on(Effect::Write, w);
+            site.report();
+            (0, Effect::Read)
         } else {
             continue;
         };

@@ -39,10 +39,14 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("notify-send -ur t", Safe, &[]),
     ("notify-send --replace-id=3 t", Forbidden, &["change.gate"]),
     ("notify-send -- -r 3", Safe, &[]),
+    ("notify-send --replace-id=\"$(cat id)\" t", Forbidden, &["change.gate"]),
+    ("notify-send -r\"$n\" t", Forbidden, &["change.gate"]),
+    ("notify-send -u \"$level\" t", Safe, &[]),
     ("dunstify -C 4", Forbidden, &["change.gate", "use.project"]),
     // Other terminals.
     ("echo y > /dev/pts/3", Forbidden, &["overwrite.gate"]),
     ("echo y > /dev/tty", Safe, &[]),
+    ("socat - /dev/pts/3", Forbidden, &["send.remote", "write.gate"]),
     ("wall hello", Forbidden, &["write.gate", "use.project"]),
     ("write --help", Safe, &[]),
     // Typed input.
