@@ -203,7 +203,7 @@ fn notify_send(_: &str, args: &[Word]) -> Option<Said> {
     let replaces = |value: Option<&Word>| match value {
         None => false,
         Some(w) if w.dynamic => true,
-        Some(w) => w.text.trim().parse::<u32>().map_or(true, |id| id != 0),
+        Some(w) => w.text.trim().parse::<u32>() != Ok(0),
     };
     let mut i = 0;
     while let Some(w) = args.get(i) {
