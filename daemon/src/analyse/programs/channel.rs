@@ -324,10 +324,14 @@ fn dbus(name: &str, args: &[Word]) -> Option<Said> {
     let notifications = texts
         .iter()
         .any(|t| t.contains("org.freedesktop.Notifications"));
-    let at = texts.iter().position(|t| member(t) == "Notify")?;
     if !notifications {
         return None;
     }
+    // KDE's `Inhibit` hides every notification while it holds.
+    if texts.iter().any(|t| member(t) == "Inhibit") {
+        return Some(catalogue::CHANNEL_DRIVE);
+    }
+    let at = texts.iter().position(|t| member(t) == "Notify")?;
     // busctl writes the signature before the arguments.
     let skip = usize::from(name == "busctl");
     let replaces = args[at + 1..]

@@ -42,6 +42,11 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("notify-send --replace-id=\"$(cat id)\" t", Forbidden, &["change.gate"]),
     ("notify-send -r\"$n\" t", Forbidden, &["change.gate"]),
     ("notify-send -u \"$level\" t", Safe, &[]),
+    ("qdbus org.freedesktop.Notifications /org/freedesktop/Notifications Inhibit a b {}", Forbidden, &["change.gate", "use.project", "use.data"]),
+    ("busctl --user emit /org/freedesktop/Notifications org.freedesktop.Notifications ActionInvoked us 5 allow", Forbidden, &["change.gate", "use.project", "use.data"]),
+    ("kill -STOP $(pidof dunst)", Forbidden, &["change.services", "stop.gate"]),
+    ("pkill -f 'notification-d(aemon)?'", Forbidden, &["stop.gate"]),
+    ("systemctl --user stop dbus-org.freedesktop.Notifications", Forbidden, &["stop.gate"]),
     ("dunstify -C 4", Forbidden, &["change.gate", "use.project"]),
     // Other terminals.
     ("echo y > /dev/pts/3", Forbidden, &["overwrite.gate"]),
