@@ -189,11 +189,22 @@ said! {
     GATE_APPROVER = Change Gate,
         "`{}` starts a daemon or an approval agent for the gate: an agent may not answer its own gate";
     GATE_STOP = Stop Gate,
-        "`{}` stops, kills or masks the gate's daemon or approval agent: an agent may not switch off its own gate";
+        "`{}` stops, kills or masks the gate's daemon, its approval agent or the notification server that shows its held requests: an agent may not switch off its own gate";
     GATE_PACKAGE = Change Gate,
         "`{}` installs, replaces or removes the gate's own package: an agent may not switch off its own gate";
     GATE_CHANGE = Change Gate,
-        "`{}` restarts or reconfigures the gate's daemon or approval agent: an agent may not switch off its own gate";
+        "`{}` restarts or reconfigures the gate's daemon, its approval agent or the notification server that shows its held requests: an agent may not switch off its own gate";
+    // ---- the approval channel: where a person is shown a held request and answers it ----
+    CHANNEL_SERVER = Change Gate,
+        "`{}` starts a notification server, which decides what a held request shows and what a click answers: an agent may not answer its own gate";
+    CHANNEL_DRIVE = Change Gate,
+        "`{}` drives or reconfigures the notification server (invokes, closes, pauses or hides notifications, a held request's among them): an agent may not answer its own gate";
+    CHANNEL_REPLACE = Change Gate,
+        "`{}` replaces or closes a notification already shown, which may be a held request's, or forges a click on one: an agent may not answer its own gate";
+    CHANNEL_TERMINAL = Write Gate,
+        "`{}` writes onto other people's terminals, where held requests are answered: an agent may not answer its own gate";
+    CHANNEL_TYPED = Change Gate,
+        "`{}` types keys or text into another pane, window or terminal, where held requests are answered: an agent may not answer its own gate";
     // ---- data: databases and stores ----
     DATA_DROP = Delete Database,
         "{} deletes a whole database, table, schema or key space with its data";

@@ -259,6 +259,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
     let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
+    programs::channel::judge(name, &job.words[1..], span.clone(), st);
     // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
     // or something else entirely; `php8.2`, `lua5.4`, `node-20` may be a build of a program
     // the gate knows, or only named like one. Each is judged both ways.
@@ -447,7 +448,7 @@ fn unknown(
     }
     given_through_env(assigned, &mut site);
     programs::unknown::judge(args, &mut site);
-    if programs::code::types_input(name, args) {
+    if programs::channel::types_input(name, args) {
         site.say(catalogue::TYPED_ELSEWHERE, &format!("`{name}`"));
     }
     if let Some(how) = programs::gate::unchecked_agent(name, args) {

@@ -18,9 +18,10 @@ pub enum Kind {
     /// What runs at login or start-up, git's internals and configuration, the system's files.
     Protected,
     /// The gate itself: its controls (answering, remembering, its socket, its daemon and
-    /// approval agent), its policy, state, units and programs, the agents' hook settings and
-    /// the shell start-up files that load its hook. An agent that changes any of these answers
-    /// or switches off its own gate.
+    /// approval agent), its policy, state, units and programs, the agents' hook settings, the
+    /// shell start-up files that load its hook, and the approval channel (the notification
+    /// server's files, other terminals, input devices). An agent that changes any of these
+    /// answers or switches off its own gate.
     Gate,
     /// Files outside the project: the owner's elsewhere in the home, another user's, the
     /// machine's data.

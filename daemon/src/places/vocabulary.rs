@@ -29,6 +29,11 @@ pub enum Says {
 use Kind::{Device, Gate, Home, Null, Protected, Root, Secret, System};
 use Says::{Both, Is, Ordinary};
 
+/// What a person is told the notification server's files are.
+const NOTIFIER: &str = "the notification server's configuration (it shows the gate's held requests and turns a click into an answer)";
+/// What a person is told a notification server's activation file is.
+const ACTIVATES: &str = "the D-Bus activation file that decides which notification server starts";
+
 /// The table: pattern, what it is, and what a person is told it is.
 pub const ENTRIES: &[(&str, Says, &str)] = &[
     // ---- Harmless sinks and the standard streams ----
@@ -41,9 +46,51 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ("/dev/stdout", Is(Null), "standard output"),
     ("/dev/stderr", Is(Null), "standard error"),
     ("/dev/tty", Is(Null), "the terminal"),
-    ("/dev/pts/*", Is(Null), "a terminal"),
     ("/dev/fd/*", Is(Null), "an open file descriptor"),
     ("/proc/self/fd/*", Is(Null), "an open file descriptor"),
+    (
+        "/proc/thread-self/fd/*",
+        Is(Null),
+        "an open file descriptor",
+    ),
+    // ---- Terminals and input that are not the line's own: where a person answers ----
+    // What is written onto another terminal (a fake card over `assent watch`, a `y` typed
+    // into a prompt) or injected as input is the gate's place: the approval channel.
+    (
+        "/dev/pts/*",
+        Is(Gate),
+        "another terminal, where a person answers the gate",
+    ),
+    (
+        "/dev/tty[0-9]*",
+        Is(Gate),
+        "a console, where a person answers the gate",
+    ),
+    (
+        "/dev/console",
+        Is(Gate),
+        "the console, where a person answers the gate",
+    ),
+    (
+        "/dev/vcs*",
+        Is(Gate),
+        "a console's screen, where a person answers the gate",
+    ),
+    (
+        "/proc/*/fd/*",
+        Is(Gate),
+        "another process's open file (its terminal, where a person answers the gate)",
+    ),
+    (
+        "/dev/uinput",
+        Is(Gate),
+        "the input device (typed keys reach any window)",
+    ),
+    (
+        "/dev/input/**",
+        Is(Gate),
+        "an input device (typed keys reach any window)",
+    ),
     // ---- Disks and memory ----
     ("/dev/sd[a-z]*", Is(Device), "a disk or partition"),
     ("/dev/hd[a-z]*", Is(Device), "a disk or partition"),
@@ -649,6 +696,80 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ("~*/.gemini/policies/**", Is(Gate), "Gemini CLI's policies"),
     ("~*/.codex/rules/**", Is(Gate), "Codex's command rules"),
     ("/etc/codex/**", Is(Gate), "Codex's managed settings"),
+    // The notification server that shows held requests and turns a click into an answer:
+    // its configuration, and the D-Bus activation files that decide which server starts.
+    ("~*/.config/dunst/**", Is(Gate), NOTIFIER),
+    ("/etc/xdg/dunst/**", Is(Gate), NOTIFIER),
+    ("~*/.config/mako/**", Is(Gate), NOTIFIER),
+    ("/etc/xdg/mako/**", Is(Gate), NOTIFIER),
+    ("~*/.config/swaync/**", Is(Gate), NOTIFIER),
+    ("/etc/xdg/swaync/**", Is(Gate), NOTIFIER),
+    ("~*/.config/fnott/**", Is(Gate), NOTIFIER),
+    ("/etc/xdg/fnott/**", Is(Gate), NOTIFIER),
+    ("~*/.config/deadd/**", Is(Gate), NOTIFIER),
+    ("~*/.config/wired/**", Is(Gate), NOTIFIER),
+    ("~*/.config/twmn/**", Is(Gate), NOTIFIER),
+    ("~*/.config/plasmanotifyrc", Is(Gate), NOTIFIER),
+    (
+        "~*/.config/xfce4/xfconf/xfce-perchannel-xml/xfce4-notifyd.xml",
+        Is(Gate),
+        NOTIFIER,
+    ),
+    (
+        "/etc/xdg/xfce4/xfconf/xfce-perchannel-xml/xfce4-notifyd.xml",
+        Is(Gate),
+        NOTIFIER,
+    ),
+    (
+        "~*/.config/dconf/**",
+        Is(Gate),
+        "the desktop's settings (the notifications' among them)",
+    ),
+    (
+        "~*/.config/systemd/user/*notif*",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.config/systemd/user/*notif*/**",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.config/systemd/user/dunst.service*",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.config/systemd/user/mako.service*",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.config/systemd/user/swaync.service*",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.config/systemd/user/fnott.service*",
+        Is(Gate),
+        "the notification server's service",
+    ),
+    (
+        "~*/.local/share/dbus-1/services/**",
+        Is(Gate),
+        "a D-Bus activation file (which program starts for a bus name, the notification server's among them)",
+    ),
+    ("/usr/share/dbus-1/services/*[Nn]otif*", Is(Gate), ACTIVATES),
+    (
+        "/usr/local/share/dbus-1/services/*[Nn]otif*",
+        Is(Gate),
+        ACTIVATES,
+    ),
+    ("/usr/share/dbus-1/services/*dunst*", Is(Gate), ACTIVATES),
+    ("/usr/share/dbus-1/services/*mako*", Is(Gate), ACTIVATES),
+    ("/usr/share/dbus-1/services/*swaync*", Is(Gate), ACTIVATES),
+    ("/usr/share/dbus-1/services/*fnott*", Is(Gate), ACTIVATES),
     // Its programs, units and autostart entry, wherever they are installed: replacing or
     // removing them switches the gate off.
     ("/usr/bin/assent*", Is(Gate), "the gate's programs"),

@@ -1165,6 +1165,66 @@ fn the_gate_is_refused_to_agents_and_answered_by_a_person() {
 }
 
 #[test]
+fn the_approval_channel_is_the_gate_for_agents_and_a_persons_own() {
+    let p = Policy::embedded();
+    let ctx = Context::default();
+    let refused = [
+        "pkill dunst",
+        "systemctl --user restart dunst",
+        "dunst -conf /tmp/x",
+        "dunstctl action 0",
+        "notify-send -r 7 assent 'ls -la'",
+        "printf '\\e[2J' > /dev/pts/3",
+        "tmux send-keys -t 1 y Enter",
+        "xdotool key y",
+    ];
+    for line in refused {
+        for origin in [Origin::Agent, Origin::Tool] {
+            let r = shell(&p, line, origin, &ctx);
+            assert_eq!(r.decision, Decision::Deny, "{line}: {}", r.reason);
+            assert!(
+                r.reason.contains("may not answer or disable its own gate"),
+                "{line}: {}",
+                r.reason
+            );
+        }
+    }
+    // By a file tool too: the server's configuration is the gate's place.
+    let (level, r) = tool(
+        &p,
+        "Write",
+        r#"{"file_path": "/home/u/.config/dunst/dunstrc"}"#,
+        &ctx,
+    );
+    assert_eq!((level, r.decision), (Level::Forbidden, Decision::Deny));
+    // A person's own line is what the table says for a person: typing into their own pane is
+    // theirs to do, writing onto a terminal or stopping the server a second look.
+    for (line, decision) in [
+        ("tmux send-keys -t 1 y Enter", Decision::Allow),
+        ("dunstctl close-all", Decision::Allow),
+        ("echo y > /dev/pts/3", Decision::Confirm),
+        ("pkill dunst", Decision::Confirm),
+    ] {
+        let r = shell(&p, line, Origin::Interactive, &ctx);
+        assert_eq!(r.decision, decision, "{line}: {}", r.reason);
+    }
+    // The everyday twins stay allowed for agents.
+    for line in [
+        "notify-send 'build done'",
+        "notify-send -t 5000 -u low title body",
+        "dunstctl count",
+        "makoctl list",
+        "systemctl --user status dunst",
+        "cat ~/.config/dunst/dunstrc",
+        "echo done > /dev/tty",
+        "tmux capture-pane -p",
+    ] {
+        let r = shell(&p, line, Origin::Agent, &ctx);
+        assert_eq!(r.decision, Decision::Allow, "{line}: {}", r.reason);
+    }
+}
+
+#[test]
 fn a_policy_cannot_lower_the_gate_for_agents() {
     let text = "[[rule]]\nname = \"anything goes\"\norigin = [\"agent\"]\ndecision = \"allow\"\npriority = 100\noverride_forbidden = true\n";
     let r = shell(

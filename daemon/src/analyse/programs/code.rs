@@ -1034,11 +1034,15 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
         return;
     };
     let segment = format!("tmux {name}");
-    if matches!(
-        name,
-        "send-keys" | "send" | "source-file" | "source" | "load-buffer" | "loadb"
-    ) {
-        let span = at.span_of(words);
+    // Keys, a buffer or a command's output typed into a pane: another pane may be where a
+    // person answers the gate. What is typed, and a file sourced, run unread.
+    let types = super::channel::tmux_types(name);
+    let span = at.span_of(words);
+    if types {
+        st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {name}")));
+    }
+    let pipes = name.len() >= 4 && ("pipe-pane".starts_with(name) || name == "pipep");
+    if (types && !pipes) || matches!(name, "source-file" | "source" | "load-buffer" | "loadb") {
         st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`tmux {name}`")));
         return;
     }
@@ -1067,6 +1071,10 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
         }
         for cmd in operands.iter().skip(1) {
             let span = at.src.map.span(cmd.span.clone());
+            let first = cmd.text.split_whitespace().next().unwrap_or("");
+            if cmd.dynamic || super::channel::tmux_types(first) {
+                st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {first}")));
+            }
             st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`{}`", cmd.raw)));
         }
         return;
@@ -1090,7 +1098,12 @@ pub fn screen<'s>(
         }
         i += 1;
         if t == "-X" || t == "-Q" {
-            match args.get(i).and_then(Word::literal) {
+            let command = args.get(i).and_then(Word::literal);
+            if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
+                let span = at.span_of(&args[i - 1..]);
+                st.add(catalogue::CHANNEL_TYPED.at(span, "screen -X"));
+            }
+            match command {
                 Some("exec" | "screen") => {
                     if args.len() > i + 1 {
                         push_words(&args[i + 1..], "screen -X", job, jobs);
@@ -1146,6 +1159,20 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
         } else if let Some(skip) = unix_client(&w.text) {
             // A client of a Unix socket: whatever serves it acts on what is sent.
             (skip, Effect::Change)
+        } else if w
+            .text
+            .split('/')
+            .next()
+            .is_some_and(|head| !head.contains(':'))
+            && w.text.contains('/')
+        {
+            // A bare path is `GOPEN:`, opened for reading and writing: what arrives from the
+            // other address is written into it (another terminal, a device).
+            let span = at.src.map.span(w.span.clone());
+            let mut site = Site::new("socat", Args::default(), span, st);
+            site.on(Effect::Write, w);
+            site.report();
+            (0, Effect::Read)
         } else {
             continue;
         };
@@ -1794,41 +1821,6 @@ pub fn stdin_program<'s>(
         st.add(catalogue::STDIN_COMMANDS.at(span, name));
     }
     false
-}
-
-/// Programs that type keys, text or clicks into whatever window or terminal has the focus:
-/// what they type runs there unchecked, a held request's prompt or notification included.
-const INPUT_TYPERS: &[(&str, &[&str])] = &[
-    (
-        "xdotool",
-        &[
-            "key",
-            "keydown",
-            "keyup",
-            "type",
-            "click",
-            "mousedown",
-            "mouseup",
-            "exec",
-        ],
-    ),
-    ("ydotool", &["key", "type", "click", "mousemove"]),
-    ("dotool", &[]),
-    ("dotoolc", &[]),
-    ("wtype", &[]),
-    ("xte", &[]),
-];
-
-/// Whether `name ARGS` types into another window or terminal (an empty list of verbs: any
-/// use does).
-pub fn types_input(name: &str, args: &[Word]) -> bool {
-    let Some((_, verbs)) = INPUT_TYPERS.iter().find(|(n, _)| *n == name) else {
-        return false;
-    };
-    verbs.is_empty()
-        || args
-            .iter()
-            .any(|w| w.dynamic || w.literal().is_some_and(|t| verbs.contains(&t)))
 }
 
 /// `run-parts DIR`: runs every program in DIR, which the gate cannot read.

@@ -6,8 +6,9 @@
 //! runs is judged here as it would be without them. `assentd` and `assent-notify` start a daemon or an
 //! approval agent. Elsewhere, `systemctl` on the gate's units, `kill`/`pkill`/`killall` of its
 //! processes and clients of its socket are the gate's place too (the socket is in the
-//! vocabulary; units and process names are here). Every change to the gate is one of the
-//! level table's `gate` cells: an agent may not answer or switch off its own gate.
+//! vocabulary; units and process names are here, the notification servers' in `channel`).
+//! Every change to the gate is one of the level table's `gate` cells: an agent may not answer
+//! or switch off its own gate.
 
 use regex::RegexBuilder;
 
@@ -19,6 +20,7 @@ use super::super::catalogue;
 use super::super::command::{Ctx, Job};
 use super::super::getopt::Args;
 use super::super::words::Word;
+use super::channel;
 
 /// `assent` subcommands that only ask or show.
 const ASKS: &[&str] = &[
@@ -154,14 +156,22 @@ pub fn names_unit(word: &Word) -> bool {
     if base.starts_with("assent") {
         return true;
     }
+    // The notification server's unit: `dunst`, `dunst.service`, `mako@1.service`.
+    let stem = base.strip_suffix(".service").unwrap_or(base);
+    if channel::serves_unit(stem.split('@').next().unwrap_or(stem)) {
+        return true;
+    }
     if base.contains(['*', '?', '[']) {
         let glob = Glob::parse(base);
+        let servers = channel::unit_names().map(|stem| (stem, format!("{stem}.service")));
         return UNITS.iter().any(|unit| {
             glob.matches(unit)
                 || unit
                     .rsplit_once('.')
                     .is_some_and(|(stem, _)| glob.matches(stem))
-        });
+        }) || servers
+            .into_iter()
+            .any(|(stem, unit)| glob.matches(stem) || glob.matches(&unit));
     }
     false
 }
@@ -187,11 +197,11 @@ const MAX_PATTERNS: usize = 16;
 fn pattern_names(text: &str, regex: bool, st: &mut State) -> Option<bool> {
     if !regex {
         let base = text.rsplit('/').next().unwrap_or(text);
-        return Some(PROCESSES.contains(&base));
+        return Some(processes().any(|p| p == base));
     }
     // No regular-expression syntax: a plain search for the text.
     if !text.contains(['.', '*', '+', '?', '[', '(', '|', '^', '$', '{', '\\']) {
-        return Some(PROCESSES.iter().any(|p| p.contains(text)));
+        return Some(processes().any(|p| p.contains(text)));
     }
     if st.gate_patterns >= MAX_PATTERNS {
         return None;
@@ -202,7 +212,12 @@ fn pattern_names(text: &str, regex: bool, st: &mut State) -> Option<bool> {
         .dfa_size_limit(1 << 16)
         .build()
         .ok()?;
-    Some(PROCESSES.iter().any(|p| re.is_match(p)))
+    Some(processes().any(|p| re.is_match(p)))
+}
+
+/// The gate's processes and the notification servers that show its held requests.
+fn processes() -> impl Iterator<Item = &'static str> {
+    PROCESSES.iter().chain(channel::SERVERS).copied()
 }
 
 /// Programs that pick out processes by name, or filter a process list (`ps aux | grep

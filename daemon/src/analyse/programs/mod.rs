@@ -4,6 +4,7 @@
 //! or places; `act` places them and gives the levels. Models never touch the file system.
 
 pub mod archive;
+pub mod channel;
 pub mod cloud;
 pub mod code;
 pub mod containers;
