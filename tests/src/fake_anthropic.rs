@@ -1,0 +1,338 @@
+//! A scripted stand-in for Anthropic's Messages API, so the real Claude Code can be driven
+//! with no network and no model.
+//!
+//! It listens on 127.0.0.1 only and speaks enough HTTP/1.1 (one request per connection,
+//! `Connection: close`) for `POST /v1/messages` with `stream: true`: the server-sent events
+//! `message_start`, `content_block_start` / `_delta` / `_stop` for a text or `tool_use` block,
+//! `message_delta` with the stop reason, `message_stop`. The conversation is a script of
+//! [`Step`]s: the reply to a request is the step numbered by how many tool calls the
+//! request already carries, so a retried request gets the same answer and the step after the
+//! last tool call sees that call's `tool_result`. Requests that carry no tools (Claude Code's
+//! side calls: a title, a quota probe) get a short text and do not advance the script.
+//!
+//! Every request is recorded ([`FakeAnthropic::requests`]), which is how a test reads what the
+//! agent sent the model: the hook's reason, a command's output. Anything else it is asked
+//! (`count_tokens`, a `HEAD /`) gets a harmless answer and is recorded too, so a new agent
+//! version that calls somewhere new shows up in the log rather than hanging.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// One assistant turn of the script.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// Call the tool `name` with `input`; the turn stops with `tool_use`.
+    Tool { name: String, input: Value },
+    /// Say `text` and end the turn.
+    Text(String),
+}
+
+impl Step {
+    /// A `Bash` call of `command`.
+    pub fn bash(command: &str) -> Step {
+        Step::Tool {
+            name: "Bash".into(),
+            input: json!({"command": command, "description": "a scripted step"}),
+        }
+    }
+
+    /// A `Write` of `content` to the absolute path `file_path`.
+    pub fn write(file_path: &str, content: &str) -> Step {
+        Step::Tool {
+            name: "Write".into(),
+            input: json!({"file_path": file_path, "content": content}),
+        }
+    }
+}
+
+/// One request the server received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// `POST`, `GET`, …
+    pub method: String,
+    /// The request target, query included.
+    pub path: String,
+    /// The body, parsed when it is JSON (else `Null`).
+    pub body: Value,
+}
+
+impl Recorded {
+    /// Whether this is a turn of the scripted conversation (a Messages call with tools).
+    pub fn is_turn(&self) -> bool {
+        self.path.starts_with("/v1/messages")
+            && !self.path.contains("count_tokens")
+            && self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
+    }
+
+    /// How many tool calls the conversation so far holds: the number of the step to play next.
+    pub fn tool_calls(&self) -> usize {
+        self.body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "assistant")
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|block| block["type"] == "tool_use")
+            .count()
+    }
+
+    /// The text of every `tool_result` block in the request's last message, joined by newlines.
+    pub fn tool_results(&self) -> String {
+        let Some(last) = self.body["messages"].as_array().and_then(|m| m.last()) else {
+            return String::new();
+        };
+        let mut out = Vec::new();
+        for block in last["content"].as_array().into_iter().flatten() {
+            if block["type"] != "tool_result" {
+                continue;
+            }
+            match &block["content"] {
+                Value::String(text) => out.push(text.clone()),
+                Value::Array(parts) => out.extend(
+                    parts
+                        .iter()
+                        .filter_map(|p| p["text"].as_str().map(str::to_string)),
+                ),
+                _ => {}
+            }
+        }
+        out.join("\n")
+    }
+}
+
+/// The server; it stops accepting when dropped (its thread ends with the test process).
+pub struct FakeAnthropic {
+    url: String,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl FakeAnthropic {
+    /// Serve `script` on a free port of 127.0.0.1.
+    pub fn start(script: Vec<Step>) -> FakeAnthropic {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("127.0.0.1 has a free port");
+        let port = listener
+            .local_addr()
+            .expect("a bound listener has an address")
+            .port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let script = Arc::new(script);
+        let seen = Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (seen, script) = (Arc::clone(&seen), Arc::clone(&script));
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &seen, &script);
+                });
+            }
+        });
+        FakeAnthropic {
+            url: format!("http://127.0.0.1:{port}"),
+            requests,
+        }
+    }
+
+    /// The base URL for `ANTHROPIC_BASE_URL`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Every request so far, in the order they arrived.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// The conversation's turns so far (see [`Recorded::is_turn`]).
+    pub fn turns(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(Recorded::is_turn)
+            .collect()
+    }
+
+    /// One line per request (method, path, model), for a failing test's message.
+    pub fn summary(&self) -> String {
+        self.requests()
+            .iter()
+            .map(|r| format!("{} {} {}", r.method, r.path, r.body["model"]))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Read one request from `stream`, record it, answer it, close.
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Recorded>>, script: &[Step]) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let (mut length, mut chunked) = (0usize, false);
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
+        }
+    }
+    let body = if chunked {
+        read_chunked(&mut reader)?
+    } else {
+        let mut body = vec![0; length.min(64 << 20)];
+        reader.read_exact(&mut body)?;
+        body
+    };
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let recorded = Recorded { method, path, body };
+    if let Ok(mut seen) = seen.lock() {
+        seen.push(recorded.clone());
+    }
+    respond(stream, &recorded, script)
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line)?;
+        let size =
+            usize::from_str_radix(line.trim().split(';').next().unwrap_or("0"), 16).unwrap_or(0);
+        if size == 0 || body.len() + size > 64 << 20 {
+            return Ok(body);
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..])?;
+        line.clear();
+        reader.read_line(&mut line)?;
+    }
+}
+
+fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::io::Result<()> {
+    let (status, kind, body) = if request.path.starts_with("/v1/messages/count_tokens") {
+        (
+            "200 OK",
+            "application/json",
+            json!({"input_tokens": 10}).to_string(),
+        )
+    } else if request.method == "POST" && request.path.starts_with("/v1/messages") {
+        let (n, step) = if request.is_turn() {
+            let done = request.tool_calls();
+            (
+                done,
+                script
+                    .get(done)
+                    .cloned()
+                    .unwrap_or_else(|| Step::Text("Done.".into())),
+            )
+        } else {
+            (usize::MAX, Step::Text("Scripted side answer".into()))
+        };
+        let model = request.body["model"].as_str().unwrap_or("claude-fake");
+        if request.body["stream"] == true {
+            ("200 OK", "text/event-stream", events(&step, model, n))
+        } else {
+            (
+                "200 OK",
+                "application/json",
+                message(&step, model, n).to_string(),
+            )
+        }
+    } else if request.method == "HEAD" || request.method == "GET" {
+        ("200 OK", "application/json", "{}".to_string())
+    } else {
+        let error = json!({"type": "error", "error": {"type": "not_found_error", "message": "not scripted"}});
+        ("404 Not Found", "application/json", error.to_string())
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nrequest-id: req_fake\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    if request.method != "HEAD" {
+        stream.write_all(body.as_bytes())?;
+    }
+    stream.flush()
+}
+
+/// The content block and stop reason of step `n`.
+fn block(step: &Step, n: usize) -> (Value, &'static str) {
+    match step {
+        Step::Tool { name, input } => (
+            json!({"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": name, "input": input}),
+            "tool_use",
+        ),
+        Step::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+    }
+}
+
+fn usage() -> Value {
+    json!({"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
+}
+
+/// A whole (non-streamed) message. Each step's message and tool call has an id of its own:
+/// Claude Code merges the parts of a message by its id.
+fn message(step: &Step, model: &str, n: usize) -> Value {
+    let (block, stop) = block(step, n);
+    json!({"id": format!("msg_fake_{n}"), "type": "message", "role": "assistant", "model": model,
+        "content": [block], "stop_reason": stop, "stop_sequence": null, "usage": usage()})
+}
+
+/// A streamed message: the events in order, each `event:` and `data:` lines.
+fn events(step: &Step, model: &str, n: usize) -> String {
+    let (block, stop) = block(step, n);
+    let (start, delta) = match step {
+        Step::Tool { name, input } => (
+            json!({"type": "tool_use", "id": block["id"], "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
+        ),
+        Step::Text(text) => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+        ),
+    };
+    let mut empty = message(step, model, n);
+    empty["content"] = json!([]);
+    empty["stop_reason"] = Value::Null;
+    let events = [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": empty}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": start}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 5}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
