@@ -114,6 +114,12 @@ impl Sandbox {
         if home.exists() {
             std::fs::remove_dir_all(&home).expect("the last run's home is removed");
         }
+        // useradd and usermod lock the user database and give up when another holds it, so
+        // this process's tests change it one at a time.
+        static USERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = USERS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let existing = nix::unistd::User::from_name(name).ok().flatten();
         let made = match existing {
             Some(_) => Command::new("usermod")
