@@ -336,3 +336,74 @@ fn events(step: &Step, model: &str, n: usize) -> String {
         .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events of a streamed step, in order, each `data:` one JSON document of that type.
+    #[test]
+    fn a_stream_is_the_messages_api_events_in_order() {
+        let names = [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+        ];
+        for (step, block, delta, stop) in [
+            (Step::bash("ls"), "tool_use", "input_json_delta", "tool_use"),
+            (Step::Text("hi".into()), "text", "text_delta", "end_turn"),
+        ] {
+            let stream = events(&step, "m", 3);
+            let events: Vec<(&str, Value)> = stream
+                .split("\n\n")
+                .filter(|e| !e.is_empty())
+                .map(|e| {
+                    let (name, data) = e.split_once("\ndata: ").expect("event and data lines");
+                    let name = name.strip_prefix("event: ").expect("an event line");
+                    (name, serde_json::from_str(data).expect("JSON data"))
+                })
+                .collect();
+            let got: Vec<&str> = events.iter().map(|(name, _)| *name).collect();
+            assert_eq!(got, names);
+            for (name, data) in &events {
+                assert_eq!(data["type"], *name);
+            }
+            assert_eq!(events[0].1["message"]["id"], "msg_fake_3");
+            assert_eq!(events[1].1["content_block"]["type"], block);
+            assert_eq!(events[2].1["delta"]["type"], delta);
+            assert_eq!(events[4].1["delta"]["stop_reason"], stop);
+        }
+        let input = &events(&Step::bash("ls"), "m", 0);
+        assert!(
+            input.contains(r#""partial_json":"{\"command\":\"ls\""#),
+            "{input}"
+        );
+    }
+
+    #[test]
+    fn the_next_step_is_the_number_of_tool_calls_so_far() {
+        let call =
+            |id: &str| json!({"role": "assistant", "content": [{"type": "tool_use", "id": id}]});
+        let result =
+            json!({"role": "user", "content": [{"type": "tool_result", "content": "out"}]});
+        for (messages, next) in [
+            (json!([{"role": "user", "content": "go"}]), 0),
+            (
+                json!([{"role": "user", "content": "go"}, call("a"), result]),
+                1,
+            ),
+            (json!([call("a"), result, call("b"), result]), 2),
+        ] {
+            let request = Recorded {
+                method: "POST".into(),
+                path: "/v1/messages".into(),
+                body: json!({"messages": messages, "tools": [{"name": "Bash"}]}),
+            };
+            assert!(request.is_turn());
+            assert_eq!(request.tool_calls(), next, "{messages}");
+        }
+    }
+}

@@ -117,6 +117,23 @@ fn audit(daemon: &TestDaemon) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The model was told the hook's answer: a denial carrying the reason the daemon audited for
+/// the one denied request, and the finding behind it.
+fn assert_denied_with_reason(daemon: &TestDaemon, result: &str, finding: &str, log: &str) {
+    let trail = audit(daemon);
+    let denied: Vec<Value> = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["decision"] == "deny")
+        .collect();
+    assert_eq!(denied.len(), 1, "one denial in the audit: {trail}");
+    let reason = denied[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        result.contains("assent: denied") && result.contains(reason) && result.contains(finding),
+        "the model was not told the hook's reason {reason:?} ({finding}): {result}\n{log}"
+    );
+}
+
 #[test]
 fn a_harmless_calls_output_reaches_the_model() {
     let Some(run) = Run::new("assent-cc-ls", Options::default(), |_| {
@@ -153,14 +170,7 @@ fn a_destructive_call_is_refused_and_the_reason_reaches_the_model() {
     );
     assert_eq!(run.sandbox.rm_runs(), 0, "rm ran: {log}");
     let result = run.result_of(0, &log);
-    assert!(
-        result.contains("assent"),
-        "the hook's reason reaches the model: {result}\n{log}"
-    );
-    assert!(
-        result.contains("Documents"),
-        "the reason names what: {result}\n{log}"
-    );
+    assert_denied_with_reason(&run.daemon, &result, "delete.data", &log);
 }
 
 #[test]
@@ -195,10 +205,7 @@ fn a_write_of_a_start_up_file_is_refused() {
     let log = run.run();
     assert!(!bashrc.exists(), "{log}");
     let result = run.result_of(0, &log);
-    assert!(
-        result.contains("assent"),
-        "the hook's reason reaches the model: {result}\n{log}"
-    );
+    assert_denied_with_reason(&run.daemon, &result, "overwrite.gate", &log);
 }
 
 #[test]
