@@ -1,13 +1,14 @@
 //! The real coding agents, installed from npm and run headless under a user of their own.
 //!
-//! [`claude_code`] installs the Claude Code pinned in `tests/agents/package-lock.json` into
+//! [`claude_code`] and [`codex`] install the agents pinned in `tests/agents/package-lock.json` into
 //! `TARGET/agents` with an npm cache of its own there (`npm ci`), once per test run: a file
 //! lock serialises the test processes, and a copy of the lock file beside the install says it
 //! is done, so a changed pin installs again. [`Sandbox`] is one test's world: an unprivileged
 //! user whose home is in the user database (the daemon places `~` from there, not from the
 //! agent's environment), that home with a project in it, and a fake `rm` first on `PATH`.
-//! [`Sandbox::claude`] runs the agent against a [`FakeAnthropic`](crate::fake_anthropic)
-//! with the hook `assent setup claude-code` installed, telemetry and updates off.
+//! [`Sandbox::claude`] and [`Sandbox::codex`] run an agent against a
+//! [`FakeModel`](crate::fake_model) with the hook `assent setup` installs, telemetry and
+//! updates off.
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -26,6 +27,16 @@ const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 /// The `claude` program pinned for the tests, installed if it is not yet; `None` when the
 /// machine cannot run it (the test is to return: see [`needs`]).
 pub fn claude_code() -> Option<PathBuf> {
+    Some(installed()?.join("node_modules/.bin/claude"))
+}
+
+/// The `codex` program pinned for the tests (see [`claude_code`]).
+pub fn codex() -> Option<PathBuf> {
+    Some(installed()?.join("node_modules/.bin/codex"))
+}
+
+/// Where the pinned agents are installed, installing them if they are not yet.
+fn installed() -> Option<PathBuf> {
     if !needs(&[NODE, NPM]) || !needs_root("the agent runs as a user of its own") {
         return None;
     }
@@ -33,10 +44,10 @@ pub fn claude_code() -> Option<PathBuf> {
     let installed = INSTALLED.get_or_init(|| {
         let dir = target_dir().join("agents");
         install(&dir)?;
-        Ok(dir.join("node_modules/.bin/claude"))
+        Ok(dir)
     });
     match installed {
-        Ok(path) => Some(path.clone()),
+        Ok(dir) => Some(dir.clone()),
         Err(why) => panic!("the agents could not be installed: {why}"),
     }
 }
@@ -244,9 +255,6 @@ impl Sandbox {
         socket: &Path,
         timeout: Duration,
     ) -> (Option<i32>, String) {
-        let out = self.work.path().join("claude.out");
-        let file = std::fs::File::create(&out).expect("the agent's output file is made");
-        let err = file.try_clone().expect("the output file can be shared");
         let mut command = self.command(claude, socket);
         command
             .args(["-p", "Run the scripted steps."])
@@ -256,11 +264,56 @@ impl Sandbox {
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("DISABLE_AUTOUPDATER", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .stdout(file)
-            .stderr(err)
-            .process_group(0);
-        let mut child = command.spawn().expect("claude starts");
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        self.run_agent(command, timeout)
+    }
+
+    /// Codex's configuration: the fake model at `model_url` as a custom provider (Responses
+    /// API), then the hook `assent setup codex` installs (`hooks.json`, and hooks switched on).
+    pub fn setup_codex(&self, model_url: &str, socket: &Path) {
+        let dir = self.home.join(".codex");
+        std::fs::create_dir_all(&dir).expect("~/.codex is made");
+        let config = format!(
+            "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"{model_url}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_MODEL_KEY\"\n"
+        );
+        std::fs::write(dir.join("config.toml"), config).expect("config.toml is written");
+        self.chown_home();
+        let mut setup = self.command(&crate::binary("assent"), socket);
+        setup
+            .args(["setup", "codex", "--assent"])
+            .arg(crate::binary("assent"));
+        let out = wait_bounded(
+            setup.spawn().expect("assent setup starts"),
+            crate::PROCESS_TIMEOUT,
+        );
+        assert!(out.status.success(), "assent setup codex: {out:?}");
+    }
+
+    /// Run `codex exec` headless (see [`Sandbox::claude`]); `extra` goes before the prompt.
+    pub fn codex(
+        &self,
+        codex: &Path,
+        socket: &Path,
+        extra: &[&str],
+        timeout: Duration,
+    ) -> (Option<i32>, String) {
+        let mut command = self.command(codex, socket);
+        command
+            .args(["exec", "--skip-git-repo-check"])
+            .args(extra)
+            .arg("Run the scripted steps.")
+            .env("CODEX_HOME", self.home.join(".codex"))
+            .env("FAKE_MODEL_KEY", "fake-key-for-tests");
+        self.run_agent(command, timeout)
+    }
+
+    /// Run an agent's `command` with its output in a file, for at most `timeout`.
+    fn run_agent(&self, mut command: Command, timeout: Duration) -> (Option<i32>, String) {
+        let out = self.work.path().join("agent.out");
+        let file = std::fs::File::create(&out).expect("the agent's output file is made");
+        let err = file.try_clone().expect("the output file can be shared");
+        command.stdout(file).stderr(err).process_group(0);
+        let mut child = command.spawn().expect("the agent starts");
         let mut status = None;
         wait_until(timeout, || {
             status = child.try_wait().ok().flatten();
@@ -271,7 +324,7 @@ impl Sandbox {
             let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
             let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
             let _ = child.wait();
-            panic!("claude did not finish within {timeout:?}; it printed:\n{printed}");
+            panic!("the agent did not finish within {timeout:?}; it printed:\n{printed}");
         };
         (status.code(), printed)
     }

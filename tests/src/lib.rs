@@ -11,7 +11,7 @@
 pub mod agents;
 pub mod dbus;
 pub mod dunst;
-pub mod fake_anthropic;
+pub mod fake_model;
 pub mod needs;
 pub mod notification_daemon;
 pub mod process;

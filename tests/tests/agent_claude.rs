@@ -1,6 +1,6 @@
 //! The real Claude Code, end to end: the version pinned in `tests/agents/` run headless
 //! (`claude -p`) under a user of its own, gated by the hook `assent setup claude-code`
-//! installs, against the real daemon, with a scripted fake model ([`FakeAnthropic`]) that
+//! installs, against the real daemon, with a scripted fake model ([`FakeModel`]) that
 //! makes the tool calls and records what the agent tells it next.
 //!
 //! Each test is one conversation: the model calls a tool, the hook asks the daemon, and the
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use assent_tests::agents::{Sandbox, claude_code};
-use assent_tests::fake_anthropic::{FakeAnthropic, Step};
+use assent_tests::fake_model::{FakeModel, Step};
 use std::os::unix::fs::PermissionsExt;
 
 use assent_tests::{
@@ -29,7 +29,7 @@ const RUN: Duration = Duration::from_secs(90);
 struct Run {
     sandbox: Sandbox,
     daemon: TestDaemon,
-    model: FakeAnthropic,
+    model: FakeModel,
     claude: std::path::PathBuf,
 }
 
@@ -45,7 +45,7 @@ impl Run {
         let sandbox = Sandbox::new(user);
         let daemon = TestDaemon::with(options);
         sandbox.setup_claude_code(daemon.socket());
-        let model = FakeAnthropic::start(script(&sandbox));
+        let model = FakeModel::start(script(&sandbox));
         Some(Run {
             sandbox,
             daemon,
@@ -64,20 +64,19 @@ impl Run {
         )
     }
 
-    /// What the agent sent the model after the tool call of turn `n` (0-based).
+    /// What the agent told the model of the tool call of step `n` (0-based).
     fn result_of(&self, n: usize, log: &str) -> String {
-        let turns = self.model.turns();
-        let next = turns
+        self.model
+            .turns()
             .iter()
-            .find(|t| t.tool_calls() == n + 1)
-            .unwrap_or_else(|| panic!("no request after turn {n}: {log}"));
-        next.tool_results()
+            .find_map(|turn| turn.result_of(n))
+            .unwrap_or_else(|| panic!("the model was not told of step {n}: {log}"))
     }
 }
 
 /// Run the agent to the end of its conversation with `model`; what it printed, and the
 /// requests the model got, for failure messages.
-fn talk(sandbox: &Sandbox, claude: &Path, model: &FakeAnthropic, socket: &Path) -> String {
+fn talk(sandbox: &Sandbox, claude: &Path, model: &FakeModel, socket: &Path) -> String {
     let (code, printed) = sandbox.claude(claude, model.url(), socket, RUN);
     let text = format!(
         "exit {code:?}; it printed:\n{printed}\nthe model was asked:\n{}",

@@ -1,16 +1,18 @@
-//! A scripted stand-in for Anthropic's Messages API, so the real Claude Code can be driven
-//! with no network and no model.
+//! A scripted stand-in for the model APIs, so the real Claude Code and Codex can be driven with
+//! no network and no model.
 //!
 //! It listens on 127.0.0.1 only and speaks enough HTTP/1.1 (one request per connection,
-//! `Connection: close`) for `POST /v1/messages` with `stream: true`: the server-sent events
-//! `message_start`, `content_block_start` / `_delta` / `_stop` for a text or `tool_use` block,
-//! `message_delta` with the stop reason, `message_stop`. The conversation is a script of
+//! `Connection: close`) for two APIs. Anthropic's `POST /v1/messages` with `stream: true`: the
+//! server-sent events `message_start`, `content_block_start` / `_delta` / `_stop` for a text or
+//! `tool_use` block, `message_delta` with the stop reason, `message_stop`. OpenAI's
+//! `POST /v1/responses` (Codex through a custom provider): `response.created`,
+//! `response.output_item.done` with a `message` or a `function_call`, `response.completed`. The conversation is a script of
 //! [`Step`]s: the reply to a request is the step numbered by how many tool calls the
 //! request already carries, so a retried request gets the same answer and the step after the
 //! last tool call sees that call's `tool_result`. Requests that carry no tools (Claude Code's
 //! side calls: a title, a quota probe) get a short text and do not advance the script.
 //!
-//! Every request is recorded ([`FakeAnthropic::requests`]), which is how a test reads what the
+//! Every request is recorded ([`FakeModel::requests`]), which is how a test reads what the
 //! agent sent the model: the hook's reason, a command's output. Anything else it is asked
 //! (`count_tokens`, a `HEAD /`) gets a harmless answer and is recorded too, so a new agent
 //! version that calls somewhere new shows up in the log rather than hanging.
@@ -40,6 +42,14 @@ impl Step {
         }
     }
 
+    /// Codex's shell call (`exec_command`) of `command`.
+    pub fn exec(command: &str) -> Step {
+        Step::Tool {
+            name: "exec_command".into(),
+            input: json!({"cmd": command}),
+        }
+    }
+
     /// A `Write` of `content` to the absolute path `file_path`.
     pub fn write(file_path: &str, content: &str) -> Step {
         Step::Tool {
@@ -61,59 +71,79 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// Whether this is a turn of the scripted conversation (a Messages call with tools).
+    /// Whether this is a turn of the scripted conversation (a Messages or Responses call with
+    /// tools).
     pub fn is_turn(&self) -> bool {
-        self.path.starts_with("/v1/messages")
+        (self.path.starts_with("/v1/messages") || self.is_responses())
             && !self.path.contains("count_tokens")
             && self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
     }
 
+    fn is_responses(&self) -> bool {
+        self.method == "POST" && self.path.trim_end_matches('/').ends_with("/responses")
+    }
+
+    /// What the agent reported back for the tool call of step `n`: the `tool_result` (Messages)
+    /// or `function_call_output` (Responses) that answers it, as text.
+    pub fn result_of(&self, n: usize) -> Option<String> {
+        let (anthropic, openai) = (format!("toolu_fake_{n}"), format!("call_fake_{n}"));
+        let blocks = self.body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten();
+        let items = self.body["input"].as_array().into_iter().flatten();
+        let found = blocks
+            .filter(|b| b["type"] == "tool_result" && b["tool_use_id"] == anthropic.as_str())
+            .map(|b| &b["content"])
+            .chain(
+                items
+                    .filter(|i| {
+                        i["type"] == "function_call_output" && i["call_id"] == openai.as_str()
+                    })
+                    .map(|i| &i["output"]),
+            )
+            .next()?;
+        Some(match found {
+            Value::String(text) => text.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            other => other.to_string(),
+        })
+    }
+
     /// How many tool calls the conversation so far holds: the number of the step to play next.
     pub fn tool_calls(&self) -> usize {
-        self.body["messages"]
+        let messages = self.body["messages"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|m| m["role"] == "assistant")
             .filter_map(|m| m["content"].as_array())
             .flatten()
-            .filter(|block| block["type"] == "tool_use")
-            .count()
-    }
-
-    /// The text of every `tool_result` block in the request's last message, joined by newlines.
-    pub fn tool_results(&self) -> String {
-        let Some(last) = self.body["messages"].as_array().and_then(|m| m.last()) else {
-            return String::new();
-        };
-        let mut out = Vec::new();
-        for block in last["content"].as_array().into_iter().flatten() {
-            if block["type"] != "tool_result" {
-                continue;
-            }
-            match &block["content"] {
-                Value::String(text) => out.push(text.clone()),
-                Value::Array(parts) => out.extend(
-                    parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str().map(str::to_string)),
-                ),
-                _ => {}
-            }
-        }
-        out.join("\n")
+            .filter(|block| block["type"] == "tool_use");
+        let responses = self.body["input"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| item["type"] == "function_call");
+        messages.count() + responses.count()
     }
 }
 
 /// The server; it stops accepting when dropped (its thread ends with the test process).
-pub struct FakeAnthropic {
+pub struct FakeModel {
     url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
 }
 
-impl FakeAnthropic {
+impl FakeModel {
     /// Serve `script` on a free port of 127.0.0.1.
-    pub fn start(script: Vec<Step>) -> FakeAnthropic {
+    pub fn start(script: Vec<Step>) -> FakeModel {
         let listener = TcpListener::bind("127.0.0.1:0").expect("127.0.0.1 has a free port");
         let port = listener
             .local_addr()
@@ -131,7 +161,7 @@ impl FakeAnthropic {
                 });
             }
         });
-        FakeAnthropic {
+        FakeModel {
             url: format!("http://127.0.0.1:{port}"),
             requests,
         }
@@ -229,6 +259,13 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             "application/json",
             json!({"input_tokens": 10}).to_string(),
         )
+    } else if request.is_responses() {
+        let n = request.tool_calls();
+        let step = script
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| Step::Text("Done.".into()));
+        ("200 OK", "text/event-stream", responses_events(&step, n))
     } else if request.method == "POST" && request.path.starts_with("/v1/messages") {
         let (n, step) = if request.is_turn() {
             let done = request.tool_calls();
@@ -335,6 +372,34 @@ fn events(step: &Step, model: &str, n: usize) -> String {
         .iter()
         .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
         .collect()
+}
+
+/// A streamed Responses reply: the one output item, then the completed response.
+fn responses_events(step: &Step, n: usize) -> String {
+    let item = match step {
+        Step::Tool { name, input } => json!({"type": "function_call", "id": format!("fc_fake_{n}"),
+            "call_id": format!("call_fake_{n}"), "name": name, "arguments": input.to_string(),
+            "status": "completed"}),
+        Step::Text(text) => json!({"type": "message", "id": format!("msg_fake_{n}"),
+            "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}),
+    };
+    let id = format!("resp_fake_{n}");
+    let usage = json!({"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+        "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}});
+    [
+        json!({"type": "response.created", "response": {"id": id}}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        json!({"type": "response.completed", "response": {"id": id, "usage": usage}}),
+    ]
+    .iter()
+    .map(|data| {
+        format!(
+            "event: {}\ndata: {data}\n\n",
+            data["type"].as_str().unwrap_or_default()
+        )
+    })
+    .collect()
 }
 
 #[cfg(test)]

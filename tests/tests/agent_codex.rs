@@ -1,0 +1,186 @@
+//! The real Codex, end to end: the version pinned in `tests/agents/` run headless
+//! (`codex exec`) under a user of its own, gated by the hook `assent setup codex` installs,
+//! against the real daemon, with a scripted fake model ([`FakeModel`], OpenAI Responses
+//! through a custom provider) that makes the shell calls and records what Codex tells it next.
+//!
+//! Codex runs a hook only once a person has trusted it (in `/hooks`, which records
+//! `[hooks.state."HOOKS.JSON:pre_tool_use:0:0"] trusted_hash = "sha256:…"` in `config.toml`);
+//! until then it skips the hook without a word. These runs pass
+//! `--dangerously-bypass-hook-trust`, which stands for that person's trust, and
+//! `--dangerously-bypass-approvals-and-sandbox`, so that the gate is the only thing between
+//! the model and the command (Codex's own sandbox would otherwise hide what the gate let
+//! through). A fake `rm` is first on `PATH`. Run just these with
+//! `cargo test -p assent-tests --test agent_codex` (as root).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use assent_tests::agents::{Sandbox, codex};
+use assent_tests::fake_model::{FakeModel, Step};
+use assent_tests::{Options, TestDaemon, assent, run_bounded};
+use assentd::policy::NoApprover;
+use serde_json::Value;
+
+/// How long one conversation may take.
+const RUN: Duration = Duration::from_secs(90);
+
+/// What stands for the person's trust in the hook, and keeps Codex's sandbox out of the way.
+const FLAGS: [&str; 2] = [
+    "--dangerously-bypass-hook-trust",
+    "--dangerously-bypass-approvals-and-sandbox",
+];
+
+struct Run {
+    sandbox: Sandbox,
+    daemon: TestDaemon,
+    model: FakeModel,
+    codex: std::path::PathBuf,
+}
+
+impl Run {
+    fn new(user: &str, script: Vec<Step>) -> Option<Run> {
+        let codex = codex()?;
+        let sandbox = Sandbox::new(user);
+        // Refuse at once what would be held: no approval agent, the shipped default.
+        let daemon = TestDaemon::with(Options {
+            no_approver: Some(NoApprover::Deny),
+            ..Options::default()
+        });
+        let model = FakeModel::start(script);
+        sandbox.setup_codex(model.url(), daemon.socket());
+        Some(Run {
+            sandbox,
+            daemon,
+            model,
+            codex,
+        })
+    }
+
+    fn run(&self) -> String {
+        let (code, printed) = self
+            .sandbox
+            .codex(&self.codex, self.daemon.socket(), &FLAGS, RUN);
+        let text = format!(
+            "exit {code:?}; it printed:\n{printed}\nthe model was asked:\n{}",
+            self.model.summary()
+        );
+        assert_eq!(code, Some(0), "codex failed: {text}");
+        text
+    }
+
+    fn result_of(&self, n: usize, log: &str) -> String {
+        self.model
+            .turns()
+            .iter()
+            .find_map(|turn| turn.result_of(n))
+            .unwrap_or_else(|| panic!("the model was not told of step {n}: {log}"))
+    }
+
+    fn audit(&self) -> String {
+        let out = run_bounded(assent(self.daemon.socket()).args(["log", "-n", "50", "--json"]));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+#[test]
+fn a_harmless_calls_output_reaches_the_model() {
+    let Some(run) = Run::new(
+        "assent-cx-ls",
+        vec![Step::exec("ls"), Step::Text("Listed.".into())],
+    ) else {
+        return;
+    };
+    std::fs::write(run.sandbox.project.join("marker-file.txt"), "x").expect("written");
+    run.sandbox.chown_home();
+    let log = run.run();
+    let result = run.result_of(0, &log);
+    assert!(result.contains("marker-file.txt"), "{result}\n{log}");
+    assert!(run.audit().contains("\"ls\""), "the hook asked: {log}");
+}
+
+#[test]
+fn a_destructive_call_is_refused_and_the_reason_reaches_the_model() {
+    let Some(run) = Run::new(
+        "assent-cx-rm",
+        vec![
+            Step::exec("rm -rf ~/Documents"),
+            Step::Text("Stopped.".into()),
+        ],
+    ) else {
+        return;
+    };
+    let decoy = run.sandbox.home.join("Documents/decoy.txt");
+    std::fs::create_dir_all(decoy.parent().expect("a parent")).expect("made");
+    std::fs::write(&decoy, "keep me").expect("written");
+    run.sandbox.chown_home();
+    let log = run.run();
+    assert_eq!(
+        std::fs::read_to_string(&decoy).ok().as_deref(),
+        Some("keep me"),
+        "{log}"
+    );
+    assert_eq!(run.sandbox.rm_runs(), 0, "rm ran: {log}");
+    let trail = run.audit();
+    let denied: Vec<Value> = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["decision"] == "deny")
+        .collect();
+    assert_eq!(denied.len(), 1, "one denial in the audit: {trail}\n{log}");
+    let reason = denied[0]["reason"].as_str().unwrap_or_default();
+    let result = run.result_of(0, &log);
+    assert!(
+        result.contains(reason) && result.contains("delete.data"),
+        "the model was not told the hook's reason {reason:?}: {result}\n{log}"
+    );
+}
+
+/// The fields `client/src/cli/hook/codex.rs` reads, in what Codex really sends.
+#[test]
+fn the_hook_payloads_carry_the_fields_the_parser_reads() {
+    let Some(run) = Run::new(
+        "assent-cx-payload",
+        vec![Step::exec("ls"), Step::Text("Done.".into())],
+    ) else {
+        return;
+    };
+    // A second hook beside assent's that keeps each payload, one a line.
+    let payloads = run.sandbox.work.path().join("payloads.jsonl");
+    std::fs::write(&payloads, "").expect("made");
+    std::fs::set_permissions(&payloads, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    let hooks = run.sandbox.home.join(".codex/hooks.json");
+    let mut json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks).expect("setup wrote hooks.json"))
+            .expect("hooks.json is JSON");
+    let keep = format!("{{ cat; echo; }} >> '{}'; echo '{{}}'", payloads.display());
+    json["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .expect("setup wrote a PreToolUse list")
+        .push(serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": keep}]}));
+    std::fs::write(&hooks, json.to_string()).expect("written");
+    let log = run.run();
+    let seen: Vec<Value> = std::fs::read_to_string(&payloads)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let payload = seen
+        .iter()
+        .find(|p| p["tool_input"]["command"] == "ls")
+        .unwrap_or_else(|| panic!("no payload for the ls call in {seen:?}\n{log}"));
+    assert_eq!(payload["hook_event_name"], "PreToolUse", "{payload}");
+    assert_eq!(payload["tool_name"], "Bash", "{payload}");
+    assert!(
+        payload["session_id"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty()),
+        "{payload}"
+    );
+    assert_eq!(
+        payload["cwd"].as_str().map(Path::new),
+        Some(run.sandbox.project.as_path()),
+        "{payload}"
+    );
+}
