@@ -269,12 +269,12 @@ impl Sandbox {
     }
 
     /// Codex's configuration: the fake model at `model_url` as a custom provider (Responses
-    /// API), then the hook `assent setup codex` installs (`hooks.json`, and hooks switched on).
+    /// API), no login shells (whose `/etc/profile` would put the real `rm` first), then the hook `assent setup codex` installs (`hooks.json`, and hooks switched on).
     pub fn setup_codex(&self, model_url: &str, socket: &Path) {
         let dir = self.home.join(".codex");
         std::fs::create_dir_all(&dir).expect("~/.codex is made");
         let config = format!(
-            "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"{model_url}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_MODEL_KEY\"\n"
+            "model = \"gpt-fake\"\nmodel_provider = \"fake\"\nallow_login_shell = false\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"{model_url}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_MODEL_KEY\"\n"
         );
         std::fs::write(dir.join("config.toml"), config).expect("config.toml is written");
         self.chown_home();

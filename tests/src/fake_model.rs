@@ -42,11 +42,12 @@ impl Step {
         }
     }
 
-    /// Codex's shell call (`exec_command`) of `command`.
+    /// Codex's shell call (`exec_command`) of `command`, in a plain shell: a login shell
+    /// reads `/etc/profile`, whose `PATH` would put the real `rm` before the tests' fake one.
     pub fn exec(command: &str) -> Step {
         Step::Tool {
             name: "exec_command".into(),
-            input: json!({"cmd": command}),
+            input: json!({"cmd": command, "login": false}),
         }
     }
 

@@ -18,7 +18,9 @@ use std::time::Duration;
 
 use assent_tests::agents::{Sandbox, codex};
 use assent_tests::fake_model::{FakeModel, Step};
-use assent_tests::{Options, TestDaemon, assent, run_bounded};
+use assent_tests::{
+    Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached, wait_until,
+};
 use assentd::policy::NoApprover;
 use serde_json::Value;
 
@@ -39,14 +41,20 @@ struct Run {
 }
 
 impl Run {
+    /// A daemon that refuses at once what it would hold (no approval agent: the shipped
+    /// default), so a refusal does not wait for a hold to expire.
     fn new(user: &str, script: Vec<Step>) -> Option<Run> {
-        let codex = codex()?;
-        let sandbox = Sandbox::new(user);
-        // Refuse at once what would be held: no approval agent, the shipped default.
-        let daemon = TestDaemon::with(Options {
+        let refusing = Options {
             no_approver: Some(NoApprover::Deny),
             ..Options::default()
-        });
+        };
+        Run::with(user, refusing, script)
+    }
+
+    fn with(user: &str, options: Options, script: Vec<Step>) -> Option<Run> {
+        let codex = codex()?;
+        let sandbox = Sandbox::new(user);
+        let daemon = TestDaemon::with(options);
         let model = FakeModel::start(script);
         sandbox.setup_codex(model.url(), daemon.socket());
         Some(Run {
@@ -58,15 +66,12 @@ impl Run {
     }
 
     fn run(&self) -> String {
-        let (code, printed) = self
-            .sandbox
-            .codex(&self.codex, self.daemon.socket(), &FLAGS, RUN);
-        let text = format!(
-            "exit {code:?}; it printed:\n{printed}\nthe model was asked:\n{}",
-            self.model.summary()
-        );
-        assert_eq!(code, Some(0), "codex failed: {text}");
-        text
+        talk(
+            &self.sandbox,
+            &self.codex,
+            &self.model,
+            self.daemon.socket(),
+        )
     }
 
     fn result_of(&self, n: usize, log: &str) -> String {
@@ -81,6 +86,29 @@ impl Run {
         let out = run_bounded(assent(self.daemon.socket()).args(["log", "-n", "50", "--json"]));
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
+}
+
+/// Run Codex to the end of its conversation with `model`; what it printed, and the requests
+/// the model got, for failure messages.
+fn talk(sandbox: &Sandbox, codex: &Path, model: &FakeModel, socket: &Path) -> String {
+    let (code, printed) = sandbox.codex(codex, socket, &FLAGS, RUN);
+    let text = format!(
+        "exit {code:?}; it printed:\n{printed}\nthe model was asked:\n{}",
+        model.summary()
+    );
+    assert_eq!(code, Some(0), "codex failed: {text}");
+    text
+}
+
+/// Wait for the one request held on `daemon`; its token.
+fn held(daemon: &TestDaemon) -> Option<String> {
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    wait_until(RUN, || {
+        tokens = pending_tokens(&mut conn);
+        !tokens.is_empty()
+    });
+    tokens.into_iter().next()
 }
 
 #[test]
@@ -183,4 +211,82 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
         Some(run.sandbox.project.as_path()),
         "{payload}"
     );
+}
+
+#[test]
+fn a_held_call_approved_from_another_session_runs_once() {
+    let Some(run) = Run::with(
+        "assent-cx-held",
+        Options::default(),
+        // Not `rm -rf`: Codex refuses `rm -f` itself, after the hook.
+        vec![Step::exec("rm -r src"), Step::Text("Removed.".into())],
+    ) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.codex, &run.model, &socket));
+        let token = held(&run.daemon);
+        let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
+        assert_eq!(run.sandbox.rm_runs(), 0, "a held call waits");
+        let person = run_detached(assent(run.daemon.socket()).args(["approve", &token]));
+        assert_eq!(person.status.code(), Some(0), "{person:?}");
+        let log = agent.join().expect("the agent's run ends");
+        assert_eq!(
+            run.sandbox.rm_runs(),
+            1,
+            "the approved call ran once: {log}"
+        );
+    });
+}
+
+/// What the agent's background job runs: wait until the agent's next call is held, then
+/// approve everything pending.
+const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
+
+#[test]
+fn the_agents_own_background_job_cannot_approve_its_held_call() {
+    let Some(run) = Run::with(
+        "assent-cx-self",
+        Options::default(),
+        vec![
+            // Its own session: Codex ends what a shell call leaves in the background.
+            Step::exec("setsid -f sh approve-all.sh > approve.log 2>&1"),
+            Step::exec("rm -r src"),
+            Step::Text("Done.".into()),
+        ],
+    ) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    std::fs::write(run.sandbox.project.join("approve-all.sh"), SELF_APPROVER).expect("written");
+    run.sandbox.chown_home();
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.codex, &run.model, &socket));
+        let token = held(&run.daemon);
+        let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
+        // The job wakes 2 s after it started; give it time to try.
+        std::thread::sleep(Duration::from_secs(5));
+        let job =
+            std::fs::read_to_string(run.sandbox.project.join("approve.log")).unwrap_or_default();
+        let still_held = pending_tokens(&mut run.daemon.connect()).contains(&token);
+        let ran = run.sandbox.rm_runs();
+        let trail = run.audit();
+        // Let the agent finish whatever happened: a person denies what is left.
+        if still_held {
+            let _ = run_detached(assent(run.daemon.socket()).args(["deny", &token]));
+        }
+        let log = agent.join().expect("the agent's run ends");
+        assert!(
+            still_held && ran == 0,
+            "the agent's own job approved its held call (ran {ran}): job said {job:?}\naudit: {trail}\n{log}"
+        );
+        assert!(
+            trail.contains("self_approval"),
+            "the audit shows the refused self-approval: {trail}\njob said {job:?}\n{log}"
+        );
+    });
 }
