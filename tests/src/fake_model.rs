@@ -51,6 +51,15 @@ impl Step {
         }
     }
 
+    /// A `Read` of the absolute path `file_path` (Claude Code's `Write` replaces only a file
+    /// it has read).
+    pub fn read(file_path: &str) -> Step {
+        Step::Tool {
+            name: "Read".into(),
+            input: json!({"file_path": file_path}),
+        }
+    }
+
     /// A `Write` of `content` to the absolute path `file_path`.
     pub fn write(file_path: &str, content: &str) -> Step {
         Step::Tool {

@@ -233,6 +233,92 @@ fn a_held_call_approved_from_another_session_runs_once() {
     });
 }
 
+#[test]
+fn a_write_of_the_agents_own_settings_is_refused() {
+    let Some(run) = Run::new("assent-cc-settings", refusing(), |sandbox| {
+        let file = path(&sandbox.home.join(".claude/settings.json"));
+        vec![
+            Step::read(&file),
+            Step::write(&file, "{}\n"),
+            Step::Text("Tried.".into()),
+        ]
+    }) else {
+        return;
+    };
+    let settings = run.sandbox.home.join(".claude/settings.json");
+    let before = std::fs::read(&settings).expect("setup wrote the settings");
+    let log = run.run();
+    assert_eq!(
+        std::fs::read(&settings).ok(),
+        Some(before),
+        "the hook is still installed: {log}"
+    );
+    let result = run.result_of(1, &log);
+    assert_denied_with_reason(&run.daemon, &result, "overwrite.gate", &log);
+}
+
+#[test]
+fn a_held_call_denied_from_another_session_does_not_run_and_the_model_is_told() {
+    let Some(run) = Run::new("assent-cc-denied", Options::default(), |_| {
+        vec![Step::bash("rm -rf src"), Step::Text("Stopped.".into())]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.claude, &run.model, &socket));
+        let token = held(&run.daemon);
+        let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
+        let person = run_detached(assent(run.daemon.socket()).args(["deny", &token]));
+        assert_eq!(person.status.code(), Some(0), "{person:?}");
+        let log = agent.join().expect("the agent's run ends");
+        assert_eq!(
+            run.sandbox.rm_runs(),
+            0,
+            "a denied call does not run: {log}"
+        );
+        let result = run.result_of(0, &log);
+        assert!(
+            result.contains("then denied: denied by") && result.contains("delete.project"),
+            "the model is told it was denied, and why it was held: {result}\n{log}"
+        );
+    });
+}
+
+#[test]
+fn a_held_call_nobody_answers_is_refused_when_it_expires() {
+    let options = Options {
+        hold_ttl: Duration::from_secs(3),
+        ..Options::default()
+    };
+    let Some(run) = Run::new("assent-cc-expiry", options, |_| {
+        vec![Step::bash("rm -rf src"), Step::Text("Stopped.".into())]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let log = run.run();
+    assert_eq!(
+        run.sandbox.rm_runs(),
+        0,
+        "an expired call does not run: {log}"
+    );
+    let result = run.result_of(0, &log);
+    assert!(
+        result.contains("then denied: no answer within 3 s"),
+        "the model is told: {result}\n{log}"
+    );
+    let trail = audit(&run.daemon);
+    let denied = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .any(|event| event["subject"] == "rm -rf src" && event["decision"] == "deny");
+    assert!(denied, "the audit has the expiry as a denial: {trail}");
+}
+
 /// What the agent's background job runs: wait until the agent's next call is held, then
 /// approve everything pending.
 const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
