@@ -43,7 +43,7 @@ struct Run {
 impl Run {
     /// A daemon that refuses at once what it would hold (no approval agent: the shipped
     /// default), so a refusal does not wait for a hold to expire.
-    fn new(user: &str, script: Vec<Step>) -> Option<Run> {
+    fn new(user: &str, script: impl FnOnce(&Sandbox) -> Vec<Step>) -> Option<Run> {
         let refusing = Options {
             no_approver: Some(NoApprover::Deny),
             ..Options::default()
@@ -51,11 +51,15 @@ impl Run {
         Run::with(user, refusing, script)
     }
 
-    fn with(user: &str, options: Options, script: Vec<Step>) -> Option<Run> {
+    fn with(
+        user: &str,
+        options: Options,
+        script: impl FnOnce(&Sandbox) -> Vec<Step>,
+    ) -> Option<Run> {
         let codex = codex()?;
         let sandbox = Sandbox::new(user);
         let daemon = TestDaemon::with(options);
-        let model = FakeModel::start(script);
+        let model = FakeModel::start(script(&sandbox));
         sandbox.setup_codex(model.url(), daemon.socket());
         Some(Run {
             sandbox,
@@ -113,10 +117,9 @@ fn held(daemon: &TestDaemon) -> Option<String> {
 
 #[test]
 fn a_harmless_calls_output_reaches_the_model() {
-    let Some(run) = Run::new(
-        "assent-cx-ls",
-        vec![Step::exec("ls"), Step::Text("Listed.".into())],
-    ) else {
+    let Some(run) = Run::new("assent-cx-ls", |_| {
+        vec![Step::exec("ls"), Step::Text("Listed.".into())]
+    }) else {
         return;
     };
     std::fs::write(run.sandbox.project.join("marker-file.txt"), "x").expect("written");
@@ -129,13 +132,12 @@ fn a_harmless_calls_output_reaches_the_model() {
 
 #[test]
 fn a_destructive_call_is_refused_and_the_reason_reaches_the_model() {
-    let Some(run) = Run::new(
-        "assent-cx-rm",
+    let Some(run) = Run::new("assent-cx-rm", |_| {
         vec![
             Step::exec("rm -rf ~/Documents"),
             Step::Text("Stopped.".into()),
-        ],
-    ) else {
+        ]
+    }) else {
         return;
     };
     let decoy = run.sandbox.home.join("Documents/decoy.txt");
@@ -164,13 +166,43 @@ fn a_destructive_call_is_refused_and_the_reason_reaches_the_model() {
     );
 }
 
+/// A shell call Codex runs in another directory (its `workdir`) is judged there: `rm -r
+/// Documents` in the home deletes the person's files, not a project directory.
+#[test]
+fn a_shell_call_in_another_directory_is_judged_there() {
+    let Some(run) = Run::new("assent-cx-workdir", |sandbox| {
+        let home = sandbox.home.to_str().expect("UTF-8");
+        vec![
+            Step::Tool {
+                name: "exec_command".into(),
+                input: serde_json::json!({"cmd": "rm -r Documents", "workdir": home, "login": false}),
+            },
+            Step::Text("Stopped.".into()),
+        ]
+    }) else {
+        return;
+    };
+    let decoy = run.sandbox.home.join("Documents/decoy.txt");
+    std::fs::create_dir_all(decoy.parent().expect("a parent")).expect("made");
+    std::fs::write(&decoy, "keep me").expect("written");
+    // The same name in the project, which the gate would judge instead if it ignored workdir.
+    std::fs::create_dir_all(run.sandbox.project.join("Documents")).expect("made");
+    run.sandbox.chown_home();
+    let log = run.run();
+    assert_eq!(run.sandbox.rm_runs(), 0, "rm ran: {log}");
+    let result = run.result_of(0, &log);
+    assert!(
+        result.contains("delete.data") && !result.contains("delete.project"),
+        "judged in the project, not in the home: {result}\n{log}"
+    );
+}
+
 /// The fields `client/src/cli/hook/codex.rs` reads, in what Codex really sends.
 #[test]
 fn the_hook_payloads_carry_the_fields_the_parser_reads() {
-    let Some(run) = Run::new(
-        "assent-cx-payload",
-        vec![Step::exec("ls"), Step::Text("Done.".into())],
-    ) else {
+    let Some(run) = Run::new("assent-cx-payload", |_| {
+        vec![Step::exec("ls"), Step::Text("Done.".into())]
+    }) else {
         return;
     };
     // A second hook beside assent's that keeps each payload, one a line.
@@ -215,12 +247,10 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
 
 #[test]
 fn a_held_call_approved_from_another_session_runs_once() {
-    let Some(run) = Run::with(
-        "assent-cx-held",
-        Options::default(),
-        // Not `rm -rf`: Codex refuses `rm -f` itself, after the hook.
-        vec![Step::exec("rm -r src"), Step::Text("Removed.".into())],
-    ) else {
+    // Not `rm -rf`: Codex refuses `rm -f` itself, after the hook.
+    let Some(run) = Run::with("assent-cx-held", Options::default(), |_| {
+        vec![Step::exec("rm -r src"), Step::Text("Removed.".into())]
+    }) else {
         return;
     };
     std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
@@ -248,16 +278,14 @@ const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0
 
 #[test]
 fn the_agents_own_background_job_cannot_approve_its_held_call() {
-    let Some(run) = Run::with(
-        "assent-cx-self",
-        Options::default(),
+    let Some(run) = Run::with("assent-cx-self", Options::default(), |_| {
         vec![
             // Its own session: Codex ends what a shell call leaves in the background.
             Step::exec("setsid -f sh approve-all.sh > approve.log 2>&1"),
             Step::exec("rm -r src"),
             Step::Text("Done.".into()),
-        ],
-    ) else {
+        ]
+    }) else {
         return;
     };
     std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
