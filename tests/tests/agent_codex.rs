@@ -3,9 +3,12 @@
 //! against the real daemon, with a scripted fake model ([`FakeModel`], OpenAI Responses
 //! through a custom provider) that makes the shell calls and records what Codex tells it next.
 //!
-//! Codex runs a hook only once a person has trusted it (in `/hooks`, which records
-//! `[hooks.state."HOOKS.JSON:pre_tool_use:0:0"] trusted_hash = "sha256:…"` in `config.toml`);
-//! until then it skips the hook without a word. These runs pass
+//! Codex runs a hook only once a person has trusted it in `/hooks`; until then it skips the
+//! hook without a word (seen here: without the flag below the fake `rm` runs and nothing is
+//! audited). The trust is kept in `config.toml`, as `[hooks.state."KEY"] trusted_hash =
+//! "sha256:…"` going by the strings in the 0.171 binary and what other tools write there (KEY
+//! like `/home/u/.codex/hooks.json:pre_tool_use:0:0`, the hash as `codex app-server` reports it
+//! in `hooks/list`); not yet written by these tests. These runs pass
 //! `--dangerously-bypass-hook-trust`, which stands for that person's trust, and
 //! `--dangerously-bypass-approvals-and-sandbox`, so that the gate is the only thing between
 //! the model and the command (Codex's own sandbox would otherwise hide what the gate let
