@@ -9,15 +9,16 @@
 //! fake `rm` is first on the agent's `PATH`. Run just these with
 //! `cargo test -p assent-tests --test agent_claude` (as root: the agent gets a user of its own).
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
 use assent_tests::agents::{Sandbox, claude_code};
 use assent_tests::fake_model::{FakeModel, Step};
-use std::os::unix::fs::PermissionsExt;
-
+use assent_tests::needs::{TMUX, needs};
+use assent_tests::tmux::{Pane, SCREEN_TIMEOUT};
 use assent_tests::{
-    Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached, wait_until,
+    Options, TestDaemon, assent, binary, pending_tokens, run_bounded, run_detached, wait_until,
 };
 use assentd::policy::NoApprover;
 use serde_json::Value;
@@ -255,6 +256,63 @@ fn a_write_of_the_agents_own_settings_is_refused() {
     );
     let result = run.result_of(1, &log);
     assert_denied_with_reason(&run.daemon, &result, "overwrite.gate", &log);
+}
+
+/// The person's `assent watch`, in a terminal of its own (a private tmux server), as the
+/// agent's user: one key answers the held call on the screen.
+#[test]
+fn a_held_call_answered_by_a_key_in_assent_watch_runs_once() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let Some(run) = Run::new("assent-cc-watch", Options::default(), |_| {
+        vec![Step::bash("rm -rf src"), Step::Text("Removed.".into())]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let (uid, gid) = (run.sandbox.uid.to_string(), run.sandbox.gid.to_string());
+    let assent = binary("assent").display().to_string();
+    let socket = run.daemon.socket().display().to_string();
+    let env = [
+        ("TERM".to_string(), "xterm".to_string()),
+        ("HOME".to_string(), path(&run.sandbox.home)),
+    ];
+    let pane = Pane::start(
+        run.sandbox.work.path(),
+        &env,
+        &[
+            "/usr/bin/setpriv",
+            "--reuid",
+            &uid,
+            "--regid",
+            &gid,
+            "--clear-groups",
+            &assent,
+            "--socket",
+            &socket,
+            "watch",
+        ],
+    );
+    pane.wait_text("watching for held requests");
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.claude, &run.model, &socket));
+        pane.wait_for("rm -rf src", SCREEN_TIMEOUT, |s| {
+            s.contains("rm -rf src") && s.contains("[d] deny")
+        });
+        // Keys typed as a request appears are dropped; this one is meant.
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(run.sandbox.rm_runs(), 0, "a held call waits");
+        pane.keys(&["y"]);
+        let log = agent.join().expect("the agent's run ends");
+        assert_eq!(
+            run.sandbox.rm_runs(),
+            1,
+            "the approved call ran once: {log}"
+        );
+    });
 }
 
 #[test]
