@@ -289,6 +289,79 @@ impl Sandbox {
         assert!(out.status.success(), "assent setup codex: {out:?}");
     }
 
+    /// Trust every hook Codex lists as not trusted yet, as a person does in its `/hooks`: ask `codex app-server`
+    /// (`hooks/list`) for each hook's key and current hash, and record them in `config.toml`
+    /// as `[hooks.state."KEY"] trusted_hash = "HASH"`, where Codex keeps that trust. Returns
+    /// the keys trusted.
+    pub fn trust_codex_hooks(&self, codex: &Path, socket: &Path) -> Vec<String> {
+        let mut command = self.command(codex, socket);
+        command
+            .arg("app-server")
+            .env("CODEX_HOME", self.home.join(".codex"))
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0);
+        let mut child = command.spawn().expect("codex app-server starts");
+        let requests = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"assent-tests","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"hooks/list","params":{}}"#,
+        ];
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let reply: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                if reply["id"] == 2 {
+                    let _ = tx.send(reply);
+                    return;
+                }
+            }
+        });
+        {
+            use std::io::Write;
+            for request in requests {
+                let _ = writeln!(stdin, "{request}");
+            }
+        }
+        let reply = rx.recv_timeout(crate::PROCESS_TIMEOUT);
+        let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = child.wait();
+        let reply = reply.expect("codex app-server answers hooks/list");
+        let hooks: Vec<(String, String)> = reply["result"]["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry["hooks"].as_array())
+            .flatten()
+            .filter(|hook| hook["trustStatus"] != "trusted")
+            .filter_map(|hook| {
+                Some((
+                    hook["key"].as_str()?.to_string(),
+                    hook["currentHash"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        let config = self.home.join(".codex/config.toml");
+        let mut text = std::fs::read_to_string(&config).expect("config.toml is there");
+        for (key, hash) in &hooks {
+            let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+            text.push_str(&format!(
+                "\n[hooks.state.{}]\ntrusted_hash = {}\n",
+                quote(key),
+                quote(hash)
+            ));
+        }
+        std::fs::write(&config, text).expect("config.toml is written");
+        hooks.into_iter().map(|(key, _)| key).collect()
+    }
+
     /// Run `codex exec` headless (see [`Sandbox::claude`]); `extra` goes before the prompt.
     pub fn codex(
         &self,

@@ -4,12 +4,10 @@
 //! through a custom provider) that makes the shell calls and records what Codex tells it next.
 //!
 //! Codex runs a hook only once a person has trusted it in `/hooks`; until then it skips the
-//! hook without a word (seen here: without the flag below the fake `rm` runs and nothing is
-//! audited). The trust is kept in `config.toml`, as `[hooks.state."KEY"] trusted_hash =
-//! "sha256:…"` going by the strings in the 0.171 binary and what other tools write there (KEY
-//! like `/home/u/.codex/hooks.json:pre_tool_use:0:0`, the hash as `codex app-server` reports it
-//! in `hooks/list`); not yet written by these tests. These runs pass
-//! `--dangerously-bypass-hook-trust`, which stands for that person's trust, and
+//! hook without a word (without the trust below, the fake `rm` runs and nothing is audited).
+//! Each run trusts the hooks `assent setup codex` installed as that person would
+//! ([`Sandbox::trust_codex_hooks`]: the key and hash `codex app-server` lists, recorded as
+//! `[hooks.state."KEY"] trusted_hash = "…"` in `config.toml`), and passes
 //! `--dangerously-bypass-approvals-and-sandbox`, so that the gate is the only thing between
 //! the model and the command (Codex's own sandbox would otherwise hide what the gate let
 //! through). A fake `rm` is first on `PATH`. Run just these with
@@ -30,11 +28,8 @@ use serde_json::Value;
 /// How long one conversation may take.
 const RUN: Duration = Duration::from_secs(90);
 
-/// What stands for the person's trust in the hook, and keeps Codex's sandbox out of the way.
-const FLAGS: [&str; 2] = [
-    "--dangerously-bypass-hook-trust",
-    "--dangerously-bypass-approvals-and-sandbox",
-];
+/// What keeps Codex's sandbox and its own approvals out of the way.
+const FLAGS: [&str; 1] = ["--dangerously-bypass-approvals-and-sandbox"];
 
 struct Run {
     sandbox: Sandbox,
@@ -64,6 +59,8 @@ impl Run {
         let daemon = TestDaemon::with(options);
         let model = FakeModel::start(script(&sandbox));
         sandbox.setup_codex(model.url(), daemon.socket());
+        let trusted = sandbox.trust_codex_hooks(&codex, daemon.socket());
+        assert_eq!(trusted.len(), 1, "assent's hook is listed: {trusted:?}");
         Some(Run {
             sandbox,
             daemon,
@@ -222,6 +219,10 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
         .expect("setup wrote a PreToolUse list")
         .push(serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": keep}]}));
     std::fs::write(&hooks, json.to_string()).expect("written");
+    let trusted = run
+        .sandbox
+        .trust_codex_hooks(&run.codex, run.daemon.socket());
+    assert_eq!(trusted.len(), 1, "the recorder is trusted too: {trusted:?}");
     let log = run.run();
     let seen: Vec<Value> = std::fs::read_to_string(&payloads)
         .unwrap_or_default()
