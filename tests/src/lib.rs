@@ -8,8 +8,10 @@
 //! Every blocking wait here is bounded, so a wedged daemon fails a test in seconds instead of
 //! hanging it.
 
+pub mod agents;
 pub mod dbus;
 pub mod dunst;
+pub mod fake_model;
 pub mod needs;
 pub mod notification_daemon;
 pub mod process;

@@ -91,6 +91,17 @@ pub const PYTHON3: Tool = Tool {
     install: "apt-get install python3",
 };
 
+/// `node`, which npm runs on.
+pub const NODE: Tool = Tool {
+    program: "node",
+    install: "apt-get install nodejs",
+};
+/// `npm`, which installs the real agents (`tests/agents/`).
+pub const NPM: Tool = Tool {
+    program: "npm",
+    install: "apt-get install npm",
+};
+
 /// Whether `tool` is installed.
 pub fn installed(tool: &Tool) -> bool {
     if tool.program.starts_with('/') {
