@@ -208,9 +208,20 @@ impl Sandbox {
             .count()
     }
 
-    /// A command that runs as the user, in its project, with a clean environment of its own.
+    /// A command that runs as the user, in its project, with a clean environment of its own,
+    /// in an audit session of its own where the kernel keeps them (as a login gives one: root
+    /// sets the loginuid, then drops to the user), so that what the agent leaves behind keeps
+    /// it however it double-forks and whatever session it makes.
     pub fn command(&self, program: &Path, socket: &Path) -> Command {
-        let mut command = Command::new(program);
+        let mut command = Command::new("/bin/sh");
+        command
+            .args([
+                "-c",
+                r#"u=$1 g=$2; shift 2; echo "$u" > /proc/self/loginuid 2>/dev/null; exec /usr/bin/setpriv --reuid "$u" --regid "$g" --clear-groups -- "$0" "$@""#,
+            ])
+            .arg(program)
+            .arg(self.uid.to_string())
+            .arg(self.gid.to_string());
         command
             .env_clear()
             .env("HOME", &self.home)
@@ -224,8 +235,6 @@ impl Sandbox {
             )
             .env("ASSENT_SOCKET", socket)
             .current_dir(&self.project)
-            .uid(self.uid)
-            .gid(self.gid)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
