@@ -3,8 +3,10 @@
 //! Pure state: no I/O, no clock of its own (callers pass `now`). The agent loop feeds it the
 //! daemon's pushes and the notification server's signals and acts on what it returns.
 //!
-//! - Identical requests (same uid, program, command and cwd) form one group: one notification,
-//!   and one answer sent to every token of the group.
+//! - Identical requests form one group: one notification, and one answer sent to every token
+//!   of the group. Identical means the same digest, which the daemon computes over the whole
+//!   request (every byte of the command, not the shortened text a listing carries, and who
+//!   asked), so requests that only look alike are never answered together.
 //! - A batch is one group; "Review" replaces it with one group per held item, all answered
 //!   with the batch token and their item number.
 //! - A dismissed notification only marks its group; the requests stay held until the daemon
@@ -82,12 +84,11 @@ impl Group {
     }
 
     fn same_request(&self, item: &PendingItem) -> bool {
+        // Only the digest: what is shown may be cut, and an empty digest matches nothing.
         self.kind == Kind::Request
             && item.items.is_empty()
-            && self.item.uid == item.uid
-            && self.item.program == item.program
-            && self.item.subject == item.subject
-            && self.item.cwd == item.cwd
+            && !item.digest.is_empty()
+            && self.item.digest == item.digest
     }
 }
 
@@ -364,6 +365,8 @@ mod tests {
             program: "claude".into(),
             signature: String::new(),
             agent: None,
+            // The daemon's digest stands for the whole request; here, its subject.
+            digest: format!("digest of {subject}"),
         }
     }
 
@@ -394,12 +397,14 @@ mod tests {
             Held::Joined(first)
         );
         assert_eq!(queue.held(item("pa_b", "make clean"), now), Held::Known);
-        let mut other_cwd = item("pa_c", "make clean");
-        other_cwd.cwd = Some("/srv".into());
-        assert!(matches!(queue.held(other_cwd, now), Held::New(_)));
-        let mut other_program = item("pa_d", "make clean");
-        other_program.program = "codex".into();
-        assert!(matches!(queue.held(other_program, now), Held::New(_)));
+        // The same shown text with another digest (the daemon saw a different request: a
+        // longer command cut in the listing, another cwd, another program) is not the same.
+        let mut looks_alike = item("pa_c", "make clean");
+        looks_alike.digest = "digest of make clean; rm -rf ~".into();
+        assert!(matches!(queue.held(looks_alike, now), Held::New(_)));
+        let mut no_digest = item("pa_d", "make clean");
+        no_digest.digest = String::new();
+        assert!(matches!(queue.held(no_digest, now), Held::New(_)));
         assert_eq!(queue.groups().len(), 3);
         shown(&mut queue, first, 11);
         let Clicked::Answer(group, answers) = queue.clicked(11, action::ALLOW_SESSION) else {

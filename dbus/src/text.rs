@@ -465,6 +465,7 @@ mod tests {
             program: program.into(),
             signature: format!("{subject} in /home/u/proj"),
             agent: None,
+            digest: String::new(),
         }
     }
 

@@ -7,7 +7,7 @@ use assent_client::protocol::{
 };
 use tokio::time::Instant;
 
-use super::{Entry, Hold, Sent, millis, now_ms};
+use super::{Entry, Hold, Sent, digest, millis, now_ms};
 
 /// Commands of a listed request are shortened to this many bytes.
 const LISTED_SUBJECT_MAX: usize = 4096;
@@ -36,6 +36,8 @@ pub(super) fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
         // A batch's items are each remembered by their own signature.
         signature: String::new(),
         agent: hold.agent.clone(),
+        // Over the whole request, before anything is shortened below.
+        digest: digest::of(hold),
     };
     match (&hold.sent, hold.items.first()) {
         (Sent::One { .. }, Some(one)) => {
