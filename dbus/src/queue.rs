@@ -325,6 +325,14 @@ impl Queue {
         ids
     }
 
+    /// Every held request's token with its deadline.
+    pub fn tokens(&self) -> Vec<(String, Instant)> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.tokens.iter().cloned())
+            .collect()
+    }
+
     /// The groups waiting to be shown, oldest first.
     pub fn waiting(&self) -> Vec<GroupId> {
         self.groups

@@ -2,27 +2,28 @@
 //! a batch under review, and the "missed request" notice.
 //!
 //! Pure functions of the daemon's data and the server's capabilities, so every wording is
-//! unit-tested here. Everything shown comes from the daemon; the command, cwd, session label
-//! and findings are the requester's data, so they are cleaned (control and bidirectional
-//! characters made visible), shortened, and escaped when the server reads markup.
+//! unit-tested here. Everything shown comes from the daemon; the command, cwd, session label,
+//! names and findings are the requester's data, so they are cleaned (every hidden character
+//! made a visible escape, by the shared `assent_client::shown`), cut (a long command to the
+//! text around its dangerous findings, [`command`]), and escaped when the server reads markup.
+//! The highest level and every finding are always shown, never folded.
 
 use std::time::Duration;
 
 use assent_client::protocol::{Level, Origin, PendingBatchItem, PendingItem};
 
+pub mod command;
 mod words;
 
-pub use words::{answer_by, clean, command_text, escape, shorten, time_left};
+use command::Lines;
+pub use words::{answer_by, clean, escape, shorten, time_left};
 use words::{quoted_markup, quoted_plain};
 
-/// The longest command shown, in characters; longer ones keep their head and tail.
+/// The longest command shown whole, in characters; a longer one is shown as the text around
+/// its dangerous findings ([`command`]).
 pub const MAX_COMMAND_CHARS: usize = 400;
-/// The most lines of a multi-line command shown.
+/// The most lines of a multi-line command shown whole.
 pub const MAX_COMMAND_LINES: usize = 6;
-/// The most findings listed under a command.
-pub const MAX_FINDINGS: usize = 4;
-/// The most batch items listed in a batch's notification.
-pub const MAX_BATCH_LINES: usize = 6;
 
 /// Action keys: what the notification server sends back in `ActionInvoked`.
 pub mod action {
@@ -189,28 +190,29 @@ impl Body {
         }
     }
 
+    /// Every finding, each with its level: never folded, so nothing dangerous hides behind
+    /// "and 2 more".
     fn findings(&mut self, findings: &[assent_client::protocol::Finding]) {
-        let mut seen: Vec<&str> = Vec::new();
         for finding in findings {
-            if !seen.contains(&finding.message.as_str()) {
-                seen.push(&finding.message);
-            }
-        }
-        for message in seen.iter().take(MAX_FINDINGS) {
-            let message = clean(message, 160);
+            let message = clean(&finding.message, 300);
+            let level = finding.level.as_str();
             if self.markup {
                 if !self.text.is_empty() {
                     self.text.push('\n');
                 }
                 self.text
-                    .push_str(&format!("• {}", quoted_markup(&message)));
+                    .push_str(&format!("• {level}: {}", quoted_markup(&message)));
             } else {
-                self.line(&format!("• {}", quoted_plain(&message)));
+                self.line(&format!("• {level}: {}", quoted_plain(&message)));
             }
         }
-        if seen.len() > MAX_FINDINGS {
-            self.line(&format!("• and {} more", seen.len() - MAX_FINDINGS));
-        }
+    }
+
+    /// The command: in bold on lines of its own where the server reads markup (so none of
+    /// its lines passes for the card's), on one line otherwise.
+    fn command(&mut self, subject: &str, findings: &[assent_client::protocol::Finding]) {
+        let lines = if self.markup { Lines::Kept } else { Lines::One };
+        self.bold(&command::excerpt(subject, findings, lines));
     }
 
     /// The requester line: program, pid, session label, and the time left.
@@ -295,9 +297,9 @@ pub fn request(
     remembering: bool,
 ) -> Note {
     let mut body = Body::new(caps);
-    body.bold(&command_text(&item.subject));
+    body.command(&item.subject, &item.findings);
     if let Some(cwd) = &item.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.findings(&item.findings);
     body.requester(item, left);
@@ -317,19 +319,15 @@ pub fn request(
 /// The notification for a batch: its items, and Allow all / Deny all / Review.
 pub fn batch(item: &PendingItem, left: Duration, caps: Caps) -> Note {
     let mut body = Body::new(caps);
-    for entry in item.items.iter().take(MAX_BATCH_LINES) {
+    // Every held item with its level and findings: "Allow all" answers all of them.
+    for entry in &item.items {
         body.line(&format!(
             "{}. {} ({})",
             entry.item,
-            clean(&first_line(&entry.subject), 100),
+            command::excerpt(&entry.subject, &entry.findings, Lines::One),
             entry.level.as_str()
         ));
-    }
-    if item.items.len() > MAX_BATCH_LINES {
-        body.line(&format!(
-            "… and {} more",
-            item.items.len() - MAX_BATCH_LINES
-        ));
+        body.findings(&entry.findings);
     }
     body.requester(item, left);
     body.no_actions(caps, &item.token);
@@ -357,9 +355,9 @@ pub fn review_item(
     remembering: bool,
 ) -> Note {
     let mut body = Body::new(caps);
-    body.bold(&command_text(&entry.subject));
+    body.command(&entry.subject, &entry.findings);
     if let Some(cwd) = &entry.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.findings(&entry.findings);
     body.requester(batch, left);
@@ -388,14 +386,13 @@ pub fn review_item(
 /// After a request expired unanswered: what was denied. Never has buttons.
 pub fn missed(item: &PendingItem, caps: Caps) -> Note {
     let mut body = Body::new(caps);
-    let what = if item.items.is_empty() {
-        command_text(&item.subject)
+    if item.items.is_empty() {
+        body.command(&item.subject, &item.findings);
     } else {
-        format!("{} operations", item.items.len())
-    };
-    body.bold(&what);
+        body.bold(&format!("{} operations", item.items.len()));
+    }
     if let Some(cwd) = &item.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.line("Nobody answered in time, so it was denied this once; nothing was remembered.");
     Note {
@@ -417,16 +414,6 @@ pub fn refused(message: &str, caps: Caps) -> Note {
         actions: Vec::new(),
         urgency: Urgency::Normal,
         expire_ms: -1,
-    }
-}
-
-fn first_line(text: &str) -> String {
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or_default();
-    if lines.next().is_some() {
-        format!("{first} …")
-    } else {
-        first.to_string()
     }
 }
 
@@ -528,7 +515,7 @@ mod tests {
             ("", Origin::Interactive, "Your terminal"),
             ("", Origin::Agent, "A program"),
             ("my-agent", Origin::Agent, "my-agent"),
-            ("evil\u{202e}gnp", Origin::Agent, "evil\u{fffd}gnp"),
+            ("evil\u{202e}gnp", Origin::Agent, "evil<U+202E>gnp"),
         ] {
             assert_eq!(program_name(comm, origin), shown, "{comm:?}");
         }
@@ -589,7 +576,7 @@ mod tests {
             body,
             "<b>echo &apos;&lt;b&gt;&apos; &amp;&amp; rm -rf a&amp;b</b>\n\
              in /home/u/proj\n\
-             • <i>rm</i> deletes a directory tree\n\
+             • destructive: <i>rm</i> deletes a directory tree\n\
              Claude Code (pid 4242, session conv-1)"
         );
         // HH:MM:SS, local time.
@@ -614,31 +601,99 @@ mod tests {
         assert!(note.actions.is_empty());
     }
 
+    /// A long command shows the text around its dangerous finding; every field of the card is
+    /// cleaned of what could forge a line or hide a word.
     #[test]
-    fn long_commands_keep_head_and_tail() {
-        let long = format!("start {} end", "x".repeat(1000));
-        let shown = command_text(&long);
-        assert_eq!(shown.chars().count(), MAX_COMMAND_CHARS);
-        assert!(shown.starts_with("start x"), "{shown}");
-        assert!(shown.ends_with("x end"), "{shown}");
-        assert!(shown.contains(" … "), "{shown}");
-        let many = (0..20)
-            .map(|i| format!("echo {i}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let shown = command_text(&many);
-        assert!(shown.starts_with("echo 0\necho 1"), "{shown}");
-        assert!(shown.ends_with("… (14 more lines)"), "{shown}");
-        assert_eq!(shorten("abc", 3), "abc");
+    fn a_long_command_shows_its_danger_and_every_field_is_cleaned() {
+        let command = format!(
+            "echo {} ; rm -rf ~ ; echo {}",
+            "a".repeat(3000),
+            "b".repeat(3000)
+        );
+        let start = command.find("rm -rf ~").expect("in it");
+        let mut held = item(&command, Level::Destructive, "claude\u{2028}x");
+        held.findings[0].span = Span {
+            start: u32::try_from(start).expect("small"),
+            end: u32::try_from(start + 8).expect("small"),
+        };
+        held.cwd = Some("/tmp\nAllowed by policy".into());
+        held.session = Some("s\u{1b}[2J".into());
+        held.agent = Some("Claude\u{200b} Code\u{85}".into());
+        for caps in [MARKUP, PLAIN] {
+            let note = request(&held, 1, Duration::from_secs(60), caps, false);
+            assert!(note.body.contains("; rm -rf ~ ;"), "{}", note.body);
+            assert!(
+                note.body.contains("in /tmp\\nAllowed by policy"),
+                "{}",
+                note.body
+            );
+            assert!(note.body.contains("session s\\e[2J"), "{}", note.body);
+            assert!(
+                note.body.contains("claude&lt;U+2028&gt;x")
+                    || note.body.contains("claude<U+2028>x"),
+                "{}",
+                note.body
+            );
+            assert!(
+                note.summary.starts_with("Claude<U+200B> Code\\x85 wants"),
+                "{}",
+                note.summary
+            );
+            for hidden in ['\u{1b}', '\u{2028}', '\u{200b}', '\u{85}'] {
+                assert!(!note.body.contains(hidden) && !note.summary.contains(hidden));
+            }
+        }
+        // Without markup, a newline in the command cannot start a line of the card.
+        let note = request(
+            &item(
+                "ls\nClaude Code (pid 1) · safe",
+                Level::Destructive,
+                "claude",
+            ),
+            1,
+            Duration::from_secs(60),
+            PLAIN,
+            false,
+        );
+        assert!(
+            note.body.starts_with("ls\\nClaude Code (pid 1)"),
+            "{}",
+            note.body
+        );
     }
 
+    /// Every finding is listed with its level: none folds into "and N more".
     #[test]
-    fn control_and_bidi_characters_are_visible() {
-        assert_eq!(
-            clean("rm\u{1b}[2J -rf\u{202e}x", 100),
-            "rm\u{fffd}[2J -rf\u{fffd}x"
+    fn every_finding_is_shown_with_its_level() {
+        let mut held = item("rm -rf a b c d e f", Level::Forbidden, "claude");
+        held.findings = (0..7)
+            .map(|n| Finding {
+                id: format!("f{n}"),
+                level: if n == 6 {
+                    Level::Forbidden
+                } else {
+                    Level::Moderate
+                },
+                message: format!("finding number {n}"),
+                span: Span::default(),
+            })
+            .collect();
+        let note = request(&held, 1, Duration::from_secs(60), MARKUP, false);
+        for n in 0..6 {
+            assert!(
+                note.body
+                    .contains(&format!("• moderate: finding number {n}")),
+                "{}",
+                note.body
+            );
+        }
+        assert!(
+            note.body.contains("• forbidden: finding number 6"),
+            "{}",
+            note.body
         );
-        assert_eq!(clean("a\nb\tc", 100), "a\nb\tc");
+        assert!(!note.body.contains("more"), "{}", note.body);
+        assert_eq!(note.summary, "Claude Code wants to run a forbidden command");
     }
 
     #[test]
