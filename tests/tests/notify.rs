@@ -324,6 +324,17 @@ fn a_restarted_notification_server_gets_only_what_is_held_after_the_restart() {
     // The new server numbers from 100, so an id of the old one cannot be mistaken for it.
     let server = Notifications::start(&s.bus, 100);
     assert!(s.agent.wait_log("changed owner while requests are held"));
+    // The agent has found the new server before the request ends.
+    assert!(
+        assent_tests::wait_until(assent_tests::RECV_TIMEOUT, || s
+            .agent
+            .log()
+            .matches("notification server found")
+            .count()
+            >= 2),
+        "{}",
+        s.agent.log()
+    );
     let output = run_detached(assent(s.daemon.socket()).args(["deny", &token]));
     assert!(
         output.status.success(),

@@ -107,8 +107,15 @@ fn a_server_that_took_the_name_while_a_request_is_held_is_shown_nothing() {
     let first = s.server().wait_for_body("touch notify-taken-over");
     s.server.take().expect("a server").stop();
     let usurper = Notifications::start(&s.bus, 100);
+    // Both changes seen: the name left, and was taken. (A request held before the agent has
+    // seen a change is one held during it, and waited for too.)
     assert!(
-        s.agent.wait_log("changed owner while requests are held"),
+        wait_until(RECV_TIMEOUT, || s
+            .agent
+            .log()
+            .matches("changed owner while requests are held")
+            .count()
+            >= 2),
         "{}",
         s.agent.log()
     );
@@ -148,6 +155,14 @@ fn a_server_that_took_the_name_while_a_request_is_held_is_shown_nothing() {
     // That was the last request held at the change: trust comes back, and what was held since
     // is shown.
     assert!(s.agent.wait_log("trusted again"), "{}", s.agent.log());
+    assert!(
+        wait_until(RECV_TIMEOUT, || usurper
+            .shown()
+            .iter()
+            .any(|n| n.body.contains("touch notify-meanwhile"))),
+        "not shown once trusted again; assent-notify's log:\n{}",
+        s.agent.log()
+    );
     let shown = usurper.wait_for_body("touch notify-meanwhile");
     usurper.click(shown.id, "Allow once");
     assert!(decided(&mut other).allow);
@@ -281,4 +296,28 @@ fn pending_findings(s: &Setup, token: &str) -> Vec<Finding> {
         .find(|i| i.token == token)
         .map(|i| i.findings)
         .unwrap_or_default()
+}
+
+/// A destructive tail after 4 KiB of harmless text, past where a listing cuts, is in the
+/// notification: the daemon keeps the text around it, and the agent shows it.
+#[test]
+fn a_destructive_tail_past_the_listing_cut_is_shown() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
+    let s = setup();
+    let mut conn = s.daemon.connect();
+    let command = format!(
+        "echo notify-tail {} ; rm -rf ~/notify-tail",
+        "a".repeat(6000)
+    );
+    hold(&mut conn, &held_check(&command, true, None));
+    let shown = s.server().wait_for_body("notify-tail");
+    assert!(
+        plain(&shown.body).contains("; rm -rf ~/notify-tail"),
+        "{}",
+        shown.body
+    );
+    s.server().click(shown.id, "Deny");
+    assert!(!decided(&mut conn).allow);
 }
