@@ -290,3 +290,61 @@ fn the_notification_dunst_draws_names_the_agent() {
         "no markdown quotes shown as they are: {body}"
     );
 }
+
+/// An agent kills the person's dunst and starts one of its own while a request is held: the
+/// new dunst is shown nothing (so neither it nor its configuration can pick "Allow once"), and
+/// the person answers with `assent approve`.
+#[test]
+fn a_dunst_started_in_place_of_the_persons_is_shown_nothing_while_a_request_is_held() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
+    let Setup {
+        agent,
+        dunst,
+        _bus: bus,
+        daemon,
+    } = setup();
+    let mut conn = daemon.connect();
+    let token = hold(
+        &mut conn,
+        &held_check("touch notify-dunst-replaced", true, None),
+    );
+    assert!(
+        dunst.wait_displayed(1),
+        "dunst does not display the held request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    drop(dunst);
+    let usurper = Dunst::start(&bus);
+    assert!(
+        wait_until(RECV_TIMEOUT, || agent
+            .log()
+            .matches("changed owner while requests are held")
+            .count()
+            >= 2),
+        "assent-notify did not see dunst replaced; its log:\n{}",
+        agent.log()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(
+        (usurper.count("displayed"), usurper.count("waiting")),
+        (0, 0),
+        "the new dunst was shown the held request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    let output =
+        assent_tests::run_detached(assent_tests::assent(daemon.socket()).args(["approve", &token]));
+    assert!(
+        output.status.success(),
+        "assent approve: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let outcome = assent_tests::decided(&mut conn);
+    assert!(
+        outcome.allow && outcome.by == DecidedBy::User,
+        "{outcome:?}"
+    );
+    assert_eq!(usurper.count("history"), 0, "nothing was shown meanwhile");
+    drop(agent);
+}
