@@ -253,6 +253,7 @@ mod tests {
                     program: "claude".into(),
                     signature: "rm -rf x in /tmp".into(),
                     agent: None,
+                    digest: String::new(),
                 }],
                 next: Some(2),
             }),
@@ -271,6 +272,7 @@ mod tests {
                 program: "bash".into(),
                 signature: "git push in /".into(),
                 agent: None,
+                digest: "0123456789abcdef0123456789abcdef".into(),
             }),
             Response::Withdrawn(Withdrawn {
                 token: "pa_2".into(),
@@ -368,19 +370,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                7, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                8, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
                 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [7, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [7, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [8, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [8, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [7, 7, 5, 1, b'e']
+            [8, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -392,7 +394,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [7, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [8, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -407,7 +409,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [7, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
+            [8, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -416,7 +418,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [7, 8, 0, 0, 0]
+            [8, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -427,13 +429,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [7, 9, 1, 1, 1, 1, b'r']
+            [8, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [7, 9, 0]
+            [8, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -442,12 +444,33 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [7, 11, 1, b't', 0, 3]
+            [8, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [7, 13, 2]
+            [8, 13, 2]
         );
+        // Version 8: a held request ends with its digest.
+        let held = Response::Held(PendingItem {
+            token: "t".into(),
+            uid: 1,
+            pid: 2,
+            origin: Origin::Agent,
+            subject: "s".into(),
+            cwd: None,
+            level: Level::Safe,
+            findings: vec![],
+            session: None,
+            expires_in_ms: 3,
+            items: vec![],
+            program: "p".into(),
+            signature: String::new(),
+            agent: None,
+            digest: "d".into(),
+        });
+        let bytes = encode_response(&held).expect("encodes");
+        assert_eq!(bytes[..2], [8, 10], "{bytes:?}");
+        assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
     }
 
     #[test]

@@ -248,6 +248,7 @@ mod tests {
             program: "claude".into(),
             signature: "git push in /".into(),
             agent: None,
+            digest: String::new(),
         }
     }
 

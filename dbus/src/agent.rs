@@ -5,6 +5,10 @@
 //! and every event is handled in the order it came. Nothing is ever answered without a click:
 //! a dismissed notification, an absent notification server or a lost daemon leave requests to
 //! expire as a deny.
+//!
+//! A notification server that changed owner while requests were held is shown nothing until
+//! they have all ended ([`crate::trust`]); meanwhile the agent stays registered, so it hears
+//! them end, and they are answered with `assent watch` or `assent approve`.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -18,6 +22,7 @@ use crate::desktop::{Desktop, Event};
 use crate::error::Error;
 use crate::queue::{Clicked, Group, GroupId, Held, Kind, Queue, Shown};
 use crate::text::{self, Note};
+use crate::trust::{Distrust, Trust};
 
 /// The first wait before reconnecting to the daemon; it doubles up to [`MAX_BACKOFF`].
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(200);
@@ -56,6 +61,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let mut shutdown = pin!(shutdown);
     let mut backoff = FIRST_BACKOFF;
     let mut last_error = String::new();
+    // Kept across registrations: a server that took the name while requests were held is not
+    // shown them after a reconnection either.
+    let mut distrust = Distrust::default();
     loop {
         // An approval agent nobody can see would let requests wait where nobody looks: it
         // registers only while a notification server is there.
@@ -96,6 +104,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                     desktop: &mut desktop,
                     daemon,
                     queue: Queue::new(),
+                    distrust: &mut distrust,
                 };
                 let ended = agent.serve(shutdown.as_mut()).await;
                 agent.close_all().await;
@@ -146,24 +155,47 @@ struct Agent<'a> {
     desktop: &'a mut Desktop,
     daemon: Daemon,
     queue: Queue,
+    distrust: &'a mut Distrust,
 }
 
 enum Input {
     Daemon(Result<Pushed, Error>),
     Desktop(Event),
+    /// A request held when the server changed owner has passed its deadline.
+    Deadline,
     Shutdown,
+}
+
+/// Sleep until `at`, or forever.
+async fn until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 impl Agent<'_> {
     async fn serve(&mut self, mut shutdown: std::pin::Pin<&mut impl Future<Output = ()>>) -> Ended {
         loop {
+            let deadline = self.distrust.next_deadline();
             let input = tokio::select! {
                 pushed = self.daemon.recv() => Input::Daemon(pushed),
                 event = self.desktop.next_event() => Input::Desktop(event),
+                () = until(deadline) => Input::Deadline,
                 () = &mut shutdown => Input::Shutdown,
             };
             match input {
-                Input::Daemon(Ok(pushed)) => self.pushed(pushed).await,
+                Input::Daemon(Ok(pushed)) => {
+                    if let Some(ended) = self.pushed(pushed).await {
+                        return ended;
+                    }
+                }
+                Input::Deadline => {
+                    let trust = self.distrust.expire(Instant::now());
+                    if let Some(ended) = self.trust(trust).await {
+                        return ended;
+                    }
+                }
                 Input::Daemon(Err(error)) => {
                     tracing::debug!(%error, "daemon connection ended");
                     return Ended::Daemon;
@@ -171,7 +203,11 @@ impl Agent<'_> {
                 Input::Desktop(Event::BusLost) => {
                     return Ended::Stop(Err(Error::Bus("the session bus connection ended".into())));
                 }
-                Input::Desktop(Event::Server(false)) => return Ended::Server,
+                Input::Desktop(Event::Server(present)) => {
+                    if let Some(ended) = self.server_changed(present).await {
+                        return ended;
+                    }
+                }
                 Input::Desktop(event) => {
                     if let Err(error) = self.desktop_event(event).await {
                         tracing::debug!(%error, "daemon connection ended");
@@ -183,7 +219,50 @@ impl Agent<'_> {
         }
     }
 
-    async fn pushed(&mut self, pushed: Pushed) {
+    /// The notification server's name changed owner (`present`: somebody owns it now).
+    async fn server_changed(&mut self, present: bool) -> Option<Ended> {
+        let held = self.queue.tokens();
+        // Whatever was up is gone with the old owner, or is the new owner's to fake.
+        let waiting = self.queue.server_lost();
+        if !held.is_empty() {
+            self.distrust.changed(held);
+            tracing::warn!(
+                held = self.distrust.len(),
+                "org.freedesktop.Notifications changed owner while requests are held: nothing more is shown until they have ended; answer them with `assent watch` or `assent approve`"
+            );
+        }
+        if self.distrust.active() {
+            // Stay registered, to hear them end.
+            return None;
+        }
+        if !present {
+            return Some(Ended::Server);
+        }
+        for id in waiting {
+            self.show(id).await;
+        }
+        None
+    }
+
+    /// After a request ended: when trust came back, show what waits (or leave, if there is no
+    /// server to show it on).
+    async fn trust(&mut self, trust: Trust) -> Option<Ended> {
+        if trust == Trust::Unchanged {
+            return None;
+        }
+        tracing::warn!(
+            "every request held when the notification server changed owner has ended: its notifications are trusted again"
+        );
+        if !self.desktop.present() {
+            return Some(Ended::Server);
+        }
+        for id in self.queue.waiting() {
+            self.show(id).await;
+        }
+        None
+    }
+
+    async fn pushed(&mut self, pushed: Pushed) -> Option<Ended> {
         let now = Instant::now();
         match pushed {
             Pushed::Held(item) => {
@@ -230,17 +309,20 @@ impl Agent<'_> {
                 if let Some(item) = ended.missed {
                     self.missed(&item).await;
                 }
+                let trust = self.distrust.ended(&withdrawn.token);
+                return self.trust(trust).await;
             }
             Pushed::Replied(answer, Ok(())) => {
                 tracing::info!(token = %answer.token, allow = answer.allow, item = ?answer.item, remember = %answer.remember.describe(), "answer recorded");
             }
             Pushed::Replied(answer, Err(error)) => self.refused(&answer.token, &error).await,
         }
+        None
     }
 
     async fn desktop_event(&mut self, event: Event) -> Result<(), Error> {
         match event {
-            Event::Action { id, key } => match self.queue.clicked(id, &key) {
+            Event::Action { id, key } => match self.queue.clicked(id, key) {
                 Clicked::Answer(group, answers) => {
                     // Some servers keep a notification after a click: close it.
                     self.desktop.close(id).await;
@@ -273,21 +355,20 @@ impl Agent<'_> {
                     );
                 }
             }
-            Event::Server(present) => {
-                let ids = self.queue.server_lost();
-                if present {
-                    for id in ids {
-                        self.show(id).await;
-                    }
-                }
-            }
-            Event::BusLost => {}
+            Event::Server(_) | Event::BusLost => {}
         }
         Ok(())
     }
 
     /// Show (or update) a group's notification; left waiting if the server does not take it.
     async fn show(&mut self, id: GroupId) {
+        if self.distrust.active() {
+            tracing::debug!(
+                group = id,
+                "not shown: the notification server is not trusted yet"
+            );
+            return;
+        }
         let now = Instant::now();
         let caps = self.desktop.caps();
         let Some(group) = self.queue.get(id) else {
@@ -311,6 +392,9 @@ impl Agent<'_> {
     }
 
     async fn missed(&mut self, item: &PendingItem) {
+        if self.distrust.active() {
+            return;
+        }
         tracing::info!(token = %item.token, "request expired unanswered: denied once");
         let note = text::missed(item, self.desktop.caps());
         self.desktop.notify(0, &note).await;
@@ -318,6 +402,9 @@ impl Agent<'_> {
 
     async fn refused(&mut self, token: &str, error: &WireError) {
         tracing::warn!(%token, kind = error.kind.as_str(), message = %error.message, "assentd refused an answer");
+        if self.distrust.active() {
+            return;
+        }
         let note = text::refused(&error.to_string(), self.desktop.caps());
         self.desktop.notify(0, &note).await;
     }

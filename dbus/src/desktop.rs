@@ -1,12 +1,15 @@
 //! The desktop side: `org.freedesktop.Notifications` on the session bus.
 //!
-//! One bus connection for the agent's life. `ActionInvoked` and `NotificationClosed` are sent
-//! only to the connection that called `Notify`, so both signal streams are made on that same
-//! connection before any `Notify`. zbus's signal streams accept a signal only from the current
-//! owner of the server's name, so another program on the bus cannot click a button for the user.
+//! One bus connection for the agent's life. `ActionInvoked` and `NotificationClosed` come on
+//! one ordered stream, subscribed before any `Notify`: a server that sends a click as
+//! `ActionInvoked` then `NotificationClosed` (notification-daemon does) is read in that order,
+//! so the close never overtakes the click. A signal counts only from the connection that
+//! answered the `Notify` for its id, with one of that notification's random keys
+//! ([`registry`]); anything else on the bus that sends one is ignored.
 //!
 //! The server may be absent, or restart: every call here fails softly (logged, `None`), and
-//! [`Event::Server`] says when the name changes owner so the agent can show its requests again.
+//! [`Event::Server`] says when the name changes owner; what the old owner showed stops
+//! counting then.
 
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
@@ -15,9 +18,14 @@ use std::time::Duration;
 
 use futures_core::Stream;
 use zbus::Variant;
+use zbus::message::Type;
 
 use crate::error::Error;
 use crate::text::{Caps, Note};
+
+pub mod registry;
+
+use registry::Registry;
 
 /// How long any call to the notification server may take before it counts as failed.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -37,44 +45,24 @@ const APP_ICON: &str = "dialog-warning";
     default_path = "/org/freedesktop/Notifications"
 )]
 trait Notifications {
-    /// Show or replace a notification; returns its id.
-    #[allow(clippy::too_many_arguments)]
-    fn notify(
-        &self,
-        app_name: &str,
-        replaces_id: u32,
-        app_icon: &str,
-        summary: &str,
-        body: &str,
-        actions: &[&str],
-        hints: HashMap<&str, Variant<'_>>,
-        expire_timeout: i32,
-    ) -> zbus::Result<u32>;
-
     /// Close a notification.
     fn close_notification(&self, id: u32) -> zbus::Result<()>;
-
-    /// What the server supports (`actions`, `body-markup`, …).
-    fn get_capabilities(&self) -> zbus::Result<Vec<String>>;
-
-    /// A button was clicked.
-    #[zbus(signal)]
-    fn action_invoked(&self, id: u32, action_key: String) -> zbus::Result<()>;
-
-    /// A notification was closed: 1 expired, 2 dismissed, 3 closed by `CloseNotification`.
-    #[zbus(signal)]
-    fn notification_closed(&self, id: u32, reason: u32) -> zbus::Result<()>;
 }
+
+/// The server's well-known name, object and interface.
+const SERVICE: &str = "org.freedesktop.Notifications";
+const PATH: &str = "/org/freedesktop/Notifications";
+const INTERFACE: &str = "org.freedesktop.Notifications";
 
 /// Something the desktop did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    /// A button of notification `id` was clicked.
+    /// A button of notification `id` was clicked, by the server that showed it.
     Action {
         /// The notification.
         id: u32,
-        /// The button's key.
-        key: String,
+        /// The action it stands for (a [`crate::text::action`] name, not the random key).
+        key: &'static str,
     },
     /// Notification `id` was closed by the server or the user.
     Closed {
@@ -92,10 +80,15 @@ pub enum Event {
 
 /// The notification server, as the agent sees it.
 pub struct Desktop {
+    connection: zbus::Connection,
     proxy: NotificationsProxy<'static>,
-    actions: ActionInvokedStream,
-    closed: NotificationClosedStream,
+    /// `ActionInvoked` and `NotificationClosed` from anyone, in the order the bus delivered them.
+    signals: zbus::MessageStream,
     owner: zbus::proxy::OwnerChangedStream<'static>,
+    /// The unique name of the server that answered last, the one notifications go to.
+    server: Option<String>,
+    /// What was shown, by whom, with which keys.
+    registry: Registry,
     caps: Caps,
     /// A notification server answered the last time we asked, and has not left since.
     present: bool,
@@ -105,6 +98,7 @@ impl std::fmt::Debug for Desktop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Desktop")
             .field("caps", &self.caps)
+            .field("server", &self.server)
             .finish_non_exhaustive()
     }
 }
@@ -123,6 +117,11 @@ async fn next<S: Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
     poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
 }
 
+/// Who sent `message` (the bus sets it; a client cannot forge it).
+fn sender(message: &zbus::Message) -> Option<String> {
+    message.header().sender().map(|s| s.to_string())
+}
+
 impl Desktop {
     /// Connect to the session bus (`$DBUS_SESSION_BUS_ADDRESS`), take [`AGENT_NAME`],
     /// subscribe to the server's signals, and ask its capabilities if it is there.
@@ -139,31 +138,31 @@ impl Desktop {
                 zbus::Error::NameTaken => Error::AlreadyRunning,
                 other => Error::Bus(other.to_string()),
             })?;
+        let bus = |e: zbus::Error| Error::Bus(e.to_string());
         let proxy = NotificationsProxy::builder(&connection)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await
-            .map_err(|e| Error::Bus(e.to_string()))?;
-        // Subscribe before the first Notify: the signals go only to this connection, and a
-        // click that comes before the subscription would be lost.
-        let actions = proxy
-            .receive_action_invoked()
+            .map_err(bus)?;
+        // Subscribe before the first Notify: a click that came before the subscription would be
+        // lost. No sender in the rule: the sender is checked per notification, and what is
+        // ignored is logged.
+        let rule = zbus::MatchRule::builder()
+            .msg_type(Type::Signal)
+            .interface(INTERFACE)
+            .build()
+            .map_err(bus)?;
+        let signals = zbus::MessageStream::for_match_rule(rule, &connection, None)
             .await
-            .map_err(|e| Error::Bus(e.to_string()))?;
-        let closed = proxy
-            .receive_notification_closed()
-            .await
-            .map_err(|e| Error::Bus(e.to_string()))?;
-        let owner = proxy
-            .inner()
-            .receive_owner_changed()
-            .await
-            .map_err(|e| Error::Bus(e.to_string()))?;
+            .map_err(bus)?;
+        let owner = proxy.inner().receive_owner_changed().await.map_err(bus)?;
         let mut desktop = Desktop {
+            connection,
             proxy,
-            actions,
-            closed,
+            signals,
             owner,
+            server: None,
+            registry: Registry::default(),
             caps: Caps::default(),
             present: false,
         };
@@ -183,11 +182,23 @@ impl Desktop {
 
     /// Ask the server's capabilities again; log what the agent cannot do with it.
     pub async fn refresh_caps(&mut self) {
-        match bounded(self.proxy.get_capabilities()).await {
-            Ok(list) => {
+        let call = self.connection.call_method(
+            Some(SERVICE),
+            PATH,
+            Some(INTERFACE),
+            "GetCapabilities",
+            &(),
+        );
+        let reply = bounded(call).await.and_then(|reply| {
+            let list: Vec<String> = reply.body().deserialize().map_err(|e| e.to_string())?;
+            Ok((sender(&reply), list))
+        });
+        match reply {
+            Ok((server, list)) => {
                 self.caps = Caps::from_list(&list);
                 self.present = true;
-                tracing::info!(capabilities = ?list, "notification server found");
+                self.server = server;
+                tracing::info!(capabilities = ?list, server = ?self.server, "notification server found");
                 if !self.caps.actions {
                     tracing::warn!(
                         "the notification server shows no action buttons: notifications say to answer with `assent approve TOKEN` or `assent deny TOKEN`"
@@ -200,35 +211,58 @@ impl Desktop {
             Err(error) => {
                 self.caps = Caps::default();
                 self.present = false;
+                self.server = None;
                 tracing::warn!(%error, "no notification server on the session bus: not an approval agent until one starts");
             }
         }
     }
 
     /// Show `note`, replacing notification `replaces` (0 for a new one). Returns its id, or
-    /// `None` (logged) when the server did not take it.
-    pub async fn notify(&self, replaces: u32, note: &Note) -> Option<u32> {
+    /// `None` (logged) when the server did not take it, or when it was answered by another
+    /// connection than the server the agent knows (the name changed hands: the owner change
+    /// follows, and what the new owner showed does not count until then).
+    pub async fn notify(&mut self, replaces: u32, note: &Note) -> Option<u32> {
+        let mut keys = Vec::with_capacity(note.actions.len());
+        for (action, _) in &note.actions {
+            let Some(key) = registry::new_key() else {
+                tracing::warn!("could not draw an action key from the OS RNG: not shown");
+                return None;
+            };
+            keys.push((key, *action));
+        }
         let mut actions = Vec::with_capacity(note.actions.len() * 2);
-        for (key, label) in &note.actions {
-            actions.push(*key);
+        for ((key, _), (_, label)) in keys.iter().zip(&note.actions) {
+            actions.push(key.as_str());
             actions.push(*label);
         }
         let mut hints = HashMap::new();
         hints.insert("urgency", Variant::from(note.urgency as u8));
-        let call = self.proxy.notify(
+        let body = (
             APP_NAME,
             replaces,
             APP_ICON,
-            &note.summary,
-            &note.body,
-            &actions,
+            note.summary.as_str(),
+            note.body.as_str(),
+            actions,
             hints,
             note.expire_ms,
         );
-        match bounded(call).await {
-            Ok(id) => {
+        let call =
+            self.connection
+                .call_method(Some(SERVICE), PATH, Some(INTERFACE), "Notify", &body);
+        let reply = bounded(call).await.and_then(|reply| {
+            let id: u32 = reply.body().deserialize().map_err(|e| e.to_string())?;
+            Ok((sender(&reply), id))
+        });
+        match reply {
+            Ok((Some(server), id)) if self.server.as_deref() == Some(server.as_str()) => {
                 tracing::debug!(id, replaces, "notification shown");
+                self.registry.shown(id, replaces, &server, keys);
                 Some(id)
+            }
+            Ok((server, id)) => {
+                tracing::warn!(id, ?server, known = ?self.server, "a notification was taken by another server than the one the agent knows: its answers will not count");
+                None
             }
             Err(error) => {
                 tracing::warn!(%error, "could not show a notification");
@@ -238,9 +272,51 @@ impl Desktop {
     }
 
     /// Close notification `id`; a notification already gone is not an error.
-    pub async fn close(&self, id: u32) {
+    pub async fn close(&mut self, id: u32) {
+        self.registry.forget(id);
         if let Err(error) = bounded(self.proxy.close_notification(id)).await {
             tracing::debug!(id, %error, "could not close a notification");
+        }
+    }
+
+    /// A signal from the notification stream as an event, if it counts.
+    fn signal(&mut self, message: &zbus::Message) -> Option<Event> {
+        let header = message.header();
+        let member = header.member().map(|m| m.as_str().to_string());
+        let from = sender(message).unwrap_or_default();
+        match member.as_deref() {
+            Some("ActionInvoked") => {
+                let (id, key): (u32, String) = match message.body().deserialize() {
+                    Ok(args) => args,
+                    Err(error) => {
+                        tracing::debug!(%error, %from, "malformed ActionInvoked");
+                        return None;
+                    }
+                };
+                match self.registry.action(id, &from, &key) {
+                    Some(action) => Some(Event::Action { id, key: action }),
+                    None => {
+                        tracing::debug!(id, %from, %key, "ActionInvoked ignored: not from the server that showed it, or not one of its keys");
+                        None
+                    }
+                }
+            }
+            Some("NotificationClosed") => {
+                let (id, reason): (u32, u32) = match message.body().deserialize() {
+                    Ok(args) => args,
+                    Err(error) => {
+                        tracing::debug!(%error, %from, "malformed NotificationClosed");
+                        return None;
+                    }
+                };
+                if self.registry.closed(id, &from) {
+                    Some(Event::Closed { id, reason })
+                } else {
+                    tracing::debug!(id, %from, "NotificationClosed ignored: not one this agent has open at that server");
+                    None
+                }
+            }
+            _ => None,
         }
     }
 
@@ -248,47 +324,42 @@ impl Desktop {
     /// yielded.
     pub async fn next_event(&mut self) -> Event {
         enum Got {
-            Action(Option<ActionInvoked>),
-            Closed(Option<NotificationClosed>),
+            Signal(Option<zbus::Result<zbus::Message>>),
             Owner(Option<Option<zbus::names::UniqueName<'static>>>),
         }
         loop {
             let got = tokio::select! {
-                signal = next(&mut self.actions) => Got::Action(signal),
-                signal = next(&mut self.closed) => Got::Closed(signal),
+                // The signals first: what the old server sent before it left is read before its
+                // leaving, as far as both have arrived.
+                biased;
+                signal = next(&mut self.signals) => Got::Signal(signal),
                 owner = next(&mut self.owner) => Got::Owner(owner),
             };
             match got {
-                Got::Action(Some(signal)) => match signal.args() {
-                    Ok(args) => {
-                        return Event::Action {
-                            id: *args.id(),
-                            key: args.action_key().clone(),
-                        };
+                Got::Signal(Some(Ok(message))) => {
+                    if let Some(event) = self.signal(&message) {
+                        return event;
                     }
-                    Err(error) => tracing::debug!(%error, "malformed ActionInvoked"),
-                },
-                Got::Closed(Some(signal)) => match signal.args() {
-                    Ok(args) => {
-                        return Event::Closed {
-                            id: *args.id(),
-                            reason: *args.reason(),
-                        };
-                    }
-                    Err(error) => tracing::debug!(%error, "malformed NotificationClosed"),
-                },
+                }
+                Got::Signal(Some(Err(error))) => {
+                    tracing::debug!(%error, "bad message on the signal stream")
+                }
                 Got::Owner(Some(owner)) => {
+                    // Whatever the old owner showed, its clicks stop counting now.
+                    self.registry.clear();
                     let present = owner.is_some();
                     if present {
+                        tracing::warn!(new = ?owner.as_ref().map(|o| o.to_string()), old = ?self.server, "org.freedesktop.Notifications changed owner");
                         self.refresh_caps().await;
                     } else {
                         tracing::warn!("the notification server left the session bus");
                         self.caps = Caps::default();
                         self.present = false;
+                        self.server = None;
                     }
                     return Event::Server(present);
                 }
-                Got::Action(None) | Got::Closed(None) | Got::Owner(None) => return Event::BusLost,
+                Got::Signal(None) | Got::Owner(None) => return Event::BusLost,
             }
         }
     }

@@ -7,7 +7,8 @@
 //!
 //! Modules, from the wire to the screen: [`daemon`] (the approver connection), [`queue`] (the
 //! held requests and their notifications, pure), [`text`] (what a notification says, pure),
-//! [`desktop`] (the session bus), and [`agent`] (the loop that ties them together).
+//! [`desktop`] (the session bus), [`trust`] (whether the server may be shown anything), and
+//! [`agent`] (the loop that ties them together).
 //!
 //! What it must not do: answer anything a person did not click. A dismissed notification, a
 //! missing notification server or a lost daemon leave the request to expire, which the daemon
@@ -22,6 +23,7 @@ pub mod desktop;
 pub mod error;
 pub mod queue;
 pub mod text;
+pub mod trust;
 
 pub use agent::{Config, run};
 pub use error::Error;

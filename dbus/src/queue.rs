@@ -3,8 +3,10 @@
 //! Pure state: no I/O, no clock of its own (callers pass `now`). The agent loop feeds it the
 //! daemon's pushes and the notification server's signals and acts on what it returns.
 //!
-//! - Identical requests (same uid, program, command and cwd) form one group: one notification,
-//!   and one answer sent to every token of the group.
+//! - Identical requests form one group: one notification, and one answer sent to every token
+//!   of the group. Identical means the same digest, which the daemon computes over the whole
+//!   request (every byte of the command, not the shortened text a listing carries, and who
+//!   asked), so requests that only look alike are never answered together.
 //! - A batch is one group; "Review" replaces it with one group per held item, all answered
 //!   with the batch token and their item number.
 //! - A dismissed notification only marks its group; the requests stay held until the daemon
@@ -82,12 +84,11 @@ impl Group {
     }
 
     fn same_request(&self, item: &PendingItem) -> bool {
+        // Only the digest: what is shown may be cut, and an empty digest matches nothing.
         self.kind == Kind::Request
             && item.items.is_empty()
-            && self.item.uid == item.uid
-            && self.item.program == item.program
-            && self.item.subject == item.subject
-            && self.item.cwd == item.cwd
+            && !item.digest.is_empty()
+            && self.item.digest == item.digest
     }
 }
 
@@ -324,6 +325,14 @@ impl Queue {
         ids
     }
 
+    /// Every held request's token with its deadline.
+    pub fn tokens(&self) -> Vec<(String, Instant)> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.tokens.iter().cloned())
+            .collect()
+    }
+
     /// The groups waiting to be shown, oldest first.
     pub fn waiting(&self) -> Vec<GroupId> {
         self.groups
@@ -344,235 +353,4 @@ impl Queue {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use assent_client::protocol::{Decided, Level, Origin, PendingBatchItem};
-
-    fn item(token: &str, subject: &str) -> PendingItem {
-        PendingItem {
-            token: token.into(),
-            uid: 1000,
-            pid: 7,
-            origin: Origin::Agent,
-            subject: subject.into(),
-            cwd: Some("/tmp".into()),
-            level: Level::Destructive,
-            findings: vec![],
-            session: None,
-            expires_in_ms: 10_000,
-            items: vec![],
-            program: "claude".into(),
-            signature: String::new(),
-            agent: None,
-        }
-    }
-
-    fn withdrawn(token: &str, by: DecidedBy) -> Withdrawn {
-        Withdrawn {
-            token: token.into(),
-            outcome: Decided {
-                allow: false,
-                by,
-                reason: String::new(),
-            },
-        }
-    }
-
-    fn shown(queue: &mut Queue, id: GroupId, notification: u32) {
-        queue.set_shown(id, Shown::Up(notification));
-    }
-
-    #[test]
-    fn identical_requests_share_a_group_and_one_answer() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(first) = queue.held(item("pa_a", "make clean"), now) else {
-            panic!("a new group");
-        };
-        assert_eq!(
-            queue.held(item("pa_b", "make clean"), now),
-            Held::Joined(first)
-        );
-        assert_eq!(queue.held(item("pa_b", "make clean"), now), Held::Known);
-        let mut other_cwd = item("pa_c", "make clean");
-        other_cwd.cwd = Some("/srv".into());
-        assert!(matches!(queue.held(other_cwd, now), Held::New(_)));
-        let mut other_program = item("pa_d", "make clean");
-        other_program.program = "codex".into();
-        assert!(matches!(queue.held(other_program, now), Held::New(_)));
-        assert_eq!(queue.groups().len(), 3);
-        shown(&mut queue, first, 11);
-        let Clicked::Answer(group, answers) = queue.clicked(11, action::ALLOW_SESSION) else {
-            panic!("an answer");
-        };
-        assert_eq!(group.id, first);
-        let tokens: Vec<&str> = answers.iter().map(|a| a.token.as_str()).collect();
-        assert_eq!(tokens, ["pa_a", "pa_b"]);
-        assert!(
-            answers
-                .iter()
-                .all(|a| a.allow && a.remember == Remember::Session)
-        );
-        assert_eq!(queue.groups().len(), 2);
-    }
-
-    #[test]
-    fn a_deny_is_always_once_and_unknown_keys_do_nothing() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(id) = queue.held(item("pa_a", "x"), now) else {
-            panic!("a new group");
-        };
-        shown(&mut queue, id, 3);
-        assert!(matches!(queue.clicked(3, "default"), Clicked::Ignored));
-        assert!(matches!(queue.clicked(3, action::REVIEW), Clicked::Ignored));
-        assert!(matches!(queue.clicked(4, action::DENY), Clicked::Ignored));
-        let Clicked::Answer(_, answers) = queue.clicked(3, action::DENY) else {
-            panic!("an answer");
-        };
-        assert_eq!(
-            answers,
-            [Answer {
-                token: "pa_a".into(),
-                allow: false,
-                item: None,
-                remember: Remember::Once
-            }]
-        );
-    }
-
-    #[test]
-    fn a_dismissal_answers_nothing_and_expiry_then_says_missed() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(id) = queue.held(item("pa_a", "x"), now) else {
-            panic!("a new group");
-        };
-        shown(&mut queue, id, 5);
-        assert!(queue.dismissed(5));
-        assert!(!queue.dismissed(5));
-        assert_eq!(queue.get(id).map(|g| g.shown), Some(Shown::Dismissed));
-        assert!(matches!(
-            queue.clicked(5, action::ALLOW_ONCE),
-            Clicked::Ignored
-        ));
-        let ended = queue.withdrawn(&withdrawn("pa_a", DecidedBy::Timeout));
-        assert_eq!(ended.removed.len(), 1);
-        assert_eq!(ended.missed.map(|m| m.token), Some("pa_a".into()));
-        assert!(queue.groups().is_empty());
-    }
-
-    #[test]
-    fn withdrawn_elsewhere_closes_without_a_missed_notice() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(id) = queue.held(item("pa_a", "x"), now) else {
-            panic!("a new group");
-        };
-        queue.held(item("pa_b", "x"), now);
-        shown(&mut queue, id, 9);
-        let ended = queue.withdrawn(&withdrawn("pa_a", DecidedBy::Timeout));
-        assert!(ended.removed.is_empty());
-        assert_eq!(ended.shrunk, [id]);
-        assert!(ended.missed.is_none());
-        let ended = queue.withdrawn(&withdrawn("pa_b", DecidedBy::User));
-        assert_eq!(ended.removed[0].notification(), Some(9));
-        assert!(ended.missed.is_none());
-        let ended = queue.withdrawn(&withdrawn("pa_zz", DecidedBy::Timeout));
-        assert!(ended.removed.is_empty() && ended.missed.is_none());
-    }
-
-    #[test]
-    fn a_batch_is_answered_whole_or_reviewed_item_by_item() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let mut batch = item("pa_batch", "3 operations");
-        batch.items = (1..=3)
-            .map(|n| PendingBatchItem {
-                item: n,
-                subject: format!("step {n}"),
-                cwd: None,
-                level: Level::Moderate,
-                findings: vec![],
-            })
-            .collect();
-        let Held::New(id) = queue.held(batch.clone(), now) else {
-            panic!("a new group");
-        };
-        // A batch never merges with an identical one.
-        let mut twin = batch.clone();
-        twin.token = "pa_twin".into();
-        assert!(matches!(queue.held(twin, now), Held::New(_)));
-        shown(&mut queue, id, 1);
-        assert!(matches!(
-            queue.clicked(1, action::ALLOW_ONCE),
-            Clicked::Ignored
-        ));
-        let Clicked::Review(old, items) = queue.clicked(1, action::REVIEW) else {
-            panic!("a review");
-        };
-        assert_eq!(old.id, id);
-        assert_eq!(items.len(), 3);
-        assert_eq!(queue.waiting().len(), 4);
-        shown(&mut queue, items[1], 20);
-        let Clicked::Answer(_, answers) = queue.clicked(20, action::ALLOW_ALWAYS) else {
-            panic!("an answer");
-        };
-        assert_eq!(
-            answers,
-            [Answer {
-                token: "pa_batch".into(),
-                allow: true,
-                item: Some(2),
-                remember: Remember::Always
-            }]
-        );
-        // The batch ends: its remaining items go with one missed notice.
-        let ended = queue.withdrawn(&withdrawn("pa_batch", DecidedBy::Timeout));
-        assert_eq!(ended.removed.len(), 2);
-        assert_eq!(ended.missed.map(|m| m.items.len()), Some(3));
-        let Held::New(twin_id) = queue.held(item("pa_other", "y"), now) else {
-            panic!("a new group");
-        };
-        assert!(queue.get(twin_id).is_some());
-    }
-
-    #[test]
-    fn a_lost_server_puts_shown_groups_back_in_waiting_but_not_dismissed_ones() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(a) = queue.held(item("pa_a", "a"), now) else {
-            panic!("a new group");
-        };
-        let Held::New(b) = queue.held(item("pa_b", "b"), now) else {
-            panic!("a new group");
-        };
-        let Held::New(c) = queue.held(item("pa_c", "c"), now) else {
-            panic!("a new group");
-        };
-        shown(&mut queue, a, 1);
-        shown(&mut queue, b, 2);
-        queue.dismissed(2);
-        assert_eq!(queue.server_lost(), [a, c]);
-        assert_eq!(queue.waiting(), [a, c]);
-        shown(&mut queue, c, 3);
-        assert_eq!(queue.clear(), [3]);
-        assert!(queue.groups().is_empty());
-    }
-
-    #[test]
-    fn time_left_is_the_latest_deadline() {
-        let now = Instant::now();
-        let mut queue = Queue::new();
-        let Held::New(id) = queue.held(item("pa_a", "a"), now) else {
-            panic!("a new group");
-        };
-        let mut later = item("pa_b", "a");
-        later.expires_in_ms = 20_000;
-        queue.held(later, now);
-        let group = queue.get(id).expect("the group exists");
-        assert_eq!(group.left(now), Duration::from_secs(20));
-        assert_eq!(group.count(), 2);
-        assert_eq!(group.left(now + Duration::from_secs(30)), Duration::ZERO);
-    }
-}
+mod tests;

@@ -2,27 +2,28 @@
 //! a batch under review, and the "missed request" notice.
 //!
 //! Pure functions of the daemon's data and the server's capabilities, so every wording is
-//! unit-tested here. Everything shown comes from the daemon; the command, cwd, session label
-//! and findings are the requester's data, so they are cleaned (control and bidirectional
-//! characters made visible), shortened, and escaped when the server reads markup.
+//! unit-tested here. Everything shown comes from the daemon; the command, cwd, session label,
+//! names and findings are the requester's data, so they are cleaned (every hidden character
+//! made a visible escape, by the shared `assent_client::shown`), cut (a long command to the
+//! text around its dangerous findings, [`command`]), and escaped when the server reads markup.
+//! The highest level and every finding are always shown, never folded.
 
 use std::time::Duration;
 
 use assent_client::protocol::{Level, Origin, PendingBatchItem, PendingItem};
 
+pub mod command;
 mod words;
 
-pub use words::{answer_by, clean, command_text, escape, shorten, time_left};
+use command::Lines;
+pub use words::{answer_by, clean, escape, shorten, time_left};
 use words::{quoted_markup, quoted_plain};
 
-/// The longest command shown, in characters; longer ones keep their head and tail.
+/// The longest command shown whole, in characters; a longer one is shown as the text around
+/// its dangerous findings ([`command`]).
 pub const MAX_COMMAND_CHARS: usize = 400;
-/// The most lines of a multi-line command shown.
+/// The most lines of a multi-line command shown whole.
 pub const MAX_COMMAND_LINES: usize = 6;
-/// The most findings listed under a command.
-pub const MAX_FINDINGS: usize = 4;
-/// The most batch items listed in a batch's notification.
-pub const MAX_BATCH_LINES: usize = 6;
 
 /// Action keys: what the notification server sends back in `ActionInvoked`.
 pub mod action {
@@ -189,28 +190,29 @@ impl Body {
         }
     }
 
+    /// Every finding, each with its level: never folded, so nothing dangerous hides behind
+    /// "and 2 more".
     fn findings(&mut self, findings: &[assent_client::protocol::Finding]) {
-        let mut seen: Vec<&str> = Vec::new();
         for finding in findings {
-            if !seen.contains(&finding.message.as_str()) {
-                seen.push(&finding.message);
-            }
-        }
-        for message in seen.iter().take(MAX_FINDINGS) {
-            let message = clean(message, 160);
+            let message = clean(&finding.message, 300);
+            let level = finding.level.as_str();
             if self.markup {
                 if !self.text.is_empty() {
                     self.text.push('\n');
                 }
                 self.text
-                    .push_str(&format!("• {}", quoted_markup(&message)));
+                    .push_str(&format!("• {level}: {}", quoted_markup(&message)));
             } else {
-                self.line(&format!("• {}", quoted_plain(&message)));
+                self.line(&format!("• {level}: {}", quoted_plain(&message)));
             }
         }
-        if seen.len() > MAX_FINDINGS {
-            self.line(&format!("• and {} more", seen.len() - MAX_FINDINGS));
-        }
+    }
+
+    /// The command: in bold on lines of its own where the server reads markup (so none of
+    /// its lines passes for the card's), on one line otherwise.
+    fn command(&mut self, subject: &str, findings: &[assent_client::protocol::Finding]) {
+        let lines = if self.markup { Lines::Kept } else { Lines::One };
+        self.bold(&command::excerpt(subject, findings, lines));
     }
 
     /// The requester line: program, pid, session label, and the time left.
@@ -295,9 +297,9 @@ pub fn request(
     remembering: bool,
 ) -> Note {
     let mut body = Body::new(caps);
-    body.bold(&command_text(&item.subject));
+    body.command(&item.subject, &item.findings);
     if let Some(cwd) = &item.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.findings(&item.findings);
     body.requester(item, left);
@@ -317,19 +319,15 @@ pub fn request(
 /// The notification for a batch: its items, and Allow all / Deny all / Review.
 pub fn batch(item: &PendingItem, left: Duration, caps: Caps) -> Note {
     let mut body = Body::new(caps);
-    for entry in item.items.iter().take(MAX_BATCH_LINES) {
+    // Every held item with its level and findings: "Allow all" answers all of them.
+    for entry in &item.items {
         body.line(&format!(
             "{}. {} ({})",
             entry.item,
-            clean(&first_line(&entry.subject), 100),
+            command::excerpt(&entry.subject, &entry.findings, Lines::One),
             entry.level.as_str()
         ));
-    }
-    if item.items.len() > MAX_BATCH_LINES {
-        body.line(&format!(
-            "… and {} more",
-            item.items.len() - MAX_BATCH_LINES
-        ));
+        body.findings(&entry.findings);
     }
     body.requester(item, left);
     body.no_actions(caps, &item.token);
@@ -357,9 +355,9 @@ pub fn review_item(
     remembering: bool,
 ) -> Note {
     let mut body = Body::new(caps);
-    body.bold(&command_text(&entry.subject));
+    body.command(&entry.subject, &entry.findings);
     if let Some(cwd) = &entry.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.findings(&entry.findings);
     body.requester(batch, left);
@@ -388,14 +386,13 @@ pub fn review_item(
 /// After a request expired unanswered: what was denied. Never has buttons.
 pub fn missed(item: &PendingItem, caps: Caps) -> Note {
     let mut body = Body::new(caps);
-    let what = if item.items.is_empty() {
-        command_text(&item.subject)
+    if item.items.is_empty() {
+        body.command(&item.subject, &item.findings);
     } else {
-        format!("{} operations", item.items.len())
-    };
-    body.bold(&what);
+        body.bold(&format!("{} operations", item.items.len()));
+    }
     if let Some(cwd) = &item.cwd {
-        body.line(&format!("in {}", clean(cwd, 120)));
+        body.line(&format!("in {}", clean(cwd, 240)));
     }
     body.line("Nobody answered in time, so it was denied this once; nothing was remembered.");
     Note {
@@ -420,285 +417,5 @@ pub fn refused(message: &str, caps: Caps) -> Note {
     }
 }
 
-fn first_line(text: &str) -> String {
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or_default();
-    if lines.next().is_some() {
-        format!("{first} …")
-    } else {
-        first.to_string()
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use assent_client::protocol::{Finding, Span};
-
-    const MARKUP: Caps = Caps {
-        actions: true,
-        body_markup: true,
-    };
-    const PLAIN: Caps = Caps {
-        actions: false,
-        body_markup: false,
-    };
-
-    fn item(subject: &str, level: Level, program: &str) -> PendingItem {
-        PendingItem {
-            token: "pa_1".into(),
-            uid: 1000,
-            pid: 4242,
-            origin: Origin::Agent,
-            subject: subject.into(),
-            cwd: Some("/home/u/proj".into()),
-            level,
-            findings: vec![Finding {
-                id: "fs.rm_recursive".into(),
-                level,
-                message: "`rm` deletes a directory tree".into(),
-                span: Span::default(),
-            }],
-            session: Some("conv-1".into()),
-            expires_in_ms: 300_000,
-            items: vec![],
-            program: program.into(),
-            signature: format!("{subject} in /home/u/proj"),
-            agent: None,
-        }
-    }
-
-    /// The agent the hook names leads the summary; the body keeps it apart from what the
-    /// daemon saw, so a lying client cannot pass its claim off as checked.
-    #[test]
-    fn the_agent_is_named_as_its_own_claim_beside_the_program_seen() {
-        let mut held = item("rm -rf build", Level::Destructive, "node");
-        held.agent = Some("Claude Code".into());
-        let note = request(&held, 1, Duration::from_secs(299), MARKUP, false);
-        assert_eq!(
-            note.summary,
-            "Claude Code wants to run a destructive command"
-        );
-        assert!(
-            note.body
-                .contains("Claude Code by its own account (program node, pid 4242"),
-            "{}",
-            note.body
-        );
-        held.agent = Some("Your\u{7}terminal\u{202e}".into());
-        let note = request(&held, 1, Duration::from_secs(299), MARKUP, false);
-        assert!(!note.summary.contains('\u{7}') && !note.summary.contains('\u{202e}'));
-    }
-
-    /// Quoted words in a finding are italic where the server reads markup, and lose their
-    /// backticks where it does not; what is inside is escaped either way.
-    #[test]
-    fn findings_quote_words_without_showing_backticks() {
-        assert_eq!(
-            quoted_markup("`rm` deletes `src <x>` (the project)"),
-            "<i>rm</i> deletes <i>src &lt;x&gt;</i> (the project)"
-        );
-        assert_eq!(quoted_markup("an odd ` one"), "an odd ` one");
-        assert_eq!(
-            quoted_plain("`rm` deletes `src` (the project)"),
-            "rm deletes src (the project)"
-        );
-        let plain = request(
-            &item("rm -rf src", Level::Destructive, "claude"),
-            1,
-            Duration::from_secs(60),
-            Caps {
-                actions: true,
-                body_markup: false,
-            },
-            false,
-        );
-        assert!(!plain.body.contains('`'), "{}", plain.body);
-    }
-
-    #[test]
-    fn program_names() {
-        for (comm, origin, shown) in [
-            ("claude", Origin::Agent, "Claude Code"),
-            ("codex", Origin::Agent, "Codex"),
-            ("gemini", Origin::Tool, "Gemini CLI"),
-            ("bash", Origin::Interactive, "Your terminal"),
-            ("zsh", Origin::Interactive, "Your terminal"),
-            ("", Origin::Interactive, "Your terminal"),
-            ("", Origin::Agent, "A program"),
-            ("my-agent", Origin::Agent, "my-agent"),
-            ("evil\u{202e}gnp", Origin::Agent, "evil\u{fffd}gnp"),
-        ] {
-            assert_eq!(program_name(comm, origin), shown, "{comm:?}");
-        }
-    }
-
-    #[test]
-    fn summary_says_who_wants_what_at_which_level() {
-        let note = request(
-            &item("rm -rf build", Level::Destructive, "claude"),
-            1,
-            Duration::from_secs(299),
-            MARKUP,
-            false,
-        );
-        assert_eq!(
-            note.summary,
-            "Claude Code wants to run a destructive command"
-        );
-        assert_eq!(note.urgency, Urgency::Critical);
-        assert_eq!(note.expire_ms, 299_000);
-        let keys: Vec<&str> = note.actions.iter().map(|(key, _)| *key).collect();
-        // Three buttons at most (GNOME Shell shows three), Deny always among them; the
-        // remembering answers are one click further, Deny still beside them.
-        assert_eq!(keys, ["allow-once", "remember", "deny"]);
-        let more = request(
-            &item("rm -rf build", Level::Destructive, "claude"),
-            1,
-            Duration::from_secs(299),
-            MARKUP,
-            true,
-        );
-        let keys: Vec<&str> = more.actions.iter().map(|(key, _)| *key).collect();
-        assert_eq!(keys, ["allow-session", "allow-always", "deny"]);
-        let mut tool = item("tool file.delete {}", Level::Moderate, "codex");
-        tool.origin = Origin::Tool;
-        let note = request(&tool, 1, Duration::from_secs(5), MARKUP, false);
-        assert_eq!(
-            note.summary,
-            "Codex wants to use a tool that changes things"
-        );
-        assert_eq!(note.urgency, Urgency::Normal);
-    }
-
-    #[test]
-    fn body_escapes_markup_and_names_the_requester() {
-        let note = request(
-            &item("echo '<b>' && rm -rf a&b", Level::Destructive, "claude"),
-            1,
-            Duration::from_secs(61),
-            MARKUP,
-            false,
-        );
-        let (body, by) = note
-            .body
-            .rsplit_once(" · answer by ")
-            .unwrap_or_else(|| panic!("a deadline: {}", note.body));
-        assert_eq!(
-            body,
-            "<b>echo &apos;&lt;b&gt;&apos; &amp;&amp; rm -rf a&amp;b</b>\n\
-             in /home/u/proj\n\
-             • <i>rm</i> deletes a directory tree\n\
-             Claude Code (pid 4242, session conv-1)"
-        );
-        // HH:MM:SS, local time.
-        assert!(
-            by.len() == 8 && by.bytes().filter(|b| *b == b':').count() == 2,
-            "{by}"
-        );
-    }
-
-    #[test]
-    fn without_markup_or_actions_the_body_is_plain_and_says_how_to_answer() {
-        let note = request(
-            &item("a < b", Level::Moderate, "claude"),
-            3,
-            Duration::from_secs(5),
-            PLAIN,
-            false,
-        );
-        assert!(note.body.starts_with("a < b\n"), "{}", note.body);
-        assert!(note.body.contains("3 identical requests"), "{}", note.body);
-        assert!(note.body.contains("assent approve pa_1"), "{}", note.body);
-        assert!(note.actions.is_empty());
-    }
-
-    #[test]
-    fn long_commands_keep_head_and_tail() {
-        let long = format!("start {} end", "x".repeat(1000));
-        let shown = command_text(&long);
-        assert_eq!(shown.chars().count(), MAX_COMMAND_CHARS);
-        assert!(shown.starts_with("start x"), "{shown}");
-        assert!(shown.ends_with("x end"), "{shown}");
-        assert!(shown.contains(" … "), "{shown}");
-        let many = (0..20)
-            .map(|i| format!("echo {i}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let shown = command_text(&many);
-        assert!(shown.starts_with("echo 0\necho 1"), "{shown}");
-        assert!(shown.ends_with("… (14 more lines)"), "{shown}");
-        assert_eq!(shorten("abc", 3), "abc");
-    }
-
-    #[test]
-    fn control_and_bidi_characters_are_visible() {
-        assert_eq!(
-            clean("rm\u{1b}[2J -rf\u{202e}x", 100),
-            "rm\u{fffd}[2J -rf\u{fffd}x"
-        );
-        assert_eq!(clean("a\nb\tc", 100), "a\nb\tc");
-    }
-
-    #[test]
-    fn time_left_reads_well() {
-        assert_eq!(time_left(Duration::from_millis(12_900)), "12 s");
-        assert_eq!(time_left(Duration::from_secs(299)), "4 min 59 s");
-        assert_eq!(time_left(Duration::from_secs(7260)), "2 h 1 min");
-        assert_eq!(expire_ms(Duration::ZERO), 1);
-    }
-
-    #[test]
-    fn a_batch_has_allow_all_deny_all_review() {
-        let mut batch_item = item("5 operations", Level::Destructive, "claude");
-        batch_item.items = (1..=5)
-            .map(|n| PendingBatchItem {
-                item: n,
-                subject: format!("rm -rf dir{n}"),
-                cwd: Some("/tmp".into()),
-                level: Level::Destructive,
-                findings: vec![],
-            })
-            .collect();
-        let note = batch(&batch_item, Duration::from_secs(30), MARKUP);
-        assert_eq!(
-            note.summary,
-            "Claude Code wants to run 5 operations (highest: destructive)"
-        );
-        let labels: Vec<&str> = note.actions.iter().map(|(_, label)| *label).collect();
-        assert_eq!(labels, ["Allow all", "Deny all", "Review"]);
-        assert!(
-            note.body.starts_with("1. rm -rf dir1 (destructive)\n2."),
-            "{}",
-            note.body
-        );
-        let one = review_item(
-            &batch_item,
-            &batch_item.items[2],
-            Duration::from_secs(3),
-            PLAIN,
-            false,
-        );
-        assert_eq!(
-            one.summary,
-            "Claude Code wants to run a destructive command (item 3 of 5)"
-        );
-        assert!(one.body.contains("--item 3"), "{}", one.body);
-    }
-
-    #[test]
-    fn the_missed_notice_says_what_was_denied() {
-        let note = missed(
-            &item("git push --force", Level::Destructive, "claude"),
-            MARKUP,
-        );
-        assert_eq!(note.summary, "Missed request from Claude Code: denied");
-        assert!(
-            note.body.starts_with("<b>git push --force</b>"),
-            "{}",
-            note.body
-        );
-        assert!(note.body.contains("nothing was remembered"));
-        assert!(note.actions.is_empty());
-    }
-}
+mod tests;

@@ -8,6 +8,10 @@
 //! [`Notifications`] owns `org.freedesktop.Notifications` on the private bus, records every
 //! `Notify` and `CloseNotification`, and emits `ActionInvoked` and `NotificationClosed` when a
 //! test says so, addressed (as real servers do) only to the connection that called `Notify`.
+//! A test clicks a button by its label: the agent's action keys are random.
+//!
+//! [`Forger`] is another connection on the bus, as an agent's own program would be: it sends
+//! the same signals from the same path and interface, to see that they do not count.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -96,7 +100,7 @@ pub struct Shown {
     pub summary: String,
     /// The body.
     pub body: String,
-    /// The action keys, in order (labels in `labels`).
+    /// The action keys, in order (labels in `labels`); random per notification.
     pub actions: Vec<String>,
     /// The action labels.
     pub labels: Vec<String>,
@@ -362,11 +366,43 @@ impl Notifications {
             .unwrap_or_else(|| panic!("no notification {id} was shown"))
     }
 
-    /// Click button `key` of notification `id`. Like dunst, the notification stays open: the
-    /// agent must close it.
-    pub fn click(&self, id: u32, key: &str) {
+    /// The key of the button labelled `label` on notification `id` (its latest version).
+    pub fn key(&self, id: u32, label: &str) -> String {
+        let shown = self.shown();
+        let notification = shown
+            .iter()
+            .rev()
+            .find(|n| n.id == id)
+            .unwrap_or_else(|| panic!("no notification {id} was shown"));
+        let index = notification
+            .labels
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or_else(|| panic!("no button {label:?} on {notification:#?}"));
+        notification.actions[index].clone()
+    }
+
+    /// Click the button labelled `label` on notification `id`. Like dunst, the notification
+    /// stays open: the agent must close it.
+    pub fn click(&self, id: u32, label: &str) {
         let sender = self.sender_of(id);
-        self.emit(&sender, "ActionInvoked", &(id, key.to_string()));
+        let key = self.key(id, label);
+        self.emit(&sender, "ActionInvoked", &(id, key));
+    }
+
+    /// Click the button labelled `label` and close the notification at once, as
+    /// notification-daemon does: `ActionInvoked` then `NotificationClosed` (reason 2), back to
+    /// back on the server's connection.
+    pub fn click_and_close(&self, id: u32, label: &str) {
+        let sender = self.sender_of(id);
+        let key = self.key(id, label);
+        lock(&self.recorded).shown.iter_mut().for_each(|n| {
+            if n.id == id {
+                n.open = false;
+            }
+        });
+        self.emit(&sender, "ActionInvoked", &(id, key));
+        self.emit(&sender, "NotificationClosed", &(id, 2u32));
     }
 
     /// Dismiss notification `id`, as a user closing it without a button does (reason 2).
@@ -388,6 +424,60 @@ impl Drop for Notifications {
                 let _ = connection.close().await;
             });
         }
+    }
+}
+
+/// Another connection on a [`PrivateBus`] that sends the notification server's signals: what an
+/// agent's own program could do.
+pub struct Forger {
+    connection: zbus::Connection,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Forger {
+    /// Connect to `bus`.
+    pub fn connect(bus: &PrivateBus) -> Forger {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime can be built");
+        let address = bus.address().to_string();
+        let connection = runtime
+            .block_on(async move {
+                tokio::time::timeout(
+                    RECV_TIMEOUT,
+                    zbus::connection::Builder::address(address.as_str()).build(),
+                )
+                .await
+            })
+            .expect("the forger connects in time")
+            .expect("the forger connects");
+        Forger {
+            connection,
+            runtime,
+        }
+    }
+
+    /// Its unique bus name.
+    pub fn name(&self) -> String {
+        self.connection
+            .unique_name()
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Send `ActionInvoked(id, key)` to `destination` (`None`: to everyone), from the server's
+    /// path and interface.
+    pub fn click(&self, destination: Option<&str>, id: u32, key: &str) {
+        self.runtime
+            .block_on(self.connection.emit_signal(
+                destination,
+                PATH,
+                INTERFACE,
+                "ActionInvoked",
+                &(id, key.to_string()),
+            ))
+            .expect("the signal is sent");
     }
 }
 

@@ -67,9 +67,9 @@ impl Setup {
         conn.remembered().expect("the remembered approvals").len()
     }
 
-    /// Hold `command` (waiting), let dunst show it, choose action `key` from dunst's context
-    /// menu, and return the outcome with the menu dunst offered.
-    fn answer_in_dunst(&self, command: &str, key: &str) -> (Decided, Vec<MenuLine>) {
+    /// Hold `command` (waiting), let dunst show it, choose the action labelled `label` from
+    /// dunst's context menu, and return the outcome with the menu dunst offered.
+    fn answer_in_dunst(&self, command: &str, label: &str) -> (Decided, Vec<MenuLine>) {
         let mut conn = self.daemon.connect();
         hold(&mut conn, &held_check(command, true, None));
         assert!(
@@ -78,7 +78,7 @@ impl Setup {
             self.agent.log(),
             self.dunst.log()
         );
-        self.dunst.choose(&format!(",{key}]"));
+        self.dunst.choose(&format!("#{label} ("));
         let outcome = self.decided(&mut conn);
         let menu = self.dunst.menu();
         let actions: Vec<MenuLine> = menu.iter().filter_map(|l| MenuLine::parse(l)).collect();
@@ -115,23 +115,19 @@ impl Setup {
     }
 }
 
-/// The menu offers the agent's three buttons for one notification; returns its id. (dunst
-/// keeps a notification's actions in a hash table: the menu's order is not the order sent.)
+/// Whether `key` is a random action key (`a` and 32 hex digits), not a guessable name.
+fn random_key(key: &str) -> bool {
+    key.len() == 33 && key.starts_with('a') && key[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The menu offers the agent's three buttons for one notification, with random keys; returns
+/// its id. (dunst keeps a notification's actions in a hash table: the menu's order is not the
+/// order sent.)
 fn three_buttons(menu: &[MenuLine]) -> u32 {
-    let mut offered: Vec<(&str, &str)> = menu
-        .iter()
-        .map(|l| (l.label.as_str(), l.key.as_str()))
-        .collect();
+    let mut offered: Vec<&str> = menu.iter().map(|l| l.label.as_str()).collect();
     offered.sort_unstable();
-    assert_eq!(
-        offered,
-        [
-            ("Allow once", "allow-once"),
-            ("Deny", "deny"),
-            ("Remember…", "remember"),
-        ],
-        "{menu:#?}"
-    );
+    assert_eq!(offered, ["Allow once", "Deny", "Remember…"], "{menu:#?}");
+    assert!(menu.iter().all(|l| random_key(&l.key)), "{menu:#?}");
     let id = menu[0].id;
     assert!(menu.iter().all(|l| l.id == id), "{menu:#?}");
     assert!(
@@ -148,7 +144,7 @@ fn allow_once_chosen_in_dunst_allows_the_waiting_request() {
         return;
     }
     let s = setup();
-    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-once", "allow-once");
+    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-once", "Allow once");
     assert!(outcome.allow, "{outcome:?}");
     assert_eq!(outcome.by, DecidedBy::User);
     let id = three_buttons(&menu);
@@ -163,7 +159,7 @@ fn deny_chosen_in_dunst_denies_the_waiting_request() {
         return;
     }
     let s = setup();
-    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-deny", "deny");
+    let (outcome, menu) = s.answer_in_dunst("touch notify-dunst-deny", "Deny");
     assert!(!outcome.allow, "{outcome:?}");
     assert_eq!(
         outcome.by,
@@ -199,7 +195,7 @@ fn remember_then_always_allow_in_dunst_remembers_the_request() {
         "dunst does not display the held request; assent-notify's log:\n{}",
         s.agent.log()
     );
-    s.dunst.choose(",remember]");
+    s.dunst.choose("#Remember… (");
     let first: Vec<MenuLine> = s
         .dunst
         .menu()
@@ -219,28 +215,19 @@ fn remember_then_always_allow_in_dunst_remembers_the_request() {
         s.agent.log(),
         s.dunst.log()
     );
-    s.dunst.choose(",allow-always]");
+    s.dunst.choose("#Always allow (");
     let outcome = s.decided(&mut conn);
     assert!(outcome.allow, "{outcome:?}");
-    let mut offered: Vec<(String, String)> = s
+    let lines: Vec<MenuLine> = s
         .dunst
         .menu()
         .iter()
         .filter_map(|l| MenuLine::parse(l))
-        .map(|l| (l.label, l.key))
         .collect();
+    assert!(lines.iter().all(|l| random_key(&l.key)), "{lines:#?}");
+    let mut offered: Vec<String> = lines.into_iter().map(|l| l.label).collect();
     offered.sort_unstable();
-    assert_eq!(
-        offered,
-        [
-            (
-                "Allow for this session".to_string(),
-                "allow-session".to_string()
-            ),
-            ("Always allow".to_string(), "allow-always".to_string()),
-            ("Deny".to_string(), "deny".to_string()),
-        ]
-    );
+    assert_eq!(offered, ["Allow for this session", "Always allow", "Deny"]);
     assert_eq!(s.remembered(), 1, "always is remembered");
 }
 
@@ -281,7 +268,7 @@ fn the_notification_dunst_draws_names_the_agent() {
         png.display()
     );
 
-    s.dunst.choose(",deny]");
+    s.dunst.choose("#Deny (");
     let outcome = s.decided(&mut conn);
     assert!(!outcome.allow, "{outcome:?}");
     let menu: Vec<MenuLine> = s
@@ -302,4 +289,62 @@ fn the_notification_dunst_draws_names_the_agent() {
         !body.contains('`'),
         "no markdown quotes shown as they are: {body}"
     );
+}
+
+/// An agent kills the person's dunst and starts one of its own while a request is held: the
+/// new dunst is shown nothing (so neither it nor its configuration can pick "Allow once"), and
+/// the person answers with `assent approve`.
+#[test]
+fn a_dunst_started_in_place_of_the_persons_is_shown_nothing_while_a_request_is_held() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
+    let Setup {
+        agent,
+        dunst,
+        _bus: bus,
+        daemon,
+    } = setup();
+    let mut conn = daemon.connect();
+    let token = hold(
+        &mut conn,
+        &held_check("touch notify-dunst-replaced", true, None),
+    );
+    assert!(
+        dunst.wait_displayed(1),
+        "dunst does not display the held request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    drop(dunst);
+    let usurper = Dunst::start(&bus);
+    assert!(
+        wait_until(RECV_TIMEOUT, || agent
+            .log()
+            .matches("changed owner while requests are held")
+            .count()
+            >= 2),
+        "assent-notify did not see dunst replaced; its log:\n{}",
+        agent.log()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(
+        (usurper.count("displayed"), usurper.count("waiting")),
+        (0, 0),
+        "the new dunst was shown the held request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    let output =
+        assent_tests::run_detached(assent_tests::assent(daemon.socket()).args(["approve", &token]));
+    assert!(
+        output.status.success(),
+        "assent approve: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let outcome = assent_tests::decided(&mut conn);
+    assert!(
+        outcome.allow && outcome.by == DecidedBy::User,
+        "{outcome:?}"
+    );
+    assert_eq!(usurper.count("history"), 0, "nothing was shown meanwhile");
+    drop(agent);
 }

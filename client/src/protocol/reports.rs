@@ -52,6 +52,12 @@ pub struct PendingItem {
     pub signature: String,
     /// The agent the requester says it serves (`Claude Code`): its own claim, not checked.
     pub agent: Option<String>,
+    /// A digest of the whole request as the daemon holds it (every item's full command or
+    /// tool call and cwd, the origin, requester, program, session label and agent name), keyed
+    /// with a secret of this daemon run: two requests with the same digest are the same
+    /// request, whatever part of them a listing shortened. Only comparable within one run
+    /// (version 8).
+    pub digest: String,
 }
 
 /// One page of the held requests a caller may see, oldest first.

@@ -7,7 +7,7 @@ use assent_client::protocol::{
 };
 use tokio::time::Instant;
 
-use super::{Entry, Hold, Sent, millis, now_ms};
+use super::{Entry, Hold, Sent, digest, excerpt, millis, now_ms};
 
 /// Commands of a listed request are shortened to this many bytes.
 const LISTED_SUBJECT_MAX: usize = 4096;
@@ -36,6 +36,8 @@ pub(super) fn listed(token: &str, e: &Entry, now: Instant) -> PendingItem {
         // A batch's items are each remembered by their own signature.
         signature: String::new(),
         agent: hold.agent.clone(),
+        // Over the whole request, before anything is shortened below.
+        digest: digest::of(hold),
     };
     match (&hold.sent, hold.items.first()) {
         (Sent::One { .. }, Some(one)) => {
@@ -143,12 +145,17 @@ fn shorten(text: &mut String, max: usize) {
 }
 
 /// Shorten a listed request's long parts, so that one item always fits a packet and what is
-/// queued for an approval agent stays small.
+/// queued for an approval agent stays small; a command keeps the text around its dangerous
+/// findings ([`excerpt`]).
 fn shorten_item(mut item: PendingItem) -> PendingItem {
-    shorten(&mut item.subject, LISTED_SUBJECT_MAX);
+    excerpt::cut(&mut item.subject, &mut item.findings, LISTED_SUBJECT_MAX);
     shorten(&mut item.signature, LISTED_SUBJECT_MAX);
     for held in &mut item.items {
-        shorten(&mut held.subject, LISTED_BATCH_SUBJECT_MAX);
+        excerpt::cut(
+            &mut held.subject,
+            &mut held.findings,
+            LISTED_BATCH_SUBJECT_MAX,
+        );
         held.findings.truncate(LISTED_BATCH_FINDINGS_MAX);
     }
     item

@@ -872,3 +872,51 @@ fn a_request_that_holds_nothing_is_not_held() {
     assert!(pending.is_empty());
     assert!(pending.hold(hold(1000, 1, None)).is_ok());
 }
+
+/// Approvers group identical requests on the digest: two commands that read the same up to
+/// the listing's cut but differ after it have different digests, though their listed subjects
+/// are the same; the very same request twice has the same one.
+#[test]
+fn the_digest_covers_what_the_listing_cuts_off() {
+    let pending = store(Duration::from_secs(60), 8);
+    let long = |tail: &str| {
+        let command = format!("echo {}{tail}", "a".repeat(5000));
+        let mut h = hold(1000, 1, None);
+        h.sent = Sent::One {
+            exact: format!("shell\0/home/u\0false\0{command}"),
+        };
+        h.items[0].subject = command;
+        h
+    };
+    let harmless = pending.hold(long(" ok")).expect("held");
+    let twin = pending.hold(long(" ok")).expect("held");
+    let other = pending.hold(long("; rm -rf ~")).expect("held");
+    let mut labelled = long(" ok");
+    labelled.session = Some("other".into());
+    let labelled = pending.hold(labelled).expect("held");
+    let listed = pending.list(1000);
+    let of = |token: &str| {
+        listed
+            .iter()
+            .find(|i| i.token == token)
+            .expect("listed")
+            .clone()
+    };
+    let (a, b, c, d) = (
+        of(&harmless.token),
+        of(&twin.token),
+        of(&other.token),
+        of(&labelled.token),
+    );
+    assert_eq!(
+        a.subject, c.subject,
+        "the listing cut both at the same place"
+    );
+    assert_eq!(a.digest.len(), 32, "{}", a.digest);
+    assert_eq!(a.digest, b.digest);
+    assert_ne!(a.digest, c.digest);
+    assert_ne!(
+        a.digest, d.digest,
+        "the session label is part of the request"
+    );
+}

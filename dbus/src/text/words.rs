@@ -1,27 +1,17 @@
-//! The requester's words made fit to show: cleaned of control and bidirectional characters,
-//! shortened, escaped for markup (quoted words in italics) or left plain, and the time to
-//! answer by.
+//! The requester's words made fit to show: cleaned of every hidden character by the shared
+//! [`assent_client::shown`] (so a notification hides nothing `assent watch` or `pending` would
+//! show), shortened, escaped for markup (quoted words in italics) or left plain, and the time
+//! to answer by.
 
 use std::time::Duration;
 
-use super::{MAX_COMMAND_CHARS, MAX_COMMAND_LINES};
+use assent_client::shown;
 
-/// Text with control and bidirectional-override characters replaced by U+FFFD, so that what
-/// is shown is what runs (a right-to-left override can make `rm -rf ~` read as something
-/// else), cut to at most `max` characters with its head and tail kept.
+/// A one-line field (cwd, session label, program or agent name, a message): every hidden
+/// character as a visible escape ([`shown::one_line`]), then cut to at most `max` characters
+/// with its head and tail kept.
 pub fn clean(text: &str, max: usize) -> String {
-    let cleaned: String = text
-        .chars()
-        .map(|c| {
-            let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-            if (c.is_control() && c != '\n' && c != '\t') || bidi {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect();
-    shorten(&cleaned, max)
+    shorten(&shown::one_line(text), max)
 }
 
 /// At most `max` characters: the first two thirds and the last third around " … ".
@@ -37,23 +27,6 @@ pub fn shorten(text: &str, max: usize) -> String {
     out.push_str(" … ");
     out.extend(text.chars().skip(count - tail));
     out
-}
-
-/// A command for the body: cleaned, at most [`MAX_COMMAND_LINES`] lines and
-/// [`MAX_COMMAND_CHARS`] characters.
-pub fn command_text(command: &str) -> String {
-    let lines: Vec<&str> = command.lines().collect();
-    let text = if lines.len() > MAX_COMMAND_LINES {
-        let mut kept = lines[..MAX_COMMAND_LINES].join("\n");
-        kept.push_str(&format!(
-            "\n… ({} more lines)",
-            lines.len() - MAX_COMMAND_LINES
-        ));
-        kept
-    } else {
-        command.to_string()
-    };
-    clean(&text, MAX_COMMAND_CHARS)
 }
 
 /// Escape for the notification body markup (a small subset of XML).
