@@ -26,6 +26,7 @@ fn item(command: &str, cwd: &str) -> PendingItem {
         program: "claude".into(),
         signature: "rm -rf src in /home/dev/project".into(),
         agent: Some("Claude Code".into()),
+        digest: "0123456789abcdef".into(),
     }
 }
 
