@@ -129,12 +129,12 @@ fn what_the_agent_started_may_not_answer_and_a_person_elsewhere_may() {
 /// A fake coding agent shaped as Claude Code and Codex are: a program that is not a shell
 /// (here python3), which runs its hook through `sh` in a session of its own, so the hook's
 /// session leader is not the agent; and its background jobs, which try to answer the held
-/// request: a child of the agent in a session of its own, and an orphan that left the agent's
-/// process tree by a double fork but kept its session. `assent check` only asks: nothing held
-/// runs here.
+/// request: a child of the agent in a session of its own, an orphan that left the agent's
+/// process tree by a double fork but kept its session, and a child that registers as an
+/// approval agent. `assent check` only asks: nothing held runs here.
 const HOOKED_AGENT: &str = r#"
 import os, subprocess, sys, time
-dir, assent, socket = sys.argv[1:4]
+dir, assent, socket, approver = sys.argv[1:5]
 def file(name):
     return os.path.join(dir, name)
 hook = subprocess.Popen(
@@ -152,6 +152,10 @@ subprocess.run(["sh", "-c", answer, assent, socket, token, file("child")], start
 subprocess.run(["sh", "-c", '(sleep 0.3; ' + answer + ') & exit 0', assent, socket, token, file("orphan")])
 while not os.path.exists(file("orphan.rc")):
     time.sleep(0.05)
+# Its child registering as an approval agent, to be pushed the request and allow it.
+with open(file("register.out"), "w") as out:
+    subprocess.run([approver, "--socket", socket, "agent", "allow", "once", "1"],
+                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True, timeout=20)
 open(file("tried"), "w").write("done")
 hook.wait()
 "#;
@@ -168,7 +172,8 @@ fn an_agent_whose_hook_leads_its_own_session_cannot_answer_from_its_background_j
         .args(["-c", HOOKED_AGENT])
         .arg(dir.path())
         .arg(binary("assent"))
-        .arg(daemon.socket());
+        .arg(daemon.socket())
+        .arg(binary("assent-test-approver"));
     let agent = KillOnDrop(Some(
         in_new_session(&mut agent).spawn().expect("python3 starts"),
     ));
@@ -202,6 +207,9 @@ fn an_agent_whose_hook_leads_its_own_session_cannot_answer_from_its_background_j
         said.contains("self_approval") && said.contains("POSIX session"),
         "{said}"
     );
+    // Its child may not become an approval agent.
+    let said = read(dir.path(), "register.out");
+    assert!(said.starts_with("self_approval"), "{said}");
     assert_eq!(pending_tokens(&mut conn), vec![token.clone()], "still held");
     // The request names the agent, not its hook's shell or the client.
     let listed = run_bounded(assent(daemon.socket()).arg("pending"));
