@@ -289,7 +289,7 @@ impl Pending {
     }
 
     /// Refuse a process that is, or is left behind by, an agent that asked lately or a known
-    /// coding agent ([`validate::check_not_agent`]): such a process may answer nothing.
+    /// coding agent: such a process may answer nothing.
     pub fn check_not_agent(&self, by: &Answerer) -> Result<(), RequestError> {
         let inner = self.lock();
         validate::check_not_agent(inner.agents.iter(), by)

@@ -37,7 +37,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(120);
 const NAMED_MAX: usize = 600;
 
 /// What the dialog names: the command (or each item of a batch, joined by ` ; `), cleaned to
-/// one line and cut at [`NAMED_MAX`] characters.
+/// one line and cut at `NAMED_MAX` characters.
 pub fn named(subjects: &[String]) -> String {
     let cleaned: Vec<String> = subjects
         .iter()
