@@ -259,8 +259,11 @@ impl Detached {
     /// The command's exit code once it has ended, waiting at most `timeout`.
     pub fn exit_code(&self, timeout: Duration) -> Option<i32> {
         let rc = self.dir.path().join("rc");
-        wait_until(timeout, || rc.exists());
-        std::fs::read_to_string(rc).ok()?.trim().parse().ok()
+        // The shell creates the file before it writes the status into it: wait for the number,
+        // not for the file.
+        let code = || std::fs::read_to_string(&rc).ok()?.trim().parse().ok();
+        wait_until(timeout, || code().is_some());
+        code()
     }
 
     /// Wait for it to finish and collect its output and exit status, killing it and failing
@@ -297,11 +300,9 @@ impl Detached {
         let stdout = out.join().unwrap_or_default();
         let stderr = err.join().unwrap_or_default();
         let rc = self.dir.path().join("rc");
-        wait_until(Duration::from_secs(5), || rc.exists());
-        let code: i32 = std::fs::read_to_string(&rc)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-            .unwrap_or(125);
+        let read = || -> Option<i32> { std::fs::read_to_string(&rc).ok()?.trim().parse().ok() };
+        wait_until(Duration::from_secs(5), || read().is_some());
+        let code: i32 = read().unwrap_or(125);
         self.pid = None;
         Output {
             status: std::os::unix::process::ExitStatusExt::from_raw(code << 8),
