@@ -7,6 +7,7 @@
 //! written to a temporary file in the same directory, synced, renamed over the original with its
 //! mode. A file that does not parse is left alone, with the reason.
 
+mod codex_trust;
 mod edit;
 
 use std::io::Write;

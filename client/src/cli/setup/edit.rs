@@ -153,14 +153,37 @@ pub fn install_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
     }
 }
 
-/// Replace an array element with `value`.
+/// Bring an array element up to `value`. An object's properties are set one by one, so the
+/// file's own indentation stays (a whole new object would be written at the CST's); keys the
+/// entry no longer has are removed, new ones appended.
 fn replace(node: CstNode, value: &Value) {
-    if let Some(object) = node.as_object() {
-        object.replace_with(input(value));
-    } else if let Some(array) = node.as_array() {
-        array.replace_with(input(value));
-    } else {
-        node.remove();
+    let (Some(object), Value::Object(wanted)) = (node.as_object(), value) else {
+        if let Some(array) = node.as_array() {
+            array.replace_with(input(value));
+        } else {
+            node.remove();
+        }
+        return;
+    };
+    for prop in object.properties() {
+        let keep = prop
+            .decoded_name()
+            .is_some_and(|name| wanted.contains_key(&name));
+        if !keep {
+            prop.remove();
+        }
+    }
+    for (key, value) in wanted {
+        match object.get(key) {
+            Some(prop) => {
+                if prop.value().and_then(|v| v.to_serde_value()).as_ref() != Some(value) {
+                    prop.set_value(input(value));
+                }
+            }
+            None => {
+                object.append(key, input(value));
+            }
+        }
     }
 }
 
@@ -195,6 +218,52 @@ pub fn uninstall_json(text: &str, hook: &Hook) -> Result<Option<String>, String>
         }
     }
     Ok(Some(root.to_string()))
+}
+
+/// Our entry as installed: where it is and what it says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Installed {
+    /// The index of its group in the event's array, and its own in the group's `hooks`.
+    pub group: usize,
+    pub entry: usize,
+    /// The group's matcher (`None` when it has none: every tool).
+    pub matcher: Option<String>,
+    /// The entry's command and timeout.
+    pub command: String,
+    pub timeout: Option<u64>,
+}
+
+/// Our entry in `text`, if it is installed there.
+pub fn installed_entry(text: &str, hook: &Hook) -> Result<Option<Installed>, String> {
+    let (_, object) = root(text, hook)?;
+    let Some(array) = event_array(&object, hook, false)? else {
+        return Ok(None);
+    };
+    for (g, group) in array.elements().iter().enumerate() {
+        let Some(group) = group.to_serde_value() else {
+            continue;
+        };
+        let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
+            continue;
+        };
+        if let Some((e, entry)) = entries.iter().enumerate().find(|(_, e)| hook.is_ours(e)) {
+            return Ok(Some(Installed {
+                group: g,
+                entry: e,
+                matcher: group
+                    .get("matcher")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                command: entry
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                timeout: entry.get("timeout").and_then(Value::as_u64),
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// Our hook's command in `text`, if it is installed there.
@@ -470,5 +539,17 @@ mod tests {
         let moved = install_rc(&once, &rc_block("/opt/assent", "bash")).expect("changes");
         assert_eq!(moved.matches(BLOCK_BEGIN).count(), 1);
         assert!(moved.contains("'/opt/assent' init bash"));
+    }
+
+    #[test]
+    fn a_new_path_over_an_existing_entry_keeps_the_files_indentation() {
+        let hook = claude();
+        let old = "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"*\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"/old/assent hook claude-code\",\n            \"timeout\": 600\n          }\n        ]\n      }\n    ]\n  }\n}\n";
+        let new = install_json(old, &hook).expect("parses").expect("changes");
+        assert_eq!(
+            new,
+            old.replace("/old/assent", "/usr/bin/assent"),
+            "only the path changes"
+        );
     }
 }
