@@ -135,22 +135,53 @@ const KEY_ORDER: &[&str] = &["matcher", "hooks", "name", "type", "command", "tim
 pub fn install_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
     let (root, object) = root(text, hook)?;
     let array = event_array(&object, hook, true)?.ok_or("no hooks array")?;
-    match find(&array, hook) {
-        Some((_, entry)) if entry.to_serde_value().as_ref() == Some(&hook.entry) => Ok(None),
-        Some((_, entry)) => {
-            replace(entry, &hook.entry);
-            Ok(Some(root.to_string()))
+    let append = |array: &CstArray| {
+        let group = serde_json::json!({
+            "matcher": hook.matcher,
+            "hooks": [hook.entry.clone()],
+        });
+        array.ensure_multiline();
+        array.append(input(&group));
+    };
+    let Some((group, entry)) = find(&array, hook) else {
+        append(&array);
+        return Ok(Some(root.to_string()));
+    };
+    let group = group
+        .as_object()
+        .ok_or("our hook's group is not an object")?;
+    let matcher = group
+        .get("matcher")
+        .and_then(|m| m.value())
+        .and_then(|v| v.to_serde_value());
+    let matched = matcher.as_ref().and_then(Value::as_str) == Some(hook.matcher);
+    let alone = group
+        .array_value("hooks")
+        .is_some_and(|entries| entries.elements().len() == 1);
+    let current = entry.to_serde_value().as_ref() == Some(&hook.entry);
+    match (matched, alone) {
+        (true, _) if current => return Ok(None),
+        (true, _) => replace(entry, &hook.entry),
+        // Our own group with a narrower matcher (one that misses tools): widened.
+        (false, true) => {
+            match group.get("matcher") {
+                Some(prop) => prop.set_value(input(&Value::String(hook.matcher.into()))),
+                None => {
+                    group.insert(0, "matcher", input(&Value::String(hook.matcher.into())));
+                }
+            }
+            if !current {
+                replace(entry, &hook.entry);
+            }
         }
-        None => {
-            let group = serde_json::json!({
-                "matcher": hook.matcher,
-                "hooks": [hook.entry.clone()],
-            });
-            array.ensure_multiline();
-            array.append(input(&group));
-            Ok(Some(root.to_string()))
+        // Someone else's group, whose matcher is theirs to keep: ours moves to a group of
+        // its own.
+        (false, false) => {
+            entry.remove();
+            append(&array);
         }
     }
+    Ok(Some(root.to_string()))
 }
 
 /// Bring an array element up to `value`. An object's properties are set one by one, so the
@@ -551,5 +582,36 @@ mod tests {
             old.replace("/old/assent", "/usr/bin/assent"),
             "only the path changes"
         );
+    }
+
+    #[test]
+    fn a_narrowed_matcher_is_widened_and_a_shared_group_left_to_its_owner() {
+        let hook = claude();
+        let entry = hook.entry.to_string();
+        let narrowed =
+            format!(r#"{{"hooks":{{"PreToolUse":[{{"matcher":"Bash","hooks":[{entry}]}}]}}}}"#);
+        let new = install_json(&narrowed, &hook)
+            .expect("parses")
+            .expect("changes");
+        let value: Value = serde_json::from_str(&new).expect("JSON");
+        assert_eq!(value["hooks"]["PreToolUse"][0]["matcher"], "*", "{new}");
+        assert_eq!(install_json(&new, &hook), Ok(None));
+        let shared = format!(
+            r#"{{"hooks":{{"PreToolUse":[{{"matcher":"Bash","hooks":[{{"type":"command","command":"audit"}},{entry}]}}]}}}}"#
+        );
+        let new = install_json(&shared, &hook)
+            .expect("parses")
+            .expect("changes");
+        let value: Value = serde_json::from_str(&new).expect("JSON");
+        let groups = value["hooks"]["PreToolUse"].as_array().expect("array");
+        assert_eq!(groups.len(), 2, "{new}");
+        assert_eq!(groups[0]["matcher"], "Bash");
+        assert_eq!(
+            groups[0]["hooks"].as_array().map(Vec::len),
+            Some(1),
+            "{new}"
+        );
+        assert_eq!(groups[1]["matcher"], "*");
+        assert_eq!(groups[1]["hooks"][0], hook.entry);
     }
 }
