@@ -297,19 +297,6 @@ pub fn installed_entry(text: &str, hook: &Hook) -> Result<Option<Installed>, Str
     Ok(None)
 }
 
-/// Our hook's command in `text`, if it is installed there.
-pub fn installed_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
-    let (_, object) = root(text, hook)?;
-    let Some(array) = event_array(&object, hook, false)? else {
-        return Ok(None);
-    };
-    Ok(find(&array, hook).and_then(|(_, entry)| {
-        entry
-            .to_serde_value()
-            .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_string))
-    }))
-}
-
 /// Codex's `config.toml` with `[features] hooks = true` (the current name of the switch;
 /// `codex_hooks`, the older one, is left as it is). `None` when it is on already.
 pub fn codex_features(text: &str) -> Result<Option<String>, String> {
@@ -465,8 +452,8 @@ mod tests {
             "a second run changes nothing"
         );
         assert_eq!(
-            installed_json(&once, &hook),
-            Ok(Some("/usr/bin/assent hook claude-code".into()))
+            installed_entry(&once, &hook).map(|e| e.map(|e| (e.group, e.entry, e.command))),
+            Ok(Some((1, 0, "/usr/bin/assent hook claude-code".into())))
         );
         let back = uninstall_json(&once, &hook)
             .expect("parses")
