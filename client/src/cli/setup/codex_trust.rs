@@ -60,7 +60,7 @@ pub fn trust(config: &str, key: &str, hash: &str) -> Result<Option<String>, Stri
     let mut doc: toml_edit::DocumentMut = config.parse().map_err(|e| format!("{e}"))?;
     let hooks = doc
         .entry("hooks")
-        .or_insert_with(|| implicit_table())
+        .or_insert_with(implicit_table)
         .as_table_like_mut()
         .ok_or("its `hooks` is not a table")?;
     let state = hooks
