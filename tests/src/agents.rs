@@ -170,8 +170,10 @@ impl Sandbox {
         std::fs::write(bin.join("rm"), FAKE_RM).expect("the fake rm is written");
         std::fs::set_permissions(bin.join("rm"), std::fs::Permissions::from_mode(0o755))
             .expect("the fake rm is executable");
-        std::os::unix::fs::symlink(crate::binary("assent"), bin.join("assent"))
-            .expect("assent is linked into the sandbox's PATH");
+        // A copy, not a link into the build tree: `setup --check` fails a hook whose program
+        // `cargo clean` removes, as it should for a person.
+        std::fs::copy(crate::binary("assent"), bin.join("assent"))
+            .expect("assent is copied into the sandbox's PATH");
         let rm_log = work.path().join("rm.log");
         std::fs::write(&rm_log, "").expect("the rm log is made");
         std::fs::set_permissions(&rm_log, std::fs::Permissions::from_mode(0o666))
@@ -243,10 +245,17 @@ impl Sandbox {
 
     /// `assent setup claude-code` as the user: the hook into `~/.claude/settings.json`.
     pub fn setup_claude_code(&self, socket: &Path) {
+        self.setup_claude_code_with(socket, &[]);
+    }
+
+    /// `assent setup claude-code EXTRA...` as the user (`--defer`).
+    pub fn setup_claude_code_with(&self, socket: &Path, extra: &[&str]) {
         let mut setup = self.command(&crate::binary("assent"), socket);
         setup
-            .args(["setup", "claude-code", "--assent"])
-            .arg(crate::binary("assent"));
+            .args(["setup", "claude-code"])
+            .args(extra)
+            .arg("--assent")
+            .arg(self.bin.join("assent"));
         let out = wait_bounded(
             setup.spawn().expect("assent setup starts"),
             crate::PROCESS_TIMEOUT,
@@ -290,7 +299,7 @@ impl Sandbox {
         let mut setup = self.command(&crate::binary("assent"), socket);
         setup
             .args(["setup", "codex", "--assent"])
-            .arg(crate::binary("assent"));
+            .arg(self.bin.join("assent"));
         let out = wait_bounded(
             setup.spawn().expect("assent setup starts"),
             crate::PROCESS_TIMEOUT,
@@ -298,11 +307,55 @@ impl Sandbox {
         assert!(out.status.success(), "assent setup codex: {out:?}");
     }
 
+    /// `assent setup --check TARGET` as the user: its exit code and what it printed.
+    pub fn setup_check(&self, socket: &Path, target: &str) -> (Option<i32>, String) {
+        let mut check = self.command(&self.bin.join("assent"), socket);
+        check.args(["setup", "--check", target]);
+        let out = wait_bounded(
+            check.spawn().expect("assent setup starts"),
+            crate::PROCESS_TIMEOUT,
+        );
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), said)
+    }
+
     /// Trust every hook Codex lists as not trusted yet, as a person does in its `/hooks`: ask `codex app-server`
     /// (`hooks/list`) for each hook's key and current hash, and record them in `config.toml`
     /// as `[hooks.state."KEY"] trusted_hash = "HASH"`, where Codex keeps that trust. Returns
     /// the keys trusted.
     pub fn trust_codex_hooks(&self, codex: &Path, socket: &Path) -> Vec<String> {
+        let hooks: Vec<(String, String)> = self
+            .codex_hooks(codex, socket)
+            .iter()
+            .filter(|hook| hook["trustStatus"] != "trusted")
+            .filter_map(|hook| {
+                Some((
+                    hook["key"].as_str()?.to_string(),
+                    hook["currentHash"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        let config = self.home.join(".codex/config.toml");
+        let mut text = std::fs::read_to_string(&config).expect("config.toml is there");
+        for (key, hash) in &hooks {
+            let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+            text.push_str(&format!(
+                "\n[hooks.state.{}]\ntrusted_hash = {}\n",
+                quote(key),
+                quote(hash)
+            ));
+        }
+        std::fs::write(&config, text).expect("config.toml is written");
+        hooks.into_iter().map(|(key, _)| key).collect()
+    }
+
+    /// The hooks Codex lists (`codex app-server`, `hooks/list`), as it reports them: `key`,
+    /// `command`, `currentHash`, `trustStatus` (`trusted`, `untrusted`, `modified`) and more.
+    pub fn codex_hooks(&self, codex: &Path, socket: &Path) -> Vec<serde_json::Value> {
         let mut command = self.command(codex, socket);
         command
             .arg("app-server")
@@ -343,32 +396,14 @@ impl Sandbox {
         let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
         let _ = child.wait();
         let reply = reply.expect("codex app-server answers hooks/list");
-        let hooks: Vec<(String, String)> = reply["result"]["data"]
+        reply["result"]["data"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|entry| entry["hooks"].as_array())
             .flatten()
-            .filter(|hook| hook["trustStatus"] != "trusted")
-            .filter_map(|hook| {
-                Some((
-                    hook["key"].as_str()?.to_string(),
-                    hook["currentHash"].as_str()?.to_string(),
-                ))
-            })
-            .collect();
-        let config = self.home.join(".codex/config.toml");
-        let mut text = std::fs::read_to_string(&config).expect("config.toml is there");
-        for (key, hash) in &hooks {
-            let quote = |s: &str| serde_json::Value::String(s.to_string()).to_string();
-            text.push_str(&format!(
-                "\n[hooks.state.{}]\ntrusted_hash = {}\n",
-                quote(key),
-                quote(hash)
-            ));
-        }
-        std::fs::write(&config, text).expect("config.toml is written");
-        hooks.into_iter().map(|(key, _)| key).collect()
+            .cloned()
+            .collect()
     }
 
     /// Run `codex exec` headless (see [`Sandbox::claude`]); `extra` goes before the prompt.

@@ -42,10 +42,20 @@ impl Run {
         options: Options,
         script: impl FnOnce(&Sandbox) -> Vec<Step>,
     ) -> Option<Run> {
+        Run::set_up(user, options, &[], script)
+    }
+
+    /// [`Run::new`] with `assent setup claude-code EXTRA...` (`--defer`).
+    fn set_up(
+        user: &str,
+        options: Options,
+        extra: &[&str],
+        script: impl FnOnce(&Sandbox) -> Vec<Step>,
+    ) -> Option<Run> {
         let claude = claude_code()?;
         let sandbox = Sandbox::new(user);
         let daemon = TestDaemon::with(options);
-        sandbox.setup_claude_code(daemon.socket());
+        sandbox.setup_claude_code_with(daemon.socket(), extra);
         let model = FakeModel::start(script(&sandbox));
         Some(Run {
             sandbox,
@@ -132,6 +142,44 @@ fn assert_denied_with_reason(daemon: &TestDaemon, result: &str, finding: &str, l
         result.contains("assent: denied") && result.contains(reason) && result.contains(finding),
         "the model was not told the hook's reason {reason:?} ({finding}): {result}\n{log}"
     );
+}
+
+/// The hook's allow is Claude Code's permission too: a `touch` in the project, which Claude's
+/// own rules would ask about (and headless `claude -p` then refuses), runs. With `setup
+/// claude-code --defer` the hook says nothing on allow, so Claude's own rules still decide:
+/// the same `touch`, allowed by the gate, does not run: headless, Claude's permission mode
+/// denies it and tells the model it "needs approval".
+#[test]
+fn defer_leaves_an_allowed_call_to_claudes_own_permission_rules() {
+    for (user, extra, runs) in [
+        ("assent-cc-allow", &[][..], true),
+        ("assent-cc-defer", &["--defer"][..], false),
+    ] {
+        let Some(run) = Run::set_up(user, Options::default(), extra, |_| {
+            vec![
+                Step::bash("touch made-by-claude.txt"),
+                Step::Text("Done.".into()),
+            ]
+        }) else {
+            return;
+        };
+        let made = run.sandbox.project.join("made-by-claude.txt");
+        let log = run.run();
+        let trail = audit(&run.daemon);
+        assert!(
+            trail.contains("made-by-claude.txt") && trail.contains("\"allow\""),
+            "{user}: the gate allowed the touch: {trail}\n{log}"
+        );
+        assert_eq!(made.exists(), runs, "{user}: {log}");
+        if !runs {
+            let result = run.result_of(0, &log);
+            // Headless, Claude denies it by its permission mode and tells the model so.
+            assert!(
+                result.contains("needs approval") && log.contains("\"permission_denied\""),
+                "{user}: Claude's own rules refused it: {result}\n{log}"
+            );
+        }
+    }
 }
 
 #[test]

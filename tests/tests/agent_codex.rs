@@ -4,10 +4,12 @@
 //! through a custom provider) that makes the shell calls and records what Codex tells it next.
 //!
 //! Codex runs a hook only once a person has trusted it in `/hooks`; until then it skips the
-//! hook without a word (without the trust below, the fake `rm` runs and nothing is audited).
-//! Each run trusts the hooks `assent setup codex` installed as that person would
-//! ([`Sandbox::trust_codex_hooks`]: the key and hash `codex app-server` lists, recorded as
-//! `[hooks.state."KEY"] trusted_hash = "…"` in `config.toml`), and passes
+//! hook without a word (the fake `rm` runs and nothing is audited). `assent setup codex`
+//! records that trust as `/hooks` does (`[hooks.state."KEY"] trusted_hash = "…"` in
+//! `config.toml`): each run checks that Codex lists the hook as trusted already
+//! ([`Sandbox::trust_codex_hooks`] finds nothing left to trust), and
+//! [`setup_records_codexs_trust_and_check_says_when_it_is_missing`] shows Codex's own list
+//! before and after. Each run passes
 //! `--dangerously-bypass-approvals-and-sandbox`, so that the gate is the only thing between
 //! the model and the command (Codex's own sandbox would otherwise hide what the gate let
 //! through). A fake `rm` is first on `PATH`. Run just these with
@@ -59,8 +61,11 @@ impl Run {
         let daemon = TestDaemon::with(options);
         let model = FakeModel::start(script(&sandbox));
         sandbox.setup_codex(model.url(), daemon.socket());
-        let trusted = sandbox.trust_codex_hooks(&codex, daemon.socket());
-        assert_eq!(trusted.len(), 1, "assent's hook is listed: {trusted:?}");
+        let untrusted = sandbox.trust_codex_hooks(&codex, daemon.socket());
+        assert!(
+            untrusted.is_empty(),
+            "assent setup codex left hooks Codex does not trust: {untrusted:?}"
+        );
         Some(Run {
             sandbox,
             daemon,
@@ -113,6 +118,70 @@ fn held(daemon: &TestDaemon) -> Option<String> {
         !tokens.is_empty()
     });
     tokens.into_iter().next()
+}
+
+/// Our hook as Codex lists it (`hooks/list`).
+fn our_hook(run: &Run) -> Value {
+    run.sandbox
+        .codex_hooks(&run.codex, run.daemon.socket())
+        .into_iter()
+        .find(|hook| {
+            hook["command"]
+                .as_str()
+                .is_some_and(|c| c.contains("hook codex"))
+        })
+        .expect("Codex lists assent's hook")
+}
+
+/// Without the trust `assent setup codex` records, Codex lists the hook as untrusted (and
+/// skips it) and `setup --check codex` says so and fails; with it, Codex lists the hook as
+/// trusted, the check passes, and the destructive call is refused.
+#[test]
+fn setup_records_codexs_trust_and_check_says_when_it_is_missing() {
+    let Some(run) = Run::new("assent-cx-trust", |_| {
+        vec![
+            Step::exec("rm -rf ~/Documents"),
+            Step::Text("Stopped.".into()),
+        ]
+    }) else {
+        return;
+    };
+    let config = run.sandbox.home.join(".codex/config.toml");
+    let trusted = std::fs::read_to_string(&config).expect("config.toml");
+    // Before: the hook as setup wrote it, without the trust (what setup used to leave).
+    let cut = trusted
+        .find("[hooks.state.")
+        .unwrap_or_else(|| panic!("setup recorded no trust: {trusted}"));
+    std::fs::write(&config, &trusted[..cut]).expect("written");
+    let hook = our_hook(&run);
+    assert_eq!(hook["trustStatus"], "untrusted", "{hook}");
+    let (code, said) = run.sandbox.setup_check(run.daemon.socket(), "codex");
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("not trusted yet: open /hooks in Codex"),
+        "{said}"
+    );
+    // After: setup again records it, with the hash Codex computes itself.
+    run.sandbox
+        .setup_codex(run.model.url(), run.daemon.socket());
+    let hook = our_hook(&run);
+    assert_eq!(hook["trustStatus"], "trusted", "{hook}");
+    let recorded = std::fs::read_to_string(&config).expect("config.toml");
+    let hash = hook["currentHash"].as_str().expect("a hash");
+    assert!(recorded.contains(hash), "{recorded}");
+    let (code, said) = run.sandbox.setup_check(run.daemon.socket(), "codex");
+    assert_eq!(code, Some(0), "{said}");
+    let decoy = run.sandbox.home.join("Documents/decoy.txt");
+    std::fs::create_dir_all(decoy.parent().expect("a parent")).expect("made");
+    std::fs::write(&decoy, "keep me").expect("written");
+    run.sandbox.chown_home();
+    let log = run.run();
+    assert_eq!(run.sandbox.rm_runs(), 0, "rm ran: {log}");
+    assert!(decoy.exists(), "{log}");
+    assert!(
+        run.audit().contains("\"deny\""),
+        "the hook was asked: {log}"
+    );
 }
 
 #[test]

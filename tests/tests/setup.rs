@@ -32,6 +32,16 @@ fn setup(home: &Path, socket: &Path, args: &[&str]) -> Output {
     wait_bounded(command.spawn().expect("assent starts"), PROCESS_TIMEOUT)
 }
 
+/// `assent` copied out of the build tree into `dir/bin`, as an installed one is: `--check`
+/// fails a hook whose program `cargo clean` would remove.
+fn installed_assent(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a bin directory");
+    let copy = bin.join("assent");
+    std::fs::copy(binary("assent"), &copy).expect("assent is copied");
+    copy
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -138,7 +148,8 @@ fn json5ish(raw: &str) -> Value {
 #[test]
 fn each_agent_is_set_up_checked_answered_and_uninstalled() {
     let daemon = TestDaemon::start();
-    let assent = binary("assent");
+    let install = tempfile::tempdir().expect("a directory to install into");
+    let assent = installed_assent(install.path());
     let assent_arg = assent.to_str().expect("a UTF-8 path");
     for agent in &AGENTS {
         for populated in [false, true] {
@@ -231,9 +242,9 @@ fn each_agent_is_set_up_checked_answered_and_uninstalled() {
 #[test]
 fn a_shell_hook_is_added_to_the_start_up_file_once_and_removed_exactly() {
     let daemon = TestDaemon::start();
-    let assent = binary("assent");
-    let assent_arg = assent.to_str().expect("a UTF-8 path");
     let home = tempfile::tempdir().expect("a temporary HOME");
+    let assent = installed_assent(home.path());
+    let assent_arg = assent.to_str().expect("a UTF-8 path");
     let rc = home.path().join(".bashrc");
     let original = "export EDITOR=vim\nalias ll='ls -l'\n";
     std::fs::write(&rc, original).expect("a .bashrc");

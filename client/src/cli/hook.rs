@@ -38,6 +38,8 @@ use parse::{check_event, pre_tool_use_output, run_dir, shell_call, string_field,
 const BLOCK: u8 = 2;
 /// The most we read from stdin; a larger input is denied.
 const MAX_INPUT: usize = 1024 * 1024;
+/// How the gate's own allow (not a person's, after a hold) begins.
+const ALLOWED: &str = "assent: allowed ";
 /// Tool arguments above this are shortened (long strings cut) and the call held for a person,
 /// so the request fits one packet ([`assent_client::protocol::MAX_MESSAGE_LEN`]).
 const MAX_TOOL_ARGS: usize = 64 * 1024;
@@ -46,7 +48,7 @@ const SHORTENED_STRING: usize = 2 * 1024;
 
 const AFTER_HELP: &str = "\
 Reads the agent's pre-tool hook JSON on stdin and answers on stdout in the agent's format.
-Exit 0 with the allow (or ask) JSON; exit 2 with the deny JSON on stdout and the reason on
+Exit 0 with the allow (or ask) JSON, or with nothing for an allow under --defer; exit 2 with the deny JSON on stdout and the reason on
 stderr. Held requests wait inside the hook until a person answers (desktop notification, or
 `assent approve TOKEN` from another terminal), the request expires, or --timeout passes; then
 the call is denied. No daemon, bad input, or any other trouble: denied (fail closed).
@@ -77,6 +79,10 @@ struct HookCli {
     /// instead of the desktop or `assent approve` (the held request is withdrawn).
     #[arg(long)]
     ask_when_held: bool,
+    /// Claude Code only: say nothing on allow, so Claude's own permission rules still decide
+    /// whether to ask; deny and held calls are answered as without it.
+    #[arg(long)]
+    defer: bool,
     /// The daemon's socket.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
@@ -145,6 +151,9 @@ enum Answer {
     Deny(String),
     /// Let the agent's own permission prompt decide (Claude Code only).
     Ask(String),
+    /// Allowed by the gate, and nothing said: the agent's own permission rules decide as if
+    /// there were no hook (Claude Code's `--defer`).
+    Defer(String),
 }
 
 /// `assent hook ARGS...`; returns the exit code (0 or 2, never anything else after parsing).
@@ -194,12 +203,14 @@ fn parse_plain(args: &[OsString]) -> Option<HookCli> {
         agent,
         timeout: None,
         ask_when_held: false,
+        defer: false,
         socket: None,
     };
     while let Some(word) = words.next() {
         match word? {
             "--timeout" => cli.timeout = Some(words.next()??.parse().ok()?),
             "--ask-when-held" => cli.ask_when_held = true,
+            "--defer" => cli.defer = true,
             "--socket" => cli.socket = Some(PathBuf::from(words.next()??)),
             _ => return None,
         }
@@ -214,6 +225,12 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
             "assent: --ask-when-held is for claude-code only (this agent cannot ask); the hook is misconfigured, not allowed".into(),
         );
     }
+    if cli.defer && cli.agent != Agent::ClaudeCode {
+        return Answer::Deny(
+            "assent: --defer is for claude-code only; the hook is misconfigured, not allowed"
+                .into(),
+        );
+    }
     let input = match read_input(deadline) {
         Ok(input) => input,
         Err(reason) => return Answer::Deny(format!("assent: {reason}; not allowed")),
@@ -224,22 +241,29 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
     };
     // Which agent this hook serves: people see it as the agent's own claim.
     call.context.agent = Some(cli.agent.display().to_string());
-    gate(
+    let answer = gate(
         cli.agent,
         cli.socket.clone().or(socket),
         call,
         deadline,
         cli.ask_when_held,
-    )
+    );
+    match answer {
+        // Only the gate's own allow defers: a held call a person allowed keeps its allow.
+        Answer::Allow(reason) if cli.defer && reason.starts_with(ALLOWED) => Answer::Defer(reason),
+        answer => answer,
+    }
 }
 
 /// Print the answer in the agent's format; mirror a deny on stderr. Returns the exit code.
 fn emit(agent: Agent, answer: &Answer) -> u8 {
     let json = agent.render(answer);
-    // Never println!: it panics on a closed stdout.
-    let _ = writeln!(std::io::stdout().lock(), "{json}");
+    // Never println!: it panics on a closed stdout. Nothing at all for a deferred allow.
+    if !json.is_empty() {
+        let _ = writeln!(std::io::stdout().lock(), "{json}");
+    }
     match answer {
-        Answer::Allow(_) | Answer::Ask(_) => 0,
+        Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) => 0,
         Answer::Deny(reason) => {
             let _ = writeln!(std::io::stderr().lock(), "{}", one_line(reason));
             BLOCK
@@ -340,7 +364,7 @@ fn gate(
         }
     };
     match verdict.outcome() {
-        Outcome::Allow => Answer::Allow(format!("assent: allowed ({})", verdict.reason)),
+        Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
         Outcome::Ask if agent == Agent::ClaudeCode => Answer::Ask(format!(
@@ -457,6 +481,7 @@ mod tests {
             &["codex", "--timeout", "30"],
             &["gemini", "--socket", "/run/s", "--timeout", "55"],
             &["claude-code", "--ask-when-held", "--socket", "/s"],
+            &["claude-code", "--defer"],
         ] {
             let plain = parse_plain(&words(args)).expect("a plain form");
             let argv = std::iter::once(OsString::from("assent hook")).chain(words(args));

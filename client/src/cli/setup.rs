@@ -7,13 +7,15 @@
 //! written to a temporary file in the same directory, synced, renamed over the original with its
 //! mode. A file that does not parse is left alone, with the reason.
 
+mod check;
+mod codex_trust;
 mod edit;
+mod grade;
 
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use assent_client::protocol::{Request, Response};
 use clap::{Args, ValueEnum};
 
 use super::{exit, messages};
@@ -43,10 +45,17 @@ pub struct SetupArgs {
     /// Take the hook out again (the rest of the file stays as it is).
     #[arg(long, conflicts_with = "check")]
     uninstall: bool,
-    /// Say whether the hook is installed and the gate answers; change nothing. Exit 0 when
-    /// everything checked is, 1 when not.
+    /// Say whether each hook is installed and will gate (its matcher takes the shell and file
+    /// tools, the agent waits longer than a hold, its program is not a build product, Codex
+    /// trusts it) and the gate answers; change nothing. Exit 0 when all is well, 1 when not.
+    /// Without a target, what is installed is graded and the rest listed.
     #[arg(long)]
     check: bool,
+    /// Claude Code only: the hook says nothing when the gate allows, so Claude's own
+    /// permission rules still ask before a call they would ask about; denied and held calls
+    /// are answered as without it.
+    #[arg(long, conflicts_with_all = ["check", "uninstall"])]
+    defer: bool,
     /// The `assent` the hook runs (default: this one, by its absolute path).
     #[arg(long, value_name = "PATH")]
     assent: Option<PathBuf>,
@@ -88,13 +97,14 @@ impl Target {
 
     /// The hook entry for an agent, with the timeouts the README explains: the agent's own
     /// above assent's hold TTL (300 s), the hook's own wait in between.
-    fn hook(self, assent: &str) -> Option<Hook> {
+    fn hook(self, assent: &str, defer: bool) -> Option<Hook> {
         let quoted = shell_words::quote(assent).into_owned();
+        let defer = if defer { " --defer" } else { "" };
         let (event, matcher, entry, marker, lenient) = match self {
             Target::ClaudeCode => (
                 "PreToolUse",
                 "*",
-                serde_json::json!({"type": "command", "command": format!("{quoted} hook claude-code"), "timeout": 600}),
+                serde_json::json!({"type": "command", "command": format!("{quoted} hook claude-code{defer}"), "timeout": 600}),
                 "hook claude-code",
                 false,
             ),
@@ -211,18 +221,28 @@ fn assent_path(args: &SetupArgs) -> Result<String, String> {
 /// `assent setup`.
 pub fn setup(socket: Option<PathBuf>, args: SetupArgs) -> u8 {
     if args.check {
-        return check(socket, &args);
+        return check::check(socket, &args);
     }
     let Some(target) = args.target else {
         messages::say("name what to set up: claude-code, codex, gemini, bash or zsh");
         return exit::USAGE;
     };
+    if args.defer && target != Target::ClaudeCode {
+        messages::say("--defer is for claude-code only: the other agents' hooks cannot defer");
+        return exit::USAGE;
+    }
     let result = place(target, &args).and_then(|place| {
         let assent = assent_path(&args)?;
         if args.uninstall {
             uninstall(target, &place, &assent)
         } else {
-            install(target, &place, &assent)
+            if grade::in_build_tree(&assent) {
+                messages::say(&format!(
+                    "warning: {assent} is a build product: `cargo clean` removes it, and the hook then fails; {}",
+                    check::better_assent(&format!("run `assent setup {}`", target.name()))
+                ));
+            }
+            install(target, &place, &assent, args.defer)
         }
     });
     match result {
@@ -249,11 +269,16 @@ fn read(path: &Path) -> Result<String, String> {
     }
 }
 
-fn install(target: Target, place: &Place, assent: &str) -> Result<Vec<String>, String> {
+fn install(
+    target: Target,
+    place: &Place,
+    assent: &str,
+    defer: bool,
+) -> Result<Vec<String>, String> {
     let file = &place.file;
     let text = read(file)?;
     let bad = |why: String| format!("{} was left as it is: {why}", file.display());
-    let changed = match target.hook(assent) {
+    let changed = match target.hook(assent, defer) {
         Some(hook) => edit::install_json(&text, &hook).map_err(bad)?,
         None => edit::install_rc(&text, &edit::rc_block(assent, target.name())),
     };
@@ -285,7 +310,7 @@ fn install(target: Target, place: &Place, assent: &str) -> Result<Vec<String>, S
             }
             said.push(format!("switched hooks on in {}", config.display()));
         }
-        said.push("Codex asks you to trust a new hook: open /hooks in Codex once.".into());
+        said.push(trust_codex(file, config, assent)?);
     }
     match target {
         Target::Bash | Target::Zsh => said.push(format!("open a new {} to load it", target.name())),
@@ -301,7 +326,7 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
     let file = &place.file;
     let text = read(file)?;
     let bad = |why: String| format!("{} was left as it is: {why}", file.display());
-    let changed = match target.hook(assent) {
+    let changed = match target.hook(assent, false) {
         Some(hook) => edit::uninstall_json(&text, &hook).map_err(bad)?,
         None => edit::uninstall_rc(&text),
     };
@@ -328,6 +353,32 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
         ));
     }
     Ok(said)
+}
+
+/// Record in Codex's `config.toml` that the hook in `hooks_json` is trusted, as a person's
+/// "trust" in Codex's `/hooks` records it: Codex skips a hook it does not trust, silently.
+fn trust_codex(hooks_json: &Path, config: &Path, assent: &str) -> Result<String, String> {
+    let text = read(hooks_json)?;
+    let hook = Target::Codex.hook(assent, false).ok_or("no Codex hook")?;
+    let entry = edit::installed_entry(&text, &hook)
+        .map_err(|why| format!("{} does not parse: {why}", hooks_json.display()))?
+        .ok_or_else(|| format!("the hook is not in {}", hooks_json.display()))?;
+    let key = codex_trust::key(
+        &check::codex_trust_key(hooks_json)?,
+        entry.group,
+        entry.entry,
+    );
+    let hash = codex_trust::hash(entry.matcher.as_deref(), &entry.command, entry.timeout);
+    let old = read(config)?;
+    let new = codex_trust::trust(&old, &key, &hash)
+        .map_err(|why| format!("{} was left as it is: {why}", config.display()))?;
+    if let Some(new) = new {
+        write(config, &old, &new)?;
+    }
+    Ok(format!(
+        "recorded Codex's trust in the hook in {} (what trusting it in /hooks records)",
+        config.display()
+    ))
 }
 
 /// Replace `path` (whose text was `old`) with `new`: a backup of the original first if there is
@@ -373,101 +424,4 @@ fn write(path: &Path, old: &str, new: &str) -> Result<Option<PathBuf>, String> {
         let _ = d.sync_all();
     }
     Ok(backup)
-}
-
-/// `assent setup --check [TARGET]`.
-fn check(socket: Option<PathBuf>, args: &SetupArgs) -> u8 {
-    let targets: Vec<Target> = match args.target {
-        Some(target) => vec![target],
-        None => Target::ALL.to_vec(),
-    };
-    let mut all_ok = true;
-    let mut out = std::io::stdout().lock();
-    for target in targets {
-        let (ok, line) = check_one(target, args);
-        all_ok &= ok;
-        let _ = writeln!(out, "{:<12} {line}", target.name());
-    }
-    let (ok, line) = gate(socket);
-    all_ok &= ok;
-    let _ = writeln!(out, "{:<12} {line}", "gate");
-    if all_ok { exit::ALLOW } else { exit::DENY }
-}
-
-/// Whether one target's hook is installed, and runs an `assent` that exists.
-fn check_one(target: Target, args: &SetupArgs) -> (bool, String) {
-    let place = match place(target, args) {
-        Ok(place) => place,
-        Err(why) => return (false, why),
-    };
-    let file = &place.file;
-    let text = match read(file) {
-        Ok(text) => text,
-        Err(why) => return (false, why),
-    };
-    let fix = format!("run `assent setup {}`", target.name());
-    let command = match target.hook("assent") {
-        Some(hook) => match edit::installed_json(&text, &hook) {
-            Ok(command) => command,
-            Err(why) => return (false, format!("{} does not parse: {why}", file.display())),
-        },
-        None => {
-            edit::installed_rc(&text).then(|| format!("eval \"$(assent init {})\"", target.name()))
-        }
-    };
-    let Some(command) = command else {
-        return (false, format!("not installed in {}: {fix}", file.display()));
-    };
-    if let Some(config) = &place.codex_config
-        && !read(config).is_ok_and(|t| edit::codex_hooks_on(&t))
-    {
-        return (
-            false,
-            format!("hooks are not switched on in {}: {fix}", config.display()),
-        );
-    }
-    let program = shell_words::split(&command)
-        .ok()
-        .and_then(|words| words.into_iter().next())
-        .unwrap_or_default();
-    if program.starts_with('/') && !is_executable(Path::new(&program)) {
-        return (
-            false,
-            format!(
-                "installed in {}, but {program} is not an executable: {fix}",
-                file.display()
-            ),
-        );
-    }
-    (true, format!("installed in {} ({command})", file.display()))
-}
-
-fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Whether the gate answers.
-fn gate(socket: Option<PathBuf>) -> (bool, String) {
-    let path = match assent_client::paths::resolve_socket(socket.as_deref()) {
-        Ok(path) => path,
-        Err(error) => return (false, error.to_string()),
-    };
-    let answered =
-        assent_client::Connection::connect(&path).and_then(|mut c| c.request(&Request::Status));
-    match answered {
-        Ok(Response::Status(status)) => (
-            true,
-            format!(
-                "reachable at {} (assentd {}, {} mode)",
-                path.display(),
-                status.version,
-                status.mode
-            ),
-        ),
-        Ok(other) => (
-            false,
-            format!("unexpected reply from {}: {other:?}", path.display()),
-        ),
-        Err(error) => (false, format!("not reachable: {error}")),
-    }
 }

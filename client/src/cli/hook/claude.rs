@@ -35,6 +35,8 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) => pre_tool_use_output("allow", reason),
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         Answer::Ask(reason) => pre_tool_use_output("ask", reason),
+        // Nothing: Claude Code then applies its own permission rules, as with no hook.
+        Answer::Defer(_) => String::new(),
     }
 }
 
@@ -111,5 +113,10 @@ mod tests {
             assert_eq!(out["hookSpecificOutput"]["permissionDecision"], word);
             assert!(out["hookSpecificOutput"]["permissionDecisionReason"].is_string());
         }
+        assert_eq!(
+            render(&Answer::Defer("ok".into())),
+            "",
+            "a deferred allow says nothing"
+        );
     }
 }

@@ -81,7 +81,8 @@ fn command_line(command: Option<&Value>) -> Result<String, String> {
 /// The answer in Codex's format.
 pub(super) fn render(answer: &Answer) -> String {
     match answer {
-        Answer::Allow(_) => "{}".into(),
+        // Defer is refused for Codex; an allow, should it ever be.
+        Answer::Allow(_) | Answer::Defer(_) => "{}".into(),
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         // Never produced for Codex (the flag is refused); a deny, should it ever be.
         Answer::Ask(reason) => pre_tool_use_output("deny", reason),

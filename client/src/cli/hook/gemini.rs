@@ -36,7 +36,8 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
 /// The answer in Gemini CLI's format.
 pub(super) fn render(answer: &Answer) -> String {
     let (decision, reason) = match answer {
-        Answer::Allow(reason) => ("allow", reason),
+        // Defer is refused for Gemini; an allow, should it ever be.
+        Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
         // Gemini has no "ask"; never produced for it (the flag is refused), a deny if it were.
         Answer::Deny(reason) | Answer::Ask(reason) => ("deny", reason),
     };

@@ -135,32 +135,86 @@ const KEY_ORDER: &[&str] = &["matcher", "hooks", "name", "type", "command", "tim
 pub fn install_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
     let (root, object) = root(text, hook)?;
     let array = event_array(&object, hook, true)?.ok_or("no hooks array")?;
-    match find(&array, hook) {
-        Some((_, entry)) if entry.to_serde_value().as_ref() == Some(&hook.entry) => Ok(None),
-        Some((_, entry)) => {
-            replace(entry, &hook.entry);
-            Ok(Some(root.to_string()))
+    let append = |array: &CstArray| {
+        let group = serde_json::json!({
+            "matcher": hook.matcher,
+            "hooks": [hook.entry.clone()],
+        });
+        array.ensure_multiline();
+        array.append(input(&group));
+    };
+    let Some((group, entry)) = find(&array, hook) else {
+        append(&array);
+        return Ok(Some(root.to_string()));
+    };
+    let group = group
+        .as_object()
+        .ok_or("our hook's group is not an object")?;
+    let matcher = group
+        .get("matcher")
+        .and_then(|m| m.value())
+        .and_then(|v| v.to_serde_value());
+    let matched = matcher.as_ref().and_then(Value::as_str) == Some(hook.matcher);
+    let alone = group
+        .array_value("hooks")
+        .is_some_and(|entries| entries.elements().len() == 1);
+    let current = entry.to_serde_value().as_ref() == Some(&hook.entry);
+    match (matched, alone) {
+        (true, _) if current => return Ok(None),
+        (true, _) => replace(entry, &hook.entry),
+        // Our own group with a narrower matcher (one that misses tools): widened.
+        (false, true) => {
+            match group.get("matcher") {
+                Some(prop) => prop.set_value(input(&Value::String(hook.matcher.into()))),
+                None => {
+                    group.insert(0, "matcher", input(&Value::String(hook.matcher.into())));
+                }
+            }
+            if !current {
+                replace(entry, &hook.entry);
+            }
         }
-        None => {
-            let group = serde_json::json!({
-                "matcher": hook.matcher,
-                "hooks": [hook.entry.clone()],
-            });
-            array.ensure_multiline();
-            array.append(input(&group));
-            Ok(Some(root.to_string()))
+        // Someone else's group, whose matcher is theirs to keep: ours moves to a group of
+        // its own.
+        (false, false) => {
+            entry.remove();
+            append(&array);
         }
     }
+    Ok(Some(root.to_string()))
 }
 
-/// Replace an array element with `value`.
+/// Bring an array element up to `value`. An object's properties are set one by one, so the
+/// file's own indentation stays (a whole new object would be written at the CST's); keys the
+/// entry no longer has are removed, new ones appended.
 fn replace(node: CstNode, value: &Value) {
-    if let Some(object) = node.as_object() {
-        object.replace_with(input(value));
-    } else if let Some(array) = node.as_array() {
-        array.replace_with(input(value));
-    } else {
-        node.remove();
+    let (Some(object), Value::Object(wanted)) = (node.as_object(), value) else {
+        if let Some(array) = node.as_array() {
+            array.replace_with(input(value));
+        } else {
+            node.remove();
+        }
+        return;
+    };
+    for prop in object.properties() {
+        let keep = prop
+            .decoded_name()
+            .is_some_and(|name| wanted.contains_key(&name));
+        if !keep {
+            prop.remove();
+        }
+    }
+    for (key, value) in wanted {
+        match object.get(key) {
+            Some(prop) => {
+                if prop.value().and_then(|v| v.to_serde_value()).as_ref() != Some(value) {
+                    prop.set_value(input(value));
+                }
+            }
+            None => {
+                object.append(key, input(value));
+            }
+        }
     }
 }
 
@@ -197,17 +251,50 @@ pub fn uninstall_json(text: &str, hook: &Hook) -> Result<Option<String>, String>
     Ok(Some(root.to_string()))
 }
 
-/// Our hook's command in `text`, if it is installed there.
-pub fn installed_json(text: &str, hook: &Hook) -> Result<Option<String>, String> {
+/// Our entry as installed: where it is and what it says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Installed {
+    /// The index of its group in the event's array, and its own in the group's `hooks`.
+    pub group: usize,
+    pub entry: usize,
+    /// The group's matcher (`None` when it has none: every tool).
+    pub matcher: Option<String>,
+    /// The entry's command and timeout.
+    pub command: String,
+    pub timeout: Option<u64>,
+}
+
+/// Our entry in `text`, if it is installed there.
+pub fn installed_entry(text: &str, hook: &Hook) -> Result<Option<Installed>, String> {
     let (_, object) = root(text, hook)?;
     let Some(array) = event_array(&object, hook, false)? else {
         return Ok(None);
     };
-    Ok(find(&array, hook).and_then(|(_, entry)| {
-        entry
-            .to_serde_value()
-            .and_then(|v| v.get("command").and_then(Value::as_str).map(str::to_string))
-    }))
+    for (g, group) in array.elements().iter().enumerate() {
+        let Some(group) = group.to_serde_value() else {
+            continue;
+        };
+        let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
+            continue;
+        };
+        if let Some((e, entry)) = entries.iter().enumerate().find(|(_, e)| hook.is_ours(e)) {
+            return Ok(Some(Installed {
+                group: g,
+                entry: e,
+                matcher: group
+                    .get("matcher")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                command: entry
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                timeout: entry.get("timeout").and_then(Value::as_u64),
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// Codex's `config.toml` with `[features] hooks = true` (the current name of the switch;
@@ -305,170 +392,4 @@ pub fn installed_rc(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn claude() -> Hook {
-        Hook {
-            event: "PreToolUse",
-            matcher: "*",
-            entry: serde_json::json!({
-                "type": "command",
-                "command": "/usr/bin/assent hook claude-code",
-                "timeout": 600
-            }),
-            marker: "hook claude-code",
-            lenient: false,
-        }
-    }
-
-    const POPULATED: &str = r#"{
-  "model": "opus",
-  "permissions": {
-    "allow": ["Bash(ls:*)"]
-  },
-  "hooks": {
-    "PostToolUse": [
-      { "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --write" }] }
-    ],
-    "PreToolUse": [
-      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "~/bin/audit.sh" }] }
-    ]
-  }
-}
-"#;
-
-    #[test]
-    fn installing_keeps_everything_else_and_is_idempotent() {
-        let hook = claude();
-        let once = install_json(POPULATED, &hook)
-            .expect("parses")
-            .expect("changes");
-        let value: Value = serde_json::from_str(&once).expect("still JSON");
-        assert_eq!(value["model"], "opus");
-        assert_eq!(value["permissions"]["allow"][0], "Bash(ls:*)");
-        assert_eq!(value["hooks"]["PostToolUse"][0]["matcher"], "Write");
-        assert_eq!(
-            value["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
-            "~/bin/audit.sh"
-        );
-        assert_eq!(value["hooks"]["PreToolUse"][1]["matcher"], "*");
-        assert_eq!(value["hooks"]["PreToolUse"][1]["hooks"][0], hook.entry);
-        // What was there is there as it was written.
-        assert!(once.starts_with("{\n  \"model\": \"opus\",\n  \"permissions\": {\n"));
-        assert!(once.contains(
-            r#"{ "matcher": "Write", "hooks": [{ "type": "command", "command": "prettier --write" }] }"#
-        ));
-        assert_eq!(
-            install_json(&once, &hook),
-            Ok(None),
-            "a second run changes nothing"
-        );
-        assert_eq!(
-            installed_json(&once, &hook),
-            Ok(Some("/usr/bin/assent hook claude-code".into()))
-        );
-        let back = uninstall_json(&once, &hook)
-            .expect("parses")
-            .expect("changes");
-        assert_eq!(
-            serde_json::from_str::<Value>(&back).expect("JSON"),
-            serde_json::from_str::<Value>(POPULATED).expect("JSON")
-        );
-        assert_eq!(uninstall_json(&back, &hook), Ok(None));
-    }
-
-    #[test]
-    fn an_empty_file_gets_the_hook_and_loses_it_all_again() {
-        let hook = claude();
-        let once = install_json("", &hook).expect("parses").expect("changes");
-        let value: Value = serde_json::from_str(&once).expect("JSON");
-        assert_eq!(value["hooks"]["PreToolUse"][0]["hooks"][0], hook.entry);
-        let back = uninstall_json(&once, &hook)
-            .expect("parses")
-            .expect("changes");
-        assert_eq!(
-            serde_json::from_str::<Value>(&back).expect("JSON"),
-            serde_json::json!({})
-        );
-    }
-
-    #[test]
-    fn an_old_entry_is_brought_up_to_date_in_place() {
-        let hook = claude();
-        let old = r#"{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"assent hook claude-code"}]}]}}"#;
-        let new = install_json(old, &hook).expect("parses").expect("changes");
-        let value: Value = serde_json::from_str(&new).expect("JSON");
-        let groups = value["hooks"]["PreToolUse"].as_array().expect("array");
-        assert_eq!(groups.len(), 1, "{new}");
-        assert_eq!(groups[0]["hooks"][0], hook.entry);
-    }
-
-    #[test]
-    fn what_is_not_settings_is_refused() {
-        let hook = claude();
-        assert!(install_json("[1]", &hook).is_err());
-        assert!(install_json("{\"hooks\": 3}", &hook).is_err());
-        assert!(install_json("{\"hooks\": {\"PreToolUse\": {}}}", &hook).is_err());
-        assert!(
-            install_json("{ // a comment\n}", &hook).is_err(),
-            "Claude's JSON has none"
-        );
-        assert!(install_json("{\"a\": ", &hook).is_err());
-    }
-
-    #[test]
-    fn comments_stay_where_the_format_has_them() {
-        let hook = Hook {
-            event: "BeforeTool",
-            matcher: ".*",
-            entry: serde_json::json!({"name": "assent", "type": "command", "command": "/usr/bin/assent hook gemini --timeout 590", "timeout": 600000}),
-            marker: "hook gemini",
-            lenient: true,
-        };
-        let text = "{\n  // my theme\n  \"theme\": \"dark\",\n}\n";
-        let once = install_json(text, &hook).expect("parses").expect("changes");
-        assert!(once.contains("// my theme"), "{once}");
-        assert!(once.contains("\"theme\": \"dark\""), "{once}");
-        let back = uninstall_json(&once, &hook)
-            .expect("parses")
-            .expect("changes");
-        assert!(back.contains("// my theme"), "{back}");
-    }
-
-    #[test]
-    fn codex_hooks_are_switched_on_keeping_the_rest() {
-        let text =
-            "# my settings\nmodel = \"gpt-5-codex\"\n\n[features]\nweb_search = true # yes\n";
-        let on = codex_features(text).expect("parses").expect("changes");
-        assert!(
-            on.starts_with("# my settings\nmodel = \"gpt-5-codex\"\n"),
-            "{on}"
-        );
-        assert!(on.contains("web_search = true # yes"), "{on}");
-        assert!(codex_hooks_on(&on));
-        assert_eq!(codex_features(&on), Ok(None));
-        assert!(codex_hooks_on("[features]\ncodex_hooks = true\n"));
-        assert!(!codex_hooks_on("model = \"x\"\n"));
-        assert!(codex_features("features = 3\n").is_err());
-        assert!(codex_features("[[[").is_err());
-    }
-
-    #[test]
-    fn the_rc_block_is_added_once_and_removed_exactly() {
-        let block = rc_block("/usr/bin/assent", "bash");
-        let text = "export PATH=~/bin:$PATH\nalias ll='ls -l'";
-        let once = install_rc(text, &block).expect("changes");
-        assert!(once.starts_with("export PATH=~/bin:$PATH\nalias ll='ls -l'\n# >>> assent"));
-        assert!(once.contains("eval \"$('/usr/bin/assent' init bash)\""));
-        assert_eq!(install_rc(&once, &block), None);
-        assert!(installed_rc(&once));
-        let back = uninstall_rc(&once).expect("changes");
-        assert_eq!(back, "export PATH=~/bin:$PATH\nalias ll='ls -l'\n");
-        assert_eq!(uninstall_rc(&back), None);
-        // Another path: the block is replaced, not added twice.
-        let moved = install_rc(&once, &rc_block("/opt/assent", "bash")).expect("changes");
-        assert_eq!(moved.matches(BLOCK_BEGIN).count(), 1);
-        assert!(moved.contains("'/opt/assent' init bash"));
-    }
-}
+mod tests;
