@@ -1263,7 +1263,7 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
             i += usize::from(SOCAT_VALUED.contains(&t));
             continue;
         }
-        let written = !(forward && index == 0) && !(backward && index == 1);
+        let written = !((forward && index == 0) || (backward && index == 1));
         index += 1;
         // `FILE:PATH`, `OPEN:`, `GOPEN:` read a file, and write it when data flows into it;
         // `CREATE:` writes one.
