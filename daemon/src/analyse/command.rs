@@ -276,6 +276,17 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             st,
         );
     }
+    // `ln -s /usr/bin/assent /tmp/a; /tmp/a approve 1`: a file the line linked or copied
+    // from a program the gate knows runs as that program, and is judged as it too.
+    if by_path {
+        for program in carried_programs(&first, st) {
+            if program != full {
+                let mut words = job.words.to_vec();
+                words[0] = Word::made(program, first.raw, first.span.clone());
+                jobs.push(job.runs(words.into(), "copy of"));
+            }
+        }
+    }
     let name = family;
     if by_path && index::lookup(name).is_none() {
         return;
@@ -428,6 +439,34 @@ fn tool(
         Judge::Model(model) => model(args, &mut site),
     }
     site.report();
+}
+
+/// The programs the gate knows that a file `first` names may be a link to or a copy of, by
+/// the moves, copies and links earlier on the line (a few hops: `cp` then `mv`).
+fn carried_programs(first: &Word, st: &State) -> Vec<String> {
+    if st.shell.carried.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut todo = st.paths(first);
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for path in &todo {
+            for source in st.shell.carried.sources(path, true) {
+                if let Some(text) = source.literal_text()
+                    && index::lookup(basename(&text)).is_some()
+                    && !out.iter().any(|o| basename(o) == basename(&text))
+                    && out.len() < 8
+                {
+                    out.push(text);
+                }
+                next.push(source);
+            }
+        }
+        next.truncate(64);
+        todo = next;
+    }
+    out
 }
 
 /// A program the gate does not know; one named by a path runs that file. What it is handed

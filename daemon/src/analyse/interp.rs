@@ -491,7 +491,7 @@ fn scan(
             (Shell, Some(text)) => {
                 let line = match &args {
                     Some(a) if a.len() > 1 || b.get(skip_blank(&b, end) + 1) == Some(&'[') => {
-                        a.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+                        a.iter().map(|w| list_word(w)).collect::<Vec<_>>().join(" ")
                     }
                     _ => text,
                 };
@@ -527,7 +527,43 @@ fn scan(
             }
             _ => opaque(&span, &format!("`{call}`"), st),
         }
+        if does == Open {
+            for (append, file) in opened_for_writing(&strings_in(&b[end..after.max(end)])) {
+                let to = if append { ">>" } else { ">" };
+                queue(format!(": {to} {}", quote(&file)), &span, &segment, at, st);
+            }
+        }
     }
+}
+
+/// The files an `open`'s strings write, and whether it appends: Perl's two-argument
+/// `open(F, ">/dev/pts/0")` joins the mode to the path, the three-argument
+/// `open(F, ">>", PATH)` gives it apart.
+fn opened_for_writing(strings: &[String]) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    for (i, m) in strings.iter().enumerate() {
+        let t = m.trim_start();
+        let mode_len = ["+>>", "+>", "+<", ">>", ">"]
+            .iter()
+            .find(|p| t.starts_with(**p))
+            .map_or(0, |p| p.len());
+        if mode_len == 0 {
+            continue;
+        }
+        // `+<` reads and writes without truncating, like `>>` does not.
+        let append = t[..mode_len].contains(">>") || t.starts_with("+<");
+        let rest = t[mode_len..].trim_start();
+        // `>&STDOUT`, `>&=2`: a descriptor, not a file.
+        if rest.starts_with('&') {
+            continue;
+        }
+        if !rest.is_empty() {
+            out.push((append, rest.to_owned()));
+        } else if let Some(file) = strings.get(i + 1) {
+            out.push((append, file.clone()));
+        }
+    }
+    out
 }
 
 fn opaque(span: &Range<usize>, detail: &str, st: &mut State) {
@@ -629,12 +665,66 @@ fn arguments(b: &[char], i: usize) -> (Option<Vec<String>>, usize) {
         };
         out.push(value);
         j = skip_blank(b, end);
-        if !(list && b.get(j) == Some(&',')) {
+        if b.get(j) != Some(&',') {
             break;
+        }
+        // Perl's `system "a", "b"` is a list too: its words are what runs; a word after a
+        // comma that is not a string is only known when it runs ([`perl_value`]).
+        j = skip_blank(b, j + 1);
+        while !list && b.get(j).is_some_and(|c| *c != '\'' && *c != '"') {
+            let (word, end) = perl_value(b, j);
+            out.push(word);
+            j = skip_blank(b, end);
+            if b.get(j) != Some(&',') {
+                return ((!out.is_empty()).then_some(out), close);
+            }
+            j = skip_blank(b, j + 1);
+        }
+    }
+    ((!out.is_empty()).then_some(out), close)
+}
+
+/// Marks a list word only known when the program runs: `RUNTIME` then the environment
+/// variable it reads, if it is `$ENV{NAME}`.
+const RUNTIME: char = '\0';
+
+/// The expression at `i` in a list (up to a `,`, `)` or `;` outside brackets) as a
+/// [`RUNTIME`] word, and the index after it.
+fn perl_value(b: &[char], i: usize) -> (String, usize) {
+    let mut depth = 0usize;
+    let mut j = i;
+    while let Some(&c) = b.get(j) {
+        match c {
+            '\'' | '"' => {
+                j = read_string(b, j).1;
+                continue;
+            }
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' if depth > 0 => depth -= 1,
+            ',' | ')' | ';' if depth == 0 => break,
+            _ => {}
         }
         j += 1;
     }
-    ((!out.is_empty()).then_some(out), close)
+    let text: String = b[i..j].iter().collect();
+    let env = text
+        .trim()
+        .strip_prefix("$ENV{")
+        .and_then(|t| t.strip_suffix('}'))
+        .map(|n| n.trim_matches(['\'', '"']))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or("");
+    (format!("{RUNTIME}{env}"), j.max(i + 1))
+}
+
+/// A list word for the shell: a [`RUNTIME`] word as a variable only known when the line
+/// runs, anything else quoted.
+fn list_word(w: &str) -> String {
+    match w.strip_prefix(RUNTIME) {
+        Some("") => "\"$PERL_VALUE\"".to_owned(),
+        Some(env) => format!("\"${{{env}}}\""),
+        None => quote(w),
+    }
 }
 
 /// The index after the parenthesis matching the one at `open`, or the end.

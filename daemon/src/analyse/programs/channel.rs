@@ -120,9 +120,10 @@ fn inert(args: &[Word]) -> bool {
         })
 }
 
-/// The first word that is not an option; a dynamic one as written.
+/// The first word that is not an option (`-` alone is one: stdin); a dynamic one as written.
 fn operand<'a>(args: &'a [Word]) -> Option<&'a Word<'a>> {
-    args.iter().find(|w| w.dynamic || !w.text.starts_with('-'))
+    args.iter()
+        .find(|w| w.dynamic || !w.text.starts_with('-') || w.text == "-")
 }
 
 /// Whether the first operand is one of `reads` (no operand at all prints usage).

@@ -15,7 +15,7 @@ use super::super::act::Site;
 use super::super::catalogue;
 use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, queue_text};
 use super::super::effects::Effect;
-use super::super::getopt::Args;
+use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::words::Word;
 use super::super::{State, join_path};
 
@@ -988,56 +988,87 @@ fn joined(segment: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut Stat
 
 // ---- terminal multiplexers ----
 
-/// tmux subcommands whose operands are a shell command, and the options of theirs that take
-/// a value.
+/// tmux subcommands whose operands are a shell command, and their options as tmux's own
+/// getopt template says (a letter then `:` takes a value, joined or the next word).
 const TMUX_SHELL: &[(&[&str], &str)] = &[
-    (&["new-session", "new"], "cEefFnstxyX"),
-    (&["new-window", "neww"], "cefFnt"),
-    (&["split-window", "splitw"], "cefFlt"),
-    (&["respawn-pane", "respawnp"], "cet"),
-    (&["respawn-window", "respawnw"], "cet"),
-    (&["run-shell", "run"], "cdt"),
-    (&["pipe-pane", "pipep"], "t"),
-    (&["display-popup", "popup"], "bcdehsStTwxy"),
-    (&["if-shell", "if"], "t"),
+    (&["new-session", "new"], "Ac:dDe:EF:f:n:Ps:t:x:Xy:"),
+    (&["new-window", "neww"], "abc:de:F:kn:PSt:"),
+    (&["split-window", "splitw"], "bc:de:fF:hIl:p:Pt:vZ"),
+    (&["respawn-pane", "respawnp"], "c:e:kt:"),
+    (&["respawn-window", "respawnw"], "c:e:kt:"),
+    (&["run-shell", "run"], "bc:Cd:t:"),
+    (&["pipe-pane", "pipep"], "IOot:"),
+    (&["display-popup", "popup"], "Bb:Cc:d:e:Eh:s:S:t:T:w:x:y:"),
+    (&["if-shell", "if"], "bFt:"),
 ];
+
+/// tmux's own options (`tmux [-2CDlNuVv] [-c cmd] [-f file] [-L name] [-S path] [-T feats]`),
+/// read by getopt: a value may be joined (`-f/etc/tmux.conf`), and the first word that is not
+/// an option is the command.
+const TMUX: Grammar = Grammar {
+    short: "2CDlNuVvc:f:L:S:T:",
+    long: &[],
+    style: Style::Posix,
+};
 
 /// `tmux [opts] CMD [args] [; CMD …]`: commands that take a shell command have it analysed;
 /// typing keys into a pane (`send-keys`) or sourcing a file runs what cannot be read here.
 pub fn tmux<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
     let args = &job.words[1..];
-    let mut i = 0;
-    // tmux's own options: `-L socket`, `-S path`, `-f file`, `-c shell-command`.
-    while let Some(t) = args.get(i).and_then(Word::literal) {
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        i += 1;
-        if t == "-c" {
-            command_string("tmux -c", args.get(i), &job.path, at, st);
-            return true;
-        }
-        if matches!(t.chars().last(), Some('L' | 'S' | 'f' | 'T')) {
-            i += 1;
-        }
+    let parsed = getopt::parse(args, &TMUX);
+    if let Some(command) = parsed.value(&["c"]) {
+        command_string("tmux -c", Some(command), &job.path, at, st);
+        return true;
     }
-    // Commands separated by `;` words.
-    let words = &args[i.min(args.len())..];
-    for command in words.split(|w| matches!(w.literal(), Some(";" | "\\;"))) {
-        tmux_command(command, job, at, st);
+    let words = tmux_commands(&args[parsed.rest.min(args.len())..]);
+    for command in words.split(Option::is_none) {
+        let command: Vec<Word> = command.iter().flatten().cloned().collect();
+        tmux_command(&command, job, at, st);
     }
     false
 }
 
+/// tmux's command words with each separator as `None`: as tmux reads its arguments, a word
+/// ending in `;` ends a command (`ls;` is `ls` then a separator) unless the `;` follows a
+/// backslash (`a\;` is the word `a;`).
+fn tmux_commands<'s>(words: &[Word<'s>]) -> Vec<Option<Word<'s>>> {
+    let mut out = Vec::new();
+    for w in words {
+        let Some(t) = w.literal() else {
+            out.push(Some(w.clone()));
+            continue;
+        };
+        let Some(head) = t.strip_suffix(';') else {
+            out.push(Some(w.clone()));
+            continue;
+        };
+        if let Some(kept) = head.strip_suffix('\\') {
+            out.push(Some(Word::made(format!("{kept};"), w.raw, w.span.clone())));
+            continue;
+        }
+        if !head.is_empty() {
+            out.push(Some(Word::made(head.to_owned(), w.raw, w.span.clone())));
+        }
+        out.push(None);
+    }
+    out
+}
+
 fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
-    let Some(name) = words.first().and_then(Word::literal) else {
+    let Some(first) = words.first() else {
+        return;
+    };
+    let span = at.span_of(words);
+    let Some(name) = first.literal() else {
+        // A command named at run time may be `send-keys`.
+        st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {}", first.raw)));
+        st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`tmux {}`", first.raw)));
         return;
     };
     let segment = format!("tmux {name}");
     // Keys, a buffer or a command's output typed into a pane: another pane may be where a
     // person answers the gate. What is typed, and a file sourced, run unread.
     let types = super::channel::tmux_types(name);
-    let span = at.span_of(words);
     if types {
         st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {name}")));
     }
@@ -1046,24 +1077,26 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
         st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`tmux {name}`")));
         return;
     }
-    let Some((_, valued)) = TMUX_SHELL.iter().find(|(names, _)| names.contains(&name)) else {
+    // An alias or full name, else a prefix of a full name (tmux takes a unique one).
+    let found = TMUX_SHELL
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .or_else(|| {
+            TMUX_SHELL
+                .iter()
+                .find(|(names, _)| name.len() >= 3 && names[0].starts_with(name))
+        });
+    let Some((_, template)) = found else {
         return;
     };
-    let mut i = 1;
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') || t.len() < 2 {
-            break;
-        }
-        i += 1;
-        if t.chars().last().is_some_and(|c| valued.contains(c)) {
-            i += 1;
-        }
-    }
-    let operands = &words[i.min(words.len())..];
+    let grammar = Grammar {
+        short: template,
+        long: &[],
+        style: Style::Posix,
+    };
+    let rest = &words[1..];
+    let parsed = getopt::parse(rest, &grammar);
+    let operands = &rest[parsed.rest.min(rest.len())..];
     if matches!(name, "if-shell" | "if") {
         // The condition is shell text; the commands after it are tmux commands.
         if let Some(first) = operands.first() {
@@ -1082,6 +1115,67 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
     joined(&segment, operands, &job.path, at, st);
 }
 
+/// How screen reads its options (its own loop, not getopt): letters in a cluster; `c e h p s
+/// S t T` take the rest of the cluster or the next word; `r R x` take the next word as the
+/// session when it does not start with `-`, and options go on after it; `-X`/`-Q` are flags
+/// that make the words after the options a command sent to a session; `--` or the first word
+/// that is not an option ends them.
+struct ScreenArgs {
+    /// Where the words after the options start.
+    rest: usize,
+    /// `-X` or `-Q` was given.
+    sends: bool,
+}
+
+fn screen_args(args: &[Word]) -> ScreenArgs {
+    let mut out = ScreenArgs {
+        rest: args.len(),
+        sends: false,
+    };
+    let mut session = false;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let Some(t) = w.literal().filter(|t| t.starts_with('-') && t.len() > 1) else {
+            out.rest = i;
+            return out;
+        };
+        i += 1;
+        match t {
+            "--" => {
+                out.rest = i;
+                return out;
+            }
+            "-ls" | "-list" | "-wipe" | "-ln" | "-fn" | "-fa" | "-L" => continue,
+            "-Logfile" => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        for (at, c) in t.char_indices().skip(1) {
+            match c {
+                'X' | 'Q' => out.sends = true,
+                'c' | 'e' | 'h' | 'p' | 's' | 'S' | 't' | 'T' => {
+                    if at + 1 == t.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+                'r' | 'R' | 'x' if !session => {
+                    let next = args.get(i).and_then(Word::literal);
+                    if next.is_some_and(|n| !n.starts_with('-')) {
+                        session = true;
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.rest = i.min(args.len());
+    out
+}
+
 /// `screen [opts] [CMD args]`: CMD runs in a new window; `-X stuff TEXT` types TEXT into one.
 pub fn screen<'s>(
     _: &str,
@@ -1091,43 +1185,46 @@ pub fn screen<'s>(
     jobs: &mut Vec<Job<'s>>,
 ) -> bool {
     let args = &job.words[1..];
-    let mut i = 0;
-    while let Some(t) = args.get(i).and_then(Word::literal) {
-        if !t.starts_with('-') {
-            break;
+    let parsed = screen_args(args);
+    let rest = &args[parsed.rest..];
+    if !parsed.sends {
+        if !rest.is_empty() {
+            push_words(rest, "screen", job, jobs);
         }
-        i += 1;
-        if t == "-X" || t == "-Q" {
-            let command = args.get(i).and_then(Word::literal);
-            if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
-                let span = at.span_of(&args[i - 1..]);
-                st.add(catalogue::CHANNEL_TYPED.at(span, "screen -X"));
-            }
-            match command {
-                Some("exec" | "screen") => {
-                    if args.len() > i + 1 {
-                        push_words(&args[i + 1..], "screen -X", job, jobs);
-                    }
-                }
-                Some(
-                    "stuff" | "source" | "eval" | "paste" | "readbuf" | "register" | "process"
-                    | "bindkey" | "bind",
-                )
-                | None => {
-                    let span = at.span_of(&args[i - 1..]);
-                    st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X`"));
-                }
-                Some(_) => {}
-            }
-            return true;
-        }
-        // `-S NAME`, `-dmS NAME`: a cluster ending in an option that takes a value.
-        if t == "-Logfile" || t.chars().last().is_some_and(|c| "SchepsTt".contains(c)) {
-            i += 1;
-        }
+        return true;
     }
-    if args.len() > i {
-        push_words(&args[i..], "screen", job, jobs);
+    let span = at.span_of(args);
+    let command = rest.first().and_then(Word::literal);
+    if command.is_none_or(|c| super::channel::SCREEN_TYPES.contains(&c)) {
+        st.add(catalogue::CHANNEL_TYPED.at(span.clone(), "screen -X"));
+    }
+    match command {
+        Some("exec" | "screen") => {
+            let mut run = &rest[1..];
+            // `exec [fdpat] CMD`: a `!` in the pattern types CMD's output into the window.
+            if command == Some("exec")
+                && let Some(pattern) = run.first().and_then(Word::literal)
+                && !pattern.is_empty()
+                && pattern.chars().all(|c| ".!|:".contains(c))
+            {
+                if pattern.contains('!') {
+                    st.add(catalogue::CHANNEL_TYPED.at(span.clone(), "screen -X exec !"));
+                    st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X exec`"));
+                }
+                run = &run[1..];
+            }
+            if !run.is_empty() {
+                push_words(run, "screen -X", job, jobs);
+            }
+        }
+        Some(
+            "stuff" | "source" | "eval" | "paste" | "readbuf" | "register" | "process" | "bindkey"
+            | "bind",
+        )
+        | None => {
+            st.add(catalogue::TYPED_ELSEWHERE.at(span, "`screen -X`"));
+        }
+        Some(_) => {}
     }
     true
 }
@@ -1145,10 +1242,31 @@ fn push_words<'s>(words: &[Word<'s>], segment: &str, job: &Job<'s>, jobs: &mut V
     });
 }
 
+/// socat's options that take the next word as their value.
+const SOCAT_VALUED: &[&str] = &["-b", "-t", "-T", "-lf", "-lp", "-L", "-W", "-r", "-R"];
+
 /// `socat ADDRESS ADDRESS`: `EXEC:`/`SYSTEM:` addresses run a command line.
 pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
-    // `FILE:PATH`, `OPEN:`, `GOPEN:` read (and write) a file; `CREATE:` writes one.
-    for w in &job.words[1..] {
+    let args = &job.words[1..];
+    // Data flows both ways unless `-u` (first to second) or `-U` (second to first): an
+    // address is written when data flows into it.
+    let forward = args.iter().any(|w| w.literal() == Some("-u"));
+    let backward = args.iter().any(|w| w.literal() == Some("-U"));
+    let mut index = 0;
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        if let Some(t) = w.literal()
+            && t.starts_with('-')
+            && t != "-"
+        {
+            i += usize::from(SOCAT_VALUED.contains(&t));
+            continue;
+        }
+        let written = !((forward && index == 0) || (backward && index == 1));
+        index += 1;
+        // `FILE:PATH`, `OPEN:`, `GOPEN:` read a file, and write it when data flows into it;
+        // `CREATE:` writes one.
         let upper = w.text.get(..7).unwrap_or(&w.text).to_ascii_uppercase();
         let (skip, effect) = if upper.starts_with("FILE:") || upper.starts_with("OPEN:") {
             (5, Effect::Read)
@@ -1184,6 +1302,9 @@ pub fn socat<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<J
         let span = at.src.map.span(w.span.clone());
         let mut site = Site::new("socat", Args::default(), span, st);
         site.on(effect, &file);
+        if effect == Effect::Read && written && skip > 0 {
+            site.on(Effect::Write, &file);
+        }
         site.report();
     }
     for w in &job.words[1..] {
