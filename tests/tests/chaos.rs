@@ -222,7 +222,12 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
         let log = dir.path().join(format!("agent-{round}.log"));
         let mut agent = remembering_agent(&daemon.socket, &log);
         let sender = check_until_gone(daemon.socket.clone(), format!("chaos-r{round}"), 5000);
-        std::thread::sleep(Duration::from_millis(300 + 150 * round));
+        // Kill while approvals are being remembered: once one is confirmed (a loaded machine
+        // takes longer to get there than a fixed pause allows), a little later each round.
+        assent_tests::wait_until(Duration::from_secs(30), || {
+            !answered(&log, "not_saved").0.is_empty()
+        });
+        std::thread::sleep(Duration::from_millis(50 + 150 * round));
         daemon.kill();
         sender.join().expect("the sender ends");
         agent.kill();
