@@ -59,12 +59,22 @@ impl Outcome {
         }
     }
 
-    /// The decision the audit and the counters record: an ask holds nothing and allows
-    /// nothing, so it is a deny there.
+    /// The decision the counters record: an ask holds nothing and allows nothing, so it is a
+    /// deny there.
     pub fn recorded(self) -> Decision {
         match self {
             Outcome::NoApprover { .. } => Decision::Deny,
             outcome => outcome.decision(),
+        }
+    }
+
+    /// The decision the audit trail shows: an ask is a confirm handed to the caller's own
+    /// prompt (by `no_approver`, with no token: nothing was held), which decides it there; a
+    /// refusal without an approver is a deny.
+    pub fn audited(self) -> Decision {
+        match self {
+            Outcome::NoApprover { ask: true } => Decision::Confirm,
+            outcome => outcome.recorded(),
         }
     }
 }
@@ -207,6 +217,8 @@ mod tests {
         assert_eq!(HOLD.decision(), Confirm);
         assert_eq!(ASKED.decision(), Confirm);
         assert_eq!(ASKED.recorded(), Deny);
+        assert_eq!(ASKED.audited(), Confirm);
+        assert_eq!(DENIED.audited(), Deny);
         assert_eq!(DENIED.decision(), Deny);
         assert_eq!(Outcome::Remembered.recorded(), Allow);
         assert_eq!(Outcome::Policy(Allow).recorded(), Allow);

@@ -205,7 +205,7 @@ impl Asker<'_> {
             self.audit(
                 judgement,
                 subject,
-                outcome.recorded(),
+                outcome.audited(),
                 token,
                 by(outcome),
                 agent,

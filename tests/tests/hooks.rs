@@ -475,6 +475,23 @@ fn without_an_approval_agent_the_hook_denies_or_asks_as_the_policy_says() {
             let mut conn = daemon.connect();
             assert!(pending_tokens(&mut conn).is_empty(), "nothing was held");
         }
+        // The audit says what the daemon did: refused, or handed to the agent's own prompt
+        // (a confirm by no_approver, with no token: nothing was held).
+        let events = daemon.connect().log(10).expect("the log");
+        let wanted = match expected {
+            "ask" => assent_client::protocol::Decision::Confirm,
+            _ => assent_client::protocol::Decision::Deny,
+        };
+        assert_eq!(events.len(), AGENTS.len(), "{events:?}");
+        for event in &events {
+            assert_eq!(event.decision, wanted, "{event:?}");
+            assert_eq!(
+                event.by,
+                assent_client::protocol::DecidedBy::NoApprover,
+                "{event:?}"
+            );
+            assert_eq!(event.token, None, "{event:?}");
+        }
     }
 }
 
