@@ -452,3 +452,18 @@ impl Drop for Sandbox {
         let _ = std::fs::remove_dir_all(&self.home);
     }
 }
+
+/// A script an agent's background job runs to approve whatever the agent's user has held: the
+/// attack the daemon must refuse.
+pub const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
+
+/// Wait at most `timeout` for the one request held on `daemon`; its token.
+pub fn held(daemon: &crate::TestDaemon, timeout: Duration) -> Option<String> {
+    let mut conn = daemon.connect();
+    let mut tokens = Vec::new();
+    wait_until(timeout, || {
+        tokens = crate::pending_tokens(&mut conn);
+        !tokens.is_empty()
+    });
+    tokens.into_iter().next()
+}

@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use assent_tests::agents::{Sandbox, claude_code};
+use assent_tests::agents::{SELF_APPROVER, Sandbox, claude_code, held};
 use assent_tests::fake_model::{FakeModel, Step};
 use assent_tests::needs::{TMUX, needs};
 use assent_tests::tmux::{Pane, SCREEN_TIMEOUT};
@@ -108,17 +108,6 @@ fn refusing() -> Options {
         no_approver: Some(NoApprover::Deny),
         ..Options::default()
     }
-}
-
-/// Wait for the one request held on `daemon`; its token.
-fn held(daemon: &TestDaemon) -> Option<String> {
-    let mut conn = daemon.connect();
-    let mut tokens = Vec::new();
-    wait_until(RUN, || {
-        tokens = pending_tokens(&mut conn);
-        !tokens.is_empty()
-    });
-    tokens.into_iter().next()
 }
 
 /// The daemon's audit, as root reads it.
@@ -311,7 +300,7 @@ fn a_held_call_approved_from_another_session_runs_once() {
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {
         let agent = scope.spawn(|| talk(&run.sandbox, &run.claude, &run.model, &socket));
-        let token = held(&run.daemon);
+        let token = held(&run.daemon, RUN);
         let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
         assert_eq!(run.sandbox.rm_runs(), 0, "a held call waits");
         let person = run_detached(assent(run.daemon.socket()).args(["approve", &token]));
@@ -418,7 +407,7 @@ fn a_held_call_denied_from_another_session_does_not_run_and_the_model_is_told() 
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {
         let agent = scope.spawn(|| talk(&run.sandbox, &run.claude, &run.model, &socket));
-        let token = held(&run.daemon);
+        let token = held(&run.daemon, RUN);
         let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
         let person = run_detached(assent(run.daemon.socket()).args(["deny", &token]));
         assert_eq!(person.status.code(), Some(0), "{person:?}");
@@ -468,10 +457,6 @@ fn a_held_call_nobody_answers_is_refused_when_it_expires() {
     assert!(denied, "the audit has the expiry as a denial: {trail}");
 }
 
-/// What the agent's background job runs: wait until the agent's next call is held, then
-/// approve everything pending.
-const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
-
 #[test]
 fn the_agents_own_background_job_cannot_approve_its_held_call() {
     let Some(run) = Run::new("assent-cc-self", Options::default(), |_| {
@@ -489,7 +474,7 @@ fn the_agents_own_background_job_cannot_approve_its_held_call() {
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {
         let agent = scope.spawn(|| talk(&run.sandbox, &run.claude, &run.model, &socket));
-        let token = held(&run.daemon);
+        let token = held(&run.daemon, RUN);
         let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
         // The job wakes 2 s after it started; give it time to try.
         let approve_log = run.sandbox.project.join("approve.log");

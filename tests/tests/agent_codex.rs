@@ -19,11 +19,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use assent_tests::agents::{Sandbox, codex};
+use assent_tests::agents::{SELF_APPROVER, Sandbox, codex, held};
 use assent_tests::fake_model::{FakeModel, Step};
-use assent_tests::{
-    Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached, wait_until,
-};
+use assent_tests::{Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached};
 use assentd::policy::NoApprover;
 use serde_json::Value;
 
@@ -107,17 +105,6 @@ fn talk(sandbox: &Sandbox, codex: &Path, model: &FakeModel, socket: &Path) -> St
     );
     assert_eq!(code, Some(0), "codex failed: {text}");
     text
-}
-
-/// Wait for the one request held on `daemon`; its token.
-fn held(daemon: &TestDaemon) -> Option<String> {
-    let mut conn = daemon.connect();
-    let mut tokens = Vec::new();
-    wait_until(RUN, || {
-        tokens = pending_tokens(&mut conn);
-        !tokens.is_empty()
-    });
-    tokens.into_iter().next()
 }
 
 /// Our hook as Codex lists it (`hooks/list`).
@@ -331,7 +318,7 @@ fn a_held_call_approved_from_another_session_runs_once() {
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {
         let agent = scope.spawn(|| talk(&run.sandbox, &run.codex, &run.model, &socket));
-        let token = held(&run.daemon);
+        let token = held(&run.daemon, RUN);
         let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
         assert_eq!(run.sandbox.rm_runs(), 0, "a held call waits");
         let person = run_detached(assent(run.daemon.socket()).args(["approve", &token]));
@@ -344,10 +331,6 @@ fn a_held_call_approved_from_another_session_runs_once() {
         );
     });
 }
-
-/// What the agent's background job runs: wait until the agent's next call is held, then
-/// approve everything pending.
-const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
 
 #[test]
 fn the_agents_own_background_job_cannot_approve_its_held_call() {
@@ -367,7 +350,7 @@ fn the_agents_own_background_job_cannot_approve_its_held_call() {
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {
         let agent = scope.spawn(|| talk(&run.sandbox, &run.codex, &run.model, &socket));
-        let token = held(&run.daemon);
+        let token = held(&run.daemon, RUN);
         let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
         // The job wakes 2 s after it started; give it time to try.
         std::thread::sleep(Duration::from_secs(5));
