@@ -272,6 +272,8 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
         .collect();
     assert!(ids.len() > 10, "{} rules", ids.len());
     let socket = daemon.socket.clone();
+    let confirmed_forgets = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = confirmed_forgets.clone();
     let forgetter = std::thread::spawn(move || {
         let mut forgotten = Vec::new();
         let Ok(mut conn) = Connection::connect(&socket) else {
@@ -281,13 +283,21 @@ fn sigkill_during_remember_and_forget_loses_nothing_confirmed() {
             match conn.request(&Request::Forget {
                 id: Some(id.clone()),
             }) {
-                Ok(Response::Forgot { removed: 1 }) => forgotten.push(id),
+                Ok(Response::Forgot { removed: 1 }) => {
+                    forgotten.push(id);
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
                 _ => return forgotten,
             }
         }
         forgotten
     });
-    std::thread::sleep(Duration::from_millis(40));
+    // Kill while forgets are being written: once one is confirmed (a loaded machine may not
+    // reach one within a fixed pause), then a moment later.
+    assent_tests::wait_until(Duration::from_secs(30), || {
+        confirmed_forgets.load(std::sync::atomic::Ordering::SeqCst) > 0
+    });
+    std::thread::sleep(Duration::from_millis(5));
     daemon.kill();
     let forgotten = forgetter.join().expect("the forgetter ends");
     assert!(
