@@ -130,6 +130,7 @@ mod tests {
                     confidence: Some(0.5),
                     prompt: true,
                     agent: None,
+                    confines: false,
                 },
                 wait: true,
             }),
@@ -214,6 +215,7 @@ mod tests {
             reason: "default policy".into(),
             token: Some("pa_0".into()),
             expires_in_ms: Some(300_000),
+            confine: None,
         };
         let responses = vec![
             Response::Verdict(verdict.clone()),
@@ -327,6 +329,7 @@ mod tests {
                 state_error: None,
                 observe: Some("everyone".into()),
                 policy_waiting: None,
+                landlock_abi: 7,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

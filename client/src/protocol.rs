@@ -20,11 +20,12 @@ pub use approval::{
 };
 pub use reports::{AuditEvent, LogPage, PendingBatchItem, PendingItem, PendingList, StatusInfo};
 pub use verdict::{
-    CommandInfo, Decided, DecidedBy, Decision, Explanation, Finding, Level, Outcome, Span, Verdict,
+    CommandInfo, Confinement, Decided, DecidedBy, Decision, Explanation, Finding, Level, Outcome,
+    Span, Verdict,
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -271,6 +272,10 @@ pub struct Context {
     /// The agent the caller says it serves (`Claude Code`, from its hook): shown to people as
     /// the agent's own claim, beside the program the daemon itself saw.
     pub agent: Option<String>,
+    /// The caller runs the command itself, inside the [`Confinement`] the verdict gives
+    /// (`assent run`, `assent sh`). A door's promise about how it runs what it is allowed,
+    /// not a claim about the command: it never lowers what the command is judged to be.
+    pub confines: bool,
 }
 
 /// A message from the daemon to a client.

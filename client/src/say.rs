@@ -103,6 +103,7 @@ mod tests {
             reason: "default policy: destructive from interactive".into(),
             token: Some("pa_0123456789abcdef0123456789abcdef".into()),
             expires_in_ms: Some(300_000),
+            confine: None,
         }
     }
 
@@ -149,6 +150,7 @@ mod tests {
             reason: "default policy".into(),
             token: None,
             expires_in_ms: None,
+            confine: None,
         };
         assert_eq!(
             super::verdict("denied", &verdict),

@@ -306,6 +306,7 @@ impl Conn {
             state_error: self.shared.remembered.last_error(),
             observe: self.shared.policy.current().observing(),
             policy_waiting: self.shared.policy.waiting_change(),
+            landlock_abi: crate::landlock::abi(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! One subject through the pipe: analyse it, then let the policy decide. Pure, no I/O, so a
 //! check and an explain reach the same answer by construction.
 
-use assent_client::protocol::{Context, Origin, Subject};
+use assent_client::protocol::{Confinement, Context, Origin, Subject};
 
 use crate::analyse::{self, Analysis, Finding};
 use crate::policy::{Facts, Globs, Policy, Ruling, tools};
@@ -22,6 +22,8 @@ pub struct Judgement {
     pub origin: Origin,
     /// What the policy decided.
     pub ruling: Ruling,
+    /// What a door that runs the command confines it to (asked only by such doors).
+    pub confine: Option<Confinement>,
 }
 
 /// Who is asking, as the kernel and the user database say.
@@ -89,7 +91,7 @@ pub fn judge_for(
                 .take(MAX_PATH_WORDS)
                 .cloned()
                 .collect();
-            let ruling = policy.rule_on(&Facts {
+            let mut ruling = policy.rule_on(&Facts {
                 level: analysis.level,
                 findings: &analysis.findings,
                 commands: &analysis.commands,
@@ -103,10 +105,22 @@ pub fn judge_for(
                 args: None,
                 home: caller.home,
             });
+            let mut confine = context
+                .confines
+                .then(|| crate::confine::confinement(&analysis, caller.home, policy, &added))
+                .flatten();
+            crate::confine::instead_of_holding(
+                &mut ruling,
+                &mut confine,
+                analysis.level,
+                origin,
+                policy,
+            );
             Judgement {
                 analysis,
                 origin,
                 ruling,
+                confine,
             }
         }
         Subject::Tool {
@@ -135,6 +149,7 @@ pub fn judge_for(
                 analysis: tool.analysis,
                 origin,
                 ruling,
+                confine: None,
             }
         }
     }

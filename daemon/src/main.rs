@@ -72,6 +72,10 @@ struct Args {
     /// mode accepts any process of the user.
     #[arg(long, value_name = "PATH")]
     approver_exe: Vec<PathBuf>,
+    /// Act as if the kernel's Landlock ABI were at most N (0: no Landlock): what the doors
+    /// run is then not confined, and what would have run confined instead of held is held.
+    #[arg(long, value_name = "N")]
+    landlock_abi: Option<u32>,
     /// Print shell completions for bash, zsh or fish and exit (for packaging).
     #[arg(long, value_name = "SHELL", hide = true)]
     completions: Option<docs::Shell>,
@@ -176,6 +180,9 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
     if let Some(file) = args.policy {
         config.policy_file = file;
         config.policy_required = true;
+    }
+    if let Some(abi) = args.landlock_abi {
+        assentd::landlock::limit(abi);
     }
     if args.no_approver.is_some() {
         config.no_approver = args.no_approver;

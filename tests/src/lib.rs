@@ -297,6 +297,7 @@ pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
             confidence: None,
             prompt: false,
             agent: None,
+            confines: false,
         },
         wait,
     })

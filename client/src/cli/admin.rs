@@ -285,6 +285,17 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         ),
         _ => println!("sessions: POSIX sessions (this kernel keeps no audit sessions)"),
     }
+    match status.landlock_abi {
+        0 => println!(
+            "confinement: none (this kernel has no Landlock): what assent run/sh run is not confined, and opaque agent lines are held instead of run confined"
+        ),
+        abi if abi < 6 => println!(
+            "confinement: none (Landlock ABI {abi}; 6 or later confines files, TCP and signals): what assent run/sh run is not confined, and opaque agent lines are held instead of run confined"
+        ),
+        abi => println!(
+            "confinement: Landlock ABI {abi}: what assent run/sh run may change only what its line was judged to, and reads no secrets"
+        ),
+    }
     match (status.approvers, status.no_approver.as_str()) {
         (0, "hold") => println!(
             "approval agents: none (agents' requests that need a person are held for `assent approve` until they expire; start `assent watch` in a terminal, or assent-notify to be asked on the desktop)"

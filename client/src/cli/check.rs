@@ -133,7 +133,9 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
         },
         wait: !args.no_wait,
     };
-    gate_prompting(socket, request, args.json.then_some(command.as_str()), tty).exit_code()
+    gate_prompting(socket, request, args.json.then_some(command.as_str()), tty)
+        .0
+        .exit_code()
 }
 
 impl Outcome {
@@ -156,7 +158,17 @@ impl Outcome {
 /// outcome. With `json` (the command text), the outcome is printed as JSON on stdout instead of
 /// words on stderr.
 pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) -> Outcome {
-    gate_prompting(socket, request, json, None)
+    gate_prompting(socket, request, json, None).0
+}
+
+/// [`gate`] for a door that runs the command: with the confinement the verdict gives it when
+/// it is allowed (also when a person allowed it after a hold: the held verdict says what it
+/// runs with).
+pub fn gate_confining(
+    socket: Option<PathBuf>,
+    request: CheckRequest,
+) -> (Outcome, Option<protocol::Confinement>) {
+    gate_prompting(socket, request, None, None)
 }
 
 /// Redeem a token a `--no-wait` check or tool call got: the person's answer, once; or the
@@ -218,27 +230,27 @@ fn gate_prompting(
     request: CheckRequest,
     json: Option<&str>,
     tty: Option<std::fs::File>,
-) -> Outcome {
+) -> (Outcome, Option<protocol::Confinement>) {
     let prompt = tty;
     let mut conn = match super::connect_door(socket) {
         Ok(conn) => conn,
-        Err(code) => return Outcome::Failed(code),
+        Err(code) => return (Outcome::Failed(code), None),
     };
     let wait = request.wait;
     let verdict = match conn.request(&Request::Check(request)) {
         Ok(Response::Verdict(verdict)) => verdict,
         Ok(other) => {
             messages::say(&format!("unexpected reply: {other:?}"));
-            return Outcome::Failed(exit::UNAVAILABLE);
+            return (Outcome::Failed(exit::UNAVAILABLE), None);
         }
         Err(assent_client::Error::Refused(error)) => {
             // The daemon refused to judge (bad input, a limit): nothing is allowed.
             messages::say(&format!("refused: {error}"));
-            return Outcome::Denied;
+            return (Outcome::Denied, None);
         }
         Err(error) => {
             messages::error(&error);
-            return Outcome::Failed(exit::UNAVAILABLE);
+            return (Outcome::Failed(exit::UNAVAILABLE), None);
         }
     };
     let outcome = match verdict.outcome() {
@@ -312,7 +324,11 @@ fn gate_prompting(
             println!("{text}");
         }
     }
-    outcome.0
+    let confine = match outcome.0 {
+        Outcome::Allowed => verdict.confine,
+        _ => None,
+    };
+    (outcome.0, confine)
 }
 
 /// Command words as text, whatever their bytes: a line is checked even when it is not UTF-8

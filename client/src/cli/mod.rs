@@ -2,6 +2,8 @@
 
 pub mod admin;
 pub mod check;
+mod child;
+pub mod confine;
 pub mod docs;
 pub mod explain;
 pub mod fast;

@@ -7,10 +7,10 @@ use std::io::{IsTerminal, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use assent_client::protocol::{CheckRequest, Context, Origin, Subject};
+use assent_client::protocol::{CheckRequest, Confinement, Context, Origin, Subject};
 
-use super::check::{Outcome, RequestArgs, gate, working_dir};
-use super::{exit, messages};
+use super::check::{Outcome, RequestArgs, gate_confining, working_dir};
+use super::{confine, exit, messages};
 
 /// The shell `assent sh` runs an allowed command with.
 const SHELL: &str = "/bin/bash";
@@ -35,15 +35,21 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
         context: Context {
             session: request.session,
             agent: std::env::var("ASSENT_AGENT").ok(),
+            confines: true,
             ..Context::default()
         },
         wait: true,
     };
-    if let Some(code) = refused(gate(socket, check, None)) {
-        return code;
-    }
+    let confinement = match allowed(gate_confining(socket, check)) {
+        Ok(confinement) => confinement,
+        Err(code) => return code,
+    };
     let (program, args) = argv.split_first().expect("clap requires at least one word");
-    exec(std::process::Command::new(program).args(args), program)
+    start(
+        std::process::Command::new(program).args(args),
+        program,
+        confinement.as_ref(),
+    )
 }
 
 /// `assent sh ARGS...` (also `assent-sh ARGS...`).
@@ -54,12 +60,14 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
             let words: Vec<String> = std::iter::once("bash".to_string())
                 .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
                 .collect();
-            if let Some(code) = check_agent_line(socket, &shell_words::join(&words)) {
-                return code;
-            }
-            return exec(
+            let confinement = match check_agent_line(socket, &shell_words::join(&words)) {
+                Ok(confinement) => confinement,
+                Err(code) => return code,
+            };
+            return start(
                 std::process::Command::new(SHELL).args(&args),
                 SHELL.as_ref(),
+                confinement.as_ref(),
             );
         }
         // No -c and no script: an interactive shell for a person, or a script on stdin.
@@ -75,12 +83,14 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         messages::say("a command that is not valid UTF-8 cannot be checked; not running");
         return exit::UNAVAILABLE;
     };
-    if let Some(code) = check_agent_line(socket, &command) {
-        return code;
-    }
-    exec(
+    let confinement = match check_agent_line(socket, &command) {
+        Ok(confinement) => confinement,
+        Err(code) => return code,
+    };
+    start(
         std::process::Command::new(SHELL).args(&args),
         SHELL.as_ref(),
+        confinement.as_ref(),
     )
 }
 
@@ -104,39 +114,53 @@ fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         messages::say("a script that is not valid UTF-8 cannot be checked; not running");
         return exit::UNAVAILABLE;
     };
-    if let Some(code) = check_agent_line(socket, &script) {
-        return code;
-    }
+    let confinement = match check_agent_line(socket, &script) {
+        Ok(confinement) => confinement,
+        Err(code) => return code,
+    };
     let mut command = std::process::Command::new(SHELL);
     command.args(&args).arg("-c").arg(&script);
-    exec(&mut command, SHELL.as_ref())
+    start(&mut command, SHELL.as_ref(), confinement.as_ref())
 }
 
-/// Check a line on an agent's behalf (a shell spawned by a program is automation).
-fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Option<u8> {
-    let cwd = match working_dir(None) {
-        Ok(cwd) => cwd,
-        Err(code) => return Some(code),
-    };
+/// Check a line on an agent's behalf (a shell spawned by a program is automation): the
+/// confinement to run it in, or the exit code for a line that will not run.
+fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Result<Option<Confinement>, u8> {
+    let cwd = working_dir(None)?;
     let check = CheckRequest {
         subject: Subject::shell(line, cwd),
         origin: Origin::Agent,
         context: Context {
             session: std::env::var("ASSENT_SESSION").ok(),
             agent: std::env::var("ASSENT_AGENT").ok(),
+            confines: true,
             ..Context::default()
         },
         wait: true,
     };
-    refused(gate(socket, check, None))
+    allowed(gate_confining(socket, check))
 }
 
-/// `None` to go ahead; otherwise the exit code for a command that will not run.
-fn refused(outcome: Outcome) -> Option<u8> {
-    match outcome {
-        Outcome::Allowed => None,
-        Outcome::Cancelled => Some(exit::CANCELLED),
-        Outcome::Denied | Outcome::Held(_) | Outcome::Failed(_) => Some(exit::UNAVAILABLE),
+/// The confinement to run in when allowed; otherwise the exit code for a command that will
+/// not run.
+fn allowed(gated: (Outcome, Option<Confinement>)) -> Result<Option<Confinement>, u8> {
+    match gated {
+        (Outcome::Allowed, confinement) => Ok(confinement),
+        (Outcome::Cancelled, _) => Err(exit::CANCELLED),
+        (Outcome::Denied | Outcome::Held(_) | Outcome::Failed(_), _) => Err(exit::UNAVAILABLE),
+    }
+}
+
+/// Runs an allowed command: confined and waited for when the verdict says so, else by
+/// becoming it.
+fn start(
+    command: &mut std::process::Command,
+    program: &std::ffi::OsStr,
+    confinement: Option<&Confinement>,
+) -> u8 {
+    match confinement {
+        Some(confinement) => confine::run(command, program, confinement),
+        None => exec(command, program),
     }
 }
 

@@ -143,6 +143,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             confidence: args.confidence,
             prompt: false,
             agent: None,
+            confines: false,
         },
         wait: !args.no_wait,
     };

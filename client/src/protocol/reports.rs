@@ -126,6 +126,9 @@ pub struct StatusInfo {
     /// While a policy change that weakens the gate is in force for the person's own requests
     /// only, waiting for their approval before it judges agents (user mode): what it weakens.
     pub policy_waiting: Option<String>,
+    /// The kernel's Landlock ABI as the daemon found it (0: none), and whether it is enough
+    /// to confine what `assent run`/`sh` run (files, TCP and signals: ABI 6 or later).
+    pub landlock_abi: u32,
 }
 
 /// One audit event, as `assent log` shows it.

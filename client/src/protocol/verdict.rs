@@ -75,6 +75,35 @@ pub struct Verdict {
     pub token: Option<String>,
     /// Milliseconds until a held request expires.
     pub expires_in_ms: Option<u64>,
+    /// What the kernel is to let the run do, for a door that runs the command and said it
+    /// confines ([`super::Context::confines`]); for a held request, what it runs with once a
+    /// person allows it.
+    pub confine: Option<Confinement>,
+}
+
+/// The Landlock domain a door builds from a verdict before it runs the command: the places
+/// the line may change, the places it may not read, and whether it may use TCP.
+///
+/// Paths are absolute. A door grants what exists when the run starts; a place that does not
+/// exist yet cannot be granted (Landlock rules are made from open directories).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Confinement {
+    /// Where the run may create, change, rename and remove (and read), each with all beneath.
+    pub write: Vec<String>,
+    /// The run may also change the project: the repository around the working directory, or
+    /// the working directory itself when it holds a project. The door finds it, as the
+    /// requester.
+    pub project: bool,
+    /// The run may change anything: a person approved a change to a place only known when it
+    /// runs. Reads, signals and the network are still confined.
+    pub write_anywhere: bool,
+    /// What the run may not read: secret places (a last component may be a glob, `config*`).
+    pub hide: Vec<String>,
+    /// TCP connections and listening are refused: the line was judged to send nothing.
+    pub offline: bool,
+    /// The gate let the line through only because it runs confined: a door that cannot build
+    /// the domain must not run it.
+    pub required: bool,
 }
 
 /// What a [`Verdict`] asks of its caller: the one reading of a verdict every client uses.
@@ -215,6 +244,7 @@ mod tests {
             reason: String::new(),
             token: token.map(str::to_string),
             expires_in_ms: None,
+            confine: None,
         };
         assert_eq!(verdict(Decision::Allow, None).outcome(), Outcome::Allow);
         assert_eq!(

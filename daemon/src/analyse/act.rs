@@ -319,6 +319,9 @@ struct Cell {
 fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
     let mut cells: Vec<Cell> = Vec::new();
     for act in acts {
+        if changes(act.effect) {
+            record_change(&act.target, st);
+        }
         let described = !matches!(act.target, Target::Place(..));
         let (placed, shown, certain) = match &act.target {
             Target::Word(w) => {
@@ -393,6 +396,35 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
     };
     for cell in cells {
         st.add(cell_finding(&actor, &cell, span.clone()));
+    }
+}
+
+/// The effect changes what it acts on (or may: a program the gate does not know is given it).
+fn changes(effect: Effect) -> bool {
+    !matches!(
+        effect,
+        Effect::Read | Effect::Run | Effect::Send | Effect::Publish | Effect::Stop
+    )
+}
+
+/// Remembers where an act changes things, for the confinement of the line's run.
+fn record_change(target: &Target, st: &mut State) {
+    match target {
+        Target::Word(w) => {
+            for path in st.paths(w) {
+                st.changes.add(&path);
+            }
+        }
+        Target::Path(paths, _) => {
+            for path in paths {
+                st.changes.add(path);
+            }
+        }
+        Target::Place(Kind::Packages, _) => st.changes.packages = true,
+        Target::Place(Kind::Unknown, _) => st.changes.anywhere = true,
+        // Services, remotes, databases, containers: changed through their own daemons or the
+        // network, not by writing files here.
+        Target::Place(..) => {}
     }
 }
 

@@ -122,6 +122,38 @@ pub struct Analysis {
     pub level: Level,
     pub findings: Vec<Finding>,
     pub commands: Vec<SimpleCommand>,
+    /// The places the line changes, for the confinement its run gets.
+    pub changes: Changes,
+}
+
+/// The places a line changes (writes, overwrites, erases, deletes, moves, changes the
+/// permissions or settings of, or gives to a program the gate does not know), as far as the
+/// line says: what a run confined to its judgement may change.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Changes {
+    /// Absolute paths: each changed path, or the directory above a part only known at run
+    /// time (`rm build/*.o` changes within `/p/build`). At most [`MAX_CHANGED`].
+    pub paths: Vec<String>,
+    /// A change somewhere no path says: a relative path after a `cd` to an unknown place, a
+    /// word only known at run time, more than [`MAX_CHANGED`] places.
+    pub anywhere: bool,
+    /// It installs or removes software (what package managers change lies in their own
+    /// directories, which no word names).
+    pub packages: bool,
+}
+
+/// Changed places kept per analysis; past this many the line may change anywhere.
+pub const MAX_CHANGED: usize = 32;
+
+impl Changes {
+    /// Records a change to what `path` names.
+    pub(crate) fn add(&mut self, path: &Path) {
+        match path.literal_prefix() {
+            Some(text) if self.paths.contains(&text) => {}
+            Some(text) if self.paths.len() < MAX_CHANGED => self.paths.push(text),
+            _ => self.anywhere = true,
+        }
+    }
 }
 
 /// How deep subshells, substitutions, compound commands and inner shells may nest before the
@@ -553,6 +585,8 @@ pub(crate) struct State<'c, 'a> {
     pub runtime_kill: Option<(Range<usize>, String)>,
     /// Process patterns compiled on the line to try against the gate's processes.
     pub gate_patterns: usize,
+    /// What the line changes, for the confinement of its run.
+    pub changes: Changes,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -595,6 +629,7 @@ impl<'c, 'a> State<'c, 'a> {
             placed_words: Default::default(),
             patterns: Default::default(),
             secret_files: Vec::new(),
+            changes: Changes::default(),
             written_files: Vec::new(),
             gate_lookup: false,
             runtime_kill: None,
@@ -1022,6 +1057,7 @@ impl<'c, 'a> State<'c, 'a> {
                 .unwrap_or(Level::Safe),
             findings,
             commands: self.commands,
+            changes: self.changes,
         }
     }
 }

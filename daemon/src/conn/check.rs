@@ -122,6 +122,7 @@ pub(super) fn verdict(
         reason: judgement.ruling.reason.clone(),
         token,
         expires_in_ms,
+        confine: judgement.confine.clone(),
     }
 }
 

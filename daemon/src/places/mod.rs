@@ -14,6 +14,7 @@
 
 mod beneath;
 mod compiled;
+pub mod confine;
 mod glob;
 mod kind;
 mod lies;

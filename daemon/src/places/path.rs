@@ -307,6 +307,26 @@ impl Path {
         Some(out)
     }
 
+    /// The literal components from the root up to the first that is not (`/p/build` of
+    /// `/p/build/*.o`): the directory a change to this path stays within. `None` when the
+    /// path does not start from a known directory.
+    pub fn literal_prefix(&self) -> Option<String> {
+        if self.anchor != Anchor::Root {
+            return None;
+        }
+        let mut out = String::new();
+        for c in &self.comps {
+            let Comp::Name(g) = c else { break };
+            let Some(name) = g.as_literal() else { break };
+            out.push('/');
+            out.push_str(&name);
+        }
+        if out.is_empty() {
+            out.push('/');
+        }
+        Some(out)
+    }
+
     /// The path as a pattern in glob syntax: `/home/u/.ssh/id_*`, `~/x`, a part only known
     /// at run time as `*` (any run of components as `**`), an unknown start as `**/`.
     pub fn pattern_text(&self) -> String {

@@ -15,8 +15,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Approval, ArgTest, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover, Policy,
-    Rule, Settings, tools,
+    Approval, ArgTest, Confine, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover,
+    Policy, Rule, Settings, tools,
 };
 
 /// A policy file that could not be used.
@@ -106,8 +106,26 @@ struct FileSpec {
     tools: Option<BTreeMap<String, Level>>,
     levels: Option<Levels>,
     approval: Option<Approvals>,
+    confine: Option<ConfineSpec>,
     #[serde(default)]
     rule: Vec<Spanned<RuleSpec>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfineSpec {
+    enabled: Option<bool>,
+    instead_of_holding: Option<InsteadSpec>,
+    writable: Option<Vec<String>>,
+}
+
+/// Only the levels held for being unread or for caution may run confined instead: a
+/// destructive line's damage is what it was judged to do, which confinement would grant.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InsteadSpec {
+    moderate: Option<Vec<Origin>>,
+    opaque: Option<Vec<Origin>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -514,5 +532,35 @@ fn settings(spec: &FileSpec) -> Result<Settings, String> {
         sensitive_paths: paths(&spec.sensitive_paths, "path")?,
         tools: spec.tools.clone().unwrap_or_default(),
         approval: [Approval::Click; 5],
+        confine: confine(spec.confine.as_ref())?,
     })
+}
+
+/// `[confine]`, with the defaults for what it leaves out.
+fn confine(spec: Option<&ConfineSpec>) -> Result<Confine, String> {
+    let mut out = Confine::default();
+    let Some(spec) = spec else {
+        return Ok(out);
+    };
+    if let Some(enabled) = spec.enabled {
+        out.enabled = enabled;
+    }
+    if let Some(instead) = &spec.instead_of_holding {
+        out.instead_opaque = instead.opaque.clone().unwrap_or_default();
+        out.instead_moderate = instead.moderate.clone().unwrap_or_default();
+    }
+    for dir in spec.writable.clone().unwrap_or_default() {
+        if !(dir.starts_with('/') || dir.starts_with("~/")) {
+            return Err(format!(
+                "confine.writable: {dir:?} must be absolute or start with ~/ (a directory below the requester's home)"
+            ));
+        }
+        if dir.contains(['*', '?', '[']) {
+            return Err(format!(
+                "confine.writable: {dir:?} is a pattern; name directories (the kernel grants a directory and all beneath it)"
+            ));
+        }
+        out.writable.push(dir);
+    }
+    Ok(out)
 }

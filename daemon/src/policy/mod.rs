@@ -221,6 +221,47 @@ pub struct Settings {
     pub tools: BTreeMap<String, Level>,
     /// How an approval must be given, by level (a rule's own `approval` wins).
     pub approval: [Approval; 5],
+    /// How what `assent run`/`sh` run is confined by the kernel (`[confine]`).
+    pub confine: Confine,
+}
+
+/// `[confine]`: whether what a door runs is confined by the kernel (Landlock), which held
+/// lines it runs confined instead, and where every confined run may also write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confine {
+    /// Confine what doors run (default on).
+    pub enabled: bool,
+    /// Origins whose opaque lines, held by the level table, a confining door runs confined
+    /// instead of holding (default: agents).
+    pub instead_opaque: Vec<Origin>,
+    /// Likewise for moderate lines (held only with `confirm_agent_moderate`; default none).
+    pub instead_moderate: Vec<Origin>,
+    /// Directories every confined run may also change: absolute, or `~/…` below the
+    /// requester's home.
+    pub writable: Vec<String>,
+}
+
+impl Default for Confine {
+    fn default() -> Confine {
+        Confine {
+            enabled: true,
+            instead_opaque: vec![Origin::Agent],
+            instead_moderate: Vec::new(),
+            writable: Vec::new(),
+        }
+    }
+}
+
+impl Confine {
+    /// A line of `level` from `origin` that the level table holds is run confined instead.
+    pub fn instead_of_holding(&self, level: Level, origin: Origin) -> bool {
+        self.enabled
+            && match level {
+                Level::Opaque => self.instead_opaque.contains(&origin),
+                Level::Moderate => self.instead_moderate.contains(&origin),
+                _ => false,
+            }
+    }
 }
 
 /// A policy: the table, the rules and the settings.

@@ -580,6 +580,7 @@ pub fn classify(
             level,
             findings,
             commands,
+            changes: Default::default(),
         },
         args,
         paths: paths_found,

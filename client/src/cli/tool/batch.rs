@@ -149,6 +149,7 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             confidence: args.confidence,
             prompt: false,
             agent: None,
+            confines: false,
         },
         wait: !args.no_wait,
     });

@@ -1,0 +1,368 @@
+//! Running an allowed command inside the Landlock domain its verdict gives
+//! ([`Confinement`]): the client confines itself, then starts the command and waits for it,
+//! so that when the run fails the person and the agent learn that it ran confined and how to
+//! let it do more.
+//!
+//! The plan ([`Plan::of`]) is made as the requester, from the disk: the project is the
+//! repository around the working directory; a secret is hidden by granting reads on everything
+//! beside it, level by level down from `/` (Landlock grants, it never excepts), so a file
+//! created after the domain directly in a directory above a secret is not readable; a place
+//! that does not exist yet is granted as the nearest directory above it, unless that is `/` or
+//! the home. Every path is resolved first (`~/.ssh` as a link is hidden where it leads).
+
+use std::ffi::OsStr;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assent_client::protocol::Confinement;
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+};
+
+use super::{exit, messages};
+
+/// The ABI whose rights the domain asks for: files (with truncation and device ioctls), TCP,
+/// and the scopes (signals, abstract Unix sockets) that keep the run to itself.
+const ABI_WANTED: ABI = ABI::V6;
+
+/// Rules a plan may hold; past this, fewer reads are granted (never more).
+const MAX_RULES: usize = 4096;
+
+/// Devices every run may open and write: nothing written to them is kept.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+/// What the kernel will be told: each path with the rights granted beneath it.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub rules: Vec<(PathBuf, BitFlags<AccessFs>)>,
+    pub offline: bool,
+    /// The project found, for the message after a failed run.
+    pub project: Option<PathBuf>,
+}
+
+impl Plan {
+    /// The plan for `confine`, run from `cwd` by a requester whose home is `home`.
+    pub fn of(confine: &Confinement, cwd: &Path, home: Option<&Path>) -> Plan {
+        let read = AccessFs::ReadFile | AccessFs::Execute;
+        let write = AccessFs::from_write(ABI_WANTED);
+        let home = home.and_then(|h| h.canonicalize().ok());
+        let mut hidden: Vec<PathBuf> = Vec::new();
+        for pattern in &confine.hide {
+            expand(Path::new(pattern), &mut hidden);
+        }
+        let mut plan = Plan {
+            offline: confine.offline,
+            ..Plan::default()
+        };
+        // Directories may be listed everywhere: names are not contents.
+        plan.rules
+            .push((PathBuf::from("/"), AccessFs::ReadDir.into()));
+        let mut readable = Vec::new();
+        carve(Path::new("/"), &hidden, &mut readable);
+        for path in readable {
+            plan.rules.push((path, read));
+        }
+        let mut writable: Vec<PathBuf> = Vec::new();
+        if confine.project {
+            plan.project = project(cwd, home.as_deref());
+            writable.extend(plan.project.clone());
+        }
+        for place in &confine.write {
+            if let Some(dir) = existing(Path::new(place), home.as_deref()) {
+                writable.push(dir);
+            }
+        }
+        if confine.write_anywhere {
+            writable.push(PathBuf::from("/"));
+        }
+        for dir in writable {
+            // A writable place that holds a secret is writable, not readable, beyond what the
+            // carve already lets be read.
+            let holds_secret = hidden.iter().any(|h| h.starts_with(&dir));
+            let access = if holds_secret { write } else { write | read };
+            plan.rules.push((dir, access));
+        }
+        for device in DEVICES.iter().map(PathBuf::from).chain(own_terminal()) {
+            plan.rules.push((device, read | write));
+        }
+        plan.rules.truncate(MAX_RULES);
+        plan
+    }
+
+    /// Confines this process (and so what it starts) to the plan. With `required`, anything
+    /// less than the whole domain is an error: the line was let through because it is confined.
+    pub fn enforce(&self, required: bool) -> Result<(), String> {
+        let level = if required {
+            CompatLevel::HardRequirement
+        } else {
+            CompatLevel::BestEffort
+        };
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(level)
+            .handle_access(AccessFs::from_all(ABI_WANTED))
+            .and_then(|r| r.scope(Scope::from_all(ABI_WANTED)))
+            .map_err(|e| e.to_string())?;
+        if self.offline {
+            ruleset = ruleset
+                .handle_access(AccessNet::from_all(ABI_WANTED))
+                .map_err(|e| e.to_string())?;
+        }
+        let mut created = ruleset.create().map_err(|e| e.to_string())?;
+        for (path, access) in &self.rules {
+            let Ok(fd) = PathFd::new(path) else {
+                continue;
+            };
+            let access = if path.is_dir() {
+                *access
+            } else {
+                *access & file_rights()
+            };
+            // A rule the kernel refuses (a path on a file system it cannot tag) grants less.
+            let rule = PathBeneath::new(fd, access).set_compatibility(CompatLevel::BestEffort);
+            created = created.add_rule(rule).map_err(|e| e.to_string())?;
+        }
+        let status = created.restrict_self().map_err(|e| e.to_string())?;
+        match status.ruleset {
+            RulesetStatus::FullyEnforced => Ok(()),
+            RulesetStatus::PartiallyEnforced if !required => Ok(()),
+            other => Err(format!(
+                "the kernel's Landlock could not confine the run ({other:?})"
+            )),
+        }
+    }
+}
+
+/// Rights a rule on a file (not a directory) may carry.
+fn file_rights() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile
+        | AccessFs::WriteFile
+        | AccessFs::Execute
+        | AccessFs::Truncate
+        | AccessFs::IoctlDev
+}
+
+/// Adds the paths `pattern` names: itself, or the entries of its directory its last
+/// component matches as a glob. What does not exist hides nothing.
+fn expand(pattern: &Path, out: &mut Vec<PathBuf>) {
+    let Some(name) = pattern.file_name().and_then(OsStr::to_str) else {
+        return;
+    };
+    if !name.contains(['*', '?', '[']) {
+        if let Ok(real) = pattern.canonicalize() {
+            out.push(real);
+        }
+        return;
+    }
+    let (Some(dir), Ok(glob)) = (pattern.parent(), globset::Glob::new(name)) else {
+        return;
+    };
+    let glob = glob.compile_matcher();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if glob.is_match(entry.file_name())
+            && let Ok(real) = entry.path().canonicalize()
+        {
+            out.push(real);
+        }
+    }
+}
+
+/// Grants `dir` whole when no hidden path lies beneath it; else each entry but the hidden,
+/// carving further into those with a hidden path beneath. A directory that cannot be listed
+/// is granted nothing.
+fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
+    if out.len() >= MAX_RULES {
+        return;
+    }
+    if !hidden.iter().any(|h| h.starts_with(dir) && h != dir) {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if hidden.contains(&path) {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && hidden.iter().any(|h| h.starts_with(&path)) {
+            carve(&path, hidden, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The project around `cwd`: the nearest directory above it (itself included) that holds
+/// `.git`, below the home; else `cwd` itself when it is neither `/`, a directory right below
+/// it, the home nor above the home.
+fn project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let cwd = cwd.canonicalize().ok()?;
+    let is_home_or_above = |dir: &Path| home.is_some_and(|h| h.starts_with(dir));
+    for dir in cwd.ancestors() {
+        if is_home_or_above(dir) {
+            break;
+        }
+        if dir.join(".git").exists() {
+            return Some(dir.to_path_buf());
+        }
+    }
+    let depth = cwd.components().count();
+    (depth > 2 && !is_home_or_above(&cwd)).then_some(cwd)
+}
+
+/// `place` resolved, or the nearest existing directory above it, unless that is `/` or the
+/// home or above it (a new file there would open the whole).
+fn existing(place: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if let Ok(real) = place.canonicalize() {
+        return Some(real);
+    }
+    let parent = place
+        .ancestors()
+        .skip(1)
+        .find_map(|a| a.canonicalize().ok())?;
+    let too_wide = parent == Path::new("/") || home.is_some_and(|h| h.starts_with(&parent));
+    (!too_wide).then_some(parent)
+}
+
+/// The terminal on the standard streams, when there is one: the run may write to its own.
+fn own_terminal() -> Option<PathBuf> {
+    [2, 1, 0].into_iter().find_map(|fd| {
+        let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+        link.starts_with("/dev/pts/").then_some(link)
+    })
+}
+
+/// Confines this process as `confine` says, then runs `command` and waits for it, and exits
+/// as it did. A run that fails is followed by one line saying it ran confined.
+pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement) -> u8 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let plan = Plan::of(confine, &cwd, home.as_deref());
+    if let Err(error) = plan.enforce(confine.required) {
+        if confine.required {
+            messages::say(&format!(
+                "not running: the gate let this line through only to run confined, and {error}"
+            ));
+            return exit::UNAVAILABLE;
+        }
+        messages::say(&format!("running unconfined: {error}"));
+    }
+    let status = match super::child::run(command) {
+        Ok(status) => status,
+        Err(error) => {
+            messages::say(&format!(
+                "could not run {}: {error}",
+                program.to_string_lossy()
+            ));
+            return if error.kind() == std::io::ErrorKind::NotFound {
+                exit::NOT_FOUND
+            } else {
+                exit::UNAVAILABLE
+            };
+        }
+    };
+    let code = match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code).unwrap_or(1),
+        (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),
+        _ => 1,
+    };
+    if code != 0 {
+        messages::say(&failed_confined(confine, plan.project.as_deref()));
+    }
+    code
+}
+
+/// What a person and an agent read after a confined run failed.
+fn failed_confined(confine: &Confinement, project: Option<&Path>) -> String {
+    let project = project.map_or_else(
+        || "no project".to_owned(),
+        |p| format!("the project {}", p.display()),
+    );
+    let net = if confine.offline { ", no TCP" } else { "" };
+    format!(
+        "ran confined: it could change only {project}, temp, the build caches and what the line names, read no secrets{net}; if it failed on \"Permission denied\" or \"Operation not permitted\", the place it needed is outside those: a person can run it, or add the directory to [confine] writable in the policy"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_is_hidden_by_granting_what_lies_beside_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        for d in [
+            "home/.ssh",
+            "home/.config/gh",
+            "home/.config/other",
+            "home/src",
+        ] {
+            std::fs::create_dir_all(root.join(d)).expect("mkdir");
+        }
+        std::fs::write(root.join("home/.config/gh/hosts.yml"), "t").expect("write");
+        let hidden = vec![
+            root.join("home/.ssh"),
+            root.join("home/.config/gh/hosts.yml"),
+        ];
+        let mut out = Vec::new();
+        carve(&root, &hidden, &mut out);
+        assert!(out.contains(&root.join("home/src")), "{out:?}");
+        assert!(out.contains(&root.join("home/.config/other")), "{out:?}");
+        assert!(
+            !out.iter().any(|p| p.starts_with(root.join("home/.ssh"))),
+            "{out:?}"
+        );
+        assert!(
+            !out.contains(&root.join("home/.config/gh/hosts.yml")),
+            "{out:?}"
+        );
+        assert!(!out.contains(&root.join("home")), "{out:?}");
+    }
+
+    #[test]
+    fn the_project_is_the_repository_not_where_one_stands() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let home = root.join("home");
+        let repo = home.join("src/repo");
+        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(repo.join("crates/a")).expect("mkdir");
+        assert_eq!(
+            project(&repo.join("crates/a"), Some(&home)),
+            Some(repo.clone())
+        );
+        assert_eq!(project(&home, Some(&home)), None, "the home is no project");
+        let loose = home.join("notes");
+        std::fs::create_dir_all(&loose).expect("mkdir");
+        assert_eq!(project(&loose, Some(&home)), Some(loose.clone()));
+    }
+
+    #[test]
+    fn a_new_place_is_granted_as_its_directory_never_the_home_or_root() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join("Documents")).expect("mkdir");
+        assert_eq!(
+            existing(&home.join("Documents/new.txt"), Some(&home)),
+            Some(home.join("Documents"))
+        );
+        assert_eq!(existing(&home.join("new.txt"), Some(&home)), None);
+        assert_eq!(existing(Path::new("/no-such-dir/x"), Some(&home)), None);
+    }
+}

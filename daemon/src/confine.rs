@@ -1,0 +1,313 @@
+//! The confinement a verdict carries to a door that runs the command (`assent run`, `assent
+//! sh`): the Landlock domain derived from what the line was judged to do. Writes only where
+//! the line was judged to change things, in the project, build output, temp and the caches of
+//! the programs it runs (and, for a line that installs software, where a user's package
+//! managers install); no reads of the secret places; TCP cut for a line judged to send
+//! nothing; no signals to processes outside the run.
+//!
+//! It also says when a held line may run confined instead (`[confine] instead_of_holding`):
+//! only a line the level table held, never one a rule held, and only when the kernel can
+//! confine it. Pure, but for the kernel's ABI, asked once.
+
+use assent_client::protocol::{Confinement, Decision, Level, Origin};
+
+use crate::analyse::Analysis;
+use crate::landlock;
+use crate::places::{Added, Kind, confine as places};
+use crate::policy::{Policy, Ruling};
+
+/// Programs that raise privileges through a set-user-id or file-capability binary: the
+/// kernel refuses that inside a Landlock domain (`no_new_privs`), so a line that runs one is
+/// not confined, and never run confined instead of held.
+const RAISES_PRIVILEGES: &[&str] = &[
+    "sudo",
+    "sudoedit",
+    "su",
+    "doas",
+    "pkexec",
+    "run0",
+    "sg",
+    "newgrp",
+    "ksu",
+    "passwd",
+    "chsh",
+    "chfn",
+    "gpasswd",
+    "mount",
+    "umount",
+    "fusermount",
+    "fusermount3",
+    "crontab",
+    "at",
+    "batch",
+    "ssh-keysign",
+];
+
+/// Programs that never use the network themselves: a line of only these (and shell
+/// builtins) is judged to send nothing, and runs with TCP cut.
+const LOCAL: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "jq",
+    "yq",
+    "find",
+    "fd",
+    "echo",
+    "printf",
+    "mkdir",
+    "rmdir",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "touch",
+    "chmod",
+    "stat",
+    "du",
+    "df",
+    "diff",
+    "cmp",
+    "file",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "true",
+    "false",
+    "pwd",
+    "date",
+    "tee",
+    "tree",
+    "less",
+    "more",
+    "nl",
+    "paste",
+    "join",
+    "comm",
+    "column",
+    "fold",
+    "fmt",
+    "rev",
+    "tac",
+    "od",
+    "xxd",
+    "hexdump",
+    "base64",
+    "sha256sum",
+    "sha1sum",
+    "md5sum",
+    "b2sum",
+    "cksum",
+    "gzip",
+    "gunzip",
+    "zcat",
+    "xz",
+    "unxz",
+    "bzip2",
+    "zstd",
+    "tar",
+    "unzip",
+    "zip",
+    "sleep",
+    "seq",
+    "yes",
+    "whoami",
+    "id",
+    "uname",
+    "hostname",
+    "env",
+    "printenv",
+    "which",
+    "type",
+    "command",
+    "cd",
+    "export",
+    "set",
+    "unset",
+    "local",
+    "read",
+    "shift",
+    "exit",
+    "return",
+    "source",
+    ".",
+    "wait",
+    "jobs",
+    ":",
+];
+
+/// What a door that runs `analysis`'s line must confine it to, for a requester whose home is
+/// `home`; `None` when it is not to be confined (confinement off, no Landlock, or a program
+/// that raises privileges, which the kernel would refuse to run).
+pub fn confinement(
+    analysis: &Analysis,
+    home: Option<&str>,
+    policy: &Policy,
+    added: &Added,
+) -> Option<Confinement> {
+    let settings = &policy.settings.confine;
+    if !settings.enabled || !landlock::confines() || raises_privileges(analysis) {
+        return None;
+    }
+    let changes = &analysis.changes;
+    let mut write = places::scratch(home);
+    for dir in &settings.writable {
+        match (dir.strip_prefix("~/"), home) {
+            (Some(below), Some(home)) => {
+                write.push(format!("{}/{below}", home.trim_end_matches('/')));
+            }
+            (Some(_), None) => {}
+            (None, _) => write.push(dir.clone()),
+        }
+    }
+    if changes.packages
+        && let Some(home) = home
+    {
+        write.extend(places::package_dirs(home));
+    }
+    write.extend(changes.paths.iter().cloned());
+    write.sort();
+    write.dedup();
+    Some(Confinement {
+        write,
+        project: true,
+        write_anywhere: changes.anywhere,
+        hide: home.map(|h| places::hidden(h, added)).unwrap_or_default(),
+        offline: sends_nothing(analysis),
+        required: false,
+    })
+}
+
+/// A line the level table held that a door can run confined instead: the ruling becomes an
+/// allow that must be confined. A rule's hold, observe mode and a line the kernel cannot
+/// confine stay held.
+pub fn instead_of_holding(
+    ruling: &mut Ruling,
+    confinement: &mut Option<Confinement>,
+    level: Level,
+    origin: Origin,
+    policy: &Policy,
+) {
+    let Some(confine) = confinement.as_mut() else {
+        return;
+    };
+    if ruling.decision != Decision::Confirm
+        || ruling.rule.is_some()
+        || ruling.observed.is_some()
+        || !policy.settings.confine.instead_of_holding(level, origin)
+    {
+        return;
+    }
+    confine.required = true;
+    ruling.decision = Decision::Allow;
+    ruling.reason = format!(
+        "{}; run confined instead: it may change only the project, temp and caches, and read no secrets",
+        ruling.reason
+    );
+}
+
+fn raises_privileges(analysis: &Analysis) -> bool {
+    analysis.commands.iter().any(|c| {
+        c.argv
+            .first()
+            .is_some_and(|p| RAISES_PRIVILEGES.contains(&base(p)))
+    })
+}
+
+/// Every command is one that never uses the network, and nothing found sends, publishes or
+/// reaches a remote place, or could not be read.
+fn sends_nothing(analysis: &Analysis) -> bool {
+    use crate::analyse::effects::Effect;
+    let local = analysis
+        .commands
+        .iter()
+        .all(|c| c.argv.first().is_some_and(|p| LOCAL.contains(&base(p))));
+    let quiet = analysis.findings.iter().all(|f| match f.cell {
+        None => false,
+        Some((effect, kind)) => {
+            !matches!(effect, Effect::Send | Effect::Publish) && kind != Kind::Remote
+        }
+    });
+    local && quiet && !analysis.commands.is_empty()
+}
+
+fn base(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::{self, Surroundings};
+    use crate::policy::Policy;
+
+    fn confined(line: &str) -> Option<Confinement> {
+        let policy = Policy::embedded();
+        let ctx = Surroundings {
+            cwd: "/work/p",
+            home: Some("/home/u"),
+            truncated: false,
+        };
+        let analysis = analyse::shell(line, &ctx);
+        confinement(&analysis, Some("/home/u"), &policy, &Added::default())
+    }
+
+    #[test]
+    fn a_line_is_confined_to_what_it_was_judged_to_change() {
+        if !landlock::confines() {
+            return;
+        }
+        let c = confined("rm -rf /home/u/Documents/old build/*.o").expect("confined");
+        assert!(
+            c.write.contains(&"/home/u/Documents/old".to_owned()),
+            "{c:?}"
+        );
+        assert!(c.write.contains(&"/work/p/build".to_owned()), "{c:?}");
+        assert!(c.write.contains(&"/tmp".to_owned()), "{c:?}");
+        assert!(
+            c.write.contains(&"/home/u/.cargo/registry".to_owned()),
+            "{c:?}"
+        );
+        assert!(!c.write.iter().any(|w| w == "/home/u"), "{c:?}");
+        assert!(c.hide.contains(&"/home/u/.ssh".to_owned()), "{c:?}");
+        assert!(c.offline && !c.write_anywhere && c.project);
+    }
+
+    #[test]
+    fn what_could_send_keeps_the_network_and_what_raises_privileges_is_not_confined() {
+        if !landlock::confines() {
+            return;
+        }
+        for (line, offline) in [
+            ("ls -la", true),
+            ("grep -r foo . | sort", true),
+            ("cargo build", false),
+            ("python3 tool.py", false),
+            ("curl https://example.com", false),
+            ("git push", false),
+        ] {
+            let c = confined(line).expect("confined");
+            assert_eq!(c.offline, offline, "{line}");
+        }
+        assert!(confined("sudo apt install jq").is_none());
+        assert!(confined("make && sudo make install").is_none());
+        assert!(confined("cd $(mktemp -d) && rm -rf x").is_some_and(|c| c.write_anywhere));
+    }
+}

@@ -1,0 +1,309 @@
+//! What `assent sh` and `assent run` run is confined by the kernel (Landlock) to what the line
+//! was judged to do: the real daemon, the real client, real Landlock. Each harmful case must
+//! fail with the access refused and its target intact; each everyday twin must still work.
+//! The traps write and read in a temporary home, never delete: they prove the kernel refuses,
+//! without anything destructive for a shell to run.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use assent_tests::{TestDaemon, assent, binary, run_bounded};
+
+/// A home with a secret and a document outside the project, and a project (a git repository)
+/// inside it, with a subdirectory to stand in. It lies in the build's own scratch directory,
+/// not in `/tmp`: temp is writable to every confined run.
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+const SECRET: &str = "-----BEGIN KEY----- not for the run";
+const DOCUMENT: &str = "notes the person keeps";
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let root = dir.path().canonicalize().expect("real path");
+        let home = root.join("home");
+        let project = home.join("src/app");
+        for d in [".ssh", "Documents/old", "src/app/.git", "src/app/crates/a"] {
+            std::fs::create_dir_all(home.join(d)).expect("mkdir");
+        }
+        std::fs::write(home.join(".ssh/id_ed25519"), SECRET).expect("secret");
+        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
+        Machine {
+            _dir: dir,
+            home,
+            project,
+        }
+    }
+
+    /// A script in the project, as an agent's file tool would write it.
+    fn script(&self, name: &str, text: &str) {
+        let path = self.project.join(name);
+        std::fs::write(&path, format!("#!/bin/bash\n{text}\n")).expect("script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    /// `assent ARGS` as an agent's shell would run it, from `cwd`.
+    fn assent(&self, socket: &Path, cwd: &Path, args: &[&str]) -> Output {
+        run_bounded(
+            assent(socket)
+                .args(args)
+                .current_dir(cwd)
+                .env("HOME", &self.home)
+                .env("TMPDIR", "/tmp")
+                .stdin(Stdio::null()),
+        )
+    }
+
+    /// A daemon whose policy says this home's `.ssh` is secret: the daemon places `~` from the
+    /// user database, where this home is not.
+    fn daemon(&self, no_approver: Option<assentd::policy::NoApprover>) -> TestDaemon {
+        TestDaemon::with(assent_tests::Options {
+            policy: Some(format!(
+                "sensitive_paths = [\"{}/.ssh/**\"]\n",
+                self.home.display()
+            )),
+            no_approver,
+            ..assent_tests::Options::default()
+        })
+    }
+
+    fn notes(&self) -> String {
+        std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// This kernel confines (ABI 6 or later); a skip otherwise, a failure under `CI=true`.
+fn landlock() -> bool {
+    assent_tests::needs::skip_unless(
+        assentd::landlock::confines(),
+        "a kernel with Landlock ABI 6 or later",
+    )
+}
+
+#[test]
+fn a_script_the_agent_wrote_cannot_change_the_home_but_works_in_the_project() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon(None);
+    m.script(
+        "cleanup.sh",
+        "printf 'overwritten by the script' > \"$HOME/Documents/old/notes.txt\"",
+    );
+    let out = m.assent(
+        daemon.socket(),
+        &m.project,
+        &["sh", "-c", "bash cleanup.sh"],
+    );
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        m.notes(),
+        DOCUMENT,
+        "the document outside the project is intact"
+    );
+    assert!(stderr(&out).contains("Permission denied"), "{out:?}");
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
+
+    // Its everyday twin: building in the project, from a subdirectory, and in temp.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    m.script(
+        "build.sh",
+        &format!(
+            "set -e\nprintf ok > ../../out.txt\nmkdir -p ../../build && printf obj > ../../build/a.o\nprintf t > {}/scratch\ncat ../../out.txt",
+            tmp.path().display()
+        ),
+    );
+    let out = m.assent(
+        daemon.socket(),
+        &m.project.join("crates/a"),
+        &["sh", "-c", "bash ../../build.sh"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok");
+    assert_eq!(
+        std::fs::read_to_string(m.project.join("build/a.o")).expect("built"),
+        "obj"
+    );
+    assert!(tmp.path().join("scratch").exists(), "temp is writable");
+}
+
+#[test]
+fn a_confined_run_reads_no_secret_and_reads_everything_else() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon(None);
+    m.script("leak.sh", "cat \"$HOME/.ssh/id_ed25519\" > leaked.txt");
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", "bash leak.sh"]);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let leaked = std::fs::read_to_string(m.project.join("leaked.txt")).unwrap_or_default();
+    assert!(
+        !leaked.contains("BEGIN KEY"),
+        "the secret was read: {leaked}"
+    );
+
+    m.script(
+        "read.sh",
+        "cat \"$HOME/Documents/old/notes.txt\" && head -c 5 /etc/passwd >/dev/null && ls \"$HOME/.ssh\"",
+    );
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", "bash read.sh"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(DOCUMENT), "{out:?}");
+    assert!(
+        stdout.contains("id_ed25519"),
+        "names are listed, contents not: {out:?}"
+    );
+}
+
+#[test]
+fn assent_run_is_confined_too_and_a_line_that_names_a_place_may_change_it() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon(None);
+    // A program the line names, writing where the line does not say: refused.
+    m.script("tool.sh", "printf x > \"$HOME/Documents/old/notes.txt\"");
+    let out = m.assent(daemon.socket(), &m.project, &["run", "--", "./tool.sh"]);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(m.notes(), DOCUMENT);
+
+    // The same write written on the line is judged (and allowed: a file outside the project
+    // the person keeps is held, so use temp), and the run may do what the line says.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let target = tmp.path().join("named.txt");
+    let line = format!("printf named > {}", target.display());
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", &line]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&target).expect("written"), "named");
+}
+
+#[test]
+fn a_line_judged_to_send_nothing_cannot_open_a_tcp_connection() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon(None);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    // `cat` sends nothing; what it is given to read is a bash TCP path bash itself opens, so
+    // the line is not what opens the socket: the kernel decides.
+    let line = format!("ls >/dev/null && cat < /dev/tcp/127.0.0.1/{port}");
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", &line]);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stderr(&out).contains("ran confined"),
+        "the gate let it run: {out:?}"
+    );
+    listener
+        .set_nonblocking(true)
+        .expect("nonblocking listener");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        listener.accept().is_err(),
+        "the confined line connected: {out:?}"
+    );
+}
+
+#[test]
+fn an_opaque_agent_line_runs_confined_instead_of_held_and_is_held_without_landlock() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    std::fs::write(m.project.join("cmd.txt"), "printf ran > ran.txt").expect("cmd");
+    let line = "eval \"$(cat cmd.txt)\"";
+
+    // No approval agent and `no_approver = deny`: held would mean refused at once.
+    let daemon = m.daemon(Some(assentd::policy::NoApprover::Deny));
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", line]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(m.project.join("ran.txt")).expect("ran"),
+        "ran"
+    );
+    std::fs::remove_file(m.project.join("ran.txt")).expect("rm marker");
+
+    // The same line, confined, cannot reach past the project.
+    std::fs::write(
+        m.project.join("cmd.txt"),
+        "printf gone > \"$HOME/Documents/old/notes.txt\"",
+    )
+    .expect("cmd");
+    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", line]);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(m.notes(), DOCUMENT);
+
+    // A daemon that may not confine holds it (here: refuses, nobody to ask), never pretends.
+    std::fs::write(m.project.join("cmd.txt"), "printf ran > ran.txt").expect("cmd");
+    let real = RealDaemon::start(&["--landlock-abi", "0", "--no-approver", "deny"]);
+    let out = m.assent(&real.socket, &m.project, &["sh", "-c", line]);
+    assert_eq!(out.status.code(), Some(126), "{out:?}");
+    assert!(!m.project.join("ran.txt").exists(), "{out:?}");
+    let status = m.assent(&real.socket, &m.project, &["status"]);
+    assert!(
+        String::from_utf8_lossy(&status.stdout)
+            .contains("confinement: none (this kernel has no Landlock)"),
+        "{status:?}"
+    );
+}
+
+/// The real `assentd` binary in user mode with extra flags, on a socket of its own.
+struct RealDaemon {
+    _dir: tempfile::TempDir,
+    socket: PathBuf,
+    child: std::process::Child,
+}
+
+impl RealDaemon {
+    fn start(extra: &[&str]) -> RealDaemon {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("socket");
+        let child = Command::new(binary("assentd"))
+            .arg("--user")
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--state-dir")
+            .arg(dir.path().join("state"))
+            .args(extra)
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env("XDG_STATE_HOME", dir.path())
+            .env("XDG_RUNTIME_DIR", dir.path())
+            .env("ASSENT_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("assentd starts");
+        assert!(
+            assent_tests::wait_for_socket(&socket, Duration::from_secs(20)),
+            "assentd listens"
+        );
+        RealDaemon {
+            _dir: dir,
+            socket,
+            child,
+        }
+    }
+}
+
+impl Drop for RealDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
