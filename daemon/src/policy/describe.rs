@@ -103,6 +103,30 @@ pub(super) fn describe(policy: &Policy) -> String {
         })
         .collect();
     top.insert("approval".into(), Value::Table(approval));
+    let origins = |list: &[assent_client::protocol::Origin]| {
+        Value::Array(
+            list.iter()
+                .map(|o| Value::String(o.as_str().into()))
+                .collect(),
+        )
+    };
+    let mut instead = Table::new();
+    instead.insert("opaque".into(), origins(&s.confine.instead_opaque));
+    instead.insert("moderate".into(), origins(&s.confine.instead_moderate));
+    let mut confine = Table::new();
+    confine.insert("enabled".into(), Value::Boolean(s.confine.enabled));
+    confine.insert("instead_of_holding".into(), Value::Table(instead));
+    confine.insert(
+        "writable".into(),
+        Value::Array(
+            s.confine
+                .writable
+                .iter()
+                .map(|d| Value::String(d.clone()))
+                .collect(),
+        ),
+    );
+    top.insert("confine".into(), Value::Table(confine));
 
     let mut out = notes.join("\n");
     out.push('\n');

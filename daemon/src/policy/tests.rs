@@ -249,6 +249,24 @@ fn errors_name_the_line_and_column() {
             "override_forbidden",
         ),
         ("hold_ttl = \"soon\"\n", 1, 1, "hold_ttl"),
+        (
+            "[confine]\nwritable = [\"data\"]\n",
+            1,
+            1,
+            "must be absolute or start with ~/",
+        ),
+        (
+            "[confine]\nwritable = [\"/srv/*\"]\n",
+            1,
+            1,
+            "name directories",
+        ),
+        (
+            "[confine]\ninstead_of_holding = { destructive = [\"agent\"] }\n",
+            2,
+            24,
+            "destructive",
+        ),
     ];
     for (text, line, column, reason) in cases {
         let error = parse(text, "p.toml").expect_err(text);

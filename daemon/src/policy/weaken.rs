@@ -15,6 +15,35 @@ use assent_client::protocol::{Decision, Level, Origin};
 
 use super::{Approval, Globs, NoApprover, Policy, Rule};
 
+/// `[confine]` weaker: confinement off, more held lines run confined instead of held, or more
+/// places every confined run may change.
+fn confine(o: &super::Confine, n: &super::Confine, out: &mut Vec<String>) {
+    if o.enabled && !n.enabled {
+        out.push("confine.enabled = false: what assent run/sh run is no longer confined".into());
+    }
+    let added = |old: &[Origin], new: &[Origin]| -> Vec<&'static str> {
+        new.iter()
+            .filter(|x| !old.contains(x))
+            .map(|x| x.as_str())
+            .collect()
+    };
+    for (level, old, new) in [
+        ("opaque", &o.instead_opaque, &n.instead_opaque),
+        ("moderate", &o.instead_moderate, &n.instead_moderate),
+    ] {
+        let more = added(old, new);
+        if !more.is_empty() {
+            out.push(format!(
+                "confine.instead_of_holding: {level} lines from {} run confined instead of held",
+                more.join(", ")
+            ));
+        }
+    }
+    for dir in n.writable.iter().filter(|d| !o.writable.contains(d)) {
+        out.push(format!("confine.writable: every confined run may change {dir}"));
+    }
+}
+
 /// Each way `new` is weaker than `old`, one line each; empty when `new` only keeps or raises.
 pub fn weakenings(old: &Policy, new: &Policy) -> Vec<String> {
     let mut out = Vec::new();
@@ -45,6 +74,7 @@ pub fn weakenings(old: &Policy, new: &Policy) -> Vec<String> {
             o.no_approver.as_str()
         ));
     }
+    confine(&o.confine, &n.confine, &mut out);
     if o.confirm_agent_moderate && !n.confirm_agent_moderate {
         out.push("confirm_agent_moderate = false: agents' moderate changes run unasked".into());
     }
@@ -247,6 +277,15 @@ mod tests {
             ),
             ("[tools]\n\"db.drop\" = \"safe\"\n", "[tools] \"db.drop\""),
             ("[approvers]\n\"1001\" = 1002\n", "[approvers]"),
+            ("[confine]\nenabled = false\n", "confine.enabled = false"),
+            (
+                "[confine]\ninstead_of_holding = { opaque = [\"agent\", \"interactive\"] }\n",
+                "opaque lines from interactive",
+            ),
+            (
+                "[confine]\nwritable = [\"~/Documents\"]\n",
+                "may change ~/Documents",
+            ),
         ];
         for (extra, says) in weaker {
             // The base's own keys stay; each case adds one thing.
@@ -280,6 +319,7 @@ mod tests {
                 "{BASE}[[rule]]\nname = \"no curl\"\ncommand = \"curl\"\ndecision = \"deny\"\n"
             ),
             format!("confirm_agent_moderate = true\n{BASE}"),
+            format!("{BASE}[confine]\ninstead_of_holding = {{ opaque = [] }}\n"),
         ] {
             assert_eq!(
                 weakenings(&base, &policy(&same_or_stricter)),
