@@ -1,12 +1,13 @@
-//! A scripted stand-in for the model APIs, so the real Claude Code and Codex can be driven with
-//! no network and no model.
+//! A scripted stand-in for the model APIs, so the real Claude Code, Codex and Gemini CLI can be
+//! driven with no network and no model.
 //!
 //! It listens on 127.0.0.1 only and speaks enough HTTP/1.1 (one request per connection,
-//! `Connection: close`) for two APIs. Anthropic's `POST /v1/messages` with `stream: true`: the
+//! `Connection: close`) for three APIs. Anthropic's `POST /v1/messages` with `stream: true`: the
 //! server-sent events `message_start`, `content_block_start` / `_delta` / `_stop` for a text or
 //! `tool_use` block, `message_delta` with the stop reason, `message_stop`. OpenAI's
 //! `POST /v1/responses` (Codex through a custom provider): `response.created`,
-//! `response.output_item.done` with a `message` or a `function_call`, `response.completed`. The conversation is a script of
+//! `response.output_item.done` with a `message` or a `function_call`, `response.completed`.
+//! Gemini's `generateContent` and `streamGenerateContent?alt=sse` ([`gemini`]). The conversation is a script of
 //! [`Step`]s: the reply to a request is the step numbered by how many tool calls the
 //! request already carries, so a retried request gets the same answer and the step after the
 //! last tool call sees that call's `tool_result`. Requests that carry no tools (Claude Code's
@@ -23,6 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+mod gemini;
 
 /// One assistant turn of the script.
 #[derive(Debug, Clone)]
@@ -48,6 +51,22 @@ impl Step {
         Step::Tool {
             name: "exec_command".into(),
             input: json!({"cmd": command, "login": false}),
+        }
+    }
+
+    /// Gemini CLI's shell call (`run_shell_command`) of `command`.
+    pub fn gemini_shell(command: &str) -> Step {
+        Step::Tool {
+            name: "run_shell_command".into(),
+            input: json!({"command": command, "description": "a scripted step"}),
+        }
+    }
+
+    /// Gemini CLI's `write_file` of `content` to `file_path`.
+    pub fn gemini_write(file_path: &str, content: &str) -> Step {
+        Step::Tool {
+            name: "write_file".into(),
+            input: json!({"file_path": file_path, "content": content}),
         }
     }
 
@@ -84,6 +103,9 @@ impl Recorded {
     /// Whether this is a turn of the scripted conversation (a Messages or Responses call with
     /// tools).
     pub fn is_turn(&self) -> bool {
+        if gemini::is_call(self) {
+            return gemini::offers_tools(self);
+        }
         (self.path.starts_with("/v1/messages") || self.is_responses())
             && !self.path.contains("count_tokens")
             && self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
@@ -96,6 +118,9 @@ impl Recorded {
     /// What the agent reported back for the tool call of step `n`: the `tool_result` (Messages)
     /// or `function_call_output` (Responses) that answers it, as text.
     pub fn result_of(&self, n: usize) -> Option<String> {
+        if gemini::is_call(self) {
+            return gemini::result_of(self, n);
+        }
         let (anthropic, openai) = (format!("toolu_fake_{n}"), format!("call_fake_{n}"));
         let blocks = self.body["messages"]
             .as_array()
@@ -128,6 +153,9 @@ impl Recorded {
 
     /// How many tool calls the conversation so far holds: the number of the step to play next.
     pub fn tool_calls(&self) -> usize {
+        if gemini::is_call(self) {
+            return gemini::tool_calls(self);
+        }
         let messages = self.body["messages"]
             .as_array()
             .into_iter()
@@ -269,6 +297,22 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             "application/json",
             json!({"input_tokens": 10}).to_string(),
         )
+    } else if gemini::is_call(request) {
+        let (n, step) = if request.is_turn() {
+            let done = request.tool_calls();
+            (
+                done,
+                script
+                    .get(done)
+                    .cloned()
+                    .unwrap_or_else(|| Step::Text("Done.".into())),
+            )
+        } else {
+            // A side call (routing, loop checks) that wants JSON back: an empty object.
+            (usize::MAX, Step::Text("{}".into()))
+        };
+        let (kind, body) = gemini::reply(request, &step, n);
+        ("200 OK", kind, body)
     } else if request.is_responses() {
         let n = request.tool_calls();
         let step = script
