@@ -14,7 +14,10 @@ use std::time::Duration;
 
 use assent_tests::agents::{SELF_APPROVER, Sandbox, gemini, held};
 use assent_tests::fake_model::{FakeModel, Step};
-use assent_tests::{Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached};
+use assent_tests::needs::{TMUX, needs};
+use assent_tests::{
+    Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached, wait_until,
+};
 use assentd::policy::NoApprover;
 use serde_json::Value;
 
@@ -485,5 +488,55 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
     assert!(
         trail.contains("notes.md") && trail.contains("\"ls\""),
         "{trail}"
+    );
+}
+
+/// `no_approver = "ask"`: the hook answers "ask", which Gemini CLI takes: its own
+/// confirmation, even in YOLO mode, in the person's terminal; the call runs once they allow it.
+#[test]
+fn ask_puts_the_call_to_geminis_own_prompt() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let options = Options {
+        no_approver: Some(NoApprover::Ask),
+        ..Options::default()
+    };
+    let Some(run) = Run::new("assent-gm-ask", options, |_| {
+        vec![
+            Step::gemini_shell("rm -rf src"),
+            Step::Text("Removed.".into()),
+        ]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let pane = run
+        .sandbox
+        .gemini_interactive(&run.gemini, run.model.url(), run.daemon.socket());
+    let screen = pane.wait_for("Gemini's confirmation", RUN, |s| {
+        s.contains("Allow execution of") && s.contains("rm -rf src")
+    });
+    assert_eq!(run.sandbox.rm_runs(), 0, "an asked call waits: {screen}");
+    // Nothing was held: the person answers in Gemini, not through assent.
+    assert!(pending_tokens(&mut run.daemon.connect()).is_empty());
+    pane.keys(&["Enter"]);
+    let ran = wait_until(RUN, || run.sandbox.rm_runs() > 0);
+    assert!(
+        ran,
+        "allowed once in Gemini's prompt, the call runs: {}",
+        pane.screen()
+    );
+    pane.wait_for("the model told", RUN, |_| run.model.turns().len() >= 2);
+    assert_eq!(run.sandbox.rm_runs(), 1, "once: {}", pane.screen());
+    let trail = run.audit();
+    let asked = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .any(|event| event["subject"] == "rm -rf src" && event["by"] == "no_approver");
+    assert!(
+        asked,
+        "the audit has the call handed to Gemini's prompt: {trail}"
     );
 }

@@ -6,13 +6,15 @@
 //! trusts the project for the run, `--approval-mode yolo` keeps its own confirmations out of
 //! the way and `--include-directories HOME` its own workspace check (which refuses a path
 //! outside the project before any hook), so that the gate is the only thing between the model
-//! and the command.
+//! and the command. [`Sandbox::gemini_interactive`] runs it in a terminal instead (a private
+//! tmux server), for what only its interactive mode shows: its own confirmation prompt.
 
 use std::path::Path;
 use std::time::Duration;
 
 use super::Sandbox;
 use crate::process::wait_bounded;
+use crate::tmux::Pane;
 
 /// What the user's `~/.gemini/settings.json` holds before `assent setup gemini`: an API key
 /// (`GEMINI_API_KEY`) as the way in, whose requests go to `GOOGLE_GEMINI_BASE_URL`; no usage
@@ -42,6 +44,55 @@ impl Sandbox {
             crate::PROCESS_TIMEOUT,
         );
         assert!(out.status.success(), "assent setup gemini: {out:?}");
+    }
+
+    /// Gemini CLI interactive (`-i PROMPT`) in a terminal of its own as the user, with the
+    /// same settings and flags as [`Sandbox::gemini`] but the home outside its workspace (which
+    /// it would first ask to trust): for calls in the project. It stays until the pane is
+    /// dropped.
+    pub fn gemini_interactive(&self, gemini: &Path, model_url: &str, socket: &Path) -> Pane {
+        let (uid, gid) = (self.uid.to_string(), self.gid.to_string());
+        let text = |p: &Path| p.to_str().expect("test paths are UTF-8").to_string();
+        let env: Vec<(String, String)> = [
+            ("HOME", text(&self.home)),
+            ("USER", self.name.clone()),
+            ("LOGNAME", self.name.clone()),
+            ("SHELL", "/bin/bash".into()),
+            ("LANG", "C.UTF-8".into()),
+            ("TERM", "xterm-256color".into()),
+            (
+                "PATH",
+                format!("{}:/usr/local/bin:/usr/bin:/bin", text(&self.bin)),
+            ),
+            ("ASSENT_SOCKET", text(socket)),
+            ("GOOGLE_GEMINI_BASE_URL", model_url.into()),
+            ("GEMINI_API_KEY", "fake-key-for-tests".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let (gemini, project) = (text(gemini), text(&self.project));
+        // setpriv has no --chdir: `env -C` starts it in the project.
+        let argv = [
+            "/usr/bin/setpriv",
+            "--reuid",
+            &uid,
+            "--regid",
+            &gid,
+            "--clear-groups",
+            "/usr/bin/env",
+            "-C",
+            &project,
+            &gemini,
+            "-i",
+            "Run the scripted steps.",
+            "--skip-trust",
+            "--approval-mode",
+            "yolo",
+            "--model",
+            "gemini-fake",
+        ];
+        Pane::start(self.work.path(), &env, &argv)
     }
 
     /// Run Gemini CLI headless against the fake model at `model_url` (see
