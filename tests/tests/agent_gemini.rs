@@ -540,3 +540,58 @@ fn ask_puts_the_call_to_geminis_own_prompt() {
         "the audit has the call handed to Gemini's prompt: {trail}"
     );
 }
+
+/// With Gemini's environment filtering on (as under GitHub Actions: `GITHUB_SHA` is set), its
+/// hooks get neither `ASSENT_SOCKET` nor `XDG_RUNTIME_DIR`. `assent setup gemini` writes the
+/// socket into the hook's command, so the gate still judges: harmless output reaches the model,
+/// the destructive call is refused with its reason. Without it (the command as it was), every
+/// call is refused as "the gate is unavailable".
+#[test]
+fn with_geminis_environment_filtering_on_the_hook_still_finds_the_gate() {
+    const FILTERING: [(&str, &str); 1] = [("GITHUB_SHA", "0123456789abcdef")];
+    let Some(run) = Run::new("assent-gm-filter", refusing(), |_| {
+        vec![
+            Step::gemini_shell("ls"),
+            Step::gemini_shell("rm -rf ~/Documents"),
+            Step::Text("Stopped.".into()),
+        ]
+    }) else {
+        return;
+    };
+    let decoy = decoy(&run.sandbox);
+    std::fs::write(run.sandbox.project.join("marker-file.txt"), "x").expect("written");
+    run.sandbox.chown_home();
+    let settings = run.sandbox.home.join(".gemini/settings.json");
+    let written = std::fs::read_to_string(&settings).expect("setup wrote the settings");
+    let socket = format!(" --socket {}", run.daemon.socket().display());
+    assert!(written.contains(&socket), "{written}");
+    let log = run.run_with(&FILTERING);
+    let listed = run.result_of(0, &log);
+    assert!(listed.contains("marker-file.txt"), "{listed}\n{log}");
+    let refused = run.result_of(1, &log);
+    run.assert_denied_with_reason(&refused, "delete.data", &log);
+    assert!(decoy.exists() && run.sandbox.rm_runs() == 0, "{log}");
+
+    // The hook's command without the socket: filtered, it finds no gate.
+    std::fs::write(&settings, written.replace(&socket, "")).expect("written");
+    let before = FakeModel::start(vec![
+        Step::gemini_shell("ls"),
+        Step::Text("Stopped.".into()),
+    ]);
+    let log = talk(
+        &run.sandbox,
+        &run.gemini,
+        &before,
+        run.daemon.socket(),
+        &FILTERING,
+    );
+    let result = before
+        .turns()
+        .iter()
+        .find_map(|turn| turn.result_of(0))
+        .unwrap_or_else(|| panic!("the model was not told of the ls: {log}"));
+    assert!(
+        result.contains("the gate is unavailable"),
+        "{result}\n{log}"
+    );
+}

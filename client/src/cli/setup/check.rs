@@ -80,7 +80,7 @@ fn check_one(target: Target, args: &SetupArgs) -> Graded {
         Err(why) => return Graded::Bad(why),
     };
     let fix = format!("run `assent setup {}`", target.name());
-    let Some(hook) = target.hook("assent", false) else {
+    let Some(hook) = target.hook("assent", false, None) else {
         return match rc_program(&text) {
             None => Graded::Absent(format!("not installed in {}: {fix}", file.display())),
             Some(program) => grade_program(&program, file, &fix).map_or_else(Graded::Bad, |()| {
