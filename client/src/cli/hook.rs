@@ -127,6 +127,14 @@ impl Agent {
         }
     }
 
+    /// Whether the person can be told of a hold on stderr. Codex hands the model a deny's whole
+    /// stderr (a hold's line, token and `assent approve` included), so it gets only the one-line
+    /// reason: the person has the token where they answer (the notification, `assent watch`,
+    /// `assent pending`), and none of the agents shows a hook's stderr while it runs.
+    fn says_held(self) -> bool {
+        !matches!(self, Agent::Codex)
+    }
+
     /// Our wait, kept under the agent's default hook timeout.
     fn default_timeout(self) -> Duration {
         match self {
@@ -402,16 +410,20 @@ fn gate(
                 verdict_text(&verdict)
             ))
         }
-        Outcome::Held(token) => wait_held(&mut conn, &verdict, token, deadline),
+        Outcome::Held(token) => {
+            if agent.says_held() {
+                say(&format!(
+                    "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
+                    verdict_text(&verdict)
+                ));
+            }
+            wait_held(&mut conn, &verdict, token, deadline)
+        }
     }
 }
 
 /// Wait for the final word on a held request; withdraw it if `deadline` comes first.
 fn wait_held(conn: &mut Connection, verdict: &Verdict, token: &str, deadline: Instant) -> Answer {
-    say(&format!(
-        "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
-        verdict_text(verdict)
-    ));
     match recv_by(conn, deadline) {
         Some(Ok(Response::Decided(decided))) if decided.allow => {
             Answer::Allow(format!("assent: held, then allowed: {}", decided.reason))
