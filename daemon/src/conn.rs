@@ -306,6 +306,7 @@ impl Conn {
             state_error: self.shared.remembered.last_error(),
             observe: self.shared.policy.current().observing(),
             policy_waiting: self.shared.policy.waiting_change(),
+            hold_ttl_secs: self.shared.pending.ttl().as_secs(),
         }
     }
 

@@ -126,6 +126,9 @@ pub struct StatusInfo {
     /// While a policy change that weakens the gate is in force for the person's own requests
     /// only, waiting for their approval before it judges agents (user mode): what it weakens.
     pub policy_waiting: Option<String>,
+    /// How long a request is held for a person before it expires (the hold TTL in force), in
+    /// seconds: an agent that kills its hook sooner runs the call unanswered.
+    pub hold_ttl_secs: u64,
 }
 
 /// One audit event, as `assent log` shows it.
