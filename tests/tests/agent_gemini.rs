@@ -15,8 +15,9 @@ use std::time::Duration;
 use assent_tests::agents::{SELF_APPROVER, Sandbox, gemini, held};
 use assent_tests::fake_model::{FakeModel, Step};
 use assent_tests::needs::{TMUX, needs};
+use assent_tests::tmux::Pane;
 use assent_tests::{
-    Options, TestDaemon, assent, pending_tokens, run_bounded, run_detached, wait_until,
+    Options, TestDaemon, assent, binary, pending_tokens, run_bounded, run_detached, wait_until,
 };
 use assentd::policy::NoApprover;
 use serde_json::Value;
@@ -594,4 +595,64 @@ fn with_geminis_environment_filtering_on_the_hook_still_finds_the_gate() {
         result.contains("the gate is unavailable"),
         "{result}\n{log}"
     );
+}
+
+/// The person's `assent watch`, in a terminal of its own (a private tmux server), as the
+/// agent's user: one key answers the held call on the screen.
+#[test]
+fn a_held_call_answered_by_a_key_in_assent_watch_runs_once() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let Some(run) = Run::new("assent-gm-watch", Options::default(), |_| {
+        vec![
+            Step::gemini_shell("rm -rf src"),
+            Step::Text("Removed.".into()),
+        ]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let (uid, gid) = (run.sandbox.uid.to_string(), run.sandbox.gid.to_string());
+    let assent = binary("assent").display().to_string();
+    let socket = run.daemon.socket().display().to_string();
+    let env = [
+        ("TERM".to_string(), "xterm".to_string()),
+        ("HOME".to_string(), path(&run.sandbox.home)),
+    ];
+    let pane = Pane::start(
+        run.sandbox.work.path(),
+        &env,
+        &[
+            "/usr/bin/setpriv",
+            "--reuid",
+            &uid,
+            "--regid",
+            &gid,
+            "--clear-groups",
+            &assent,
+            "--socket",
+            &socket,
+            "watch",
+        ],
+    );
+    pane.wait_text("watching for held requests");
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.gemini, &run.model, &socket, &[]));
+        pane.wait_for("rm -rf src", RUN, |s| {
+            s.contains("rm -rf src") && s.contains("[d] deny")
+        });
+        // Keys typed as a request appears are dropped; this one is meant.
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(run.sandbox.rm_runs(), 0, "a held call waits");
+        pane.keys(&["y"]);
+        let log = agent.join().expect("the agent's run ends");
+        assert_eq!(
+            run.sandbox.rm_runs(),
+            1,
+            "the approved call ran once: {log}"
+        );
+    });
 }

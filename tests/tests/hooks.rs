@@ -553,37 +553,33 @@ fn codex_apply_patch_is_judged_by_the_files_it_touches() {
     }
 }
 
+/// Claude Code and Gemini CLI take "ask": with --ask-when-held a held call goes to the agent's
+/// own prompt (the held request withdrawn); forbidden and allowed calls are answered as ever.
 #[test]
-fn claude_code_asks_when_held_only_if_told_to() {
+fn the_agents_that_can_ask_ask_when_held_only_if_told_to() {
     let daemon = TestDaemon::start();
     let mut watcher = daemon.connect();
     let flag = ["--ask-when-held"];
-    let output = run_hook(
-        daemon.socket(),
-        "claude-code",
-        fixture(AGENTS[0].rm_src),
-        &flag,
-    );
-    let answer = answer("claude-code", &output);
-    assert_eq!(
-        (answer.code, answer.decision.as_str()),
-        (Some(0), "ask"),
-        "{}",
-        answer.stderr
-    );
-    assert!(!answer.reason.is_empty());
-    assert!(
-        wait_until(Duration::from_secs(5), || pending_tokens(&mut watcher)
-            .is_empty()),
-        "the held request was withdrawn"
-    );
-    let output = run_hook(
-        daemon.socket(),
-        "claude-code",
-        fixture(AGENTS[0].rm_root),
-        &flag,
-    );
-    assert_denied("claude-code", &output, "rm -rf / with --ask-when-held");
-    let output = run_hook(daemon.socket(), "claude-code", fixture(AGENTS[0].ls), &flag);
-    assert_allowed("claude-code", &output, "ls -la with --ask-when-held");
+    for agent in AGENTS.iter().filter(|a| a.name != "codex") {
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.rm_src), &flag);
+        let answer = answer(agent.name, &output);
+        assert_eq!(
+            (answer.code, answer.decision.as_str()),
+            (Some(0), "ask"),
+            "{}: {}",
+            agent.name,
+            answer.stderr
+        );
+        assert!(!answer.reason.is_empty());
+        assert!(
+            wait_until(Duration::from_secs(5), || pending_tokens(&mut watcher)
+                .is_empty()),
+            "{}: the held request was withdrawn",
+            agent.name
+        );
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.rm_root), &flag);
+        assert_denied(agent.name, &output, "rm -rf / with --ask-when-held");
+        let output = run_hook(daemon.socket(), agent.name, fixture(agent.ls), &flag);
+        assert_allowed(agent.name, &output, "ls -la with --ask-when-held");
+    }
 }
