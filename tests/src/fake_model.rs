@@ -54,22 +54,6 @@ impl Step {
         }
     }
 
-    /// Gemini CLI's shell call (`run_shell_command`) of `command`.
-    pub fn gemini_shell(command: &str) -> Step {
-        Step::Tool {
-            name: "run_shell_command".into(),
-            input: json!({"command": command, "description": "a scripted step"}),
-        }
-    }
-
-    /// Gemini CLI's `write_file` of `content` to `file_path`.
-    pub fn gemini_write(file_path: &str, content: &str) -> Step {
-        Step::Tool {
-            name: "write_file".into(),
-            input: json!({"file_path": file_path, "content": content}),
-        }
-    }
-
     /// A `Read` of the absolute path `file_path` (Claude Code's `Write` replaces only a file
     /// it has read).
     pub fn read(file_path: &str) -> Step {
@@ -298,19 +282,8 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             json!({"input_tokens": 10}).to_string(),
         )
     } else if gemini::is_call(request) {
-        let (n, step) = if request.is_turn() {
-            let done = request.tool_calls();
-            (
-                done,
-                script
-                    .get(done)
-                    .cloned()
-                    .unwrap_or_else(|| Step::Text("Done.".into())),
-            )
-        } else {
-            // A side call (routing, loop checks) that wants JSON back: an empty object.
-            (usize::MAX, Step::Text("{}".into()))
-        };
+        // A side call (routing, loop checks) wants JSON back: an empty object.
+        let (n, step) = next_step(request, script, "{}");
         let (kind, body) = gemini::reply(request, &step, n);
         ("200 OK", kind, body)
     } else if request.is_responses() {
@@ -321,18 +294,7 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             .unwrap_or_else(|| Step::Text("Done.".into()));
         ("200 OK", "text/event-stream", responses_events(&step, n))
     } else if request.method == "POST" && request.path.starts_with("/v1/messages") {
-        let (n, step) = if request.is_turn() {
-            let done = request.tool_calls();
-            (
-                done,
-                script
-                    .get(done)
-                    .cloned()
-                    .unwrap_or_else(|| Step::Text("Done.".into())),
-            )
-        } else {
-            (usize::MAX, Step::Text("Scripted side answer".into()))
-        };
+        let (n, step) = next_step(request, script, "Scripted side answer");
         let model = request.body["model"].as_str().unwrap_or("claude-fake");
         if request.body["stream"] == true {
             ("200 OK", "text/event-stream", events(&step, model, n))
@@ -358,6 +320,20 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
         stream.write_all(body.as_bytes())?;
     }
     stream.flush()
+}
+
+/// The step a turn plays and its number (how many tool calls came before), `Done.` past the
+/// script's end; a side call gets `side` and does not advance the script.
+fn next_step(request: &Recorded, script: &[Step], side: &str) -> (usize, Step) {
+    if !request.is_turn() {
+        return (usize::MAX, Step::Text(side.into()));
+    }
+    let done = request.tool_calls();
+    let step = script
+        .get(done)
+        .cloned()
+        .unwrap_or_else(|| Step::Text("Done.".into()));
+    (done, step)
 }
 
 /// The content block and stop reason of step `n`.

@@ -10,6 +10,24 @@ use serde_json::{Value, json};
 
 use super::{Recorded, Step};
 
+impl Step {
+    /// Gemini CLI's shell call (`run_shell_command`) of `command`.
+    pub fn gemini_shell(command: &str) -> Step {
+        Step::Tool {
+            name: "run_shell_command".into(),
+            input: json!({"command": command, "description": "a scripted step"}),
+        }
+    }
+
+    /// Gemini CLI's `write_file` of `content` to `file_path`.
+    pub fn gemini_write(file_path: &str, content: &str) -> Step {
+        Step::Tool {
+            name: "write_file".into(),
+            input: json!({"file_path": file_path, "content": content}),
+        }
+    }
+}
+
 /// Whether `request` is a Gemini model call (streamed or not).
 pub(super) fn is_call(request: &Recorded) -> bool {
     request.method == "POST"
