@@ -7,7 +7,7 @@
 //! `tool_use` block, `message_delta` with the stop reason, `message_stop`. OpenAI's
 //! `POST /v1/responses` (Codex through a custom provider): `response.created`,
 //! `response.output_item.done` with a `message` or a `function_call`, `response.completed`.
-//! Gemini's `generateContent` and `streamGenerateContent?alt=sse` ([`gemini`]). The conversation is a script of
+//! Gemini's `generateContent` and `streamGenerateContent?alt=sse` (`fake_model/gemini.rs`). The conversation is a script of
 //! [`Step`]s: the reply to a request is the step numbered by how many tool calls the
 //! request already carries, so a retried request gets the same answer and the step after the
 //! last tool call sees that call's `tool_result`. Requests that carry no tools (Claude Code's

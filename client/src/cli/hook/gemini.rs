@@ -8,8 +8,8 @@
 //!
 //! Output: exactly one JSON document, `{"decision": "allow"|"deny"|"ask", "reason": "…"}`:
 //! Gemini *allows* when stdout is not JSON, so nothing else may reach stdout. Every answer exits
-//! 0: Gemini counts any other exit as a failed hook (and tells the person "Hook(s) [assent]
-//! failed" on every deny), while a `deny` at exit 0 blocks the call and hands the model
+//! 0: Gemini counts any other exit as a failed hook (and tells the person `Hook(s) [assent]
+//! failed` on every deny), while a `deny` at exit 0 blocks the call and hands the model
 //! "Tool execution blocked: REASON". `ask` puts the call to Gemini's own confirmation, even in
 //! its YOLO mode. Gemini's hook `timeout` is in milliseconds.
 
