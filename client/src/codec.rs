@@ -330,6 +330,7 @@ mod tests {
                 observe: Some("everyone".into()),
                 policy_waiting: None,
                 landlock_abi: 7,
+                hold_ttl_secs: 300,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {
@@ -373,19 +374,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                8, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
-                0, 0, 0
+                9, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
+                0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [8, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [8, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [9, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [9, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [8, 7, 5, 1, b'e']
+            [9, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -397,7 +398,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [8, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [9, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -412,7 +413,7 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [8, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
+            [9, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
@@ -421,7 +422,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [8, 8, 0, 0, 0]
+            [9, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -432,13 +433,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [8, 9, 1, 1, 1, 1, b'r']
+            [9, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [8, 9, 0]
+            [9, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -447,11 +448,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [8, 11, 1, b't', 0, 3]
+            [9, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [8, 13, 2]
+            [9, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -472,17 +473,19 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [8, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [9, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
     }
 
     #[test]
     fn wrong_version_is_named() {
         let mut packet = encode_request(&Request::Status).expect("encodes");
-        packet[0] = 9;
+        packet[0] = VERSION + 1;
         assert_eq!(
             decode_request(&packet),
-            Err(CodecError::Version { theirs: 9 })
+            Err(CodecError::Version {
+                theirs: u32::from(VERSION) + 1
+            })
         );
     }
 

@@ -307,6 +307,7 @@ impl Conn {
             observe: self.shared.policy.current().observing(),
             policy_waiting: self.shared.policy.waiting_change(),
             landlock_abi: crate::landlock::abi(),
+            hold_ttl_secs: self.shared.pending.ttl().as_secs(),
         }
     }
 

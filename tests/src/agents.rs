@@ -1,12 +1,12 @@
 //! The real coding agents, installed from npm and run headless under a user of their own.
 //!
-//! [`claude_code`] and [`codex`] install the agents pinned in `tests/agents/package-lock.json` into
+//! [`claude_code`], [`codex`] and [`gemini`] install the agents pinned in `tests/agents/package-lock.json` into
 //! `TARGET/agents` with an npm cache of its own there (`npm ci`), once per test run: a file
 //! lock serialises the test processes, and a copy of the lock file beside the install says it
 //! is done, so a changed pin installs again. [`Sandbox`] is one test's world: an unprivileged
 //! user whose home is in the user database (the daemon places `~` from there, not from the
 //! agent's environment), that home with a project in it, and a fake `rm` first on `PATH`.
-//! [`Sandbox::claude`] and [`Sandbox::codex`] run an agent against a
+//! [`Sandbox::claude`], [`Sandbox::codex`] and [`Sandbox::gemini`] run an agent against a
 //! [`FakeModel`](crate::fake_model) with the hook `assent setup` installs, telemetry and
 //! updates off.
 
@@ -21,6 +21,8 @@ use crate::needs::{NODE, NPM, needs, needs_root};
 use crate::process::{target_dir, wait_bounded};
 use crate::wait_until;
 
+mod gemini;
+
 /// How long `npm ci` may take (it fetches about 70 MB the first time).
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -33,6 +35,11 @@ pub fn claude_code() -> Option<PathBuf> {
 /// The `codex` program pinned for the tests (see [`claude_code`]).
 pub fn codex() -> Option<PathBuf> {
     Some(installed()?.join("node_modules/.bin/codex"))
+}
+
+/// The `gemini` program pinned for the tests (see [`claude_code`]).
+pub fn gemini() -> Option<PathBuf> {
+    Some(installed()?.join("node_modules/.bin/gemini"))
 }
 
 /// Where the pinned agents are installed, installing them if they are not yet.
@@ -425,7 +432,11 @@ impl Sandbox {
     }
 
     /// Run an agent's `command` with its output in a file, for at most `timeout`.
-    fn run_agent(&self, mut command: Command, timeout: Duration) -> (Option<i32>, String) {
+    pub(crate) fn run_agent(
+        &self,
+        mut command: Command,
+        timeout: Duration,
+    ) -> (Option<i32>, String) {
         let out = self.work.path().join("agent.out");
         let file = std::fs::File::create(&out).expect("the agent's output file is made");
         let err = file.try_clone().expect("the output file can be shared");

@@ -1,12 +1,13 @@
-//! A scripted stand-in for the model APIs, so the real Claude Code and Codex can be driven with
-//! no network and no model.
+//! A scripted stand-in for the model APIs, so the real Claude Code, Codex and Gemini CLI can be
+//! driven with no network and no model.
 //!
 //! It listens on 127.0.0.1 only and speaks enough HTTP/1.1 (one request per connection,
-//! `Connection: close`) for two APIs. Anthropic's `POST /v1/messages` with `stream: true`: the
+//! `Connection: close`) for three APIs. Anthropic's `POST /v1/messages` with `stream: true`: the
 //! server-sent events `message_start`, `content_block_start` / `_delta` / `_stop` for a text or
 //! `tool_use` block, `message_delta` with the stop reason, `message_stop`. OpenAI's
 //! `POST /v1/responses` (Codex through a custom provider): `response.created`,
-//! `response.output_item.done` with a `message` or a `function_call`, `response.completed`. The conversation is a script of
+//! `response.output_item.done` with a `message` or a `function_call`, `response.completed`.
+//! Gemini's `generateContent` and `streamGenerateContent?alt=sse` (`fake_model/gemini.rs`). The conversation is a script of
 //! [`Step`]s: the reply to a request is the step numbered by how many tool calls the
 //! request already carries, so a retried request gets the same answer and the step after the
 //! last tool call sees that call's `tool_result`. Requests that carry no tools (Claude Code's
@@ -23,6 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+mod gemini;
 
 /// One assistant turn of the script.
 #[derive(Debug, Clone)]
@@ -84,6 +87,9 @@ impl Recorded {
     /// Whether this is a turn of the scripted conversation (a Messages or Responses call with
     /// tools).
     pub fn is_turn(&self) -> bool {
+        if gemini::is_call(self) {
+            return gemini::offers_tools(self);
+        }
         (self.path.starts_with("/v1/messages") || self.is_responses())
             && !self.path.contains("count_tokens")
             && self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
@@ -96,6 +102,9 @@ impl Recorded {
     /// What the agent reported back for the tool call of step `n`: the `tool_result` (Messages)
     /// or `function_call_output` (Responses) that answers it, as text.
     pub fn result_of(&self, n: usize) -> Option<String> {
+        if gemini::is_call(self) {
+            return gemini::result_of(self, n);
+        }
         let (anthropic, openai) = (format!("toolu_fake_{n}"), format!("call_fake_{n}"));
         let blocks = self.body["messages"]
             .as_array()
@@ -128,6 +137,9 @@ impl Recorded {
 
     /// How many tool calls the conversation so far holds: the number of the step to play next.
     pub fn tool_calls(&self) -> usize {
+        if gemini::is_call(self) {
+            return gemini::tool_calls(self);
+        }
         let messages = self.body["messages"]
             .as_array()
             .into_iter()
@@ -269,6 +281,11 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             "application/json",
             json!({"input_tokens": 10}).to_string(),
         )
+    } else if gemini::is_call(request) {
+        // A side call (routing, loop checks) wants JSON back: an empty object.
+        let (n, step) = next_step(request, script, "{}");
+        let (kind, body) = gemini::reply(request, &step, n);
+        ("200 OK", kind, body)
     } else if request.is_responses() {
         let n = request.tool_calls();
         let step = script
@@ -277,18 +294,7 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
             .unwrap_or_else(|| Step::Text("Done.".into()));
         ("200 OK", "text/event-stream", responses_events(&step, n))
     } else if request.method == "POST" && request.path.starts_with("/v1/messages") {
-        let (n, step) = if request.is_turn() {
-            let done = request.tool_calls();
-            (
-                done,
-                script
-                    .get(done)
-                    .cloned()
-                    .unwrap_or_else(|| Step::Text("Done.".into())),
-            )
-        } else {
-            (usize::MAX, Step::Text("Scripted side answer".into()))
-        };
+        let (n, step) = next_step(request, script, "Scripted side answer");
         let model = request.body["model"].as_str().unwrap_or("claude-fake");
         if request.body["stream"] == true {
             ("200 OK", "text/event-stream", events(&step, model, n))
@@ -314,6 +320,20 @@ fn respond(mut stream: TcpStream, request: &Recorded, script: &[Step]) -> std::i
         stream.write_all(body.as_bytes())?;
     }
     stream.flush()
+}
+
+/// The step a turn plays and its number (how many tool calls came before), `Done.` past the
+/// script's end; a side call gets `side` and does not advance the script.
+fn next_step(request: &Recorded, script: &[Step], side: &str) -> (usize, Step) {
+    if !request.is_turn() {
+        return (usize::MAX, Step::Text(side.into()));
+    }
+    let done = request.tool_calls();
+    let step = script
+        .get(done)
+        .cloned()
+        .unwrap_or_else(|| Step::Text("Done.".into()));
+    (done, step)
 }
 
 /// The content block and stop reason of step `n`.

@@ -422,6 +422,13 @@ fn a_held_call_denied_from_another_session_does_not_run_and_the_model_is_told() 
             result.contains("then denied: denied by") && result.contains("delete.project"),
             "the model is told it was denied, and why it was held: {result}\n{log}"
         );
+        // One line, the reason: the token and how to answer are the person's, not the model's.
+        assert!(
+            !result.contains(&token)
+                && !result.contains("assent approve")
+                && !result.contains('\n'),
+            "one line to the model: {result:?}"
+        );
     });
 }
 

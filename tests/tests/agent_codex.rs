@@ -332,6 +332,44 @@ fn a_held_call_approved_from_another_session_runs_once() {
     });
 }
 
+/// A held call a person denies: the model is told in one line, the reason, without the token
+/// or how to answer (those are the person's).
+#[test]
+fn a_held_call_denied_from_another_session_does_not_run_and_the_model_is_told() {
+    let Some(run) = Run::with("assent-cx-denied", Options::default(), |_| {
+        vec![Step::exec("rm -r src"), Step::Text("Stopped.".into())]
+    }) else {
+        return;
+    };
+    std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
+    run.sandbox.chown_home();
+    let socket = run.daemon.socket().to_path_buf();
+    std::thread::scope(|scope| {
+        let agent = scope.spawn(|| talk(&run.sandbox, &run.codex, &run.model, &socket));
+        let token = held(&run.daemon, RUN);
+        let token = token.unwrap_or_else(|| panic!("nothing was held: {}", run.model.summary()));
+        let person = run_detached(assent(run.daemon.socket()).args(["deny", &token]));
+        assert_eq!(person.status.code(), Some(0), "{person:?}");
+        let log = agent.join().expect("the agent's run ends");
+        assert_eq!(
+            run.sandbox.rm_runs(),
+            0,
+            "a denied call does not run: {log}"
+        );
+        let result = run.result_of(0, &log);
+        assert!(
+            result.contains("then denied: denied by") && result.contains("delete.project"),
+            "the model is told it was denied, and why it was held: {result}\n{log}"
+        );
+        assert!(
+            !result.contains(&token)
+                && !result.contains("assent approve")
+                && !result.contains('\n'),
+            "one line to the model: {result:?}"
+        );
+    });
+}
+
 #[test]
 fn the_agents_own_background_job_cannot_approve_its_held_call() {
     let Some(run) = Run::with("assent-cx-self", Options::default(), |_| {

@@ -9,7 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use assent_tests::{OUR_ENV, PROCESS_TIMEOUT, TestDaemon, binary, wait_bounded};
+use std::time::Duration;
+
+use assent_tests::{OUR_ENV, Options, PROCESS_TIMEOUT, TestDaemon, binary, wait_bounded};
 use serde_json::Value;
 
 /// `assent setup ARGS` with HOME in `home`, and `PATH` without the build tree.
@@ -240,4 +242,35 @@ fn defer_is_written_for_claude_code_only() {
         &["codex", "--defer", "--assent", &assent],
     );
     assert_eq!(status(&refused), Some(64), "{}", text(&refused));
+}
+
+/// The agent's timeout is graded against the running daemon's own hold (`status` reports it),
+/// not a default: the installed 600 s passes a 300 s hold and fails a 700 s one.
+#[test]
+fn the_timeout_is_graded_against_the_daemons_own_hold() {
+    let (home, assent) = home();
+    let hold = |secs| {
+        TestDaemon::with(Options {
+            hold_ttl: Duration::from_secs(secs),
+            ..Options::default()
+        })
+    };
+    let short = hold(300);
+    let installed = setup(
+        home.path(),
+        short.socket(),
+        &["claude-code", "--assent", &assent],
+    );
+    assert_eq!(status(&installed), Some(0), "{}", text(&installed));
+    let checked = setup(home.path(), short.socket(), &["--check", "claude-code"]);
+    assert_eq!(status(&checked), Some(0), "{}", text(&checked));
+    assert!(text(&checked).contains("holds 300 s"), "{}", text(&checked));
+    let long = hold(700);
+    let checked = setup(home.path(), long.socket(), &["--check", "claude-code"]);
+    assert_eq!(status(&checked), Some(1), "{}", text(&checked));
+    assert!(
+        text(&checked).contains("kills the hook after 600 s, before a held call's 700 s are up"),
+        "{}",
+        text(&checked)
+    );
 }

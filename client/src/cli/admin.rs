@@ -273,6 +273,7 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         status.pending,
     );
     println!("policy:   {}", status.policy);
+    println!("hold:     {} s for a person's answer", status.hold_ttl_secs);
     if let Some(waiting) = &status.policy_waiting {
         println!(
             "policy change: {} (see `assent pending`)",

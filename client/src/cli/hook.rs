@@ -4,10 +4,12 @@
 //! The agent runs this once per tool call with a JSON document on stdin; we turn it into a
 //! check, wait for a held request inside the hook, and answer in the agent's format. Agents
 //! treat a crashed, slow or odd hook as "allow", so everything here fails closed by the agent's
-//! own means: a deny is the agent's explicit deny JSON on stdout *and* a one-line reason on
-//! stderr with exit 2 (which blocks in all three agents, whatever they make of stdout); we never
-//! exit 1, never panic on input, never print anything but the one JSON document on stdout, and
-//! our own wait ends before the agent's hook timeout. The per-agent input and output formats
+//! own means: a deny is the agent's explicit deny JSON on stdout, and for Claude Code and Codex
+//! also a one-line reason on stderr with exit 2 (which blocks there whatever they make of
+//! stdout). Gemini CLI counts any exit but 0 as a failed hook (and says so to the person on
+//! every deny), so its deny is the JSON alone, exit 0, which it takes as the hook's decision. We
+//! never exit 1, never panic on input, never print anything but the one JSON document on stdout,
+//! and our own wait ends before the agent's hook timeout. The per-agent input and output formats
 //! live in `hook/{claude,codex,gemini}.rs`; this module owns reading, waiting and exit codes.
 //!
 //! It must not run anything: the agent runs the tool after an allow.
@@ -33,8 +35,8 @@ use serde_json::Value;
 
 use parse::{check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call};
 
-/// The exit code of a deny: blocks the call in Claude Code, Codex and Gemini CLI alike (with the
-/// reason on stderr). Any other non-zero code lets the call run, so none is ever used.
+/// The exit code of a deny for Claude Code and Codex: blocks the call (with the reason on
+/// stderr). Any other non-zero code lets the call run, so none is ever used.
 const BLOCK: u8 = 2;
 /// The most we read from stdin; a larger input is denied.
 const MAX_INPUT: usize = 1024 * 1024;
@@ -48,8 +50,9 @@ const SHORTENED_STRING: usize = 2 * 1024;
 
 const AFTER_HELP: &str = "\
 Reads the agent's pre-tool hook JSON on stdin and answers on stdout in the agent's format.
-Exit 0 with the allow (or ask) JSON, or with nothing for an allow under --defer; exit 2 with the deny JSON on stdout and the reason on
-stderr. Held requests wait inside the hook until a person answers (desktop notification, or
+Exit 0 with the allow (or ask) JSON, or with nothing for an allow under --defer; a deny is the
+deny JSON on stdout, with exit 2 and the reason on stderr for claude-code and codex, exit 0 for
+gemini (which counts any other exit as a failed hook). Held requests wait inside the hook until a person answers (desktop notification, or
 `assent approve TOKEN` from another terminal), the request expires, or --timeout passes; then
 the call is denied. No daemon, bad input, or any other trouble: denied (fail closed).
 
@@ -75,8 +78,8 @@ struct HookCli {
     /// hook timeout.
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
-    /// Claude Code only: answer "ask" for a held request, so Claude's own prompt decides
-    /// instead of the desktop or `assent approve` (the held request is withdrawn).
+    /// Claude Code and Gemini CLI: answer "ask" for a held request, so the agent's own prompt
+    /// decides instead of the desktop or `assent approve` (the held request is withdrawn).
     #[arg(long)]
     ask_when_held: bool,
     /// Claude Code only: say nothing on allow, so Claude's own permission rules still decide
@@ -107,6 +110,29 @@ impl Agent {
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
         }
+    }
+
+    /// Whether the agent takes "ask" from its hook and puts the call to its own prompt (Codex
+    /// takes it and then runs the call).
+    fn can_ask(self) -> bool {
+        matches!(self, Agent::ClaudeCode | Agent::Gemini)
+    }
+
+    /// The exit code that goes with a deny: the one the agent blocks on.
+    fn deny_exit(self) -> u8 {
+        match self {
+            Agent::ClaudeCode | Agent::Codex => BLOCK,
+            // Its deny JSON at exit 0 is a decision; exit 2 is "the hook failed" as well.
+            Agent::Gemini => 0,
+        }
+    }
+
+    /// Whether the person can be told of a hold on stderr. Codex hands the model a deny's whole
+    /// stderr (a hold's line, token and `assent approve` included), so it gets only the one-line
+    /// reason: the person has the token where they answer (the notification, `assent watch`,
+    /// `assent pending`), and none of the agents shows a hook's stderr while it runs.
+    fn says_held(self) -> bool {
+        !matches!(self, Agent::Codex)
     }
 
     /// Our wait, kept under the agent's default hook timeout.
@@ -149,7 +175,7 @@ enum Answer {
     Allow(String),
     /// Block it, with a reason for the agent (never empty).
     Deny(String),
-    /// Let the agent's own permission prompt decide (Claude Code only).
+    /// Let the agent's own permission prompt decide (Claude Code, Gemini CLI).
     Ask(String),
     /// Allowed by the gate, and nothing said: the agent's own permission rules decide as if
     /// there were no hook (Claude Code's `--defer`).
@@ -220,9 +246,9 @@ fn parse_plain(args: &[OsString]) -> Option<HookCli> {
 
 /// Read, parse, check.
 fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
-    if cli.ask_when_held && cli.agent != Agent::ClaudeCode {
+    if cli.ask_when_held && !cli.agent.can_ask() {
         return Answer::Deny(
-            "assent: --ask-when-held is for claude-code only (this agent cannot ask); the hook is misconfigured, not allowed".into(),
+            "assent: --ask-when-held is for claude-code and gemini only (this agent cannot ask); the hook is misconfigured, not allowed".into(),
         );
     }
     if cli.defer && cli.agent != Agent::ClaudeCode {
@@ -266,7 +292,7 @@ fn emit(agent: Agent, answer: &Answer) -> u8 {
         Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) => 0,
         Answer::Deny(reason) => {
             let _ = writeln!(std::io::stderr().lock(), "{}", one_line(reason));
-            BLOCK
+            agent.deny_exit()
         }
     }
 }
@@ -367,12 +393,13 @@ fn gate(
         Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
-        Outcome::Ask if agent == Agent::ClaudeCode => Answer::Ask(format!(
+        Outcome::Ask if agent.can_ask() => Answer::Ask(format!(
             "assent asks you to confirm this call {}",
             verdict_text(&verdict)
         )),
+        // The verdict says the agent's own prompt decides; this one has none a hook can use.
         Outcome::Ask => Answer::Deny(format!(
-            "assent: denied: this call needs a person's approval, and {} cannot ask its user from a hook {}",
+            "assent: denied: this call needs a person's approval and the gate left it to the agent's own prompt, but {} takes no \"ask\" from a hook {}",
             agent.display(),
             verdict_text(&verdict)
         )),
@@ -383,16 +410,20 @@ fn gate(
                 verdict_text(&verdict)
             ))
         }
-        Outcome::Held(token) => wait_held(&mut conn, &verdict, token, deadline),
+        Outcome::Held(token) => {
+            if agent.says_held() {
+                say(&format!(
+                    "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
+                    verdict_text(&verdict)
+                ));
+            }
+            wait_held(&mut conn, &verdict, token, deadline)
+        }
     }
 }
 
 /// Wait for the final word on a held request; withdraw it if `deadline` comes first.
 fn wait_held(conn: &mut Connection, verdict: &Verdict, token: &str, deadline: Instant) -> Answer {
-    say(&format!(
-        "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
-        verdict_text(verdict)
-    ));
     match recv_by(conn, deadline) {
         Some(Ok(Response::Decided(decided))) if decided.allow => {
             Answer::Allow(format!("assent: held, then allowed: {}", decided.reason))

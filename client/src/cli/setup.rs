@@ -96,10 +96,14 @@ impl Target {
     }
 
     /// The hook entry for an agent, with the timeouts the README explains: the agent's own
-    /// above assent's hold TTL (300 s), the hook's own wait in between.
-    fn hook(self, assent: &str, defer: bool) -> Option<Hook> {
+    /// above assent's hold TTL (300 s), the hook's own wait in between; `socket` is written
+    /// into Gemini CLI's command (see [`hook_socket`]).
+    fn hook(self, assent: &str, defer: bool, socket: Option<&str>) -> Option<Hook> {
         let quoted = shell_words::quote(assent).into_owned();
         let defer = if defer { " --defer" } else { "" };
+        let socket = socket.map_or_else(String::new, |path| {
+            format!(" --socket {}", shell_words::quote(path))
+        });
         let (event, matcher, entry, marker, lenient) = match self {
             Target::ClaudeCode => (
                 "PreToolUse",
@@ -118,7 +122,7 @@ impl Target {
             Target::Gemini => (
                 "BeforeTool",
                 ".*",
-                serde_json::json!({"name": "assent", "type": "command", "command": format!("{quoted} hook gemini --timeout 590"), "timeout": 600_000}),
+                serde_json::json!({"name": "assent", "type": "command", "command": format!("{quoted} hook gemini --timeout 590{socket}"), "timeout": 600_000}),
                 "hook gemini",
                 true,
             ),
@@ -242,7 +246,8 @@ pub fn setup(socket: Option<PathBuf>, args: SetupArgs) -> u8 {
                     check::better_assent(&format!("run `assent setup {}`", target.name()))
                 ));
             }
-            install(target, &place, &assent, args.defer)
+            let socket = hook_socket(target, &args, socket.as_deref());
+            install(target, &place, &assent, args.defer, socket.as_deref())
         }
     });
     match result {
@@ -260,6 +265,22 @@ pub fn setup(socket: Option<PathBuf>, args: SetupArgs) -> u8 {
     }
 }
 
+/// The socket to write into the hook's command: Gemini CLI filters the environment of its
+/// hooks (under GitHub Actions, or with its variable redaction on), so its hook would lose
+/// `ASSENT_SOCKET` and `XDG_RUNTIME_DIR` and find no gate. The socket this setup resolves, for
+/// the user's own settings only (a project's or the machine's settings serve other users, whose
+/// sockets differ), and not the system gate's, which the hook finds without them.
+fn hook_socket(target: Target, args: &SetupArgs, flag: Option<&Path>) -> Option<String> {
+    if target != Target::Gemini || args.managed || args.project.is_some() {
+        return None;
+    }
+    let socket = assent_client::paths::resolve_door_socket(flag).ok()?;
+    if socket == Path::new(assent_client::paths::SYSTEM_SOCKET) {
+        return None;
+    }
+    socket.to_str().map(str::to_string)
+}
+
 /// A file's text, empty if it does not exist.
 fn read(path: &Path) -> Result<String, String> {
     match std::fs::read_to_string(path) {
@@ -274,11 +295,12 @@ fn install(
     place: &Place,
     assent: &str,
     defer: bool,
+    socket: Option<&str>,
 ) -> Result<Vec<String>, String> {
     let file = &place.file;
     let text = read(file)?;
     let bad = |why: String| format!("{} was left as it is: {why}", file.display());
-    let changed = match target.hook(assent, defer) {
+    let changed = match target.hook(assent, defer, socket) {
         Some(hook) => edit::install_json(&text, &hook).map_err(bad)?,
         None => edit::install_rc(&text, &edit::rc_block(assent, target.name())),
     };
@@ -326,7 +348,7 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
     let file = &place.file;
     let text = read(file)?;
     let bad = |why: String| format!("{} was left as it is: {why}", file.display());
-    let changed = match target.hook(assent, false) {
+    let changed = match target.hook(assent, false, None) {
         Some(hook) => edit::uninstall_json(&text, &hook).map_err(bad)?,
         None => edit::uninstall_rc(&text),
     };
@@ -359,7 +381,9 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
 /// "trust" in Codex's `/hooks` records it: Codex skips a hook it does not trust, silently.
 fn trust_codex(hooks_json: &Path, config: &Path, assent: &str) -> Result<String, String> {
     let text = read(hooks_json)?;
-    let hook = Target::Codex.hook(assent, false).ok_or("no Codex hook")?;
+    let hook = Target::Codex
+        .hook(assent, false, None)
+        .ok_or("no Codex hook")?;
     let entry = edit::installed_entry(&text, &hook)
         .map_err(|why| format!("{} does not parse: {why}", hooks_json.display()))?
         .ok_or_else(|| format!("the hook is not in {}", hooks_json.display()))?;

@@ -129,6 +129,9 @@ pub struct StatusInfo {
     /// The kernel's Landlock ABI as the daemon found it (0: none), and whether it is enough
     /// to confine what `assent run`/`sh` run (files, TCP and signals: ABI 6 or later).
     pub landlock_abi: u32,
+    /// How long a request is held for a person before it expires (the hold TTL in force), in
+    /// seconds: an agent that kills its hook sooner runs the call unanswered.
+    pub hold_ttl_secs: u64,
 }
 
 /// One audit event, as `assent log` shows it.

@@ -40,7 +40,9 @@ fn confine(o: &super::Confine, n: &super::Confine, out: &mut Vec<String>) {
         }
     }
     for dir in n.writable.iter().filter(|d| !o.writable.contains(d)) {
-        out.push(format!("confine.writable: every confined run may change {dir}"));
+        out.push(format!(
+            "confine.writable: every confined run may change {dir}"
+        ));
     }
 }
 

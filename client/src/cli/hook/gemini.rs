@@ -6,9 +6,12 @@
 //! (older releases: `directory`), relative to `cwd`; every other tool (`write_file`, `replace`,
 //! `read_file`, `mcp_<server>_<tool>`, …) is a tool call with `tool_input` as its arguments.
 //!
-//! Output: exactly one JSON document, `{"decision": "allow"|"deny", "reason": "…"}`: Gemini
-//! *allows* when stdout is not JSON, so nothing else may reach stdout. A deny also exits 2
-//! with the reason on stderr. Gemini's hook `timeout` is in milliseconds.
+//! Output: exactly one JSON document, `{"decision": "allow"|"deny"|"ask", "reason": "…"}`:
+//! Gemini *allows* when stdout is not JSON, so nothing else may reach stdout. Every answer exits
+//! 0: Gemini counts any other exit as a failed hook (and tells the person `Hook(s) [assent]
+//! failed` on every deny), while a `deny` at exit 0 blocks the call and hands the model
+//! "Tool execution blocked: REASON". `ask` puts the call to Gemini's own confirmation, even in
+//! its YOLO mode. Gemini's hook `timeout` is in milliseconds.
 
 use serde_json::Value;
 
@@ -38,8 +41,8 @@ pub(super) fn render(answer: &Answer) -> String {
     let (decision, reason) = match answer {
         // Defer is refused for Gemini; an allow, should it ever be.
         Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
-        // Gemini has no "ask"; never produced for it (the flag is refused), a deny if it were.
-        Answer::Deny(reason) | Answer::Ask(reason) => ("deny", reason),
+        Answer::Deny(reason) => ("deny", reason),
+        Answer::Ask(reason) => ("ask", reason),
     };
     serde_json::json!({"decision": decision, "reason": one_line(reason)}).to_string()
 }
@@ -78,8 +81,13 @@ mod tests {
 
     #[test]
     fn answers_are_gemini_json() {
-        let out: Value =
-            serde_json::from_str(&render(&Answer::Deny("no\nway".into()))).expect("JSON");
-        assert_eq!(out, json!({"decision": "deny", "reason": "no way"}));
+        for (answer, decision) in [
+            (Answer::Allow("no\nway".into()), "allow"),
+            (Answer::Deny("no\nway".into()), "deny"),
+            (Answer::Ask("no\nway".into()), "ask"),
+        ] {
+            let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
+            assert_eq!(out, json!({"decision": decision, "reason": "no way"}));
+        }
     }
 }

@@ -34,9 +34,11 @@ pub fn check(socket: Option<PathBuf>, args: &SetupArgs) -> u8 {
     let targets: Vec<Target> = named.map_or_else(|| Target::ALL.to_vec(), |t| vec![t]);
     let mut all_ok = true;
     let mut installed = 0;
+    // The gate first: its hold TTL is what each agent's timeout must exceed.
+    let (gate_ok, gate_line, hold_secs) = gate(socket);
     let mut out = std::io::stdout().lock();
     for target in targets {
-        let line = match check_one(target, args) {
+        let line = match check_one(target, args, hold_secs) {
             Graded::Good(line) => {
                 installed += 1;
                 line
@@ -62,14 +64,13 @@ pub fn check(socket: Option<PathBuf>, args: &SetupArgs) -> u8 {
             "setup"
         );
     }
-    let (ok, line) = gate(socket);
-    all_ok &= ok;
-    let _ = writeln!(out, "{:<12} {line}", "gate");
+    all_ok &= gate_ok;
+    let _ = writeln!(out, "{:<12} {gate_line}", "gate");
     if all_ok { exit::ALLOW } else { exit::DENY }
 }
 
-/// Whether one target's hook is installed and will gate.
-fn check_one(target: Target, args: &SetupArgs) -> Graded {
+/// Whether one target's hook is installed and will gate, against a hold of `hold_secs`.
+fn check_one(target: Target, args: &SetupArgs, hold_secs: u64) -> Graded {
     let place = match place(target, args) {
         Ok(place) => place,
         Err(why) => return Graded::Bad(why),
@@ -80,7 +81,7 @@ fn check_one(target: Target, args: &SetupArgs) -> Graded {
         Err(why) => return Graded::Bad(why),
     };
     let fix = format!("run `assent setup {}`", target.name());
-    let Some(hook) = target.hook("assent", false) else {
+    let Some(hook) = target.hook("assent", false, None) else {
         return match rc_program(&text) {
             None => Graded::Absent(format!("not installed in {}: {fix}", file.display())),
             Some(program) => grade_program(&program, file, &fix).map_or_else(Graded::Bad, |()| {
@@ -120,10 +121,9 @@ fn check_one(target: Target, args: &SetupArgs) -> Graded {
         ));
     }
     let secs = grade::timeout_secs(target.name(), entry.timeout);
-    if secs <= grade::HOLD_SECS {
+    if secs <= hold_secs {
         return Graded::Bad(format!(
-            "installed in {at}, but the agent kills the hook after {secs} s, before a held call's {} s are up, and then runs the call: {fix}",
-            grade::HOLD_SECS
+            "installed in {at}, but the agent kills the hook after {secs} s, before a held call's {hold_secs} s are up, and then runs the call: {fix}"
         ));
     }
     if let Some(config) = &place.codex_config {
@@ -217,11 +217,13 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Whether the gate answers.
-fn gate(socket: Option<PathBuf>) -> (bool, String) {
+/// Whether the gate answers, what to say of it, and how long it holds a call (its own hold
+/// TTL; the default one when it does not answer).
+fn gate(socket: Option<PathBuf>) -> (bool, String, u64) {
+    let default = grade::HOLD_SECS;
     let path = match assent_client::paths::resolve_socket(socket.as_deref()) {
         Ok(path) => path,
-        Err(error) => return (false, error.to_string()),
+        Err(error) => return (false, error.to_string(), default),
     };
     let answered =
         assent_client::Connection::connect(&path).and_then(|mut c| c.request(&Request::Status));
@@ -229,17 +231,20 @@ fn gate(socket: Option<PathBuf>) -> (bool, String) {
         Ok(Response::Status(status)) => (
             true,
             format!(
-                "reachable at {} (assentd {}, {} mode)",
+                "reachable at {} (assentd {}, {} mode, holds {} s)",
                 path.display(),
                 status.version,
-                status.mode
+                status.mode,
+                status.hold_ttl_secs
             ),
+            status.hold_ttl_secs,
         ),
         Ok(other) => (
             false,
             format!("unexpected reply from {}: {other:?}", path.display()),
+            default,
         ),
-        Err(error) => (false, format!("not reachable: {error}")),
+        Err(error) => (false, format!("not reachable: {error}"), default),
     }
 }
 

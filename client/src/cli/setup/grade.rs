@@ -4,7 +4,9 @@
 //! command: it fails open), and the program the hook runs is not one `cargo clean` removes.
 
 /// How long the daemon holds a call for a person by default (`assentd --hold-ttl`, 5 min):
-/// an agent that kills the hook sooner runs a held call unanswered.
+/// an agent that kills the hook sooner runs a held call unanswered. `setup --check` grades
+/// against the running daemon's own hold (`assent status`) and falls back to this when the
+/// gate does not answer.
 pub const HOLD_SECS: u64 = 300;
 
 /// The tools an agent's matcher must send to the hook: its shell tool first, then the tools
