@@ -400,7 +400,7 @@ mod tests {
             encode_request(&answer).expect("encodes"),
             [9, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
-        // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false), wait.
+        // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false), wait.
         let batch = Request::CheckBatch(BatchRequest {
             subjects: vec![Subject::Tool {
                 name: "t".into(),
@@ -413,7 +413,9 @@ mod tests {
         });
         assert_eq!(
             encode_request(&batch).expect("encodes"),
-            [9, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 1]
+            [
+                9, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 1
+            ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
             items: vec![],
