@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What confinement adds to a run through `assent sh`: the same line through a daemon that
+# confines (Landlock) and one that acts as on a kernel without it (`--landlock-abi 0`: the door
+# then becomes the command, as before), interleaved round by round so that both meet the same
+# machine, and the line run by bash directly as the floor.
+#
+#   cargo build --release -p assentd -p assent-client
+#   daemon/benches/confine.sh [ROUNDS]
+#
+# Prints the median and mean of each, and the median of the per-round difference
+# (confined − unconfined), for `ls -la` and for a no-op `cargo build` of a small crate.
+set -euo pipefail
+rounds=${1:-300}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${CARGO_TARGET_DIR:-$repo/target}/release
+work=$(mktemp -d "$repo/target/confine-bench.XXXXXX")
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+mkdir -p "$work/a" "$work/b"
+"$bin/assentd" --user --socket "$work/a/s" --state-dir "$work/a" >/dev/null 2>&1 &
+"$bin/assentd" --user --socket "$work/b/s" --state-dir "$work/b" --landlock-abi 0 >/dev/null 2>&1 &
+for s in a b; do
+    for _ in $(seq 100); do [ -S "$work/$s/s" ] && break; sleep 0.05; done
+done
+
+# A small crate, built once so that the measured builds are cargo's no-op check.
+crate="$work/crate"
+cargo new -q --vcs git "$crate"
+(cd "$crate" && cargo build -q)
+
+python3 - "$bin/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" <<'PY'
+import statistics, subprocess, sys, time
+assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+def timed(argv, cwd):
+    t = time.perf_counter_ns()
+    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert r.returncode == 0, (argv, r.returncode)
+    return (time.perf_counter_ns() - t) / 1e6
+
+def bench(line, n):
+    cases = {
+        "bash directly": ["bash", "-c", line],
+        "assent sh, unconfined": [assent, "--socket", sb, "sh", "-c", line],
+        "assent sh, confined": [assent, "--socket", sa, "sh", "-c", line],
+    }
+    got = {k: [] for k in cases}
+    for _ in range(n):
+        for name, argv in cases.items():
+            got[name].append(timed(argv, crate))
+    print(f"\n{line}  ({n} rounds, interleaved)")
+    for name, ms in got.items():
+        print(f"  {name:24} median {statistics.median(ms):7.3f} ms  mean {statistics.mean(ms):7.3f} ms")
+    diff = [c - u for c, u in zip(got["assent sh, confined"], got["assent sh, unconfined"])]
+    print(f"  confined - unconfined    median {statistics.median(diff):7.3f} ms  mean {statistics.mean(diff):7.3f} ms")
+
+bench("ls -la", rounds)
+bench("cargo build", max(10, rounds // 10))
+PY
