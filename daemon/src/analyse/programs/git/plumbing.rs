@@ -127,12 +127,13 @@ pub(super) fn update_ref<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>,
     let o = scan(args, &spec);
     if o.short.contains('d') {
         let detail = o.positional.first().map_or("", |w| w.raw);
-        site.say(catalogue::GIT_REF_DELETE, &format!("`{detail}`"));
-    } else if o.has_long("stdin") {
         site.say(
             catalogue::GIT_REF_DELETE,
-            "named in a transaction read from its input",
+            &format!("update-ref -d {detail}"),
         );
+    } else if o.has_long("stdin") {
+        // The transaction is read from the input; a `delete REF` line in it deletes.
+        site.say(catalogue::GIT_REF_DELETE, "update-ref --stdin");
     } else {
         report(site, catalogue::GIT_CHANGE, "update-ref", args);
     }
@@ -148,7 +149,10 @@ pub(super) fn symbolic_ref<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_
     let o = scan(args, &spec);
     if o.has('d', "delete") {
         let detail = o.positional.first().map_or("", |w| w.raw);
-        site.say(catalogue::GIT_REF_DELETE, &format!("`{detail}`"));
+        site.say(
+            catalogue::GIT_REF_DELETE,
+            &format!("symbolic-ref --delete {detail}"),
+        );
     } else if o.operands() >= 2 {
         report(site, catalogue::GIT_CHANGE, "symbolic-ref", args);
     }
