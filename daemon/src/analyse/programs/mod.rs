@@ -8,6 +8,7 @@ pub mod channel;
 pub mod cloud;
 pub mod code;
 pub mod containers;
+pub mod credentials;
 pub mod data;
 pub mod disk;
 pub mod files;
