@@ -18,6 +18,7 @@ pub mod net;
 pub mod packages;
 pub mod runners;
 pub mod system;
+pub mod toolchains;
 pub mod unknown;
 
 use super::act::Site;

@@ -296,6 +296,10 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             site.sends(w, Slot::Login);
         }
     }
+    if let Some(shown) = super::toolchains::removal(site.name, words) {
+        site.say(catalogue::PACKAGES_REMOVE, &shown);
+        return;
+    }
     if let Some(shown) = super::data::schema_reset(site.name, words) {
         site.say(catalogue::DATA_RESET, &shown);
         return;
