@@ -160,6 +160,15 @@ said! {
     // ---- disks ----
     DISK_LAYOUT = Erase Unknown,
         "`{}` changes partitions, RAID arrays or volumes; what they held may be lost";
+    // ---- listeners and tunnels ----
+    LISTEN_SERVES = Send Secret,
+        "{} serves files to the network: whoever connects reads what lies there, secrets among them";
+    LISTEN_SHELL = Expose Machine,
+        "{} runs a program for whoever connects over the network, who can then do anything this user can";
+    LISTEN_TUNNEL = Expose Machine,
+        "{} opens a tunnel: hosts elsewhere reach this machine or its network through it";
+    LISTEN_PUSH = Expose History,
+        "`{}` takes pushes from anyone who connects, who can then rewrite the repositories' history";
     // ---- modes and ACLs ----
     MODE_READABLE = Expose Secret,
         "the new mode or ACL of `{}` lets other users read it: a secret, or a home and the secrets in it";

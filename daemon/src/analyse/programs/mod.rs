@@ -14,6 +14,7 @@ pub mod disk;
 pub mod files;
 pub mod gate;
 pub mod git;
+pub mod listen;
 pub mod net;
 pub mod packages;
 pub mod runners;
