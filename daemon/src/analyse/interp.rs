@@ -9,6 +9,7 @@
 //! arithmetic) is safe. Data piped into an interpreter runs code nobody can see: opaque.
 
 mod eval;
+mod loops;
 mod node;
 mod php;
 mod python;
@@ -388,6 +389,10 @@ fn read(
                 "that talks to an address only known when it runs",
             ),
             Act::Opaque(what) => site.say(catalogue::INLINE_PROGRAM, &what),
+            Act::Exhaust(what) => site.say(
+                catalogue::FORK_BOMB,
+                &format!("the inline program's {what} in a loop without end"),
+            ),
         }
     }
     site.report();
@@ -434,6 +439,14 @@ fn scan(
     ];
     if let Some(what) = UNFOLLOWED.iter().find(|u| code.contains(**u)) {
         opaque(&span, &format!("`{what}`"), st);
+    }
+    if loops::perl_fork_loop(code) {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        site.say(
+            catalogue::FORK_BOMB,
+            "the inline program's `fork` in a loop without end",
+        );
+        site.report();
     }
     while i < b.len() {
         let c = b[i];
