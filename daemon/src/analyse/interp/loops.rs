@@ -108,6 +108,7 @@ pub fn makes_process(name: &str, runs: bool) -> bool {
             | "proc_open"
             | "shell_exec"
             | "passthru"
+            | "Process"
     ) || last.starts_with("spawn")
 }
 

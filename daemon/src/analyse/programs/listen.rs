@@ -28,6 +28,11 @@ pub fn judge<'s>(name: &str, args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>)
         "serve" | "http-server" | "live-server" => node_server(base, args, site),
         "git" => git_daemon(args, site),
         "ssh" => ssh(&literal, site),
+        // autossh's own `-M PORT` comes first; the rest is ssh's.
+        "autossh" => {
+            let own = if literal.first() == Some(&"-M") { 2 } else { 0 };
+            ssh(literal.get(own..).unwrap_or_default(), site);
+        }
         "nc" | "ncat" | "netcat" => netcat(&literal, site),
         "socat" => socat(&literal, site),
         _ => {}
@@ -300,9 +305,8 @@ fn ssh(literal: &[&str], site: &mut Site) {
         // `[bind:]port:host:hostport`: a bind address before the port opens it beyond loopback
         // unless it is a loopback one.
         let parts: Vec<&str> = spec.split([':', ' ']).collect();
-        let bind = (parts.len() >= 4 || (kind == 'D' && parts.len() >= 2))
-            .then(|| parts[0])
-            .filter(|b| !b.is_empty());
+        // An empty bind address, like `*`, is every interface.
+        let bind = (parts.len() >= 4 || (kind == 'D' && parts.len() >= 2)).then(|| parts[0]);
         let open_local = gateway || bind.is_some_and(|b| !local_bind(b));
         let opens = match kind {
             'R' | 'D' => true,

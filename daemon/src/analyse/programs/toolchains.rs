@@ -71,13 +71,14 @@ const MANAGERS: &[(&[&str], &[&str])] = &[
     (&["deno"], &["uninstall"]),
 ];
 
-/// The removal a toolchain manager's words ask for, shown as `manager verb`.
+/// The removal a toolchain manager's words ask for, shown as `manager verb`. A toolchain
+/// named for the run (`rustup +stable …`) is no verb.
 pub fn removal(name: &str, words: &[Word]) -> Option<String> {
     let (_, verbs) = MANAGERS.iter().find(|(names, _)| names.contains(&name))?;
     let ops: Vec<&str> = words
         .iter()
         .filter_map(Word::literal)
-        .filter(|t| !t.starts_with('-') && !t.contains('='))
+        .filter(|t| !t.starts_with(['-', '+']) && !t.contains('='))
         .take(2)
         .collect();
     let one = ops.first().copied()?;

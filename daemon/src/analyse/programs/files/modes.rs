@@ -218,9 +218,18 @@ pub fn chown<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 /// the rest its files. An ACL (`-m`, `--modify`, `--set`, or the first operand) is judged by
 /// what it grants.
 pub fn perms_after_first<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    let given = site
-        .args
-        .has(&["m", "x", "M", "X", "modify", "remove", "set"]);
+    let given = site.args.has(&[
+        "m",
+        "x",
+        "M",
+        "X",
+        "modify",
+        "remove",
+        "set",
+        "set-file",
+        "modify-file",
+        "remove-file",
+    ]);
     let skip = usize::from(!given);
     // Only setfacl's change is an ACL; chattr's and setfattr's grant nothing to others.
     let is_acl = site.name.rsplit('/').next() == Some("setfacl");
