@@ -23,7 +23,7 @@ pub fn judge<'s>(name: &str, args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>)
         _ if base.starts_with("php") => php(args, &literal, site),
         _ if base.starts_with("ruby") => ruby(args, &literal, site),
         "busybox" if literal.first() == Some(&"httpd") => httpd(&args[1..], site),
-        "httpd" if literal.iter().any(|t| *t == "-h") => httpd(args, site),
+        "httpd" if literal.contains(&"-h") => httpd(args, site),
         "npx" | "pnpx" | "bunx" => package_server(args, site),
         "serve" | "http-server" | "live-server" => node_server(base, args, site),
         "git" => git_daemon(args, site),
@@ -46,7 +46,7 @@ fn local_bind(host: &str) -> bool {
 }
 
 /// The value of an option given as `-x V`, `--long V`, `--long=V` or `-xV`.
-fn value<'a, 's>(args: &'a [Word<'s>], short: &[&str], long: &[&str]) -> Option<Word<'s>> {
+fn value<'s>(args: &[Word<'s>], short: &[&str], long: &[&str]) -> Option<Word<'s>> {
     for (i, w) in args.iter().enumerate() {
         let Some(t) = w.literal() else { continue };
         if short.contains(&t) || long.contains(&t) {
@@ -134,7 +134,7 @@ fn php<'s>(args: &[Word<'s>], _: &[&str], site: &mut Site<'_, 's, '_, '_>) {
 /// `ruby -run -e httpd [DIR] [--port P] [--bind-address A]`: un.rb's server, every
 /// interface unless told.
 fn ruby<'s>(args: &[Word<'s>], literal: &[&str], site: &mut Site<'_, 's, '_, '_>) {
-    let un = literal.iter().any(|t| *t == "-run");
+    let un = literal.contains(&"-run");
     let Some(at) = literal.iter().position(|t| *t == "httpd") else {
         return;
     };
