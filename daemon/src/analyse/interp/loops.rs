@@ -21,8 +21,10 @@ pub fn endless(node: Node, src: &str) -> bool {
         // C-style `for (;;)`: no condition at all.
         "for_statement" if node.child_by_field_name("right").is_none() => {
             text(node)
-                .replace(char::is_whitespace, "")
-                .starts_with("for(;;)")
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .take(7)
+                .eq("for(;;)".chars())
                 || cond.is_some_and(|c| always(text(c).trim_end_matches(';')))
         }
         // Python `for _ in iter(int, 1)`, and comprehensions over one.

@@ -74,7 +74,8 @@ fn git_subcommand<'a, 's>(words: &'a [Word<'s>]) -> Option<(&'a str, &'a [Word<'
 /// `aws_secret_access_key`), is credential-named as a variable would be.
 pub fn credential_key(key: &str) -> bool {
     let last = key.rsplit(['.', ':', '/']).next().unwrap_or(key);
-    secrets::credential_name(last)
+    // git's `http.<url>.extraHeader` carries an `Authorization:` header (CI checkouts).
+    secrets::credential_name(last) || last.eq_ignore_ascii_case("extraheader")
 }
 
 /// A pattern that asks for credential-named keys (`git config --get-regexp 'token|password'`).
@@ -238,6 +239,7 @@ mod tests {
             ("global.password", true),
             ("http-basic.pypi.password", true),
             ("aws_secret_access_key", true),
+            ("http.https://github.com/.extraheader", true),
             ("region", false),
             ("remote.origin.url", false),
             ("credential.helper", false),
