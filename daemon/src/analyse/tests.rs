@@ -259,6 +259,10 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("ruby -e 'loop { fork }'", Forbidden, &["stop.root", "run.unknown"]),
     ("php -r 'while (true) { pcntl_fork(); }'", Forbidden, &["stop.root", "run.unknown"]),
     ("perl -e 'fork while 1'", Forbidden, &["stop.root"]),
+    // A mode set by an inline program is judged as chmod's.
+    ("python3 -c 'import os; os.chmod(\"/home/u/.ssh/id_rsa\", 0o644)'", Destructive, &["expose.secret", "perms.secret"]),
+    ("python3 -c 'import os; os.chmod(\"/tmp/sh\", 0o4755)'", Destructive, &["expose.protected", "perms.temp"]),
+    ("python3 -c 'import os; os.chmod(\"build/app\", 0o755)'", Moderate, &["perms.build"]),
     ("perl -e 'my $p = fork; print $p'", Safe, &[]),
     ("python -c 'import os; os.system(cmd)'", Opaque, &["run.unknown"]),
     ("node -e \"require('child_process').execSync('rm -rf ~')\"", Forbidden, &["delete.home"]),

@@ -159,6 +159,9 @@ pub enum Act {
     Opaque(String),
     /// Makes processes in a loop without end; the text names the call.
     Exhaust(String),
+    /// Gives a path a mode that lets the group or others read it (first), or sets its setuid
+    /// or setgid bit (second).
+    Grant(bool, bool, Value),
 }
 
 /// Nodes one program may cost before the rest of it is opaque.
@@ -641,6 +644,13 @@ impl<'t> Eval<'t> {
                     Effect::Perms
                 };
                 self.acts.push(Act::Path(effect, false, self.path(&arg(p))));
+                // Read for the group or others, and setuid or setgid bits, are judged on the
+                // place as `chmod`'s are.
+                let read = mode.is_some_and(|m| m & 0o044 != 0);
+                let setid = mode.is_some_and(|m| m & 0o6000 != 0);
+                if read || setid {
+                    self.acts.push(Act::Grant(read, setid, self.path(&arg(p))));
+                }
                 Value::Unknown
             }
             Api::Net(n) => {

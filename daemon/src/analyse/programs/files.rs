@@ -12,7 +12,7 @@ use crate::places::{Kind, Path, Piece};
 
 mod modes;
 
-pub use modes::{chmod, chown, perms_after_first};
+pub use modes::{chmod, chown, grant_on, perms_after_first};
 
 const RM: Spec = Spec {
     tree: &["r", "R", "recursive"],

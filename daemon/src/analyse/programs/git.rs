@@ -113,6 +113,8 @@ const SUBCOMMANDS: &[(&str, Sub)] = &[
     ("read-tree", Sub::Rule(plumbing::read_tree)),
     ("checkout-index", Sub::Rule(plumbing::checkout_index)),
     ("apply", Sub::Rule(plumbing::apply)),
+    ("maintenance", Sub::Rule(plumbing::maintenance)),
+    ("repack", Sub::Rule(plumbing::repack)),
     ("filter-branch", Sub::Rule(history::filter_branch)),
     ("filter-repo", Sub::Rule(history::filter_repo)),
     ("tag", Sub::Rule(tag)),

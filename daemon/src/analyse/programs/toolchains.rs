@@ -69,6 +69,12 @@ const MANAGERS: &[(&[&str], &[&str])] = &[
     (&["proto", "vfox"], &["uninstall", "remove"]),
     (&["uv"], &["python uninstall", "self uninstall"]),
     (&["deno"], &["uninstall"]),
+    (&["nix"], &["profile remove"]),
+    (
+        &["dotnet"],
+        &["tool uninstall", "workload uninstall", "sdk uninstall"],
+    ),
+    (&["gcloud"], &["components remove"]),
 ];
 
 /// The removal a toolchain manager's words ask for, shown as `manager verb`. A toolchain
@@ -131,6 +137,16 @@ mod tests {
                 &["delete.packages", "run.project"],
             ),
             ("ghcup nuke", Destructive, &["delete.packages"]),
+            (
+                "nix profile remove hello",
+                Destructive,
+                &["delete.packages"],
+            ),
+            (
+                "gcloud components remove kubectl",
+                Destructive,
+                &["delete.packages"],
+            ),
             ("rustup toolchain list", Moderate, &["run.project"]),
             (
                 "rustup target add wasm32-unknown-unknown",

@@ -134,6 +134,18 @@ fn exposes_secrets(site: &Site, t: &Word, tree: bool) -> bool {
     site.placed(t, tree).has(Kind::Secret) || site.placed(t, true).has(Kind::Home)
 }
 
+/// What a mode set by other means (an inline program's `os.chmod(p, 0o644)`) grants on
+/// `target` beyond its permission change: read for others on a secret or a home, a setuid
+/// or setgid bit anywhere.
+pub fn grant_on<'s>(read: bool, setid: bool, target: &Word<'s>, site: &mut Site<'_, 's, '_, '_>) {
+    if read && exposes_secrets(site, target, false) {
+        site.say(catalogue::MODE_READABLE, target.raw);
+    }
+    if setid {
+        site.say(catalogue::MODE_SETID, target.raw);
+    }
+}
+
 /// `-w`, `-x`, `-rwx` are modes to chmod, not options.
 fn is_mode_word(t: &str) -> bool {
     t.strip_prefix('-')

@@ -181,6 +181,54 @@ pub(super) fn expires_at_once(g: &Git) -> Option<String> {
     })
 }
 
+/// `git maintenance run`: its gc task prunes at once with an expiry given by `-c`.
+pub(super) fn maintenance<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &Git<'s>) {
+    let runs = args.first().and_then(Word::literal) == Some("run");
+    match expires_at_once(g).filter(|_| runs) {
+        Some(key) => site.say(catalogue::GIT_PRUNE, &format!("{key} maintenance run")),
+        None => report(site, catalogue::GIT_CHANGE, "maintenance", args),
+    }
+}
+
+/// `git repack -a -d`: everything reachable goes into one pack and the old packs are
+/// deleted, with the unreachable objects in them, unless they are kept (`-A`, `-k`,
+/// `--keep-unreachable`, `--cruft`).
+pub(super) fn repack<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
+    let spec = Spec {
+        long_args: &[
+            "window",
+            "depth",
+            "threads",
+            "max-pack-size",
+            "filter",
+            "filter-to",
+        ],
+        all: &[
+            "keep-unreachable",
+            "cruft",
+            "local",
+            "quiet",
+            "write-bitmap-index",
+            "pack-kept-objects",
+            "keep-pack",
+            "geometric",
+            "write-midx",
+            "unpack-unreachable",
+        ],
+        ..Spec::default()
+    };
+    let o = scan(args, &spec);
+    let keeps = o.short.contains(['A', 'k'])
+        || o.has_long("keep-unreachable")
+        || o.has_long("cruft")
+        || o.has_long("unpack-unreachable");
+    if o.short.contains('a') && o.short.contains('d') && !keeps {
+        report(site, catalogue::GIT_PRUNE, "repack", args);
+    } else {
+        report(site, catalogue::GIT_CHANGE, "repack", args);
+    }
+}
+
 /// `git worktree prune` forgets every worktree whose directory is missing, with the state
 /// kept for it (`-n` only says which).
 pub(super) fn worktree_prune<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
