@@ -138,11 +138,17 @@ fn exposes_secrets(site: &Site, t: &Word, tree: bool) -> bool {
 /// `target` beyond its permission change: read for others on a secret or a home, a setuid
 /// or setgid bit anywhere.
 pub fn grant_on<'s>(read: bool, setid: bool, target: &Word<'s>, site: &mut Site<'_, 's, '_, '_>) {
+    // A path the program built has no text on the line: its value is shown.
+    let shown = if target.raw.is_empty() {
+        target.text.as_str()
+    } else {
+        target.raw
+    };
     if read && exposes_secrets(site, target, false) {
-        site.say(catalogue::MODE_READABLE, target.raw);
+        site.say(catalogue::MODE_READABLE, shown);
     }
     if setid {
-        site.say(catalogue::MODE_SETID, target.raw);
+        site.say(catalogue::MODE_SETID, shown);
     }
 }
 
