@@ -249,6 +249,9 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("python3 -c 'import tidy; tidy.run(\"/home/u/.ssh\")'", Destructive, &["use.secret", "use.protected"]),
     ("python3 -c 'import tidy; tidy.run(\"./data/in.csv\")'", Moderate, &["use.project"]),
     ("python3 -c 'print(\"/home/u/.ssh\")'", Safe, &[]),
+    ("python3 -c 'import pandas as pd; pd.read_csv(\"/home/u/Downloads/d.csv\")'", Safe, &[]),
+    ("python3 -c 'import pandas as pd; pd.read_csv(\"/home/u/.aws/credentials\")'", Destructive, &["read.secret"]),
+    ("python3 -c 'import matplotlib.pyplot as plt; plt.savefig(\"/tmp/p.png\")'", Moderate, &["write.temp"]),
     ("python3 -c 's = \"a/b\"; print(s.split(\"/\"))'", Safe, &[]),
     // Processes made in a loop without end, in any language, exhaust the machine.
     ("python3 -c 'import os\nwhile True: os.fork()'", Forbidden, &["stop.root", "run.unknown"]),

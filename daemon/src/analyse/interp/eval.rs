@@ -466,9 +466,22 @@ impl<'t> Eval<'t> {
     /// A module's function no table knows (`cleaner.wipe(p)`, `require("./tools").purge(p)`)
     /// may do anything with what it is given, as an unknown program may: each argument that
     /// names a path (`/home/u/.ssh`, `~/x`, `./data`, a directory's listing) is a place it
-    /// is given. The language's builtins (`print`) and methods of an object whose class is not
-    /// known (`s.split("/")`, strings' and lists' among them) give none.
-    fn given_places(&mut self, args: &[Value]) {
+    /// is given. A function named for reading (`pandas.read_csv`, `numpy.load`) reads it, one
+    /// named for saving (`pyplot.savefig`, `json.dump`) writes it: a secret read is still a
+    /// secret read, a file elsewhere in the home only read is not held. The language's
+    /// builtins (`print`) and methods of an object whose class is not known (`s.split("/")`,
+    /// strings' and lists' among them) give none.
+    fn given_places(&mut self, name: &str, args: &[Value]) {
+        const READS: &[&str] = &["read", "load", "open", "parse", "scan"];
+        const WRITES: &[&str] = &["save", "write", "dump", "export", "to_"];
+        let verb = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        let (effect, tree) = if READS.iter().any(|r| verb.starts_with(r)) {
+            (Effect::Read, false)
+        } else if WRITES.iter().any(|w| verb.starts_with(w)) {
+            (Effect::Write, false)
+        } else {
+            (Effect::Use, true)
+        };
         for a in args {
             let path = self.path(a);
             let named = match &path {
@@ -481,7 +494,7 @@ impl<'t> Eval<'t> {
                 _ => false,
             };
             if named {
-                self.acts.push(Act::Path(Effect::Use, true, path));
+                self.acts.push(Act::Path(effect, tree, path));
             }
         }
     }
@@ -508,7 +521,7 @@ impl<'t> Eval<'t> {
                 self.opaque(format!("`{}`", name.trim_start_matches("?.")));
             }
             if self.foreign(name) {
-                self.given_places(&args);
+                self.given_places(name, &args);
             }
             return Value::Unknown;
         };
