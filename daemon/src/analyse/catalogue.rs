@@ -152,7 +152,7 @@ said! {
     GIT_PRUNE = Delete History,
         "`git {}` deletes unreachable commits or reflog entries, the last way back to lost work";
     GIT_REF_DELETE = Delete History,
-        "`git update-ref -d` deletes the ref {} without the checks `git branch -d` makes";
+        "`git {}` deletes refs without the checks `git branch -d` makes";
     GIT_WORKTREE_FORCE = Delete Changes,
         "`git worktree remove {}` deletes a worktree together with its uncommitted changes";
     GIT_CONFIG = Write Protected,
@@ -160,6 +160,20 @@ said! {
     // ---- disks ----
     DISK_LAYOUT = Erase Unknown,
         "`{}` changes partitions, RAID arrays or volumes; what they held may be lost";
+    // ---- listeners and tunnels ----
+    LISTEN_SERVES = Send Secret,
+        "{} serves files to the network: whoever connects reads what lies there, secrets among them";
+    LISTEN_SHELL = Expose Machine,
+        "{} runs a program for whoever connects over the network, who can then do anything this user can";
+    LISTEN_TUNNEL = Expose Machine,
+        "{} opens a tunnel: hosts elsewhere reach this machine or its network through it";
+    LISTEN_PUSH = Expose History,
+        "`{}` takes pushes from anyone who connects, who can then rewrite the repositories' history";
+    // ---- modes and ACLs ----
+    MODE_READABLE = Expose Secret,
+        "the new mode or ACL of `{}` lets other users read it: a secret, or a home and the secrets in it";
+    MODE_SETID = Expose Protected,
+        "the new mode of `{}` sets its setuid or setgid bit: whoever runs it runs it as its owner, and a copy of a shell or an interpreter then runs anything so";
     // ---- the system: power, services, processes, users, firewall ----
     FORK_BOMB = Stop Root,
         "{} is a fork bomb: it copies itself until the machine stops responding";

@@ -373,6 +373,21 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         site.place(Effect::Read, Kind::Secret, what.to_owned());
         site.report();
     }
+    // What listens for connections from elsewhere, whatever else the program does.
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        programs::listen::judge(name, args, &mut site);
+        site.report();
+    }
+    // A known program that removes a toolchain (`rustup self uninstall`); unknown managers
+    // (`nvm`, `mise`) are asked the same in their judgement.
+    if index::lookup(name).is_some()
+        && let Some(shown) = programs::toolchains::removal(name, args)
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        site.say(catalogue::PACKAGES_REMOVE, &shown);
+        site.report();
+    }
     match index::lookup(name) {
         Some(entry) => match &entry.role {
             Role::Wrapper(_) => {}

@@ -1553,7 +1553,17 @@ pub const ENTRIES: &[Entry] = &[
     ),
     tool(
         &["chattr", "setfacl", "setfattr"],
-        gnu("m:x:M:X:", &["modify=", "remove="]),
+        gnu(
+            "m:x:M:X:",
+            &[
+                "modify=",
+                "remove=",
+                "set=",
+                "set-file=",
+                "modify-file=",
+                "remove-file=",
+            ],
+        ),
         Judge::Model(programs::files::perms_after_first),
     ),
     tool(

@@ -9,6 +9,7 @@
 //! arithmetic) is safe. Data piped into an interpreter runs code nobody can see: opaque.
 
 mod eval;
+mod loops;
 mod node;
 mod php;
 mod python;
@@ -340,29 +341,7 @@ fn read(
         match act {
             Act::Shell(line) => lines.push(line),
             Act::Path(effect, tree, value) => {
-                let word = match value {
-                    Value::Str(p) if !p.is_empty() => {
-                        let made = Word::made(p, "", 0..0);
-                        site.st.home_word(&made)
-                    }
-                    Value::Below(dir) => {
-                        let made = Word::made(format!("{}/", dir.trim_end_matches('/')), "", 0..0);
-                        let home = site.st.home_word(&made);
-                        let mut pieces = home.alternatives().first().cloned().unwrap_or_default();
-                        pieces.push(crate::places::Piece::Below);
-                        Word {
-                            text: format!("{}/…", dir.trim_end_matches('/')),
-                            dynamic: true,
-                            value: Some(std::rc::Rc::new(vec![pieces])),
-                            ..made
-                        }
-                    }
-                    _ => Word::runtime(
-                        &Word::made(String::new(), "", 0..0),
-                        "a path only known when it runs",
-                        None,
-                    ),
-                };
+                let word = act_word(&site, value);
                 if tree {
                     site.tree(effect, &word);
                 } else {
@@ -388,6 +367,14 @@ fn read(
                 "that talks to an address only known when it runs",
             ),
             Act::Opaque(what) => site.say(catalogue::INLINE_PROGRAM, &what),
+            Act::Grant(read, setid, value) => {
+                let word = act_word(&site, value);
+                super::programs::files::grant_on(read, setid, &word, &mut site);
+            }
+            Act::Exhaust(what) => site.say(
+                catalogue::FORK_BOMB,
+                &format!("the inline program's {what} in a loop without end"),
+            ),
         }
     }
     site.report();
@@ -400,6 +387,34 @@ fn read(
             &format!("a `{name}` program the gate could not read in full"),
             st,
         );
+    }
+}
+
+/// The word an inline program's act names: a path whose text is known, a place below a
+/// directory it lists, or a path only known when it runs.
+fn act_word<'s>(site: &Site<'_, 's, '_, '_>, value: Value) -> Word<'s> {
+    match value {
+        Value::Str(p) if !p.is_empty() => {
+            let made = Word::made(p, "", 0..0);
+            site.st.home_word(&made)
+        }
+        Value::Below(dir) => {
+            let made = Word::made(format!("{}/", dir.trim_end_matches('/')), "", 0..0);
+            let home = site.st.home_word(&made);
+            let mut pieces = home.alternatives().first().cloned().unwrap_or_default();
+            pieces.push(crate::places::Piece::Below);
+            Word {
+                text: format!("{}/…", dir.trim_end_matches('/')),
+                dynamic: true,
+                value: Some(std::rc::Rc::new(vec![pieces])),
+                ..made
+            }
+        }
+        _ => Word::runtime(
+            &Word::made(String::new(), "", 0..0),
+            "a path only known when it runs",
+            None,
+        ),
     }
 }
 
@@ -434,6 +449,14 @@ fn scan(
     ];
     if let Some(what) = UNFOLLOWED.iter().find(|u| code.contains(**u)) {
         opaque(&span, &format!("`{what}`"), st);
+    }
+    if loops::perl_fork_loop(code) {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        site.say(
+            catalogue::FORK_BOMB,
+            "the inline program's `fork` in a loop without end",
+        );
+        site.report();
     }
     while i < b.len() {
         let c = b[i];

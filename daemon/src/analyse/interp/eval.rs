@@ -157,6 +157,11 @@ pub enum Act {
     Net(Value),
     /// Does something that cannot be followed; the text names it.
     Opaque(String),
+    /// Makes processes in a loop without end; the text names the call.
+    Exhaust(String),
+    /// Gives a path a mode that lets the group or others read it (first), or sets its setuid
+    /// or setgid bit (second).
+    Grant(bool, bool, Value),
 }
 
 /// Nodes one program may cost before the rest of it is opaque.
@@ -179,6 +184,8 @@ pub struct Eval<'t> {
     pub args: Vec<Option<String>>,
     /// Code the program runs with `eval`, read after the program.
     pub evals: Vec<String>,
+    /// How many loops without end the walk is inside.
+    pub loops: usize,
     nodes: usize,
     depth: usize,
 }
@@ -198,6 +205,7 @@ impl<'t> Eval<'t> {
             home,
             args,
             evals: Vec::new(),
+            loops: 0,
             nodes: 0,
             depth: 0,
         }
@@ -213,6 +221,7 @@ impl<'t> Eval<'t> {
             home: self.home,
             args: self.args,
             evals: self.evals,
+            loops: 0,
             nodes: self.nodes,
             depth: 0,
         }
@@ -439,6 +448,57 @@ impl<'t> Eval<'t> {
         }
     }
 
+    /// Whether a function is in a module the language's tables do not know (the program's
+    /// own, a third party's): not a builtin, not a method of an unknown object.
+    fn foreign(&self, name: &str) -> bool {
+        let Some((module, _)) = name.rsplit_once('.') else {
+            return false;
+        };
+        let known = |m: &str| {
+            self.tables.modules.iter().any(|k| {
+                m.strip_prefix(k)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            })
+        };
+        module != "?" && !known(module) && !self.in_capable(module) && !self.is_module(module)
+    }
+
+    /// A module's function no table knows (`cleaner.wipe(p)`, `require("./tools").purge(p)`)
+    /// may do anything with what it is given, as an unknown program may: each argument that
+    /// names a path (`/home/u/.ssh`, `~/x`, `./data`, a directory's listing) is a place it
+    /// is given. A function named for reading (`pandas.read_csv`, `numpy.load`) reads it, one
+    /// named for saving (`pyplot.savefig`, `json.dump`) writes it: a secret read is still a
+    /// secret read, a file elsewhere in the home only read is not held. The language's
+    /// builtins (`print`) and methods of an object whose class is not known (`s.split("/")`,
+    /// strings' and lists' among them) give none.
+    fn given_places(&mut self, name: &str, args: &[Value]) {
+        const READS: &[&str] = &["read", "load", "open", "parse", "scan"];
+        const WRITES: &[&str] = &["save", "write", "dump", "export", "to_"];
+        let verb = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        let (effect, tree) = if READS.iter().any(|r| verb.starts_with(r)) {
+            (Effect::Read, false)
+        } else if WRITES.iter().any(|w| verb.starts_with(w)) {
+            (Effect::Write, false)
+        } else {
+            (Effect::Use, true)
+        };
+        for a in args {
+            let path = self.path(a);
+            let named = match &path {
+                Value::Str(p) => {
+                    p.starts_with(['/', '~', '.'])
+                        && !p.contains("://")
+                        && !p.contains(char::is_whitespace)
+                }
+                Value::Below(_) => true,
+                _ => false,
+            };
+            if named {
+                self.acts.push(Act::Path(effect, tree, path));
+            }
+        }
+    }
+
     /// Calls the function with this full name.
     pub fn apply(&mut self, name: &str, args: Vec<Value>) -> Value {
         let api = if name == ENV_GET {
@@ -446,9 +506,22 @@ impl<'t> Eval<'t> {
         } else {
             self.api(name)
         };
+        let runs = matches!(
+            api,
+            Some(Api::Shell(_) | Api::Argv(_) | Api::Spawn(_) | Api::ExecV(_))
+        );
+        if self.loops > 0 && super::loops::makes_process(name, runs) {
+            let act = Act::Exhaust(format!("`{}`", name.trim_start_matches("?.")));
+            if !self.acts.contains(&act) {
+                self.acts.push(act);
+            }
+        }
         let Some(api) = api else {
             if self.in_capable(name) || destroys(name) {
                 self.opaque(format!("`{}`", name.trim_start_matches("?.")));
+            }
+            if self.foreign(name) {
+                self.given_places(name, &args);
             }
             return Value::Unknown;
         };
@@ -584,6 +657,13 @@ impl<'t> Eval<'t> {
                     Effect::Perms
                 };
                 self.acts.push(Act::Path(effect, false, self.path(&arg(p))));
+                // Read for the group or others, and setuid or setgid bits, are judged on the
+                // place as `chmod`'s are.
+                let read = mode.is_some_and(|m| m & 0o044 != 0);
+                let setid = mode.is_some_and(|m| m & 0o6000 != 0);
+                if read || setid {
+                    self.acts.push(Act::Grant(read, setid, self.path(&arg(p))));
+                }
                 Value::Unknown
             }
             Api::Net(n) => {

@@ -268,6 +268,15 @@ fn global(ev: &Eval, name: &str) -> Value {
 }
 
 fn expr(ev: &mut Eval, node: Node) -> Value {
+    // Calls in a loop without end are counted as such (`while True: os.fork()`).
+    let endless = super::loops::endless(node, ev.src);
+    ev.loops += usize::from(endless);
+    let value = expr_node(ev, node);
+    ev.loops -= usize::from(endless);
+    value
+}
+
+fn expr_node(ev: &mut Eval, node: Node) -> Value {
     if !ev.enter() {
         return Value::Unknown;
     }

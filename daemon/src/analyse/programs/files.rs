@@ -4,13 +4,15 @@
 //! `runners`'), and readers whose operands do different things (`uniq IN OUT`).
 
 use super::super::act::{Carry, Site};
-use super::super::effects::Effect::{
-    Change, Delete, Erase, Expose, Move, Overwrite, Perms, Read, Run, Write,
-};
+use super::super::effects::Effect::{Change, Delete, Erase, Move, Overwrite, Read, Run, Write};
 use super::super::index::{Spec, each};
 use super::super::words::Word;
 use super::spec;
 use crate::places::{Kind, Path, Piece};
+
+mod modes;
+
+pub use modes::{chmod, chown, grant_on, perms_after_first};
 
 const RM: Spec = Spec {
     tree: &["r", "R", "recursive"],
@@ -214,14 +216,7 @@ pub fn install<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if site.args.only_help() {
         return;
     }
-    if let Some(mode) = site.args.value(&["m", "mode"]).cloned()
-        && mode.literal().is_some_and(world_writable)
-    {
-        let ops: Vec<Word> = site.args.operands.iter().map(|w| (*w).clone()).collect();
-        for w in &ops {
-            site.on(Expose, w);
-        }
-    }
+    modes::install_mode(site);
     if site.args.has(&["d", "directory"]) {
         spec(&each(Write), site);
         return;
@@ -251,114 +246,6 @@ pub fn dd<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             _ => {}
         }
     }
-}
-
-/// `-w`, `-x`, `-rwx` are modes to chmod, not options.
-fn is_mode_word(t: &str) -> bool {
-    t.strip_prefix('-')
-        .is_some_and(|m| !m.is_empty() && m.chars().all(|c| "rwxXst".contains(c)))
-}
-
-/// `chmod MODE FILE…`: changes modes (of trees with `-R`); a mode that lets others write
-/// exposes the files.
-pub fn chmod<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if site.args.only_help() {
-        return;
-    }
-    // The grammar read `-w` as an option; bash and chmod take it as a mode.
-    let dash_mode = words
-        .iter()
-        .find(|w| w.literal().is_some_and(is_mode_word))
-        .and_then(Word::literal)
-        .map(str::to_owned);
-    let reference = site.args.value(&["reference"]).cloned();
-    let mut targets: Vec<Word> = site.args.operands.iter().map(|w| (*w).clone()).collect();
-    let mode = match (&dash_mode, &reference) {
-        (Some(m), _) => Some(m.clone()),
-        (None, Some(_)) => None,
-        (None, None) if !targets.is_empty() => {
-            let m = targets.remove(0);
-            Some(m.literal().unwrap_or("").to_owned())
-        }
-        _ => None,
-    };
-    if let Some(r) = &reference {
-        site.on(Read, r);
-    }
-    let tree = site.args.has(&["R", "recursive"]);
-    let expose = mode.as_deref().is_some_and(world_writable);
-    for t in &targets {
-        let effect = if expose { Expose } else { Perms };
-        if tree {
-            site.tree(effect, t);
-        } else {
-            site.on(effect, t);
-        }
-    }
-}
-
-/// `chown OWNER FILE…`, `chgrp GROUP FILE…`.
-pub fn chown<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if site.args.only_help() {
-        return;
-    }
-    let reference = site.args.has(&["reference"]);
-    let skip = usize::from(!reference);
-    let targets: Vec<Word> = site
-        .args
-        .operands
-        .iter()
-        .skip(skip)
-        .map(|w| (*w).clone())
-        .collect();
-    let tree = site.args.has(&["R", "recursive"]);
-    for t in &targets {
-        if tree {
-            site.tree(Perms, t);
-        } else {
-            site.on(Perms, t);
-        }
-    }
-}
-
-/// `chattr`, `setfacl`: the first operand is the change, the rest its files.
-pub fn perms_after_first<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    let given = site.args.has(&["m", "x", "M", "X", "modify", "remove"]);
-    let skip = usize::from(!given);
-    let targets: Vec<Word> = site
-        .args
-        .operands
-        .iter()
-        .skip(skip)
-        .map(|w| (*w).clone())
-        .collect();
-    let tree = site.args.has(&["R", "recursive"]);
-    for t in &targets {
-        if tree {
-            site.tree(Perms, t);
-        } else {
-            site.on(Perms, t);
-        }
-    }
-}
-
-/// Whether a chmod mode gives others write access: octal with the others' write bit, or a
-/// symbolic clause for `o` or `a` adding or setting `w`. A bare `+w` honours the umask.
-pub fn world_writable(mode: &str) -> bool {
-    if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
-        return mode.bytes().last().is_some_and(|b| (b - b'0') & 2 != 0);
-    }
-    mode.split(',').any(|clause| {
-        let who_end = clause
-            .find(|c: char| !"ugoa".contains(c))
-            .unwrap_or(clause.len());
-        let (who, ops) = clause.split_at(who_end);
-        (who.contains('o') || who.contains('a'))
-            && ops
-                .split(['-'])
-                .next()
-                .is_some_and(|added| added.contains(['+', '=']) && added.contains('w'))
-    })
 }
 
 /// Tests of `find` that take one value, so that `-name -delete` is not an action.

@@ -7,6 +7,7 @@
 //! `worktree`, the history rules (`push`) in `history`.
 
 mod history;
+mod plumbing;
 mod worktree;
 
 use super::super::act::Site;
@@ -107,7 +108,13 @@ const SUBCOMMANDS: &[(&str, Sub)] = &[
     ("reflog", Sub::Rule(reflog)),
     ("gc", Sub::Rule(gc)),
     ("prune", Sub::Rule(prune)),
-    ("update-ref", Sub::Rule(update_ref)),
+    ("update-ref", Sub::Rule(plumbing::update_ref)),
+    ("symbolic-ref", Sub::Rule(plumbing::symbolic_ref)),
+    ("read-tree", Sub::Rule(plumbing::read_tree)),
+    ("checkout-index", Sub::Rule(plumbing::checkout_index)),
+    ("apply", Sub::Rule(plumbing::apply)),
+    ("maintenance", Sub::Rule(plumbing::maintenance)),
+    ("repack", Sub::Rule(plumbing::repack)),
     ("filter-branch", Sub::Rule(history::filter_branch)),
     ("filter-repo", Sub::Rule(history::filter_repo)),
     ("tag", Sub::Rule(tag)),
@@ -693,17 +700,18 @@ fn worktree_cmd<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &Git<
             }
         }
         Some("list") => {}
+        Some("prune") => plumbing::worktree_prune(&args[1..], site),
         _ => report(site, catalogue::GIT_CHANGE, "worktree", args),
     }
 }
 
 fn reflog<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
-    if let Some("expire" | "delete") = action(args) {
+    if let Some("expire" | "delete" | "drop") = action(args) {
         report(site, catalogue::GIT_PRUNE, "reflog", args);
     }
 }
 
-fn gc<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
+fn gc<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &Git<'s>) {
     let o = scan(
         args,
         &Spec {
@@ -713,6 +721,8 @@ fn gc<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
     );
     if matches!(o.value("prune"), Some("now" | "all")) {
         report(site, catalogue::GIT_PRUNE, "gc", args);
+    } else if let Some(key) = plumbing::expires_at_once(g) {
+        site.say(catalogue::GIT_PRUNE, &format!("{key} gc"));
     } else {
         report(site, catalogue::GIT_CHANGE, "gc", args);
     }
@@ -728,20 +738,6 @@ fn prune<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
     );
     if !o.has('n', "dry-run") {
         report(site, catalogue::GIT_PRUNE, "prune", args);
-    }
-}
-
-fn update_ref<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
-    let spec = Spec {
-        short_args: "m",
-        ..Spec::default()
-    };
-    let o = scan(args, &spec);
-    if o.short.contains('d') {
-        let detail = o.positional.first().map_or("", |w| w.raw);
-        site.say(catalogue::GIT_REF_DELETE, &format!("`{detail}`"));
-    } else {
-        report(site, catalogue::GIT_CHANGE, "update-ref", args);
     }
 }
 

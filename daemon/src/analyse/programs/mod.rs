@@ -8,15 +8,18 @@ pub mod channel;
 pub mod cloud;
 pub mod code;
 pub mod containers;
+pub mod credentials;
 pub mod data;
 pub mod disk;
 pub mod files;
 pub mod gate;
 pub mod git;
+pub mod listen;
 pub mod net;
 pub mod packages;
 pub mod runners;
 pub mod system;
+pub mod toolchains;
 pub mod unknown;
 
 use super::act::Site;

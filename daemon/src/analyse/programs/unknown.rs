@@ -9,7 +9,7 @@ use super::super::act::{Site, Slot};
 use super::super::catalogue;
 use super::super::effects::Effect::{self, Read, Use};
 use super::super::words::Word;
-use super::cloud;
+use super::{cloud, credentials};
 use crate::places::Kind;
 
 /// Commands that print stored credentials: the program, the words that must follow it, and
@@ -17,7 +17,6 @@ use crate::places::Kind;
 const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
     ("gh", &["auth", "token"], "the GitHub CLI's token"),
     ("glab", &["auth", "token"], "the GitLab CLI's token"),
-    ("aws", &["configure", "get"], "AWS credentials"),
     (
         "aws",
         &["configure", "export-credentials"],
@@ -211,24 +210,9 @@ const PRINTS_SECRETS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
-/// What a credential helper prints: `docker-credential-desktop get`, `git-credential-store
-/// get`, and `git credential-osxkeychain get` print the password stored for what they read.
-fn credential_helper(name: &str, words: &[Word]) -> Option<&'static str> {
-    let mut operands = words.iter().filter_map(Word::literal);
-    let helper = name.starts_with("docker-credential-")
-        || name.starts_with("git-credential-")
-        || (name == "git"
-            && operands
-                .by_ref()
-                .find(|t| !t.starts_with('-'))
-                .is_some_and(|t| t.starts_with("credential-")));
-    (helper && operands.any(|t| t == "get")).then_some("a password a credential helper stores")
-}
-
 /// Whether a program may print a stored credential, with the right arguments.
 pub fn may_print_secret(name: &str) -> bool {
-    name.starts_with("docker-credential-")
-        || name.starts_with("git-credential-")
+    credentials::may_print(name)
         || PRINTS_SECRETS
             .iter()
             .any(|(program, _, _)| *program == name)
@@ -237,7 +221,7 @@ pub fn may_print_secret(name: &str) -> bool {
 /// A command that prints a stored credential: the words that must appear, in order, among
 /// the operands (options may sit between them).
 pub fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
-    if let Some(what) = credential_helper(name, words) {
+    if let Some(what) = credentials::printed(name, words) {
         return Some(what);
     }
     // `kubectl get secrets` lists names and types; their data shows only in an output format
@@ -311,6 +295,10 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         for w in words {
             site.sends(w, Slot::Login);
         }
+    }
+    if let Some(shown) = super::toolchains::removal(site.name, words) {
+        site.say(catalogue::PACKAGES_REMOVE, &shown);
+        return;
     }
     if let Some(shown) = super::data::schema_reset(site.name, words) {
         site.say(catalogue::DATA_RESET, &shown);

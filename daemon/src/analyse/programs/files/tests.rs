@@ -2,7 +2,7 @@
 
 use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Safe};
 
-use super::world_writable;
+use super::modes::{Grant, acl_grant, mode_grant};
 use crate::analyse::{Surroundings, shell};
 
 const CTX: Surroundings<'static> = Surroundings {
@@ -110,7 +110,24 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("chmod 777 x", Destructive, &["expose.project"]),
     ("chmod -R o+w src", Destructive, &["expose.project"]),
     ("chmod 0777 /etc", Destructive, &["expose.protected"]),
-    ("chmod --recursive 755 /etc", Forbidden, &["perms.system"]),
+    ("chmod --recursive 755 /etc", Forbidden, &["expose.secret", "perms.system"]),
+    // Read for others on a secret or a home, and setuid or setgid bits, expose.
+    ("chmod 644 ~/.ssh/id_ed25519", Destructive, &["expose.secret", "perms.secret"]),
+    ("chmod o+r ~/.aws/credentials", Destructive, &["expose.secret", "perms.secret"]),
+    ("chmod g+r .env", Destructive, &["expose.secret", "perms.secret"]),
+    ("chmod 755 /home/u", Destructive, &["expose.secret", "perms.data"]),
+    ("chmod u+s /tmp/x", Destructive, &["expose.protected", "perms.temp"]),
+    ("chmod 4755 bin/tool", Destructive, &["expose.protected", "perms.project"]),
+    ("install -m 4755 /bin/sh /tmp/s", Destructive, &["expose.protected", "overwrite.temp", "write.temp"]),
+    ("setfacl -m o::r ~/.ssh/id_rsa", Destructive, &["expose.secret", "perms.secret"]),
+    ("setfacl -R -m u:nobody:rx ~", Forbidden, &["expose.secret", "perms.home"]),
+    ("setfacl --set=u::rw,o::rw notes.txt", Destructive, &["expose.project"]),
+    // The same modes on the project, and modes that take away, are permission changes.
+    ("chmod 644 README.md", Moderate, &["perms.project"]),
+    ("chmod -R 755 dist", Moderate, &["perms.build"]),
+    ("chmod go-rwx ~/.gnupg", Moderate, &["perms.secret"]),
+    ("setfacl -m u:www-data:rx public", Moderate, &["perms.project"]),
+    ("chattr +i ~/.ssh/id_rsa", Moderate, &["perms.secret"]),
     ("chmod -R 700 ~", Forbidden, &["perms.home"]),
     ("chown -R u:u /", Forbidden, &["perms.root"]),
     ("chown root /etc/shadow", Destructive, &["perms.protected"]),
@@ -147,22 +164,68 @@ fn table() {
     );
 }
 
+/// Modes: (everyone writes, group or others read, setuid or setgid).
 #[test]
-fn world_writable_modes() {
-    let cases: &[(&str, bool)] = &[
-        ("777", true),
-        ("0666", true),
-        ("1777", true),
-        ("755", false),
-        ("0644", false),
-        ("o+w", true),
-        ("a=rwx", true),
-        ("go+rw", true),
-        ("u+w,o-w", false),
-        ("+w", false),
-        ("a-w", false),
+fn what_modes_grant() {
+    let cases: &[(&str, (bool, bool, bool))] = &[
+        ("777", (true, true, false)),
+        ("0666", (true, true, false)),
+        ("1777", (true, true, false)),
+        ("755", (false, true, false)),
+        ("0644", (false, true, false)),
+        ("640", (false, true, false)),
+        ("600", (false, false, false)),
+        ("0700", (false, false, false)),
+        ("4755", (false, true, true)),
+        ("2700", (false, false, true)),
+        ("4", (false, true, false)),
+        ("o+w", (true, false, false)),
+        ("a=rwx", (true, true, false)),
+        ("go+rw", (true, true, false)),
+        ("u+w,o-w", (false, false, false)),
+        ("+w", (false, false, false)),
+        ("a-w", (false, false, false)),
+        ("o+r", (false, true, false)),
+        ("g+rw,o+r", (false, true, false)),
+        ("go-rwx", (false, false, false)),
+        ("+r", (false, true, false)),
+        ("u+r", (false, false, false)),
+        ("u+s", (false, false, true)),
+        ("+s", (false, false, true)),
+        ("o+s", (false, false, false)),
+        ("u-s", (false, false, false)),
+        ("u=rwx,go=rx", (false, true, false)),
+        ("go-w+r", (false, true, false)),
+        ("+x", (false, false, false)),
     ];
-    for (mode, want) in cases {
-        assert_eq!(world_writable(mode), *want, "{mode}");
+    for (mode, (w, r, s)) in cases {
+        let want = Grant {
+            others_write: *w,
+            others_read: *r,
+            setid: *s,
+        };
+        assert_eq!(mode_grant(mode), want, "{mode}");
+    }
+}
+
+/// ACL entries: (everyone writes, someone but the owner gets access).
+#[test]
+fn what_acls_grant() {
+    let cases: &[(&str, (bool, bool))] = &[
+        ("o::r", (false, true)),
+        ("other:rw", (true, true)),
+        ("o::---", (false, false)),
+        ("u:nobody:rwx", (false, true)),
+        ("g:users:r", (false, true)),
+        ("u::rwx", (false, false)),
+        ("user::rw", (false, false)),
+        ("m::rwx", (false, false)),
+        ("d:o:r", (false, true)),
+        ("u::rw,o::r", (false, true)),
+        ("u:www-data:---", (false, false)),
+    ];
+    for (acl, (w, r)) in cases {
+        let got = acl_grant(acl);
+        assert_eq!((got.others_write, got.others_read), (*w, *r), "{acl}");
     }
 }

@@ -48,6 +48,131 @@ fn pathlike(w: &Word) -> bool {
         || (w.dynamic && w.raw.contains(['*', '?']))
 }
 
+/// Names that are branches in most repositories, bare words that are not paths.
+const BRANCHES: &[&str] = &[
+    "main",
+    "master",
+    "develop",
+    "development",
+    "dev",
+    "trunk",
+    "staging",
+    "stage",
+    "production",
+    "prod",
+    "release",
+    "next",
+    "stable",
+    "gh-pages",
+    "beta",
+    "alpha",
+    "canary",
+    "nightly",
+    "feature",
+    "hotfix",
+    "bugfix",
+    "fix",
+    "wip",
+    "experiment",
+    "experimental",
+    "refactor",
+    "testing",
+    "integration",
+    "qa",
+    "uat",
+    "preview",
+    "demo",
+    "legacy",
+    "latest",
+    "edge",
+    "default",
+    "upstream",
+    "HEAD",
+    "FETCH_HEAD",
+    "ORIG_HEAD",
+    "MERGE_HEAD",
+];
+
+/// Directories most projects have: `src/x` is a path there, `feature/x` a branch.
+const DIRS: &[&str] = &[
+    "src",
+    "lib",
+    "libs",
+    "test",
+    "tests",
+    "spec",
+    "specs",
+    "doc",
+    "docs",
+    "app",
+    "apps",
+    "bin",
+    "cmd",
+    "pkg",
+    "internal",
+    "include",
+    "scripts",
+    "script",
+    "assets",
+    "public",
+    "static",
+    "config",
+    "conf",
+    "etc",
+    "vendor",
+    "examples",
+    "benches",
+    "migrations",
+    "templates",
+    "components",
+    "pages",
+    "packages",
+    "modules",
+    "tools",
+    "web",
+    "data",
+    "resources",
+];
+
+/// A word written as a revision: `-`, `HEAD~2`, `@{-1}`, `main^`, a hash, a version tag.
+fn revision_shaped(t: &str) -> bool {
+    let tag = t.strip_prefix('v').unwrap_or(t);
+    t == "-"
+        || t.contains(['~', '^', '@', ':'])
+        || (t.len() >= 7 && t.len() <= 40 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+        || tag.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// A lone operand git may take for paths. git decides when it runs: a revision by that name
+/// is checked out, else the files are put back from the index and their edits lost. What can
+/// only be a path (`.`, `src/`, `*.py`, `main.rs`, `.env`) is one; a word shaped like a
+/// revision, a usual branch name, or a name with `-`, `_` or a prefix (`fix-typo`,
+/// `feature/x`) is taken for a branch; any other bare word (`src`, `docs`) may be either, so
+/// it is taken for a path.
+fn may_be_path(w: &Word) -> bool {
+    if pathlike(w) {
+        return true;
+    }
+    let Some(t) = w.literal() else { return false };
+    if t.ends_with('/') || t.contains(['*', '?', '[']) {
+        return true;
+    }
+    if revision_shaped(t) || BRANCHES.contains(&t) {
+        return false;
+    }
+    let last = t.rsplit('/').next().unwrap_or(t);
+    let extension = last
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| ext.starts_with(|c: char| c.is_ascii_alphabetic()));
+    if extension || last.starts_with('.') {
+        return true;
+    }
+    match t.split_once('/') {
+        Some((first, _)) => DIRS.contains(&first),
+        None => !t.contains(['-', '_']),
+    }
+}
+
 pub(super) fn checkout<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &super::Git<'s>) {
     let spec = Spec {
         short_args: "bBU",
@@ -70,7 +195,7 @@ pub(super) fn checkout<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g
     let paths = o.has_long("pathspec-from-file")
         || !o.after.is_empty()
         || (!creates
-            && (o.positional.len() >= 2 || o.positional.first().is_some_and(|w| pathlike(w))));
+            && (o.positional.len() >= 2 || o.positional.first().is_some_and(|w| may_be_path(w))));
     if paths {
         gate_files(&o, Effect::Overwrite, site);
     }
