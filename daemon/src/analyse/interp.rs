@@ -113,6 +113,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
             }
         },
         Program::Named => false,
+        Program::Nothing => true,
     }
 }
 
@@ -198,6 +199,8 @@ enum Program<'w, 's> {
     Stdin,
     /// A script file or module, judged by its name.
     Named,
+    /// Only the version or the usage is asked for: nothing runs.
+    Nothing,
 }
 
 fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
@@ -213,7 +216,7 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             };
         };
         if t == "-" {
-            break;
+            return Program::Stdin.or_code(code);
         }
         // A script read from the input under a file's name.
         if code.is_empty()
@@ -263,10 +266,24 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             }
         }
     }
-    if code.is_empty() {
-        Program::Stdin
+    let exits = args
+        .iter()
+        .any(|w| w.literal().is_some_and(|t| lang.exits.contains(&t)));
+    if code.is_empty() && exits {
+        Program::Nothing
     } else {
-        Program::Code(code)
+        Program::Stdin.or_code(code)
+    }
+}
+
+impl<'w, 's> Program<'w, 's> {
+    /// The programs given on the command line, if any, else `self`.
+    fn or_code(self, code: Vec<&'w Word<'s>>) -> Self {
+        if code.is_empty() {
+            self
+        } else {
+            Program::Code(code)
+        }
     }
 }
 

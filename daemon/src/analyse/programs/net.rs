@@ -112,8 +112,15 @@ fn remote_name(url: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_owned())
 }
 
+/// curl's method: `-X`/`--request`, read by curl's own grammar.
+const CURL_METHODS: cloud::Methods = cloud::Methods {
+    grammar: CURL,
+    options: &["X", "request"],
+    first_operand: false,
+};
+
 pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if cloud::http_delete(words, site) {
+    if cloud::http_delete(words, &CURL_METHODS, site) {
         return;
     }
     let a = getopt::parse(words, &CURL);
@@ -390,7 +397,12 @@ pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         ],
         style: Style::Gnu,
     };
-    if cloud::http_delete(words, site) {
+    const WGET_METHODS: cloud::Methods = cloud::Methods {
+        grammar: WGET,
+        options: &["method"],
+        first_operand: false,
+    };
+    if cloud::http_delete(words, &WGET_METHODS, site) {
         return;
     }
     let a = getopt::parse(words, &WGET);
@@ -563,7 +575,7 @@ fn httpie_sends<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 
 /// httpie: `http [METHOD] URL [ITEM…]`; `field=@file` and `@file` send a file.
 pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if cloud::http_delete(words, site) {
+    if cloud::http_delete(words, cloud::HTTPIE_METHODS, site) {
         return;
     }
     httpie_sends(words, site);
