@@ -272,6 +272,61 @@ fn literal_alts(words: &[Word]) -> Option<Alts> {
 }
 
 /// `dir` followed by what a listing adds below it.
+/// The pattern every name `find` prints matches: that of its one `-name` test, when no
+/// operator (`-o`, `!`, `,`) lets another name through. A `-name` with a `/` matches nothing.
+fn only_name<'w>(args: &'w [Word]) -> Option<&'w str> {
+    let mut names = Vec::new();
+    for (i, w) in args.iter().enumerate() {
+        match w.literal() {
+            Some("-o" | "-or" | "!" | "-not" | "," | "-prune") => return None,
+            Some("-name") => names.push(args.get(i + 1)?.literal()?),
+            _ => {}
+        }
+    }
+    match names.as_slice() {
+        [one] if !one.is_empty() && !one.contains('/') => Some(one),
+        _ => None,
+    }
+}
+
+/// A `find` or shell pattern as pieces: its glob syntax apart from its literal text.
+fn pattern_pieces(pattern: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        let glob = match c {
+            '*' | '?' => c.to_string(),
+            '[' => {
+                let mut class = String::from('[');
+                for d in chars.by_ref() {
+                    class.push(d);
+                    if d == ']' && class.len() > 2 {
+                        break;
+                    }
+                }
+                class
+            }
+            '\\' => {
+                lit.extend(chars.next());
+                continue;
+            }
+            _ => {
+                lit.push(c);
+                continue;
+            }
+        };
+        if !lit.is_empty() {
+            out.push(Piece::Lit(std::mem::take(&mut lit)));
+        }
+        out.push(Piece::Glob(glob));
+    }
+    if !lit.is_empty() {
+        out.push(Piece::Lit(lit));
+    }
+    out
+}
+
 fn below(alts: Alts) -> Alts {
     alts.into_iter()
         .map(|mut alt| {
@@ -617,7 +672,18 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             } else {
                 alts_of(&starts)?
             };
-            Some(if shallow { starts } else { below(starts) })
+            if shallow {
+                return Some(starts);
+            }
+            let mut found = below(starts);
+            // `find . -name '*.o'`: each name printed matches the pattern.
+            if let Some(pattern) = only_name(args) {
+                for alt in &mut found {
+                    alt.push(Piece::Lit("/".to_owned()));
+                    alt.extend(pattern_pieces(pattern));
+                }
+            }
+            Some(found)
         }
         "ls" => {
             // `ls DIR` prints names, which a reader then finds relative to its own

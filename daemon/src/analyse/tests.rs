@@ -37,6 +37,12 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find / -name '*.log' -delete", Forbidden, &["delete.root", "delete.data"]),
     ("find /usr -delete", Forbidden, &["delete.system"]),
     ("find . -name '*.o' -delete", Moderate, &["delete.build"]),
+    // What `find -name PATTERN` prints matches the pattern, and `xargs rm` deletes that.
+    ("find . -name '*.o' -print0 | xargs -0 rm -f", Moderate, &["delete.build"]),
+    ("find . -type d -name __pycache__ | xargs rm -rf", Moderate, &["delete.build"]),
+    ("find . -name '*.rs' | xargs rm -f", Destructive, &["delete.project"]),
+    ("find . -name '*.o' -o -name '*.c' | xargs rm -f", Destructive, &["delete.project"]),
+    ("find . -name '*.o' -prune | xargs rm -rf", Destructive, &["delete.project"]),
     ("poetry remove requests", Moderate, &["run.project"]),
     ("cargo remove serde", Moderate, &["run.project"]),
     ("", Safe, &[]),
