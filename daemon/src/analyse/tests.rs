@@ -39,6 +39,12 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find . -name '*.o' -delete", Moderate, &["delete.build"]),
     // What `find -name PATTERN` prints matches the pattern, and `xargs rm` deletes that.
     ("find . -name '*.o' -print0 | xargs -0 rm -f", Moderate, &["delete.build"]),
+    // A lockfile deleted and written again by a later command on the line.
+    ("rm -f package-lock.json && npm install", Moderate, &["delete.build", "write.packages"]),
+    ("rm go.sum && go mod tidy", Moderate, &["delete.build", "run.project"]),
+    ("rm package-lock.json", Destructive, &["delete.project"]),
+    ("npm install && rm package-lock.json", Destructive, &["write.packages", "delete.project"]),
+    ("rm package-lock.json && npm ci", Destructive, &["delete.project", "write.packages"]),
     ("find . -type d -name __pycache__ | xargs rm -rf", Moderate, &["delete.build"]),
     ("find . -name '*.rs' | xargs rm -f", Destructive, &["delete.project"]),
     ("find . -name '*.o' -o -name '*.c' | xargs rm -f", Destructive, &["delete.project"]),

@@ -13,6 +13,7 @@ pub mod disk;
 pub mod files;
 pub mod gate;
 pub mod git;
+pub mod lockfiles;
 pub mod net;
 pub mod packages;
 pub mod runners;
