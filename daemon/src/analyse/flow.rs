@@ -20,6 +20,8 @@ use super::secrets;
 use super::words::{Alts, Env, Word, basename, fields, text};
 use crate::places::{Piece, Secret};
 
+mod computed;
+
 /// How deep substitutions in substitutions are looked into.
 const MAX_DEPTH: u32 = 4;
 /// Alternatives kept for one output.
@@ -521,6 +523,7 @@ fn prints_nothing_known(node: Node, src: &str) -> bool {
         && !may_print_secret(program)
         && !secrets::ENVIRONMENT_PRINTERS.contains(&program)
         && !secrets::INTERPRETERS.contains(&program)
+        && !computed::PROGRAMS.contains(&program)
 }
 
 /// Wrappers whose output is the command's they run: `sudo env` prints the environment.
@@ -705,10 +708,12 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             let sub = operands.first().and_then(|w| w.literal())?;
             match sub {
                 "ls-files" | "diff" | "status" | "grep" => Some(vec![vec![Piece::Name]]),
-                "rev-parse" => Some(vec![vec![match env.cwd {
-                    Some(cwd) => Piece::Lit(cwd.to_owned()),
-                    None => Piece::Opaque,
-                }]]),
+                "rev-parse" => {
+                    computed::output(name, args, env).or(Some(vec![vec![match env.cwd {
+                        Some(cwd) => Piece::Lit(cwd.to_owned()),
+                        None => Piece::Opaque,
+                    }]]))
+                }
                 _ => None,
             }
         }
@@ -747,6 +752,10 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             input
         }
         f if FILTERS.contains(&f) && operands.is_empty() => input,
+        // Where a toolchain keeps itself (`npm root -g`, `go env GOPATH`).
+        n if computed::PROGRAMS.contains(&n) || secrets::INTERPRETERS.contains(&n) => {
+            computed::output(n, args, env)
+        }
         _ => None,
     }
 }

@@ -39,6 +39,15 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find . -name '*.o' -delete", Moderate, &["delete.build"]),
     // What `find -name PATTERN` prints matches the pattern, and `xargs rm` deletes that.
     ("find . -name '*.o' -print0 | xargs -0 rm -f", Moderate, &["delete.build"]),
+    // A toolchain's own place, printed by it, in a write or delete position.
+    ("rm -rf $(npm root -g)", Destructive, &["delete.protected", "delete.data"]),
+    ("cp x \"$(git rev-parse --git-dir)/hooks/pre-commit\"", Destructive, &["overwrite.protected", "write.protected"]),
+    ("echo x >> \"$(git rev-parse --git-path hooks)/pre-push\"", Destructive, &["write.protected"]),
+    ("rm -rf \"$(go env GOPATH)\"", Destructive, &["delete.protected", "delete.data"]),
+    ("d=$(brew --prefix); rm -rf \"$d\"", Forbidden, &["delete.system"]),
+    ("ls \"$(npm root -g)\"", Safe, &[]),
+    ("cat \"$(git rev-parse --git-dir)/HEAD\"", Safe, &[]),
+    ("rm -rf \"$(npm root)\"", Moderate, &["delete.build"]),
     // A lockfile deleted and written again by a later command on the line.
     ("rm -f package-lock.json && npm install", Moderate, &["delete.build", "write.packages"]),
     ("rm go.sum && go mod tidy", Moderate, &["delete.build", "run.project"]),
