@@ -19,6 +19,7 @@ mod command;
 #[cfg(test)]
 mod doc;
 pub mod effects;
+mod exhaust;
 mod flow;
 mod getopt;
 mod grammar;

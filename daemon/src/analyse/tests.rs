@@ -39,6 +39,23 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find . -name '*.o' -delete", Moderate, &["delete.build"]),
     // What `find -name PATTERN` prints matches the pattern, and `xargs rm` deletes that.
     ("find . -name '*.o' -print0 | xargs -0 rm -f", Moderate, &["delete.build"]),
+    // Exhaustion: endless or huge loops that start processes or make files, unbounded
+    // parallelism, inline programs that fork forever; bounded twins stay what they do.
+    ("while :; do sleep 9 & done", Destructive, &["stop.machine"]),
+    ("for i in $(seq 1 100000); do touch f$i; done", Destructive, &["stop.machine", "write.project"]),
+    ("for ((;;)); do mktemp; done", Destructive, &["stop.machine"]),
+    ("yes | xargs -P0 true", Destructive, &["stop.machine"]),
+    ("yes | parallel --jo 0 true", Destructive, &["stop.machine"]),
+    ("perl -e 'fork while 1'", Destructive, &["stop.machine"]),
+    ("for i in 1 2 3; do sleep 1 & done; wait", Safe, &[]),
+    ("for i in $(seq 1 5); do touch f$i; done", Moderate, &["write.project"]),
+    ("while true; do make; sleep 5; done", Moderate, &["run.project"]),
+    ("xargs -P4 -n1 echo < list", Safe, &[]),
+    // Arguments on the input: each word of text known exactly, a flag of parallel that takes
+    // no value.
+    ("printf '%s\\n' 777 ~ | xargs chmod -R", Forbidden, &["expose.home"]),
+    ("echo ~ | parallel rm -rf", Forbidden, &["delete.home"]),
+    ("parallel --fg rm -rf ::: ~", Forbidden, &["delete.home"]),
     // A toolchain's own place, printed by it, in a write or delete position.
     ("rm -rf $(npm root -g)", Destructive, &["delete.protected", "delete.data"]),
     ("cp x \"$(git rev-parse --git-dir)/hooks/pre-commit\"", Destructive, &["overwrite.protected", "write.protected"]),
@@ -245,7 +262,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("xargs echo", Safe, &[]),
     ("echo ok | xargs git reset --hard", Destructive, &["delete.changes"]),
     ("echo x | xargs -I{} bash -c {}", Opaque, &["run.unknown"]),
-    ("echo x | xargs bash -c", Opaque, &["run.unknown"]),
+    ("cat list | xargs bash -c", Opaque, &["run.unknown"]),
     ("find . -exec rm -rf {} \\;", Destructive, &["delete.project"]),
     ("find . -name '*.rs'", Safe, &[]),
     ("find / -execdir sudo rm -rf {} +", Forbidden, &["delete.root"]),

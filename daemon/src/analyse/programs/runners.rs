@@ -12,8 +12,11 @@ use std::rc::Rc;
 use super::super::State;
 use super::super::act::{Site, Slot};
 use super::super::catalogue;
-use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, fresh, queue_text};
-use super::super::getopt::Args;
+use super::super::command::{
+    Ctx, Job, Stdin, command_string, fed_to_shell, fresh, input_words, queue_text,
+};
+use super::super::exhaust;
+use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::interp;
 use super::super::join_path;
 use super::super::words::Word;
@@ -63,59 +66,76 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
     false
 }
 
-/// GNU parallel options that take a value as the next word.
-const PARALLEL_ARGS: &[&str] = &[
-    "-j",
-    "--jobs",
-    "-P",
-    "--max-procs",
-    "-S",
-    "--sshlogin",
-    "-a",
-    "--arg-file",
-    "-d",
-    "--delimiter",
-    "-E",
-    "--eof",
-    "-I",
-    "--colsep",
-    "-C",
-    "-n",
-    "--max-args",
-    "-N",
-    "-L",
-    "--max-lines",
-    "--delay",
-    "--timeout",
-    "--joblog",
-    "--results",
-    "--res",
-    "--tmpdir",
-    "--workdir",
-    "--wd",
-    "--basefile",
-    "--bf",
-    "--env",
-    "--sshloginfile",
-    "--slf",
-    "--tag-string",
-    "--tagstring",
-    "--memfree",
-    "--load",
-    "--nice",
-    "--retries",
-    "--halt",
-    "--id",
-    "--semaphorename",
-    "--fg",
-    "--block",
-    "--block-size",
-    "--recstart",
-    "--recend",
-    "--cat",
-    "--fifo",
-    "--termseq",
-];
+/// GNU parallel's options (Getopt::Long with bundling and `require_order`: clustered short
+/// options, a unique prefix of a long one, options only before the command).
+const PARALLEL: Grammar = Grammar {
+    short: "j:P:S:a:d:E:I:C:n:N:L:s:i::e::l::",
+    long: &[
+        "jobs=",
+        "max-procs=",
+        "sshlogin=",
+        "arg-file=",
+        "delimiter=",
+        "eof=?",
+        "colsep=",
+        "max-args=",
+        "max-lines=",
+        "max-chars=",
+        "replace=?",
+        "delay=",
+        "timeout=",
+        "joblog=",
+        "results=",
+        "res=",
+        "tmpdir=",
+        "workdir=",
+        "wd=",
+        "basefile=",
+        "bf=",
+        "env=",
+        "sshloginfile=",
+        "slf=",
+        "tag-string=",
+        "tagstring=",
+        "memfree=",
+        "load=",
+        "nice=",
+        "retries=",
+        "halt=",
+        "halt-on-error=",
+        "id=",
+        "semaphorename=",
+        "block=",
+        "block-size=",
+        "recstart=",
+        "recend=",
+        "termseq=",
+        "fg",
+        "bg",
+        "cat",
+        "fifo",
+        "pipe",
+        "pipe-part",
+        "keep-order",
+        "group",
+        "ungroup",
+        "line-buffer",
+        "null",
+        "dry-run",
+        "verbose",
+        "xargs",
+        "quote",
+        "tag",
+        "progress",
+        "bar",
+        "eta",
+        "semaphore",
+        "will-cite",
+        "help",
+        "version",
+    ],
+    style: Style::Posix,
+};
 
 /// Arguments given after `:::` are used when they are this few; more, or from elsewhere,
 /// stand for a dynamic word.
@@ -132,18 +152,19 @@ pub fn parallel<'s>(
 ) -> bool {
     let words = &job.words;
     let path = &job.path;
-    let mut i = 1;
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') || t.starts_with(":::") {
-            break;
-        }
-        i += if PARALLEL_ARGS.contains(&t) { 2 } else { 1 };
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &PARALLEL);
+    if opts.only_help() {
+        return true;
     }
-    let rest = words.get(i..).unwrap_or(&[]);
+    if opts
+        .value(&["j", "jobs", "P", "max-procs"])
+        .and_then(Word::literal)
+        .is_some_and(exhaust::unbounded)
+    {
+        st.add(catalogue::PROCESS_FLOOD.at(at.span_of(words), "`parallel -j 0`"));
+    }
+    let rest = words.get(1 + opts.rest..).unwrap_or(&[]);
+
     let sep = rest
         .iter()
         .position(|w| matches!(w.literal(), Some(":::" | "::::" | ":::+" | "::::+")));
@@ -151,6 +172,9 @@ pub fn parallel<'s>(
         Some(s) => (&rest[..s], Some(&rest[s..])),
         None => (rest, None),
     };
+    // Without `:::`, the arguments are the lines of its input: what the stage before
+    // printed, when that is known (`echo ~ | parallel rm -rf`).
+    let read = inputs.is_none().then(|| input_words(&job.stdin)).flatten();
     // Literal arguments of a single `:::` group, when few; otherwise unknown.
     let literal: Option<Vec<&Word<'s>>> = inputs.and_then(|group| {
         let (head, args) = group.split_first()?;
@@ -202,7 +226,7 @@ pub fn parallel<'s>(
                         dynamic: w.dynamic || placeholder(&w.text.replace("{}", "")),
                         ..w.clone()
                     },
-                    None => Word::runtime(w, "{input}", None),
+                    None => Word::runtime(w, "{input}", read.clone()),
                 });
             } else {
                 cmd.push(w.clone());
@@ -211,7 +235,7 @@ pub fn parallel<'s>(
         if !placed && let Some(last) = template.last() {
             cmd.push(match input {
                 Some(arg) => arg.clone(),
-                None => Word::runtime(last, "{input}", None),
+                None => Word::runtime(last, "{input}", read.clone()),
             });
         }
         jobs.push(Job {
