@@ -802,6 +802,9 @@ fn literal_lines(alts: &Alts) -> Option<Vec<String>> {
                 _ => return None,
             }
         }
+        if line.contains(['"', '\'', '\\']) {
+            return None;
+        }
         out.extend(line.split_whitespace().map(str::to_owned));
     }
     Some(out)
@@ -839,13 +842,24 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
         None => {
             // Text known exactly (`printf '%s\n' 777 ~ | xargs chmod`) is that many words
             // on one command line, unless the options cut it into several runs.
-            let one_run = !opts.has(&["n", "max-args", "L", "max-lines", "l", "a", "arg-file"]);
+            // xargs reads quotes and backslashes its own way, and a shell or interpreter
+            // takes its words as code: there the input stays a word only known at run time.
+            let runs_code = job
+                .words
+                .first()
+                .and_then(Word::literal)
+                .and_then(|name| index::lookup(basename(name)))
+                .is_some_and(|e| matches!(e.role, Role::Shell | Role::Interpreter(_)));
+            let one_run =
+                !runs_code && !opts.has(&["n", "max-args", "L", "max-lines", "l", "a", "arg-file"]);
             let exact: Option<Vec<String>> = match stdin {
                 Stdin::Text {
                     text,
                     dynamic: false,
                     ..
-                } if one_run => Some(text.split_whitespace().map(str::to_owned).collect()),
+                } if one_run && !text.contains(['"', '\'', '\\']) => {
+                    Some(text.split_whitespace().map(str::to_owned).collect())
+                }
                 // Lines printed of literal text (`printf '%s\n' 777 ~`): each its words.
                 Stdin::Pipe(Some(alts)) if one_run => literal_lines(alts),
                 _ => None,

@@ -273,7 +273,6 @@ fn literal_alts(words: &[Word]) -> Option<Alts> {
     Some(vec![vec![Piece::Lit(text.join(" "))]])
 }
 
-/// `dir` followed by what a listing adds below it.
 /// The pattern every name `find` prints matches: that of its one `-name` test, when no
 /// operator (`-o`, `!`, `,`) lets another name through. A `-name` with a `/` matches nothing.
 fn only_name<'w>(args: &'w [Word]) -> Option<&'w str> {
@@ -329,6 +328,7 @@ fn pattern_pieces(pattern: &str) -> Vec<Piece> {
     out
 }
 
+/// `dir` followed by what a listing adds below it.
 fn below(alts: Alts) -> Alts {
     alts.into_iter()
         .map(|mut alt| {

@@ -262,6 +262,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("xargs echo", Safe, &[]),
     ("echo ok | xargs git reset --hard", Destructive, &["delete.changes"]),
     ("echo x | xargs -I{} bash -c {}", Opaque, &["run.unknown"]),
+    ("echo x | xargs bash -c", Opaque, &["run.unknown"]),
     ("cat list | xargs bash -c", Opaque, &["run.unknown"]),
     ("find . -exec rm -rf {} \\;", Destructive, &["delete.project"]),
     ("find . -name '*.rs'", Safe, &[]),
