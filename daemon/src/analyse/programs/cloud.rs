@@ -38,6 +38,10 @@ pub fn http_delete<'s>(args: &[Word<'s>], how: &Methods, site: &mut Site<'_, 's,
 /// How httpie and xh take their method.
 pub const HTTPIE_METHODS: &Methods = &http::HTTPIE;
 
+/// How a client no family models takes its method (`gh api -X`).
+#[cfg(test)]
+pub const GENERIC_METHODS: &Methods = &http::GENERIC;
+
 /// The operands among `args`: words that are not options (a dynamic word counts).
 fn operands<'a, 'w>(args: &'a [Word<'w>]) -> impl Iterator<Item = &'a Word<'w>> {
     args.iter()

@@ -68,7 +68,7 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
 
 /// GNU parallel's options (Getopt::Long with bundling and `require_order`: clustered short
 /// options, a unique prefix of a long one, options only before the command).
-const PARALLEL: Grammar = Grammar {
+pub(crate) const PARALLEL: Grammar = Grammar {
     short: "j:P:S:a:d:E:I:C:n:N:L:s:i::e::l::",
     long: &[
         "jobs=",
