@@ -219,6 +219,10 @@ pub fn inline_floods(code: &str) -> bool {
         "do{fork",
         "1whilefork",
         "while(True)",
+        "iter(int,1)",
+        "itertools.count(",
+        "setInterval(",
+        "1.step",
     ];
     const STARTS: &[&str] = &["fork", "spawn(", "Popen(", "spawnv", "Process.new"];
     FOREVER.iter().any(|m| flat.contains(m)) && STARTS.iter().any(|m| flat.contains(m))
