@@ -476,6 +476,9 @@ fn word_for(grammar: &Grammar) -> BoxedStrategy<String> {
     proptest::strategy::Union::new(options).boxed()
 }
 
+/// Options with their values, and operands, as text.
+type Reading = (Vec<(String, Option<String>)>, Vec<String>);
+
 /// What getopt_long(3) makes of `words` under `grammar` (`+` in front of the short options
 /// for a POSIX grammar: options end at the first operand), written from its manual, apart
 /// from `parse`: the options with their values, and the operands. `None` where getopt_long
@@ -484,7 +487,7 @@ fn word_for(grammar: &Grammar) -> BoxedStrategy<String> {
 fn getopt_long(
     words: &[String],
     grammar: &Grammar,
-) -> Option<(Vec<(String, Option<String>)>, Vec<String>)> {
+) -> Option<Reading> {
     let longs = long_names(grammar);
     let mut opts = Vec::new();
     let mut operands = Vec::new();
