@@ -56,6 +56,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("printf '%s\\n' 777 ~ | xargs chmod -R", Forbidden, &["expose.home"]),
     ("echo ~ | parallel rm -rf", Forbidden, &["delete.home"]),
     ("parallel --fg rm -rf ::: ~", Forbidden, &["delete.home"]),
+    ("watch --int 1 rm -rf ~", Forbidden, &["delete.home"]),
+    ("su --comm 'rm -rf ~' u", Forbidden, &["delete.home"]),
     // A toolchain's own place, printed by it, in a write or delete position.
     ("rm -rf $(npm root -g)", Destructive, &["delete.protected", "delete.data"]),
     ("cp x \"$(git rev-parse --git-dir)/hooks/pre-commit\"", Destructive, &["overwrite.protected", "write.protected"]),

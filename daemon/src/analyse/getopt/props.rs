@@ -484,10 +484,7 @@ type Reading = (Vec<(String, Option<String>)>, Vec<String>);
 /// from `parse`: the options with their values, and the operands. `None` where getopt_long
 /// reports an error or the grammar goes beyond it (an unknown or ambiguous option, a value
 /// missing or given to an option that takes none, an option that takes two words).
-fn getopt_long(
-    words: &[String],
-    grammar: &Grammar,
-) -> Option<Reading> {
+fn getopt_long(words: &[String], grammar: &Grammar) -> Option<Reading> {
     let longs = long_names(grammar);
     let mut opts = Vec::new();
     let mut operands = Vec::new();

@@ -100,6 +100,8 @@ pub(crate) const GRAMMARS: &[(&str, &Grammar)] = &[
     ("ssh-keygen", &net::KEYGEN),
     ("tmux", &code::TMUX),
     ("parallel", &runners::PARALLEL),
+    ("watch", &runners::WATCH),
+    ("su", &runners::SU),
     ("http", &cloud::HTTPIE_METHODS.grammar),
     ("gh api", &cloud::GENERIC_METHODS.grammar),
 ];

@@ -252,6 +252,50 @@ pub fn parallel<'s>(
     true
 }
 
+/// procps `watch`'s options (getopt_long, options only before the command).
+pub(crate) const WATCH: Grammar = Grammar {
+    short: "n:q:d::",
+    long: &[
+        "interval=",
+        "equexit=",
+        "differences=?",
+        "beep",
+        "color",
+        "no-color",
+        "errexit",
+        "chgexit",
+        "precise",
+        "no-rerun",
+        "no-title",
+        "no-wrap",
+        "no-linewrap",
+        "exec",
+        "help",
+        "version",
+    ],
+    style: Style::Posix,
+};
+
+/// util-linux `su`'s options.
+pub(crate) const SU: Grammar = Grammar {
+    short: "c:g:G:s:w:",
+    long: &[
+        "command=",
+        "session-command=",
+        "group=",
+        "supp-group=",
+        "shell=",
+        "whitelist-environment=",
+        "fast",
+        "login",
+        "preserve-environment",
+        "pty",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
 /// `watch [opts] CMD…`: the words are joined and run by `sh -c` again and again (`-x` runs
 /// them as they are).
 pub fn watch<'s>(
@@ -263,32 +307,12 @@ pub fn watch<'s>(
 ) -> bool {
     let words = &job.words;
     let path = &job.path;
-    let mut i = 1;
-    let mut exec = false;
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        i += 1;
-        if let Some(long) = t.strip_prefix("--") {
-            exec |= long == "exec";
-            if matches!(long, "interval" | "equexit") {
-                i += 1;
-            }
-        } else {
-            exec |= t.contains('x');
-            // `-n SECS` and `-q CYCLES` take a value unless it is attached.
-            if let Some(p) = t.find(['n', 'q'])
-                && p + 1 == t.len()
-            {
-                i += 1;
-            }
-        }
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &WATCH);
+    if opts.only_help() {
+        return true;
     }
+    let exec = opts.has(&["x", "exec"]);
+    let i = 1 + opts.rest;
     let Some(cmd) = words.get(i..).filter(|c| !c.is_empty()) else {
         return true;
     };
@@ -347,26 +371,12 @@ fn queue_or_verbatim(
 /// reads standard input.
 pub fn su(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
     let words = &job.words;
-    let mut i = 1;
-    while let Some(w) = words.get(i) {
-        i += 1;
-        let Some(t) = w.literal() else { continue };
-        let value = if matches!(t, "-c" | "--command" | "--session-command") {
-            words.get(i)
-        } else if t.starts_with("--command=") || t.starts_with("--session-command=") {
-            let text = t.split_once('=').map_or("", |(_, v)| v);
-            let word = Word {
-                text: text.to_owned(),
-                ..w.clone()
-            };
-            command_string("su -c", Some(&word), &job.path, at, st);
-            return true;
-        } else if t.starts_with('-') && !t.starts_with("--") && t.ends_with('c') {
-            words.get(i)
-        } else {
-            continue;
-        };
-        command_string("su -c", value, &job.path, at, st);
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &SU);
+    if opts.only_help() {
+        return true;
+    }
+    if let Some(command) = opts.value(&["c", "command", "session-command"]) {
+        command_string("su -c", Some(command), &job.path, at, st);
         return true;
     }
     let span = at.span_of(words);
