@@ -762,7 +762,24 @@ fn wrapper<'s>(
         {
             st.add(catalogue::PROCESS_FLOOD.at(span.clone(), "`xargs -P 0`"));
         }
-        xargs(&mut inner, &parsed, &job.stdin);
+        // `xargs -a FILE` reads its arguments from FILE, not its input: a file written on the
+        // line holds the text written into it.
+        let input = if parsed.has(&["a", "arg-file"]) {
+            parsed
+                .value(&["a", "arg-file"])
+                .and_then(|f| st.written_text(f))
+                .flatten()
+                .map_or(Stdin::Inherited, |text| Stdin::Text {
+                    text: text.to_string(),
+                    base: None,
+                    span: 0..0,
+                    dynamic: false,
+                    secret: None,
+                })
+        } else {
+            job.stdin.clone()
+        };
+        xargs(&mut inner, &parsed, &input);
     }
     jobs.push(inner);
 }

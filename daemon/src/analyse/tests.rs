@@ -57,6 +57,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("echo ~ | parallel rm -rf", Forbidden, &["delete.home"]),
     ("parallel --fg rm -rf ::: ~", Forbidden, &["delete.home"]),
     ("watch --int 1 rm -rf ~", Forbidden, &["delete.home"]),
+    ("echo ~ > /tmp/l; xargs -a /tmp/l rm -rf", Forbidden, &["overwrite.temp", "delete.home"]),
+    ("xargs -a list rm -f < other", Destructive, &["delete.unknown"]),
     ("su --comm 'rm -rf ~' u", Forbidden, &["delete.home"]),
     // A toolchain's own place, printed by it, in a write or delete position.
     ("rm -rf $(npm root -g)", Destructive, &["delete.protected", "delete.data"]),
