@@ -60,6 +60,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("echo ~ > /tmp/l; xargs -a /tmp/l rm -rf", Forbidden, &["overwrite.temp", "delete.home"]),
     ("xargs -a list rm -f < other", Destructive, &["delete.unknown"]),
     ("su --comm 'rm -rf ~' u", Forbidden, &["delete.home"]),
+    ("conda run -n base rm -rf ~", Forbidden, &["run.project", "use.home", "use.secret", "use.protected", "delete.home"]),
+    ("npm --prefix web exec -- rm -rf ~", Forbidden, &["run.project", "use.home", "use.secret", "use.protected", "delete.home"]),
     // A toolchain's own place, printed by it, in a write or delete position.
     ("rm -rf $(npm root -g)", Destructive, &["delete.protected", "delete.data"]),
     ("cp x \"$(git rev-parse --git-dir)/hooks/pre-commit\"", Destructive, &["overwrite.protected", "write.protected"]),

@@ -500,27 +500,93 @@ pub fn awk(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bo
     false
 }
 
+/// A package manager's options before its subcommand, and those of its `run`/`exec`: a
+/// value (`npm --prefix DIR exec`, `conda run -n ENV CMD`, `uv run --with PKG CMD`) is not the
+/// subcommand or the command. Options end at the first operand, as their parsers stop there.
+fn manager_grammars(name: &str) -> (Grammar, Grammar) {
+    const fn posix(short: &'static str, long: &'static [&'static str]) -> Grammar {
+        Grammar {
+            short,
+            long,
+            style: Style::Posix,
+        }
+    }
+    const JS_GLOBAL: Grammar = posix(
+        "C:w:F:",
+        &[
+            "prefix=",
+            "dir=",
+            "cwd=",
+            "workspace=",
+            "filter=",
+            "userconfig=",
+            "cache=",
+            "registry=",
+            "loglevel=",
+        ],
+    );
+    const JS_RUN: Grammar = posix("c:p:", &["package=", "call=", "shell="]);
+    match name {
+        "npm" | "pnpm" | "yarn" => (JS_GLOBAL, JS_RUN),
+        "npx" | "pnpx" | "bunx" => (JS_RUN, JS_RUN),
+        "poetry" | "rye" | "hatch" | "pdm" | "pipenv" => (
+            posix("C:P:e:p:", &["directory=", "project=", "env=", "python="]),
+            posix("e:", &["env="]),
+        ),
+        "uv" => (
+            posix(
+                "p:",
+                &[
+                    "directory=",
+                    "project=",
+                    "python=",
+                    "config-file=",
+                    "cache-dir=",
+                ],
+            ),
+            posix(
+                "p:w:",
+                &[
+                    "with=",
+                    "with-requirements=",
+                    "python=",
+                    "from=",
+                    "package=",
+                    "env-file=",
+                    "extra=",
+                    "group=",
+                    "index=",
+                    "directory=",
+                    "project=",
+                ],
+            ),
+        ),
+        "conda" | "mamba" | "micromamba" => {
+            (Grammar::NONE, posix("n:p:", &["name=", "prefix=", "cwd="]))
+        }
+        "bundle" => (Grammar::NONE, posix("", &["gemfile="])),
+        "pipx" => (Grammar::NONE, posix("", &["spec=", "python=", "pip-args="])),
+        _ => (Grammar::NONE, Grammar::NONE),
+    }
+}
+
 /// `poetry run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npx CMD`: CMD runs, as any
-/// command does. Returns `false`: the manager is judged as a builder too.
+/// command does; `npm exec -c STR` runs STR as a shell line. Returns `false`: the manager is
+/// judged as a builder too.
 pub fn package_run<'s>(
     name: &str,
     job: &Job<'s>,
-    _: &Ctx,
-    _: &mut State,
+    at: &Ctx,
+    st: &mut State,
     jobs: &mut Vec<Job<'s>>,
 ) -> bool {
     let words = &job.words;
-    // Where the subcommand would be: after options the manager takes before it.
-    let mut i = 1;
+    let (global, run) = manager_grammars(name);
     let direct = matches!(name, "npx" | "pnpx" | "bunx");
+    let mut i = 1;
     if !direct {
-        while words
-            .get(i)
-            .and_then(Word::literal)
-            .is_some_and(|t| t.starts_with('-'))
-        {
-            i += 1;
-        }
+        let g = getopt::parse(words.get(1..).unwrap_or(&[]), &posix_of(global));
+        i += g.rest;
         let sub = words.get(i).and_then(Word::literal).unwrap_or("");
         let runs = match name {
             "bundle" => sub == "exec",
@@ -534,18 +600,21 @@ pub fn package_run<'s>(
         i += 1;
     }
     // Options of `run`/`exec` itself, then `--`: the command follows.
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') {
-            break;
-        }
-        i += 1;
+    let r = getopt::parse(words.get(i..).unwrap_or(&[]), &posix_of(run));
+    if let Some(line) = r.value(&["c", "call"]) {
+        command_string(name, Some(line), &job.path, at, st);
     }
+    i += r.rest;
     if i < words.len() {
         jobs.push(job.runs(words.starting_at(i), &format!("{name} run")));
     }
     false
+}
+
+/// `grammar`, its options ending at the first operand.
+fn posix_of(grammar: Grammar) -> Grammar {
+    Grammar {
+        style: Style::Posix,
+        ..grammar
+    }
 }
