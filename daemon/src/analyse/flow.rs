@@ -123,7 +123,10 @@ pub fn output(node: Node, src: &str, env: &Env) -> Option<Alts> {
                 _ => output(body, src, &env),
             }
         }
-        "command" => command_output(node, src, &env, None),
+        "command" => {
+            let input = here_string(node, src, &env);
+            command_output(node, src, &env, input)
+        }
         "declaration_command" => declaration_output(node, src),
         _ => None,
     }
@@ -205,7 +208,10 @@ fn pipeline_output(stages: &[Node], src: &str, env: &Env) -> Option<Alts> {
 /// be a run of stages (a long pipeline parsed in pieces).
 pub fn stage_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
     match kind(node) {
-        "command" => command_output(node, src, env, input),
+        "command" => {
+            let input = input.or_else(|| here_string(node, src, env));
+            command_output(node, src, env, input)
+        }
         "pipeline" => {
             let mut input = input;
             let mut cursor = node.walk();
@@ -222,9 +228,10 @@ pub fn stage_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Op
 
 /// A here-string's literal text.
 fn here_string(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    // On a redirected statement, or among a command's own children (`cat <<< ~ | …`).
     let mut cursor = node.walk();
     let redirect = node
-        .children_by_field_name("redirect", &mut cursor)
+        .children(&mut cursor)
         .find(|r| kind(*r) == "herestring_redirect")?;
     let word = redirect.named_child(0)?;
     let mut words = Vec::new();

@@ -55,6 +55,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     // no value.
     ("printf '%s\\n' 777 ~ | xargs chmod -R", Forbidden, &["expose.home"]),
     ("echo ~ | parallel rm -rf", Forbidden, &["delete.home"]),
+    ("cat <<< ~ | xargs rm -rf", Forbidden, &["delete.home"]),
+    ("rm -rf \"$(cat <<< ~)\"", Forbidden, &["delete.home"]),
     ("parallel --fg rm -rf ::: ~", Forbidden, &["delete.home"]),
     ("watch --int 1 rm -rf ~", Forbidden, &["delete.home"]),
     ("echo ~ > /tmp/l; xargs -a /tmp/l rm -rf", Forbidden, &["overwrite.temp", "delete.home"]),
