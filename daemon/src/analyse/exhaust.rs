@@ -77,6 +77,8 @@ fn runs(node: Node, src: &str) -> Runs {
                 .join(" ");
             let cond = cond.trim().trim_end_matches([';', '&']).trim();
             let until = all.starts_with("until");
+            // `while sleep 1`: a pause succeeds every time.
+            let pause = cond.starts_with("sleep ") && !until;
             let always = if until {
                 matches!(cond, "false" | "/bin/false" | "[ ]" | "((0))" | "(( 0 ))")
             } else {
@@ -85,7 +87,11 @@ fn runs(node: Node, src: &str) -> Runs {
                     "true" | ":" | "/bin/true" | "[ 1 ]" | "[[ 1 ]]" | "((1))" | "(( 1 ))"
                 )
             };
-            if always { Runs::Forever } else { Runs::Bounded }
+            if always || pause {
+                Runs::Forever
+            } else {
+                Runs::Bounded
+            }
         }
         "c_style_for_statement" => {
             let head = all
@@ -198,6 +204,63 @@ fn creates_new_names(body: Node, src: &str, forever: bool) -> bool {
         stack.extend(node.children(&mut cursor));
     }
     false
+}
+
+/// A script that starts itself again in the background or in a pipeline (`$0 & $0`, `bash
+/// "$0" | bash "$0" &`): a fork bomb written as a file rather than a function. Run by the line,
+/// the file's text is walked like the line's (`$0` is the script there).
+pub fn runs_itself(root: Node, src: &Source, st: &mut State) {
+    const SELF: &[&str] = &[
+        "$0",
+        "\"$0\"",
+        "${0}",
+        "\"${0}\"",
+        "$BASH_SOURCE",
+        "\"$BASH_SOURCE\"",
+    ];
+    const RUNNERS: &[&str] = &[
+        "bash", "sh", "dash", "zsh", "ksh", "exec", "nohup", "setsid",
+    ];
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if kind(node) == "command" {
+            let name = node
+                .child_by_field_name("name")
+                .map_or("", |n| text(n, &src.text));
+            let first = node
+                .child_by_field_name("argument")
+                .map_or("", |n| text(n, &src.text));
+            let itself = SELF.contains(&name) || (RUNNERS.contains(&name) && SELF.contains(&first));
+            if itself && in_parallel(node) {
+                let span = src.map.span(node.byte_range());
+                let shown = format!(
+                    "`{}`, a script that starts itself again,",
+                    text(node, &src.text)
+                );
+                st.add(catalogue::PROCESS_FLOOD.at(span, &shown));
+                return;
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+}
+
+/// A command sent to the background or standing in a pipeline.
+fn in_parallel(node: Node) -> bool {
+    let mut at = node;
+    loop {
+        if at.next_sibling().is_some_and(|s| kind(s) == "&") {
+            return true;
+        }
+        let Some(parent) = at.parent() else {
+            return false;
+        };
+        if kind(parent) == "pipeline" {
+            return true;
+        }
+        at = parent;
+    }
 }
 
 /// An inline program (python, perl, ruby, node, php) that starts processes in a loop that

@@ -47,6 +47,8 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("yes | xargs -P0 true", Destructive, &["stop.machine"]),
     ("yes | parallel --jo 0 true", Destructive, &["stop.machine"]),
     ("perl -e 'fork while 1'", Destructive, &["stop.machine"]),
+    ("echo 'sh $0 & sh $0' > /tmp/b; sh /tmp/b", Destructive, &["overwrite.temp", "run.temp", "stop.machine", "run.unknown"]),
+    ("while sleep 1; do sleep 9 & done", Destructive, &["stop.machine"]),
     ("for i in 1 2 3; do sleep 1 & done; wait", Safe, &[]),
     ("for i in $(seq 1 5); do touch f$i; done", Moderate, &["write.project"]),
     ("while true; do make; sleep 5; done", Moderate, &["run.project"]),

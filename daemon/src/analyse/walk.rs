@@ -137,6 +137,7 @@ pub fn walk(mut src: Source, st: &mut State) {
             None => break,
         }
     }
+    exhaust::runs_itself(tree.root_node(), &src, st);
     walk_tree(&tree, &src, stdin, st);
     match &src.shell {
         Start::Fresh(_) => {}
