@@ -14,6 +14,7 @@ use assent_client::protocol::Level;
 use super::catalogue::{self, Said};
 use super::effects::{self, Effect};
 use super::getopt::Args;
+use super::programs::lockfiles;
 use super::secrets;
 use super::words::Word;
 use super::{Finding, State};
@@ -345,6 +346,27 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
             }
             Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
         };
+        // A lockfile deleted in the project waits for the end of the line, which may write
+        // it again (`rm package-lock.json && npm install`).
+        if act.effect == Effect::Delete
+            && let Target::Word(w) = &act.target
+            && let Some(path) = w.literal()
+            && lockfiles::is_lockfile(path)
+            && placed.kinds().eq([Kind::Project])
+        {
+            st.lockfile_deletes.push(LockfileDelete {
+                path: path.to_owned(),
+                actor: if program {
+                    format!("`{name}`")
+                } else {
+                    name.to_owned()
+                },
+                shown,
+                why: placed.why(Kind::Project),
+                span: span.clone(),
+            });
+            continue;
+        }
         // A word's places below its highest level add nothing a person needs: `rm -rf ~`
         // deletes the home, which says more than that secrets lie below it.
         let top = top_level(act.effect, &placed);
@@ -425,6 +447,46 @@ fn record_change(target: &Target, st: &mut State) {
         // Services, remotes, databases, containers: changed through their own daemons or the
         // network, not by writing files here.
         Target::Place(..) => {}
+    }
+}
+
+/// A lockfile in the project a command deletes, judged once the line is read.
+pub(crate) struct LockfileDelete {
+    path: String,
+    actor: String,
+    shown: String,
+    why: &'static str,
+    span: Range<usize>,
+}
+
+impl LockfileDelete {
+    /// Its finding: the deletion of build output when a command after it on the line writes
+    /// it again (`npm install`), else the deletion of a project file.
+    pub(crate) fn finding(&self, commands: &[super::SimpleCommand]) -> Finding {
+        let again = commands
+            .iter()
+            .filter(|c| c.span.start >= self.span.end)
+            .find(|c| lockfiles::regenerates(&self.path, &c.argv));
+        let mut cell = Cell {
+            effect: Effect::Delete,
+            kind: Kind::Project,
+            why: self.why,
+            shown: vec![self.shown.clone()],
+            more: HashSet::new(),
+            certain: true,
+        };
+        let Some(by) = again else {
+            return cell_finding(&self.actor, &cell, self.span.clone());
+        };
+        cell.kind = Kind::Build;
+        cell.why = "";
+        let mut finding = cell_finding(&self.actor, &cell, self.span.clone());
+        let by: Vec<&str> = by.argv.iter().take(3).map(String::as_str).collect();
+        finding.message.push_str(&format!(
+            ", a lockfile `{}` writes again on this line",
+            by.join(" ")
+        ));
+        finding
     }
 }
 

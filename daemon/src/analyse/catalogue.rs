@@ -177,6 +177,10 @@ said! {
     // ---- the system: power, services, processes, users, firewall ----
     FORK_BOMB = Stop Root,
         "{} is a fork bomb: it copies itself until the machine stops responding";
+    PROCESS_FLOOD = Stop Machine,
+        "{} starts processes without end or bound, until the machine runs out of processes or memory and stops responding";
+    FILE_FLOOD = Stop Machine,
+        "{} creates files without end or by the ten thousand, until the disk or its inodes are full and programs that write fail";
     SYSTEM_CHANGE = Change Services,
         "`{}` changes services, processes or settings of the system; it can be undone";
     SYSTEM_POWER = Stop Machine,

@@ -770,16 +770,39 @@ fn wrapper<'s>(
         container: None,
     };
     if wrap.kind == WrapKind::Xargs {
-        xargs(&mut inner, &parsed, &job.stdin);
+        if parsed
+            .value(&["P", "max-procs"])
+            .and_then(Word::literal)
+            .is_some_and(super::exhaust::unbounded)
+        {
+            st.add(catalogue::PROCESS_FLOOD.at(span.clone(), "`xargs -P 0`"));
+        }
+        // `xargs -a FILE` reads its arguments from FILE, not its input: a file written on the
+        // line holds the text written into it.
+        let input = if parsed.has(&["a", "arg-file"]) {
+            parsed
+                .value(&["a", "arg-file"])
+                .and_then(|f| st.written_text(f))
+                .flatten()
+                .map_or(Stdin::Inherited, |text| Stdin::Text {
+                    text: text.to_string(),
+                    base: None,
+                    span: 0..0,
+                    dynamic: false,
+                    secret: None,
+                })
+        } else {
+            job.stdin.clone()
+        };
+        xargs(&mut inner, &parsed, &input);
     }
     jobs.push(inner);
 }
 
-/// `xargs [opts] CMD ARGS`: CMD gets arguments from standard input, appended or in place of
-/// the replace string (`-I {}`, `-J {}`, `-i`); they are what the stage before printed, when
-/// that is known.
-fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
-    let read: Option<Rc<Alts>> = match stdin {
+/// The words a program that takes its arguments from its input reads (`xargs`,
+/// `parallel`): what the stage before printed, or a here-string's words, when known.
+pub fn input_words(stdin: &Stdin) -> Option<Rc<Alts>> {
+    match stdin {
         Stdin::Pipe(value) => value.clone(),
         // `xargs CMD <<< WORDS`.
         Stdin::Text {
@@ -797,7 +820,37 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
         other => other
             .secret()
             .map(|secret| Rc::new(vec![vec![crate::places::Piece::Secret(secret)]])),
-    };
+    }
+}
+
+/// The words of lines whose text is all literal; `None` if any is not.
+fn literal_lines(alts: &Alts) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for alt in alts {
+        let mut line = String::new();
+        for piece in alt {
+            match piece {
+                crate::places::Piece::Lit(t) => line.push_str(t),
+                _ => return None,
+            }
+        }
+        if line.contains(['"', '\'', '\\']) {
+            return None;
+        }
+        out.extend(line.split_whitespace().map(str::to_owned));
+    }
+    Some(out)
+}
+
+/// Words of input known exactly that `xargs` hands on one by one; more are one word that
+/// could be any of them.
+const MAX_EXACT_INPUT: usize = 16;
+
+/// `xargs [opts] CMD ARGS`: CMD gets arguments from standard input, appended or in place of
+/// the replace string (`-I {}`, `-J {}`, `-i`); they are what the stage before printed, when
+/// that is known.
+fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
+    let read = input_words(stdin);
     let replace = opts
         .value(&["I", "J", "replace"])
         .and_then(Word::literal)
@@ -819,9 +872,42 @@ fn xargs(job: &mut Job, opts: &Args, stdin: &Stdin) {
             }
         }
         None => {
-            if let Some(last) = job.words.last() {
-                let input = Word::runtime(last, "{stdin}", read);
-                job.words.to_mut().push(input);
+            // Text known exactly (`printf '%s\n' 777 ~ | xargs chmod`) is that many words
+            // on one command line, unless the options cut it into several runs.
+            // xargs reads quotes and backslashes its own way, and a shell or interpreter
+            // takes its words as code: there the input stays a word only known at run time.
+            let runs_code = job
+                .words
+                .first()
+                .and_then(Word::literal)
+                .and_then(|name| index::lookup(basename(name)))
+                .is_some_and(|e| matches!(e.role, Role::Shell | Role::Interpreter(_)));
+            let one_run =
+                !runs_code && !opts.has(&["n", "max-args", "L", "max-lines", "l", "a", "arg-file"]);
+            let exact: Option<Vec<String>> = match stdin {
+                Stdin::Text {
+                    text,
+                    dynamic: false,
+                    ..
+                } if one_run && !text.contains(['"', '\'', '\\']) => {
+                    Some(text.split_whitespace().map(str::to_owned).collect())
+                }
+                // Lines printed of literal text (`printf '%s\n' 777 ~`): each its words.
+                Stdin::Pipe(Some(alts)) if one_run => literal_lines(alts),
+                _ => None,
+            };
+            if let Some(last) = job.words.last().cloned() {
+                match exact.filter(|w| !w.is_empty() && w.len() <= MAX_EXACT_INPUT) {
+                    Some(words) => job.words.to_mut().extend(
+                        words
+                            .into_iter()
+                            .map(|t| Word::made(t, "{stdin}", last.span.clone())),
+                    ),
+                    None => job
+                        .words
+                        .to_mut()
+                        .push(Word::runtime(&last, "{stdin}", read)),
+                }
             }
         }
     }

@@ -20,6 +20,8 @@ use super::secrets;
 use super::words::{Alts, Env, Word, basename, fields, text};
 use crate::places::{Piece, Secret};
 
+mod computed;
+
 /// How deep substitutions in substitutions are looked into.
 const MAX_DEPTH: u32 = 4;
 /// Alternatives kept for one output.
@@ -121,7 +123,10 @@ pub fn output(node: Node, src: &str, env: &Env) -> Option<Alts> {
                 _ => output(body, src, &env),
             }
         }
-        "command" => command_output(node, src, &env, None),
+        "command" => {
+            let input = here_string(node, src, &env);
+            command_output(node, src, &env, input)
+        }
         "declaration_command" => declaration_output(node, src),
         _ => None,
     }
@@ -203,7 +208,10 @@ fn pipeline_output(stages: &[Node], src: &str, env: &Env) -> Option<Alts> {
 /// be a run of stages (a long pipeline parsed in pieces).
 pub fn stage_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Option<Alts> {
     match kind(node) {
-        "command" => command_output(node, src, env, input),
+        "command" => {
+            let input = input.or_else(|| here_string(node, src, env));
+            command_output(node, src, env, input)
+        }
         "pipeline" => {
             let mut input = input;
             let mut cursor = node.walk();
@@ -220,9 +228,10 @@ pub fn stage_output(node: Node, src: &str, env: &Env, input: Option<Alts>) -> Op
 
 /// A here-string's literal text.
 fn here_string(node: Node, src: &str, env: &Env) -> Option<Alts> {
+    // On a redirected statement, or among a command's own children (`cat <<< ~ | …`).
     let mut cursor = node.walk();
     let redirect = node
-        .children_by_field_name("redirect", &mut cursor)
+        .children(&mut cursor)
         .find(|r| kind(*r) == "herestring_redirect")?;
     let word = redirect.named_child(0)?;
     let mut words = Vec::new();
@@ -269,6 +278,61 @@ fn alts_of(words: &[&Word]) -> Option<Alts> {
 fn literal_alts(words: &[Word]) -> Option<Alts> {
     let text: Vec<&str> = words.iter().map(Word::literal).collect::<Option<_>>()?;
     Some(vec![vec![Piece::Lit(text.join(" "))]])
+}
+
+/// The pattern every name `find` prints matches: that of its one `-name` test, when no
+/// operator (`-o`, `!`, `,`) lets another name through. A `-name` with a `/` matches nothing.
+fn only_name<'w>(args: &'w [Word]) -> Option<&'w str> {
+    let mut names = Vec::new();
+    for (i, w) in args.iter().enumerate() {
+        match w.literal() {
+            Some("-o" | "-or" | "!" | "-not" | "," | "-prune") => return None,
+            Some("-name") => names.push(args.get(i + 1)?.literal()?),
+            _ => {}
+        }
+    }
+    match names.as_slice() {
+        [one] if !one.is_empty() && !one.contains('/') => Some(one),
+        _ => None,
+    }
+}
+
+/// A `find` or shell pattern as pieces: its glob syntax apart from its literal text.
+fn pattern_pieces(pattern: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut lit = String::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        let glob = match c {
+            '*' | '?' => c.to_string(),
+            '[' => {
+                let mut class = String::from('[');
+                for d in chars.by_ref() {
+                    class.push(d);
+                    if d == ']' && class.len() > 2 {
+                        break;
+                    }
+                }
+                class
+            }
+            '\\' => {
+                lit.extend(chars.next());
+                continue;
+            }
+            _ => {
+                lit.push(c);
+                continue;
+            }
+        };
+        if !lit.is_empty() {
+            out.push(Piece::Lit(std::mem::take(&mut lit)));
+        }
+        out.push(Piece::Glob(glob));
+    }
+    if !lit.is_empty() {
+        out.push(Piece::Lit(lit));
+    }
+    out
 }
 
 /// `dir` followed by what a listing adds below it.
@@ -466,6 +530,7 @@ fn prints_nothing_known(node: Node, src: &str) -> bool {
         && !may_print_secret(program)
         && !secrets::ENVIRONMENT_PRINTERS.contains(&program)
         && !secrets::INTERPRETERS.contains(&program)
+        && !computed::PROGRAMS.contains(&program)
 }
 
 /// Wrappers whose output is the command's they run: `sudo env` prints the environment.
@@ -617,7 +682,18 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             } else {
                 alts_of(&starts)?
             };
-            Some(if shallow { starts } else { below(starts) })
+            if shallow {
+                return Some(starts);
+            }
+            let mut found = below(starts);
+            // `find . -name '*.o'`: each name printed matches the pattern.
+            if let Some(pattern) = only_name(args) {
+                for alt in &mut found {
+                    alt.push(Piece::Lit("/".to_owned()));
+                    alt.extend(pattern_pieces(pattern));
+                }
+            }
+            Some(found)
         }
         "ls" => {
             // `ls DIR` prints names, which a reader then finds relative to its own
@@ -639,10 +715,12 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             let sub = operands.first().and_then(|w| w.literal())?;
             match sub {
                 "ls-files" | "diff" | "status" | "grep" => Some(vec![vec![Piece::Name]]),
-                "rev-parse" => Some(vec![vec![match env.cwd {
-                    Some(cwd) => Piece::Lit(cwd.to_owned()),
-                    None => Piece::Opaque,
-                }]]),
+                "rev-parse" => {
+                    computed::output(name, args, env).or(Some(vec![vec![match env.cwd {
+                        Some(cwd) => Piece::Lit(cwd.to_owned()),
+                        None => Piece::Opaque,
+                    }]]))
+                }
                 _ => None,
             }
         }
@@ -681,6 +759,10 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             input
         }
         f if FILTERS.contains(&f) && operands.is_empty() => input,
+        // Where a toolchain keeps itself (`npm root -g`, `go env GOPATH`).
+        n if computed::PROGRAMS.contains(&n) || secrets::INTERPRETERS.contains(&n) => {
+            computed::output(n, args, env)
+        }
         _ => None,
     }
 }

@@ -291,27 +291,6 @@ const CHMOD: Grammar = gnu(
         "version",
     ],
 );
-const SED: Grammar = gnu(
-    "e:f:l:i::",
-    &[
-        "debug",
-        "expression=",
-        "file=",
-        "follow-symlinks",
-        "help",
-        "in-place=?",
-        "line-length=",
-        "null-data",
-        "posix",
-        "quiet",
-        "regexp-extended",
-        "sandbox",
-        "separate",
-        "silent",
-        "unbuffered",
-        "version",
-    ],
-);
 const GREP: Grammar = gnu(
     "A:B:C:D:d:e:f:m:",
     &[
@@ -1167,22 +1146,12 @@ pub const ENTRIES: &[Entry] = &[
     ),
     Entry {
         names: &["sed", "gsed"],
-        grammar: SED,
+        grammar: interp::sed::SED,
         role: Role::Runner(programs::runners::sed, Some(Judge::Spec(&SED_SPEC))),
     },
     Entry {
         names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
-        grammar: gnu(
-            "F:v:f:i:l:E:",
-            &[
-                "field-separator=",
-                "assign=",
-                "file=",
-                "include=",
-                "load=",
-                "exec=",
-            ],
-        ),
+        grammar: interp::sed::AWK,
         role: Role::Runner(programs::runners::awk, Some(Judge::Spec(&AWK_SPEC))),
     },
     tool(

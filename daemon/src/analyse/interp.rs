@@ -63,6 +63,12 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 .collect();
             for w in words {
                 let code_span = at.src.map.span(w.span.clone());
+                if let Some(code) = w.literal()
+                    && super::exhaust::inline_floods(code)
+                {
+                    let shown = format!("`{name}` with a program that forks in an endless loop");
+                    st.add(catalogue::PROCESS_FLOOD.at(code_span.clone(), &shown));
+                }
                 match w.literal() {
                     Some(code) => inspect(lang, name, code, code_span, &given, &job.path, at, st),
                     None => {
@@ -114,6 +120,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
             }
         },
         Program::Named => false,
+        Program::Nothing => true,
     }
 }
 
@@ -199,6 +206,8 @@ enum Program<'w, 's> {
     Stdin,
     /// A script file or module, judged by its name.
     Named,
+    /// Only the version or the usage is asked for: nothing runs.
+    Nothing,
 }
 
 fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
@@ -214,7 +223,7 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             };
         };
         if t == "-" {
-            break;
+            return Program::Stdin.or_code(code);
         }
         // A script read from the input under a file's name.
         if code.is_empty()
@@ -264,10 +273,24 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             }
         }
     }
-    if code.is_empty() {
-        Program::Stdin
+    let exits = args
+        .iter()
+        .any(|w| w.literal().is_some_and(|t| lang.exits.contains(&t)));
+    if code.is_empty() && exits {
+        Program::Nothing
     } else {
-        Program::Code(code)
+        Program::Stdin.or_code(code)
+    }
+}
+
+impl<'w, 's> Program<'w, 's> {
+    /// The programs given on the command line, if any, else `self`.
+    fn or_code(self, code: Vec<&'w Word<'s>>) -> Self {
+        if code.is_empty() {
+            self
+        } else {
+            Program::Code(code)
+        }
     }
 }
 

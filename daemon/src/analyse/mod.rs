@@ -19,6 +19,7 @@ mod command;
 #[cfg(test)]
 mod doc;
 pub mod effects;
+mod exhaust;
 mod flow;
 mod getopt;
 mod grammar;
@@ -587,6 +588,8 @@ pub(crate) struct State<'c, 'a> {
     pub gate_patterns: usize,
     /// What the line changes, for the confinement of its run.
     pub changes: Changes,
+    /// Lockfiles deleted on the line, judged at its end by what runs after them.
+    lockfile_deletes: Vec<act::LockfileDelete>,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -633,6 +636,7 @@ impl<'c, 'a> State<'c, 'a> {
             written_files: Vec::new(),
             gate_lookup: false,
             runtime_kill: None,
+            lockfile_deletes: Vec::new(),
             gate_patterns: 0,
         }
     }
@@ -1039,6 +1043,10 @@ impl<'c, 'a> State<'c, 'a> {
             && let Some((span, detail)) = self.runtime_kill.take()
         {
             self.findings.push(catalogue::GATE_STOP.at(span, &detail));
+        }
+        for deleted in std::mem::take(&mut self.lockfile_deletes) {
+            let finding = deleted.finding(&self.commands);
+            self.add(finding);
         }
         let mut findings = self.findings;
         findings.sort_by_key(|f| (f.span.start, f.span.end));

@@ -17,6 +17,7 @@ use super::act;
 use super::catalogue;
 use super::command::{self, Cmd, Stdin};
 use super::effects::Effect;
+use super::exhaust;
 use super::flow;
 use super::scope;
 use super::words::{self, text};
@@ -136,6 +137,7 @@ pub fn walk(mut src: Source, st: &mut State) {
             None => break,
         }
     }
+    exhaust::runs_itself(tree.root_node(), &src, st);
     walk_tree(&tree, &src, stdin, st);
     match &src.shell {
         Start::Fresh(_) => {}
@@ -488,12 +490,14 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             } else {
                 "while"
             };
+            exhaust::loop_statement(node, src, st);
             let (cond, body) = split_field(node, "condition");
             nested(&item, "do", body, false, src, st, stack);
             nested(&item, seg, cond, false, src, st, stack);
         }
         "for_statement" | "c_style_for_statement" => {
             scope::loop_variable(node, src, st);
+            exhaust::loop_statement(node, src, st);
             let (body, head) = split_field(node, "body");
             nested(&item, "for", body, false, src, st, stack);
             push_all(&item, head, stack);

@@ -6,9 +6,12 @@ use super::vocabulary::{RComp, meets, within};
 use super::{Anchor, Comp, Glob, Kind, Path, Placed, Where};
 
 /// Directories that builds, package managers and test runners recreate from the sources.
-/// `out/`, `bin/`, `vendor/` and `.cache/` are left out: hand-made files live there too often.
+/// `bin/`, `vendor/` and `.cache/` are left out: hand-made files live there too often. `out/`
+/// is the output directory of too many builds (Next.js, TypeScript, Gradle's IDEs, Meson,
+/// Android) to hold a coding agent's `rm -rf out` for a person.
 pub(super) const BUILD_DIRS: &[&str] = &[
     "target",
+    "out",
     "node_modules",
     "build",
     "dist",
@@ -106,8 +109,15 @@ pub(super) fn structural(path: &Path, w: &Where, placed: &mut Placed) {
     placed.add(Kind::Data, "files outside the project");
 }
 
-/// Files a compiler makes beside its sources, which a build makes again: `*.o`, `*.pyc`.
-const BUILD_FILES: &[&str] = &[".o", ".obj", ".pyc", ".pyo", ".class"];
+/// Files a compiler or linker makes beside its sources, which a build makes again: objects,
+/// static archives and shared objects (`*.o`, `*.a`, `*.so`), bytecode (`*.pyc`, `*.class`),
+/// coverage notes.
+const BUILD_FILES: &[&str] = &[
+    ".o", ".obj", ".lo", ".a", ".la", ".so", ".pyc", ".pyo", ".class", ".gcno", ".gcda",
+];
+
+/// Build directories an IDE names by a prefix and the configuration (`cmake-build-debug`).
+const BUILD_DIR_PREFIXES: &[&str] = &["cmake-build-"];
 
 /// Whether a path below `project` is at or under a build directory, or is a file a compiler
 /// made: `Some(true)` certainly, `Some(false)` possibly (a glob).
@@ -126,7 +136,10 @@ fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool
         match c {
             Comp::Name(g) => {
                 if let Some(name) = g.as_literal() {
-                    if build.iter().any(|b| b.matches(&name)) || name.ends_with(".egg-info") {
+                    if build.iter().any(|b| b.matches(&name))
+                        || name.ends_with(".egg-info")
+                        || BUILD_DIR_PREFIXES.iter().any(|p| name.starts_with(p))
+                    {
                         return Some(true);
                     }
                 } else if g.text().ends_with(".egg-info") {

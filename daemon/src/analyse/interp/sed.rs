@@ -12,55 +12,48 @@ use super::super::act::Site;
 use super::super::catalogue;
 use super::super::command::{Ctx, queue_mapped};
 use super::super::effects::Effect;
-use super::super::getopt::Args;
+use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::join_path;
 use super::super::words::Word;
 use super::read_string;
 
-/// sed options that take a value as the next word (`-e` and `-f` are read apart).
-const SED_VALUED: &str = "lE";
+/// GNU sed's options, as getopt_long reads them (`-nl 5`, `--expr=…`, `-i[SUFFIX]`).
+pub(crate) const SED: Grammar = Grammar {
+    short: "e:f:l:i::",
+    long: &[
+        "debug",
+        "expression=",
+        "file=",
+        "follow-symlinks",
+        "help",
+        "in-place=?",
+        "line-length=",
+        "null-data",
+        "posix",
+        "quiet",
+        "regexp-extended",
+        "sandbox",
+        "separate",
+        "silent",
+        "unbuffered",
+        "version",
+    ],
+    style: Style::Gnu,
+};
 
 pub fn sed(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
-    let mut scripts: Vec<&Word> = Vec::new();
-    let mut from_file = false;
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        i += 1;
-        let t = w.literal().unwrap_or("");
-        if t == "-e" || t == "--expression" {
-            scripts.extend(args.get(i));
-            i += 1;
-        } else if let Some(s) = t.strip_prefix("--expression=") {
-            let _ = s;
-            scripts.push(w);
-        } else if t == "-f" || t.starts_with("--file") {
-            from_file = true;
-            let file = if t == "-f" {
-                args.get(i).and_then(Word::literal)
-            } else {
-                t.split_once('=').map(|(_, f)| f)
-            };
-            if matches!(file, Some("-" | "/dev/stdin")) {
-                let span = at.src.map.span(w.span.clone());
-                st.add(catalogue::STDIN_COMMANDS.at(span, "sed -f"));
-            }
-            i += usize::from(t == "-f");
-        } else if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") {
-            if t.ends_with('e') && !t.contains('i') {
-                scripts.extend(args.get(i));
-                i += 1;
-            } else if t.ends_with('f') && !t.contains('i') {
-                from_file = true;
-                i += 1;
-            } else if t.len() == 2 && SED_VALUED.contains(&t[1..]) {
-                i += 1;
-            }
-        } else if !t.starts_with('-') || w.dynamic {
-            if scripts.is_empty() && !from_file {
-                scripts.push(w);
-            }
-            break;
+    let a = getopt::parse(args, &SED);
+    let mut scripts: Vec<&Word> = a.values(&["e", "expression"]).collect();
+    let files: Vec<&Word> = a.values(&["f", "file"]).collect();
+    for file in &files {
+        if matches!(file.literal(), Some("-" | "/dev/stdin")) {
+            let span = at.src.map.span(file.span.clone());
+            st.add(catalogue::STDIN_COMMANDS.at(span, "sed -f"));
         }
+    }
+    // Without `-e` or `-f`, the first operand is the script.
+    if scripts.is_empty() && files.is_empty() {
+        scripts.extend(a.operands.first().copied());
     }
     for w in scripts {
         let span = at.src.map.span(w.span.clone());
@@ -205,44 +198,38 @@ fn line_end(b: &[char], mut i: usize) -> usize {
 }
 
 /// awk options that take a value as the next word.
-const AWK_VALUED: &[&str] = &["-F", "-v", "-f", "--file", "--assign", "--field-separator"];
+/// awk's options (gawk's, which the others' are a part of): options end at the program.
+pub(crate) const AWK: Grammar = Grammar {
+    short: "F:v:f:i:l:E:",
+    long: &[
+        "field-separator=",
+        "assign=",
+        "file=",
+        "include=",
+        "load=",
+        "exec=",
+    ],
+    style: Style::Posix,
+};
 
 pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
-    let mut i = 0;
-    while let Some(t) = args.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if t == "-f" || t == "--file" || t.starts_with("-f") {
-            // The program is in a file: the input (`-f -`) or a stream is not readable here.
-            let file = match t {
-                "-f" | "--file" => args.get(i + 1),
-                _ => Some(&args[i]),
-            };
-            let text = file.map(|f| {
-                let raw = f.text.trim_start_matches("--file=");
-                let raw = if t.starts_with("-f") && t.len() > 2 {
-                    &raw[2..]
-                } else {
-                    raw
-                };
-                raw.to_owned()
-            });
-            if let Some(text) = text
+    let a = getopt::parse(args, &AWK);
+    // The program is in a file: the input (`-f -`) or a stream is not readable here.
+    let files: Vec<&Word> = a.values(&["f", "file", "E", "exec"]).collect();
+    if !files.is_empty() {
+        for file in files {
+            if let Some(text) = file.literal()
                 && (text == "-" || text == "/dev/stdin" || text.starts_with("/dev/fd/"))
             {
-                let span = at.src.map.span(args[i].span.clone());
+                let span = at.src.map.span(file.span.clone());
                 st.add(catalogue::STDIN_COMMANDS.at(span, "awk -f"));
             }
-            return;
         }
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        i += if AWK_VALUED.contains(&t) { 2 } else { 1 };
+        return;
     }
-    let Some(w) = args.get(i) else { return };
+    let Some(w) = a.operands.first().copied() else {
+        return;
+    };
     let span = at.src.map.span(w.span.clone());
     let Some(program) = w.literal() else {
         st.add(catalogue::INLINE_PROGRAM.at(span, &format!("`awk {}`", w.raw)));

@@ -29,6 +29,10 @@ pub struct Lang {
     pub valued: &'static str,
     /// Short options that run a module or file named by their value (`python -m`).
     pub runs_named: &'static str,
+    /// Options that print the version or the usage and end the interpreter before it reads a
+    /// program from its input (`python3 --version`, `node -v`): given with no program, it
+    /// runs nothing.
+    pub exits: &'static [&'static str],
     /// `` `cmd` `` runs a shell command.
     pub backticks: bool,
     /// `#` starts a comment (else `//`).
@@ -177,6 +181,7 @@ pub const PYTHON: Lang = Lang {
     code_long: &[],
     valued: "WXQ",
     runs_named: "m",
+    exits: &["-V", "-VV", "--version", "-h", "--help", "-?"],
     backticks: false,
     hash_comments: true,
     calls: PYTHON_CALLS,
@@ -192,6 +197,7 @@ pub const PERL: Lang = Lang {
     code_long: &[],
     valued: "IMmixC",
     runs_named: "",
+    exits: &["-v", "-V", "-h", "--version", "--help"],
     backticks: true,
     hash_comments: true,
     calls: PERL_CALLS,
@@ -203,6 +209,7 @@ pub const RUBY: Lang = Lang {
     code_long: &[],
     valued: "IrCEFx",
     runs_named: "",
+    exits: &["-v", "--version", "-h", "--help"],
     backticks: true,
     hash_comments: true,
     calls: RUBY_CALLS,
@@ -218,6 +225,7 @@ pub const NODE: Lang = Lang {
     code_long: &["eval", "print"],
     valued: "r",
     runs_named: "",
+    exits: &["-v", "-V", "--version", "-h", "--help"],
     backticks: false,
     hash_comments: false,
     calls: NODE_CALLS,
@@ -233,6 +241,16 @@ pub const PHP: Lang = Lang {
     code_long: &[],
     valued: "cdfz",
     runs_named: "",
+    exits: &[
+        "-v",
+        "--version",
+        "-h",
+        "--help",
+        "-i",
+        "--info",
+        "-m",
+        "--modules",
+    ],
     backticks: true,
     hash_comments: true,
     calls: PHP_CALLS,

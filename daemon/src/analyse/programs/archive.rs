@@ -12,7 +12,7 @@ use super::super::words::Word;
 use super::unknown;
 use crate::places::Kind;
 
-const TAR: Grammar = Grammar {
+pub(crate) const TAR: Grammar = Grammar {
     short: "f:C:T:X:b:g:F:H:I:K:L:N:V:",
     long: &[
         "absolute-names",
@@ -206,14 +206,15 @@ pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+pub(crate) const ZIP: Grammar = Grammar {
+    short: "b:n:t:x:i:P:",
+    long: &["unzip-command=", "temp-path=", "password="],
+    style: Style::Gnu,
+};
+
 /// `zip ARCHIVE FILE…`: reads the files (trees with `-r`), writes the archive; `-TT CMD`
 /// runs a command.
 pub fn zip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const ZIP: Grammar = Grammar {
-        short: "b:n:t:x:i:P:",
-        long: &["unzip-command=", "temp-path=", "password="],
-        style: Style::Gnu,
-    };
     let a = getopt::parse(words, &ZIP);
     let tree = a.has(&["r", "R", "recurse-paths"]);
     let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
@@ -244,14 +245,15 @@ pub fn zip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+pub(crate) const UNZIP: Grammar = Grammar {
+    short: "d:x:P:",
+    long: &[],
+    style: Style::Gnu,
+};
+
 /// `unzip ARCHIVE [-d DIR]`: reads the archive, writes over the directory; listing and
 /// testing (`-l`, `-t`, `-v`, `-p` to standard output) write nothing.
 pub fn unzip<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const UNZIP: Grammar = Grammar {
-        short: "d:x:P:",
-        long: &[],
-        style: Style::Gnu,
-    };
     let a = getopt::parse(words, &UNZIP);
     let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
     if let Some(archive) = ops.first() {

@@ -16,7 +16,9 @@ use super::super::words::Word;
 
 /// Judges a program no family knows by the service verbs it uses; true if it reported.
 pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
-    programs::special(args, site) || http::delete(args, site) || verbs::destructive(args, site)
+    programs::special(args, site)
+        || http::delete(args, http::for_program(site.name), site)
+        || verbs::destructive(args, site)
 }
 
 /// Reports publishing by a program no family knows (`docker push`, `twine upload`, `gh release
@@ -25,10 +27,20 @@ pub fn publishing<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     verbs::publishes(args, site);
 }
 
-/// An HTTP `DELETE` for programs another family judges (`curl`); true if it reported.
-pub fn http_delete<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
-    http::delete(args, site)
+pub use http::Methods;
+
+/// An HTTP `DELETE` for programs another family judges (`curl`, `wget`, httpie), their
+/// method read by `how` (their own grammar); true if it reported.
+pub fn http_delete<'s>(args: &[Word<'s>], how: &Methods, site: &mut Site<'_, 's, '_, '_>) -> bool {
+    http::delete(args, how, site)
 }
+
+/// How httpie and xh take their method.
+pub const HTTPIE_METHODS: &Methods = &http::HTTPIE;
+
+/// How a client no family models takes its method (`gh api -X`).
+#[cfg(test)]
+pub const GENERIC_METHODS: &Methods = &http::GENERIC;
 
 /// The operands among `args`: words that are not options (a dynamic word counts).
 fn operands<'a, 'w>(args: &'a [Word<'w>]) -> impl Iterator<Item = &'a Word<'w>> {

@@ -1005,7 +1005,7 @@ const TMUX_SHELL: &[(&[&str], &str)] = &[
 /// tmux's own options (`tmux [-2CDlNuVv] [-c cmd] [-f file] [-L name] [-S path] [-T feats]`),
 /// read by getopt: a value may be joined (`-f/etc/tmux.conf`), and the first word that is not
 /// an option is the command.
-const TMUX: Grammar = Grammar {
+pub(crate) const TMUX: Grammar = Grammar {
     short: "2CDlNuVvc:f:L:S:T:",
     long: &[],
     style: Style::Posix,

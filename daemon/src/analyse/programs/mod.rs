@@ -15,6 +15,7 @@ pub mod files;
 pub mod gate;
 pub mod git;
 pub mod listen;
+pub mod lockfiles;
 pub mod net;
 pub mod packages;
 pub mod runners;
@@ -23,6 +24,8 @@ pub mod toolchains;
 pub mod unknown;
 
 use super::act::Site;
+#[cfg(test)]
+use super::getopt::Grammar;
 use super::index::Spec;
 use super::words::Word;
 
@@ -85,3 +88,23 @@ pub fn describe(words: &[&Word], none: &str) -> String {
     }
     out
 }
+
+/// Every grammar a model declares for itself, beside the index's: the property tests of
+/// `getopt` read each of them as getopt_long would.
+#[cfg(test)]
+pub(crate) const GRAMMARS: &[(&str, &Grammar)] = &[
+    ("tar", &archive::TAR),
+    ("zip", &archive::ZIP),
+    ("unzip", &archive::UNZIP),
+    ("curl", &net::CURL),
+    ("wget", &net::WGET),
+    ("rsync", &net::RSYNC),
+    ("scp", &net::SCP),
+    ("ssh-keygen", &net::KEYGEN),
+    ("tmux", &code::TMUX),
+    ("parallel", &runners::PARALLEL),
+    ("watch", &runners::WATCH),
+    ("su", &runners::SU),
+    ("http", &cloud::HTTPIE_METHODS.grammar),
+    ("gh api", &cloud::GENERIC_METHODS.grammar),
+];

@@ -13,7 +13,7 @@ use super::super::words::Word;
 use super::cloud;
 use crate::places::{Kind, Piece};
 
-const CURL: Grammar = Grammar {
+pub(crate) const CURL: Grammar = Grammar {
     short: "A:b:c:C:d:D:e:E:F:H:K:m:o:P:Q:r:T:u:U:w:x:X:y:Y:z:",
     long: &[
         "data=",
@@ -112,8 +112,15 @@ fn remote_name(url: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_owned())
 }
 
+/// curl's method: `-X`/`--request`, read by curl's own grammar.
+const CURL_METHODS: cloud::Methods = cloud::Methods {
+    grammar: CURL,
+    options: &["X", "request"],
+    first_operand: false,
+};
+
 pub fn curl<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if cloud::http_delete(words, site) {
+    if cloud::http_delete(words, &CURL_METHODS, site) {
         return;
     }
     let a = getopt::parse(words, &CURL);
@@ -357,40 +364,46 @@ fn attached_option<'w>(w: &'w Word) -> Option<&'w str> {
         .filter(|c| c.bytes().all(|b| b.is_ascii_alphabetic()))
 }
 
+pub(crate) const WGET: Grammar = Grammar {
+    short: "A:B:D:I:O:P:Q:R:T:U:X:a:e:i:l:o:t:w:",
+    long: &[
+        "output-document=",
+        "directory-prefix=",
+        "output-file=",
+        "append-output=",
+        "input-file=",
+        "post-file=",
+        "body-file=",
+        "post-data=",
+        "body-data=",
+        "method=",
+        "load-cookies=",
+        "save-cookies=",
+        "execute=",
+        "config=",
+        "header=",
+        "user=",
+        "password=",
+        "http-user=",
+        "http-password=",
+        "proxy-user=",
+        "proxy-password=",
+        "ftp-user=",
+        "ftp-password=",
+        "spider",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
 pub fn wget<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const WGET: Grammar = Grammar {
-        short: "A:B:D:I:O:P:Q:R:T:U:X:a:e:i:l:o:t:w:",
-        long: &[
-            "output-document=",
-            "directory-prefix=",
-            "output-file=",
-            "append-output=",
-            "input-file=",
-            "post-file=",
-            "body-file=",
-            "post-data=",
-            "body-data=",
-            "method=",
-            "load-cookies=",
-            "save-cookies=",
-            "execute=",
-            "config=",
-            "header=",
-            "user=",
-            "password=",
-            "http-user=",
-            "http-password=",
-            "proxy-user=",
-            "proxy-password=",
-            "ftp-user=",
-            "ftp-password=",
-            "spider",
-            "help",
-            "version",
-        ],
-        style: Style::Gnu,
+    const WGET_METHODS: cloud::Methods = cloud::Methods {
+        grammar: WGET,
+        options: &["method"],
+        first_operand: false,
     };
-    if cloud::http_delete(words, site) {
+    if cloud::http_delete(words, &WGET_METHODS, site) {
         return;
     }
     let a = getopt::parse(words, &WGET);
@@ -563,7 +576,7 @@ fn httpie_sends<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 
 /// httpie: `http [METHOD] URL [ITEM…]`; `field=@file` and `@file` send a file.
 pub fn httpie<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    if cloud::http_delete(words, site) {
+    if cloud::http_delete(words, cloud::HTTPIE_METHODS, site) {
         return;
     }
     httpie_sends(words, site);
@@ -703,47 +716,48 @@ const RSYNC_DELETES: &[&str] = &[
     "delete-missing-args",
 ];
 
+pub(crate) const RSYNC: Grammar = Grammar {
+    short: "e:f:B:T:M:",
+    long: &[
+        "rsh=",
+        "filter=",
+        "exclude=",
+        "include=",
+        "exclude-from=",
+        "include-from=",
+        "files-from=",
+        "rsync-path=",
+        "out-format=",
+        "log-file=",
+        "password-file=",
+        "temp-dir=",
+        "partial-dir=",
+        "backup-dir=",
+        "compare-dest=",
+        "link-dest=",
+        "copy-dest=",
+        "chmod=",
+        "chown=",
+        "archive",
+        "recursive",
+        "dry-run",
+        "list-only",
+        "remove-source-files",
+        "del",
+        "delete",
+        "delete-before",
+        "delete-during",
+        "delete-delay",
+        "delete-after",
+        "delete-excluded",
+        "delete-missing-args",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
 pub fn rsync<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const RSYNC: Grammar = Grammar {
-        short: "e:f:B:T:M:",
-        long: &[
-            "rsh=",
-            "filter=",
-            "exclude=",
-            "include=",
-            "exclude-from=",
-            "include-from=",
-            "files-from=",
-            "rsync-path=",
-            "out-format=",
-            "log-file=",
-            "password-file=",
-            "temp-dir=",
-            "partial-dir=",
-            "backup-dir=",
-            "compare-dest=",
-            "link-dest=",
-            "copy-dest=",
-            "chmod=",
-            "chown=",
-            "archive",
-            "recursive",
-            "dry-run",
-            "list-only",
-            "remove-source-files",
-            "del",
-            "delete",
-            "delete-before",
-            "delete-during",
-            "delete-delay",
-            "delete-after",
-            "delete-excluded",
-            "delete-missing-args",
-            "help",
-            "version",
-        ],
-        style: Style::Gnu,
-    };
     let a = getopt::parse(words, &RSYNC);
     if a.only_help() || a.has(&["n", "dry-run", "list-only"]) {
         return;
@@ -775,12 +789,13 @@ pub fn rsync<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     copy_over(site, &ops, tree, delete.as_deref(), moves);
 }
 
+pub(crate) const SCP: Grammar = Grammar {
+    short: "c:F:i:J:l:o:P:S:X:D:",
+    long: &[],
+    style: Style::Gnu,
+};
+
 pub fn scp<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const SCP: Grammar = Grammar {
-        short: "c:F:i:J:l:o:P:S:X:D:",
-        long: &[],
-        style: Style::Gnu,
-    };
     let a = getopt::parse(words, &SCP);
     let tree = a.has(&["r"]);
     let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
@@ -868,14 +883,15 @@ pub fn mail<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
+pub(crate) const KEYGEN: Grammar = Grammar {
+    short: "a:b:C:E:f:F:I:J:m:N:n:O:P:r:R:s:t:V:w:z:Z:",
+    long: &[],
+    style: Style::Gnu,
+};
+
 /// `ssh-keygen`: `-p` rewrites a private key, `-R HOST` rewrites `known_hosts`, making a key
 /// writes it (over an old one of the same name); listing and printing only read.
 pub fn ssh_keygen<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
-    const KEYGEN: Grammar = Grammar {
-        short: "a:b:C:E:f:F:I:J:m:N:n:O:P:r:R:s:t:V:w:z:Z:",
-        long: &[],
-        style: Style::Gnu,
-    };
     let a = getopt::parse(words, &KEYGEN);
     if words
         .iter()

@@ -12,8 +12,11 @@ use std::rc::Rc;
 use super::super::State;
 use super::super::act::{Site, Slot};
 use super::super::catalogue;
-use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, fresh, queue_text};
-use super::super::getopt::Args;
+use super::super::command::{
+    Ctx, Job, Stdin, command_string, fed_to_shell, fresh, input_words, queue_text,
+};
+use super::super::exhaust;
+use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::interp;
 use super::super::join_path;
 use super::super::words::Word;
@@ -63,59 +66,76 @@ pub fn find<'s>(_: &str, job: &Job<'s>, _: &Ctx, _: &mut State, jobs: &mut Vec<J
     false
 }
 
-/// GNU parallel options that take a value as the next word.
-const PARALLEL_ARGS: &[&str] = &[
-    "-j",
-    "--jobs",
-    "-P",
-    "--max-procs",
-    "-S",
-    "--sshlogin",
-    "-a",
-    "--arg-file",
-    "-d",
-    "--delimiter",
-    "-E",
-    "--eof",
-    "-I",
-    "--colsep",
-    "-C",
-    "-n",
-    "--max-args",
-    "-N",
-    "-L",
-    "--max-lines",
-    "--delay",
-    "--timeout",
-    "--joblog",
-    "--results",
-    "--res",
-    "--tmpdir",
-    "--workdir",
-    "--wd",
-    "--basefile",
-    "--bf",
-    "--env",
-    "--sshloginfile",
-    "--slf",
-    "--tag-string",
-    "--tagstring",
-    "--memfree",
-    "--load",
-    "--nice",
-    "--retries",
-    "--halt",
-    "--id",
-    "--semaphorename",
-    "--fg",
-    "--block",
-    "--block-size",
-    "--recstart",
-    "--recend",
-    "--cat",
-    "--fifo",
-    "--termseq",
-];
+/// GNU parallel's options (Getopt::Long with bundling and `require_order`: clustered short
+/// options, a unique prefix of a long one, options only before the command).
+pub(crate) const PARALLEL: Grammar = Grammar {
+    short: "j:P:S:a:d:E:I:C:n:N:L:s:i::e::l::",
+    long: &[
+        "jobs=",
+        "max-procs=",
+        "sshlogin=",
+        "arg-file=",
+        "delimiter=",
+        "eof=?",
+        "colsep=",
+        "max-args=",
+        "max-lines=",
+        "max-chars=",
+        "replace=?",
+        "delay=",
+        "timeout=",
+        "joblog=",
+        "results=",
+        "res=",
+        "tmpdir=",
+        "workdir=",
+        "wd=",
+        "basefile=",
+        "bf=",
+        "env=",
+        "sshloginfile=",
+        "slf=",
+        "tag-string=",
+        "tagstring=",
+        "memfree=",
+        "load=",
+        "nice=",
+        "retries=",
+        "halt=",
+        "halt-on-error=",
+        "id=",
+        "semaphorename=",
+        "block=",
+        "block-size=",
+        "recstart=",
+        "recend=",
+        "termseq=",
+        "fg",
+        "bg",
+        "cat",
+        "fifo",
+        "pipe",
+        "pipe-part",
+        "keep-order",
+        "group",
+        "ungroup",
+        "line-buffer",
+        "null",
+        "dry-run",
+        "verbose",
+        "xargs",
+        "quote",
+        "tag",
+        "progress",
+        "bar",
+        "eta",
+        "semaphore",
+        "will-cite",
+        "help",
+        "version",
+    ],
+    style: Style::Posix,
+};
 
 /// Arguments given after `:::` are used when they are this few; more, or from elsewhere,
 /// stand for a dynamic word.
@@ -132,18 +152,19 @@ pub fn parallel<'s>(
 ) -> bool {
     let words = &job.words;
     let path = &job.path;
-    let mut i = 1;
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') || t.starts_with(":::") {
-            break;
-        }
-        i += if PARALLEL_ARGS.contains(&t) { 2 } else { 1 };
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &PARALLEL);
+    if opts.only_help() {
+        return true;
     }
-    let rest = words.get(i..).unwrap_or(&[]);
+    if opts
+        .value(&["j", "jobs", "P", "max-procs"])
+        .and_then(Word::literal)
+        .is_some_and(exhaust::unbounded)
+    {
+        st.add(catalogue::PROCESS_FLOOD.at(at.span_of(words), "`parallel -j 0`"));
+    }
+    let rest = words.get(1 + opts.rest..).unwrap_or(&[]);
+
     let sep = rest
         .iter()
         .position(|w| matches!(w.literal(), Some(":::" | "::::" | ":::+" | "::::+")));
@@ -151,6 +172,9 @@ pub fn parallel<'s>(
         Some(s) => (&rest[..s], Some(&rest[s..])),
         None => (rest, None),
     };
+    // Without `:::`, the arguments are the lines of its input: what the stage before
+    // printed, when that is known (`echo ~ | parallel rm -rf`).
+    let read = inputs.is_none().then(|| input_words(&job.stdin)).flatten();
     // Literal arguments of a single `:::` group, when few; otherwise unknown.
     let literal: Option<Vec<&Word<'s>>> = inputs.and_then(|group| {
         let (head, args) = group.split_first()?;
@@ -202,7 +226,7 @@ pub fn parallel<'s>(
                         dynamic: w.dynamic || placeholder(&w.text.replace("{}", "")),
                         ..w.clone()
                     },
-                    None => Word::runtime(w, "{input}", None),
+                    None => Word::runtime(w, "{input}", read.clone()),
                 });
             } else {
                 cmd.push(w.clone());
@@ -211,7 +235,7 @@ pub fn parallel<'s>(
         if !placed && let Some(last) = template.last() {
             cmd.push(match input {
                 Some(arg) => arg.clone(),
-                None => Word::runtime(last, "{input}", None),
+                None => Word::runtime(last, "{input}", read.clone()),
             });
         }
         jobs.push(Job {
@@ -228,6 +252,50 @@ pub fn parallel<'s>(
     true
 }
 
+/// procps `watch`'s options (getopt_long, options only before the command).
+pub(crate) const WATCH: Grammar = Grammar {
+    short: "n:q:d::",
+    long: &[
+        "interval=",
+        "equexit=",
+        "differences=?",
+        "beep",
+        "color",
+        "no-color",
+        "errexit",
+        "chgexit",
+        "precise",
+        "no-rerun",
+        "no-title",
+        "no-wrap",
+        "no-linewrap",
+        "exec",
+        "help",
+        "version",
+    ],
+    style: Style::Posix,
+};
+
+/// util-linux `su`'s options.
+pub(crate) const SU: Grammar = Grammar {
+    short: "c:g:G:s:w:",
+    long: &[
+        "command=",
+        "session-command=",
+        "group=",
+        "supp-group=",
+        "shell=",
+        "whitelist-environment=",
+        "fast",
+        "login",
+        "preserve-environment",
+        "pty",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
 /// `watch [opts] CMD…`: the words are joined and run by `sh -c` again and again (`-x` runs
 /// them as they are).
 pub fn watch<'s>(
@@ -239,32 +307,12 @@ pub fn watch<'s>(
 ) -> bool {
     let words = &job.words;
     let path = &job.path;
-    let mut i = 1;
-    let mut exec = false;
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        i += 1;
-        if let Some(long) = t.strip_prefix("--") {
-            exec |= long == "exec";
-            if matches!(long, "interval" | "equexit") {
-                i += 1;
-            }
-        } else {
-            exec |= t.contains('x');
-            // `-n SECS` and `-q CYCLES` take a value unless it is attached.
-            if let Some(p) = t.find(['n', 'q'])
-                && p + 1 == t.len()
-            {
-                i += 1;
-            }
-        }
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &WATCH);
+    if opts.only_help() {
+        return true;
     }
+    let exec = opts.has(&["x", "exec"]);
+    let i = 1 + opts.rest;
     let Some(cmd) = words.get(i..).filter(|c| !c.is_empty()) else {
         return true;
     };
@@ -323,26 +371,12 @@ fn queue_or_verbatim(
 /// reads standard input.
 pub fn su(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bool {
     let words = &job.words;
-    let mut i = 1;
-    while let Some(w) = words.get(i) {
-        i += 1;
-        let Some(t) = w.literal() else { continue };
-        let value = if matches!(t, "-c" | "--command" | "--session-command") {
-            words.get(i)
-        } else if t.starts_with("--command=") || t.starts_with("--session-command=") {
-            let text = t.split_once('=').map_or("", |(_, v)| v);
-            let word = Word {
-                text: text.to_owned(),
-                ..w.clone()
-            };
-            command_string("su -c", Some(&word), &job.path, at, st);
-            return true;
-        } else if t.starts_with('-') && !t.starts_with("--") && t.ends_with('c') {
-            words.get(i)
-        } else {
-            continue;
-        };
-        command_string("su -c", value, &job.path, at, st);
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &SU);
+    if opts.only_help() {
+        return true;
+    }
+    if let Some(command) = opts.value(&["c", "command", "session-command"]) {
+        command_string("su -c", Some(command), &job.path, at, st);
         return true;
     }
     let span = at.span_of(words);
@@ -466,27 +500,93 @@ pub fn awk(_: &str, job: &Job, at: &Ctx, st: &mut State, _: &mut Vec<Job>) -> bo
     false
 }
 
+/// A package manager's options before its subcommand, and those of its `run`/`exec`: a
+/// value (`npm --prefix DIR exec`, `conda run -n ENV CMD`, `uv run --with PKG CMD`) is not the
+/// subcommand or the command. Options end at the first operand, as their parsers stop there.
+fn manager_grammars(name: &str) -> (Grammar, Grammar) {
+    const fn posix(short: &'static str, long: &'static [&'static str]) -> Grammar {
+        Grammar {
+            short,
+            long,
+            style: Style::Posix,
+        }
+    }
+    const JS_GLOBAL: Grammar = posix(
+        "C:w:F:",
+        &[
+            "prefix=",
+            "dir=",
+            "cwd=",
+            "workspace=",
+            "filter=",
+            "userconfig=",
+            "cache=",
+            "registry=",
+            "loglevel=",
+        ],
+    );
+    const JS_RUN: Grammar = posix("c:p:", &["package=", "call=", "shell="]);
+    match name {
+        "npm" | "pnpm" | "yarn" => (JS_GLOBAL, JS_RUN),
+        "npx" | "pnpx" | "bunx" => (JS_RUN, JS_RUN),
+        "poetry" | "rye" | "hatch" | "pdm" | "pipenv" => (
+            posix("C:P:e:p:", &["directory=", "project=", "env=", "python="]),
+            posix("e:", &["env="]),
+        ),
+        "uv" => (
+            posix(
+                "p:",
+                &[
+                    "directory=",
+                    "project=",
+                    "python=",
+                    "config-file=",
+                    "cache-dir=",
+                ],
+            ),
+            posix(
+                "p:w:",
+                &[
+                    "with=",
+                    "with-requirements=",
+                    "python=",
+                    "from=",
+                    "package=",
+                    "env-file=",
+                    "extra=",
+                    "group=",
+                    "index=",
+                    "directory=",
+                    "project=",
+                ],
+            ),
+        ),
+        "conda" | "mamba" | "micromamba" => {
+            (Grammar::NONE, posix("n:p:", &["name=", "prefix=", "cwd="]))
+        }
+        "bundle" => (Grammar::NONE, posix("", &["gemfile="])),
+        "pipx" => (Grammar::NONE, posix("", &["spec=", "python=", "pip-args="])),
+        _ => (Grammar::NONE, Grammar::NONE),
+    }
+}
+
 /// `poetry run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npx CMD`: CMD runs, as any
-/// command does. Returns `false`: the manager is judged as a builder too.
+/// command does; `npm exec -c STR` runs STR as a shell line. Returns `false`: the manager is
+/// judged as a builder too.
 pub fn package_run<'s>(
     name: &str,
     job: &Job<'s>,
-    _: &Ctx,
-    _: &mut State,
+    at: &Ctx,
+    st: &mut State,
     jobs: &mut Vec<Job<'s>>,
 ) -> bool {
     let words = &job.words;
-    // Where the subcommand would be: after options the manager takes before it.
-    let mut i = 1;
+    let (global, run) = manager_grammars(name);
     let direct = matches!(name, "npx" | "pnpx" | "bunx");
+    let mut i = 1;
     if !direct {
-        while words
-            .get(i)
-            .and_then(Word::literal)
-            .is_some_and(|t| t.starts_with('-'))
-        {
-            i += 1;
-        }
+        let g = getopt::parse(words.get(1..).unwrap_or(&[]), &posix_of(global));
+        i += g.rest;
         let sub = words.get(i).and_then(Word::literal).unwrap_or("");
         let runs = match name {
             "bundle" => sub == "exec",
@@ -500,18 +600,21 @@ pub fn package_run<'s>(
         i += 1;
     }
     // Options of `run`/`exec` itself, then `--`: the command follows.
-    while let Some(t) = words.get(i).and_then(Word::literal) {
-        if t == "--" {
-            i += 1;
-            break;
-        }
-        if !t.starts_with('-') {
-            break;
-        }
-        i += 1;
+    let r = getopt::parse(words.get(i..).unwrap_or(&[]), &posix_of(run));
+    if let Some(line) = r.value(&["c", "call"]) {
+        command_string(name, Some(line), &job.path, at, st);
     }
+    i += r.rest;
     if i < words.len() {
         jobs.push(job.runs(words.starting_at(i), &format!("{name} run")));
     }
     false
+}
+
+/// `grammar`, its options ending at the first operand.
+fn posix_of(grammar: Grammar) -> Grammar {
+    Grammar {
+        style: Style::Posix,
+        ..grammar
+    }
 }
