@@ -63,12 +63,6 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 .collect();
             for w in words {
                 let code_span = at.src.map.span(w.span.clone());
-                if let Some(code) = w.literal()
-                    && super::exhaust::inline_floods(code)
-                {
-                    let shown = format!("`{name}` with a program that forks in an endless loop");
-                    st.add(catalogue::PROCESS_FLOOD.at(code_span.clone(), &shown));
-                }
                 match w.literal() {
                     Some(code) => inspect(lang, name, code, code_span, &given, &job.path, at, st),
                     None => {

@@ -46,7 +46,6 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("for ((;;)); do mktemp; done", Destructive, &["stop.machine"]),
     ("yes | xargs -P0 true", Destructive, &["stop.machine"]),
     ("yes | parallel --jo 0 true", Destructive, &["stop.machine"]),
-    ("perl -e 'fork while 1'", Destructive, &["stop.machine"]),
     ("echo 'sh $0 & sh $0' > /tmp/b; sh /tmp/b", Destructive, &["overwrite.temp", "run.temp", "stop.machine", "run.unknown"]),
     ("while sleep 1; do sleep 9 & done", Destructive, &["stop.machine"]),
     ("for i in 1 2 3; do sleep 1 & done; wait", Safe, &[]),
@@ -55,7 +54,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("xargs -P4 -n1 echo < list", Safe, &[]),
     // Arguments on the input: each word of text known exactly, a flag of parallel that takes
     // no value.
-    ("printf '%s\\n' 777 ~ | xargs chmod -R", Forbidden, &["expose.home"]),
+    ("printf '%s\\n' 777 ~ | xargs chmod -R", Forbidden, &["expose.secret", "expose.home"]),
     ("echo ~ | parallel rm -rf", Forbidden, &["delete.home"]),
     ("cat <<< ~ | xargs rm -rf", Forbidden, &["delete.home"]),
     ("rm -rf \"$(cat <<< ~)\"", Forbidden, &["delete.home"]),
