@@ -13,7 +13,7 @@ set -euo pipefail
 rounds=${1:-300}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${CARGO_TARGET_DIR:-$repo/target}/release
-work=$(mktemp -d "$repo/target/confine-bench.XXXXXX")
+work=$(mktemp -d "$HOME/assent-confine-bench.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
 mkdir -p "$work/a" "$work/b"
@@ -24,7 +24,7 @@ for s in a b; do
 done
 
 # A small crate, built once so that the measured builds are cargo's no-op check.
-crate="$work/crate"
+crate="$work/small"
 cargo new -q --vcs git "$crate"
 (cd "$crate" && cargo build -q)
 

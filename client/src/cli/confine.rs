@@ -55,9 +55,12 @@ impl Plan {
         let read = AccessFs::ReadFile | AccessFs::Execute;
         let write = AccessFs::from_write(ABI_WANTED);
         let home = home.and_then(|h| h.canonicalize().ok());
+        let seen = Home::list(home.as_deref());
         let mut hidden: Vec<PathBuf> = Vec::new();
         for pattern in &confine.hide {
-            expand(Path::new(pattern), &mut hidden);
+            if seen.may_exist(Path::new(pattern)) {
+                expand(Path::new(pattern), &mut hidden);
+            }
         }
         let mut plan = Plan {
             offline: confine.offline,
@@ -77,6 +80,9 @@ impl Plan {
             writable.extend(plan.project.clone());
         }
         for place in &confine.write {
+            if !seen.may_exist(Path::new(place)) {
+                continue;
+            }
             if let Some(dir) = existing(Path::new(place), home.as_deref()) {
                 writable.push(dir);
             }
@@ -121,13 +127,9 @@ impl Plan {
             let Ok(fd) = PathFd::new(path) else {
                 continue;
             };
-            let access = if path.is_dir() {
-                *access
-            } else {
-                *access & file_rights()
-            };
-            // A rule the kernel refuses (a path on a file system it cannot tag) grants less.
-            let rule = PathBeneath::new(fd, access).set_compatibility(CompatLevel::BestEffort);
+            // Best effort per rule: on a file the binding keeps only the rights a file can
+            // have; a rule the kernel refuses grants less, never more.
+            let rule = PathBeneath::new(fd, *access).set_compatibility(CompatLevel::BestEffort);
             created = created.add_rule(rule).map_err(|e| e.to_string())?;
         }
         let status = created.restrict_self().map_err(|e| e.to_string())?;
@@ -141,13 +143,36 @@ impl Plan {
     }
 }
 
-/// Rights a rule on a file (not a directory) may carry.
-fn file_rights() -> BitFlags<AccessFs> {
-    AccessFs::ReadFile
-        | AccessFs::WriteFile
-        | AccessFs::Execute
-        | AccessFs::Truncate
-        | AccessFs::IoctlDev
+/// The names in the home, read once: nearly every place the plan asks about lies below the
+/// home, and most do not exist on a given machine (no `~/.aws`, no `~/.cache/bazel`). One
+/// listing answers those without a system call each.
+struct Home {
+    dir: Option<PathBuf>,
+    names: std::collections::HashSet<std::ffi::OsString>,
+}
+
+impl Home {
+    fn list(home: Option<&Path>) -> Home {
+        let names = home
+            .and_then(|h| std::fs::read_dir(h).ok())
+            .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        Home {
+            dir: home.map(Path::to_path_buf),
+            names,
+        }
+    }
+
+    /// False when `path` lies below the home and the home has no entry of its first name.
+    fn may_exist(&self, path: &Path) -> bool {
+        let Some(below) = self.dir.as_deref().and_then(|h| path.strip_prefix(h).ok()) else {
+            return true;
+        };
+        match below.components().next() {
+            Some(std::path::Component::Normal(first)) => self.names.contains(first),
+            _ => true,
+        }
+    }
 }
 
 /// Adds the paths `pattern` names: itself, or the entries of its directory its last
@@ -157,20 +182,23 @@ fn expand(pattern: &Path, out: &mut Vec<PathBuf>) {
         return;
     };
     if !name.contains(['*', '?', '[']) {
-        if let Ok(real) = pattern.canonicalize() {
+        // Most secret places do not exist on a given machine: one stat says so, where
+        // resolving the path would read every component's link.
+        if std::fs::symlink_metadata(pattern).is_ok()
+            && let Ok(real) = pattern.canonicalize()
+        {
             out.push(real);
         }
         return;
     }
-    let (Some(dir), Ok(glob)) = (pattern.parent(), globset::Glob::new(name)) else {
+    let (Some(dir), Ok(glob)) = (pattern.parent(), glob::Pattern::new(name)) else {
         return;
     };
-    let glob = glob.compile_matcher();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        if glob.is_match(entry.file_name())
+        if entry.file_name().to_str().is_some_and(|n| glob.matches(n))
             && let Ok(real) = entry.path().canonicalize()
         {
             out.push(real);
@@ -227,13 +255,15 @@ fn project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
 /// `place` resolved, or the nearest existing directory above it, unless that is `/` or the
 /// home or above it (a new file there would open the whole).
 fn existing(place: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    if let Ok(real) = place.canonicalize() {
+    // One stat per level up to what exists, then one resolution: most caches do not exist.
+    let found = place
+        .ancestors()
+        .find(|a| std::fs::symlink_metadata(a).is_ok())?;
+    let real = found.canonicalize().ok()?;
+    if found == place {
         return Some(real);
     }
-    let parent = place
-        .ancestors()
-        .skip(1)
-        .find_map(|a| a.canonicalize().ok())?;
+    let parent = real;
     let too_wide = parent == Path::new("/") || home.is_some_and(|h| h.starts_with(&parent));
     (!too_wide).then_some(parent)
 }
