@@ -115,6 +115,20 @@ fn a_script_the_agent_wrote_cannot_change_the_home_but_works_in_the_project() {
     assert!(stderr(&out).contains("Permission denied"), "{out:?}");
     assert!(stderr(&out).contains("ran confined"), "{out:?}");
 
+    // A `cd` to a directory only known when it runs leaves the writes where they were: only a
+    // person's approval grants a change to a place the line does not name.
+    let out = m.assent(
+        daemon.socket(),
+        &m.project,
+        &[
+            "sh",
+            "-c",
+            "cd \"$APP_DIR\" && touch made-here && bash cleanup.sh",
+        ],
+    );
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
+    assert_eq!(m.notes(), DOCUMENT, "{out:?}");
+
     // Its everyday twin: building in the project, from a subdirectory, and in temp.
     let tmp = tempfile::tempdir().expect("tempdir");
     m.script(

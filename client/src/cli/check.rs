@@ -324,8 +324,18 @@ fn gate_prompting(
             println!("{text}");
         }
     }
+    // A change to a place only known at run time is granted only when a person approved the
+    // line: a line the policy let through by itself keeps its writes to the places it names
+    // (`cd "$D" && bash cleanup.sh` gains nothing from the `cd`).
+    let by_person = outcome
+        .1
+        .as_ref()
+        .is_some_and(|d| d.allow && d.by == protocol::DecidedBy::User);
     let confine = match outcome.0 {
-        Outcome::Allowed => verdict.confine,
+        Outcome::Allowed => verdict.confine.map(|mut c| {
+            c.write_anywhere &= by_person;
+            c
+        }),
         _ => None,
     };
     (outcome.0, confine)

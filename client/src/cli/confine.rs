@@ -94,11 +94,16 @@ impl Plan {
             // A writable place that holds a secret is writable, not readable, beyond what the
             // carve already lets be read.
             let holds_secret = hidden.iter().any(|h| h.starts_with(&dir));
-            let access = if holds_secret { write } else { write | read };
+            let mut access = if holds_secret { write } else { write | read };
+            // A place that is one file (`~/.cargo/.global-cache`, a file the line names) takes
+            // only the rights a file can have; the kernel refuses the others on it.
+            if !dir.is_dir() {
+                access &= file_rights();
+            }
             plan.rules.push((dir, access));
         }
         for device in DEVICES.iter().map(PathBuf::from).chain(own_terminal()) {
-            plan.rules.push((device, read | write));
+            plan.rules.push((device, (read | write) & file_rights()));
         }
         plan.rules.truncate(MAX_RULES);
         plan
@@ -141,6 +146,15 @@ impl Plan {
             )),
         }
     }
+}
+
+/// The rights a rule on a file (not a directory) may carry.
+fn file_rights() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile
+        | AccessFs::WriteFile
+        | AccessFs::Execute
+        | AccessFs::Truncate
+        | AccessFs::IoctlDev
 }
 
 /// The names in the home, read once: nearly every place the plan asks about lies below the

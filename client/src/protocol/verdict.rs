@@ -94,8 +94,9 @@ pub struct Confinement {
     /// the working directory itself when it holds a project. The door finds it, as the
     /// requester.
     pub project: bool,
-    /// The run may change anything: a person approved a change to a place only known when it
-    /// runs. Reads, signals and the network are still confined.
+    /// The line changes a place only known when it runs: once a person approves it, the run
+    /// may change anything (reads, signals and the network are still confined). A door grants
+    /// it only for a line a person allowed, never for one the policy let through by itself.
     pub write_anywhere: bool,
     /// What the run may not read: secret places (a last component may be a glob, `config*`).
     pub hide: Vec<String>,
