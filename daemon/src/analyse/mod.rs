@@ -16,6 +16,7 @@
 mod act;
 mod catalogue;
 mod command;
+mod disk;
 #[cfg(test)]
 mod doc;
 pub mod effects;
@@ -44,6 +45,7 @@ use assent_client::protocol::{self, Level};
 
 use crate::places::{self, Added, Anchor, Kind, Path, Piece, Placed, Secret, Where};
 use act::Carried;
+pub use disk::{Disk, Got, Want};
 use effects::Effect;
 pub(crate) use grammar::{field, kind};
 
@@ -122,6 +124,9 @@ pub struct Analysis {
     pub level: Level,
     pub findings: Vec<Finding>,
     pub commands: Vec<SimpleCommand>,
+    /// Files and links the analysis would like read from the disk (`disk`); empty once the
+    /// snapshot it was given holds them all.
+    pub wants: Vec<Want>,
 }
 
 /// How deep subshells, substitutions, compound commands and inner shells may nest before the
@@ -174,6 +179,13 @@ pub fn shell_in(command: &str, ctx: &Surroundings, added: Added) -> Analysis {
     analyse(command, ctx, added, true)
 }
 
+/// [`shell_in`] with what was read from the disk for this line: the scripts, Makefiles,
+/// manifests and git files it runs are judged as their text, and the paths it places where
+/// their links lead (`disk` module).
+pub fn shell_read(command: &str, ctx: &Surroundings, added: Added, disk: &Disk) -> Analysis {
+    analyse_with(command, ctx, added, true, Some(disk))
+}
+
 /// What a tool call does to a place named by one of its path arguments, judged like a shell
 /// command doing it: `Read` of `~/.ssh/id_rsa` is `read.secret` as `cat ~/.ssh/id_rsa` is.
 /// `path` is placed as a shell word would be (`~`, relative to `cwd`, `*`, `?` and `[…]` as
@@ -218,7 +230,18 @@ pub fn shell_unsplit(command: &str, ctx: &Surroundings) -> Analysis {
 }
 
 fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> Analysis {
+    analyse_with(command, ctx, added, may_split, None)
+}
+
+fn analyse_with(
+    command: &str,
+    ctx: &Surroundings,
+    added: Added,
+    may_split: bool,
+    disk: Option<&Disk>,
+) -> Analysis {
     let mut st = State::new(ctx, added);
+    st.disk = disk;
     // Parsed whole, a long pipeline takes the parser far longer than cut: the comparison
     // is about meaning, not time.
     st.parse_budget = if may_split {
@@ -253,12 +276,24 @@ fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> 
             path: Rc::from(""),
             depth: 0,
             shell: Start::Fresh(shell),
+            from: None,
         }),
     }
     // Inner strings are queued rather than analysed where they are found, so nesting costs
     // heap, not stack.
     while let Some(src) = st.queue.pop() {
+        // What a file read from the disk runs is told as the file's: "in cleanup.sh: …".
+        st.from = src.from.clone();
+        let before = st.findings.len();
+        let from = src.from.clone();
         walk::walk(src, &mut st);
+        if let Some(from) = from {
+            for f in &mut st.findings[before..] {
+                if !f.message.starts_with(&*from) {
+                    f.message = format!("{from}: {}", f.message);
+                }
+            }
+        }
     }
     st.finish()
 }
@@ -301,6 +336,7 @@ fn split_long(text: &str, map: &Rc<SpanMap>) -> Option<Vec<Source>> {
         path,
         depth: 0,
         shell,
+        from: None,
     };
     let mut out = Vec::new();
     // Statements waiting to be parsed together: their range and the index of the first.
@@ -370,6 +406,8 @@ pub(crate) struct Source {
     pub depth: u32,
     /// What the shell that runs this text knows when it starts.
     pub shell: Start,
+    /// The file read from the disk this text comes from, as findings name it (`in x.sh`).
+    pub from: Option<Rc<str>>,
 }
 
 /// Where a text's shell starts.
@@ -553,6 +591,15 @@ pub(crate) struct State<'c, 'a> {
     pub runtime_kill: Option<(Range<usize>, String)>,
     /// Process patterns compiled on the line to try against the gate's processes.
     pub gate_patterns: usize,
+    /// What was read from the disk for this line, if anything was.
+    pub disk: Option<&'c Disk>,
+    /// What the analysis would like read (`disk`).
+    wants: std::cell::RefCell<Vec<Want>>,
+    /// The file read from the disk the text being walked comes from.
+    pub from: Option<Rc<str>>,
+    /// Files read from the disk whose text was queued: a script that runs itself is read a
+    /// few times, then opaque.
+    pub disk_runs: usize,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -599,6 +646,10 @@ impl<'c, 'a> State<'c, 'a> {
             gate_lookup: false,
             runtime_kill: None,
             gate_patterns: 0,
+            disk: None,
+            wants: Default::default(),
+            from: None,
+            disk_runs: 0,
         }
     }
 
@@ -821,7 +872,16 @@ impl<'c, 'a> State<'c, 'a> {
                 return Placed::one(Kind::Unknown, "");
             }
         }
-        let placed = places::classify(path, tree, &self.where_);
+        let mut placed = places::classify(path, tree, &self.where_);
+        // A path is where its symbolic links lead too: `rm -rf build/` where `build` is a
+        // link to the home deletes the home.
+        if let Some(text) = path.literal_text() {
+            let kinds: Vec<Kind> = placed.kinds().collect();
+            if let Some(target) = self.link_target(&text, &kinds) {
+                let led = places::classify(&Path::absolute(&target), tree, &self.where_);
+                placed.union(&led);
+            }
+        }
         self.placed.borrow_mut().insert(key, placed.clone());
         placed
     }
@@ -974,10 +1034,13 @@ impl<'c, 'a> State<'c, 'a> {
     }
 
     /// Queues an inner command string, unless nesting or the byte budget says no.
-    pub fn inner(&mut self, src: Source, span: Range<usize>) {
+    pub fn inner(&mut self, mut src: Source, span: Range<usize>) {
         if src.depth > MAX_DEPTH {
             self.too_deep(span);
             return;
+        }
+        if src.from.is_none() {
+            src.from = self.from.clone();
         }
         self.inner_bytes = self.inner_bytes.saturating_add(src.text.len());
         if self.inner_bytes > INNER_BUDGET {
@@ -1022,6 +1085,7 @@ impl<'c, 'a> State<'c, 'a> {
                 .unwrap_or(Level::Safe),
             findings,
             commands: self.commands,
+            wants: self.wants.into_inner(),
         }
     }
 }

@@ -580,6 +580,7 @@ pub fn classify(
             level,
             findings,
             commands,
+            wants: Vec::new(),
         },
         args,
         paths: paths_found,
