@@ -138,7 +138,14 @@ fn read_file(path: &str, spent: &mut Spent) -> Got {
         .open(path);
     let mut file = match file {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Got::Missing,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Got::Missing;
+        }
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
             return Got::Unread("not readable by the requester".to_owned());
         }

@@ -288,6 +288,11 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             }
         }
     }
+    // The project's own files it runs: `package.json` scripts, make's recipes, git's hooks
+    // and settings, `.envrc`.
+    if !by_path {
+        disk::project_runs(family, &job.words[1..], span.clone(), &job.path, at, st);
+    }
     // `./x.sh`: the file runs as its `#!` line says.
     if by_path
         && st.written_text(&first).is_none()

@@ -302,5 +302,8 @@ pub fn shebang(text: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+mod project;
 #[cfg(test)]
 mod tests;
+
+pub use project::runs as project_runs;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque};
+use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque, Safe};
 
 use super::{Disk, Got, Want};
 use crate::analyse::{Analysis, Surroundings, shell, shell_read};
@@ -31,6 +31,16 @@ fn disk(files: &[File], links: &[(&str, &str)]) -> Disk {
             t => Got::Text(Arc::from(t)),
         };
         disk.files.insert(format!("/home/u/proj/{path}"), got);
+    }
+    // Hooks not given are not there, as in most repositories.
+    for hook in [
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "post-rewrite",
+    ] {
+        let path = format!("/home/u/proj/.git/hooks/{hook}");
+        disk.files.entry(path).or_insert(Got::Missing);
     }
     for (path, to) in links {
         disk.links
@@ -88,6 +98,22 @@ const CASES: &[(&str, &[File], &[(&str, &str)], Level, &[&str])] = &[
     ("rm -rf build/", &[], &[("build", "/home/u")], Forbidden, &["delete.home"]),
     ("rm -rf link/old", &[], &[("link/old", "/home/u/Documents/old")], Destructive, &["delete.data", "delete.project"]),
     ("rm -rf build/", &[], &[], Moderate, &["delete.build"]),
+    // `package.json` scripts, with their `pre` and `post` scripts.
+    ("npm test", &[("package.json", r#"{"scripts": {"test": "jest", "posttest": "rm -rf ~"}}"#)], &[], Forbidden, &["delete.home", "run.project"]),
+    ("npm test", &[("package.json", r#"{"scripts": {"test": "jest --coverage"}}"#)], &[], Moderate, &["run.project"]),
+    ("yarn clean", &[("package.json", r#"{"scripts": {"clean": "rm -rf ~/Documents"}}"#)], &[], Destructive, &["delete.data", "run.project"]),
+    ("npm run build", &[("package.json", "{not json")], &[], Opaque, &["run.project", "run.unknown"]),
+    // make's recipes for the targets it builds, and what it runs reading the file.
+    ("make", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "all:\n\tcc -o build/app main.c\n")], &[], Moderate, &["run.project"]),
+    ("make clean", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "all:\n\tcc main.c\nclean:\n\trm -rf $(HOME)/Documents\nHOME = ~\n")], &[], Destructive, &["delete.data", "run.project"]),
+    ("make", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "X := $(shell rm -rf ~)\nall:\n\ttrue\n")], &[], Forbidden, &["delete.home", "run.project"]),
+    // git: the repository's hooks for the commands that run them, its command-valued keys.
+    ("git commit -m x", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n")], &[], Forbidden, &["delete.home", "write.history"]),
+    ("git commit -m x", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\ncargo fmt --check\n")], &[], Moderate, &["run.project", "write.history"]),
+    ("git status", &[(".git/config", "[core]\n\tpager = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("git status", &[(".git/config", "[core]\n\tbare = false\n")], &[], Safe, &[]),
+    // direnv runs `.envrc`.
+    ("direnv allow", &[(".envrc", "rm -rf ~/Documents\n")], &[], Destructive, &["delete.data", "use.project"]),
 ];
 
 #[test]
@@ -161,7 +187,7 @@ fn a_script_that_runs_itself_is_read_a_few_times_then_opaque() {
 
 #[test]
 fn an_everyday_line_is_unchanged_by_an_empty_snapshot() {
-    for line in ["ls -la", "cargo build", "git status", "cat README.md"] {
+    for line in ["ls -la", "cargo build", "cat README.md", "rm -rf build/"] {
         let plain = shell(line, &CTX);
         let read = run(line, &[], &[]);
         assert_eq!(plain.level, read.level, "{line}");
