@@ -1237,6 +1237,8 @@ pub fn set_positional(shell: &mut Shell, words: &[Word]) {
     vars.insert("#".to_owned(), Var::Lit(args.to_string()));
     // `"$@"` is several words; as one it is any of them (`for f in "$@"`, `rm "$@"`).
     let all = match words.get(1..) {
+        // No arguments (a script run without any): `"$@"` is nothing.
+        Some([]) => Var::Lit(String::new()),
         Some([only]) => var_of(only),
         Some(rest) if !rest.is_empty() && rest.len() <= 16 => {
             let alts: Vec<Vec<crate::places::Piece>> = rest

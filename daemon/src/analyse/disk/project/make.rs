@@ -193,8 +193,9 @@ impl Makefile {
     }
 
     /// `text` with make's variables put in: `$$` is `$`, `$@` the target, `$<` and `$^` its
-    /// prerequisites, `$(NAME)` the file's value; `$(shell CMD)` is a command substitution;
-    /// other functions are left to run time (`$__make`, only known then), unset names empty.
+    /// prerequisites, `$(NAME)` the file's value or else the environment's (`${NAME}`);
+    /// `$(shell CMD)` is a command substitution; other functions are left to run time
+    /// (`$__make`, only known then).
     fn expand(&self, text: &str, target: &str, prereqs: &[String], depth: usize) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
@@ -236,8 +237,12 @@ impl Makefile {
                         out.push(')');
                     } else if let Some(value) = self.vars.get(inner).filter(|_| depth < 8) {
                         out.push_str(&self.expand(value, target, prereqs, depth + 1));
-                    } else if inner.contains([' ', '$', ',']) || depth >= 8 {
+                    } else if inner.contains([' ', '$', ',', ':']) || depth >= 8 {
                         out.push_str("$__make");
+                    } else {
+                        // Not the file's: make takes it from the environment, as the
+                        // shell would (`$(HOME)`).
+                        out.push_str(&format!("${{{inner}}}"));
                     }
                 }
                 c => {
