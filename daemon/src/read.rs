@@ -252,6 +252,7 @@ impl Drop for Creds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn me() -> As {
         As {
@@ -345,6 +346,43 @@ mod tests {
             .count();
         assert_eq!(text as u64, MAX_TOTAL / (60 * 1024));
         assert_eq!(disk.files.len(), MAX_FILES + 3);
+    }
+
+    /// Root reads with the requester's file-system ids: a file only root may read is unread
+    /// for another user, and the thread is root again afterwards.
+    #[test]
+    fn root_reads_only_what_the_requester_could() {
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let root = dir.path().to_str().expect("utf-8").to_owned();
+        let private = format!("{root}/private.sh");
+        let public = format!("{root}/public.sh");
+        std::fs::write(&private, "true\n").expect("write");
+        std::fs::write(&public, "true\n").expect("write");
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        std::fs::set_permissions(&public, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let wants = [Want::File(private.clone()), Want::File(public.clone())];
+        let nobody = As {
+            uid: 65534,
+            gid: 65534,
+        };
+        let mut disk = Disk::default();
+        read_now(&wants, nobody, &mut disk, &mut Spent::default());
+        assert!(
+            matches!(disk.files.get(&private), Some(Got::Unread(_))),
+            "{:?}",
+            disk.files
+        );
+        assert!(matches!(disk.files.get(&public), Some(Got::Text(_))));
+        // Root again on this thread.
+        let mut disk = Disk::default();
+        read_now(&wants, me(), &mut disk, &mut Spent::default());
+        assert!(matches!(disk.files.get(&private), Some(Got::Text(_))));
+        std::fs::write(format!("{root}/after"), "x").expect("still root");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What the line runs that is not on the line: the files the analyser would like read from
 //! the disk (a script the line runs, a Makefile, `package.json`, a repository's git
 //! configuration and hooks, `.envrc`) and the symbolic links among the paths it places, and
-//! the snapshot of them the daemon hands back (DESIGN.md, "Reading what the line runs").
+//! the snapshot of them the daemon hands back.
 //!
 //! Analysis stays pure: it never reads. A first analysis without a snapshot reports what it
 //! wants ([`Want`]); the daemon reads that as the requester, bounded, and analyses again with
