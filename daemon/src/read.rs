@@ -33,11 +33,15 @@ pub const READ_TIME: Duration = Duration::from_millis(500);
 /// Rounds of reading per request: a script read may run another script.
 pub const MAX_ROUNDS: usize = 3;
 
-/// Who the files are read for: the requester's uid and gid.
-#[derive(Debug, Clone, Copy)]
+/// Who the files are read for: the requester's uid and gid, and the directories its line is
+/// placed from (its working directory, its home) as the line names them.
+#[derive(Debug, Clone, Default)]
 pub struct As {
     pub uid: u32,
     pub gid: u32,
+    /// Where a link leads is told in these directories' own names: on a system where `/home`
+    /// is a link to `/var/home`, `~/proj/build` leads to `~/proj/build`, not elsewhere.
+    pub named: Vec<String>,
 }
 
 /// What one request has read so far, against its bounds.
@@ -94,7 +98,7 @@ impl Spent {
 
 /// Reads `wants` into `disk` on this thread, as `who`.
 pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
-    let Some(_creds) = Creds::become_(who) else {
+    let Some(_creds) = Creds::become_(&who) else {
         for want in wants {
             if let Want::File(path) = want {
                 let why = "the daemon cannot read as the requester".to_owned();
@@ -103,6 +107,16 @@ pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
         }
         return;
     };
+    // Each named directory and where it really is, resolved once.
+    let named: Vec<(String, String)> = who
+        .named
+        .iter()
+        .filter_map(|n| {
+            let real = std::fs::canonicalize(n).ok()?;
+            let real = real.to_str()?.to_owned();
+            (real != *n).then(|| (n.trim_end_matches('/').to_owned(), real))
+        })
+        .collect();
     for want in wants {
         match want {
             Want::File(path) => {
@@ -119,7 +133,7 @@ pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
                     None
                 } else {
                     spent.links += 1;
-                    resolve(path)
+                    resolve(path).and_then(|real| renamed(real, path, &named))
                 };
                 disk.links.insert(path.clone(), led);
             }
@@ -201,6 +215,20 @@ fn resolve(path: &str) -> Option<String> {
     (!same).then_some(real)
 }
 
+/// `real` told from the named directory it lies in, when it does; `None` when that is `path`
+/// itself (no link but the named directory's own).
+fn renamed(real: String, path: &str, named: &[(String, String)]) -> Option<String> {
+    for (name, dir) in named {
+        if let Some(rest) = real.strip_prefix(dir.as_str())
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            let told = format!("{name}{rest}");
+            return (told != path.trim_end_matches('/')).then_some(told);
+        }
+    }
+    Some(real)
+}
+
 /// The devices of `/proc` and `/sys`, whose files are never read.
 fn hidden_devices() -> &'static [u64] {
     static DEVICES: OnceLock<Vec<u64>> = OnceLock::new();
@@ -221,7 +249,7 @@ struct Creds {
 impl Creds {
     /// As `who`: root switches this thread's file-system ids; another user reads only for
     /// itself (`None` otherwise).
-    fn become_(who: As) -> Option<Creds> {
+    fn become_(who: &As) -> Option<Creds> {
         let me = nix::unistd::geteuid();
         if !me.is_root() {
             return (me.as_raw() == who.uid).then_some(Creds { switched: false });
@@ -258,6 +286,7 @@ mod tests {
         As {
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
+            named: Vec::new(),
         }
     }
 
@@ -326,6 +355,34 @@ mod tests {
         assert_eq!(disk.links.get(&format!("{root}/x.sh")), Some(&plain));
     }
 
+    /// A project reached through a linked directory (`/home` a link to `/var/home`) leads
+    /// nowhere else; a link inside it still does.
+    #[test]
+    fn links_are_told_in_the_names_the_line_uses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = std::fs::canonicalize(dir.path()).expect("canonical");
+        let real = real.to_str().expect("utf-8").to_owned();
+        std::fs::create_dir_all(format!("{real}/var/home/u/proj/src")).expect("dirs");
+        std::os::unix::fs::symlink(format!("{real}/var/home"), format!("{real}/home"))
+            .expect("link");
+        std::os::unix::fs::symlink(
+            format!("{real}/var/home/u"),
+            format!("{real}/var/home/u/proj/up"),
+        )
+        .expect("link");
+        let who = As {
+            named: vec![format!("{real}/home/u/proj"), format!("{real}/home/u")],
+            ..me()
+        };
+        let src = format!("{real}/home/u/proj/src");
+        let up = format!("{real}/home/u/proj/up");
+        let wants = [Want::Link(src.clone()), Want::Link(up.clone())];
+        let mut disk = Disk::default();
+        read_now(&wants, who, &mut disk, &mut Spent::default());
+        assert_eq!(disk.links.get(&src), Some(&None));
+        assert_eq!(disk.links.get(&up), Some(&Some(format!("{real}/home/u"))));
+    }
+
     #[test]
     fn a_request_reads_no_more_than_its_budget() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -369,9 +426,10 @@ mod tests {
         let nobody = As {
             uid: 65534,
             gid: 65534,
+            named: Vec::new(),
         };
         let mut disk = Disk::default();
-        read_now(&wants, nobody, &mut disk, &mut Spent::default());
+        read_now(&wants, nobody.clone(), &mut disk, &mut Spent::default());
         assert!(
             matches!(disk.files.get(&private), Some(Got::Unread(_))),
             "{:?}",
@@ -393,6 +451,7 @@ mod tests {
         let other = As {
             uid: nix::unistd::geteuid().as_raw() + 1,
             gid: 0,
+            named: Vec::new(),
         };
         let mut disk = Disk::default();
         let wants = [Want::File("/etc/hostname".to_owned())];

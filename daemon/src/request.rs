@@ -246,6 +246,11 @@ impl Asker<'_> {
         let who = read::As {
             uid,
             gid: self.peer.gid,
+            named: cwd
+                .iter()
+                .map(|c| c.to_string())
+                .chain(home.clone())
+                .collect(),
         };
         let mut disk: Option<Disk> = None;
         let mut spent = read::Spent::default();
@@ -289,7 +294,7 @@ impl Asker<'_> {
             round += 1;
             let wants = judgement.analysis.wants;
             let (mut read, now) =
-                read::read(wants, who, disk.take().unwrap_or_default(), spent).await;
+                read::read(wants, who.clone(), disk.take().unwrap_or_default(), spent).await;
             spent = now;
             read.complete = round >= read::MAX_ROUNDS;
             disk = Some(read);

@@ -180,6 +180,16 @@ pub fn run_file(
             }
             return;
         }
+        // A program in build output not built yet (`cargo build && ./target/debug/app`): the
+        // build makes it, a compiled program the gate would not read either.
+        Read::Missing
+            if matches!(runs, Runs::Shebang)
+                && st
+                    .classify_host(&crate::places::Path::absolute(file), false)
+                    .has(Kind::Build) =>
+        {
+            return;
+        }
         Read::Missing => {
             st.add(catalogue::SHELL_READS.at(span, &format!("{} (not found)", detail())));
             return;

@@ -87,6 +87,7 @@ const CASES: &[(&str, &[File], &[(&str, &str)], Level, &[&str])] = &[
     ("bash build.sh", &[("build.sh", BUILD)], &[], Moderate, &["delete.build", "run.project", "write.build"]),
     ("./build.sh", &[("build.sh", BUILD)], &[], Moderate, &["delete.build", "run.project", "use.project", "write.build"]),
     ("./target/app", &[("target/app", "<binary>")], &[], Moderate, &["run.build", "use.project"]),
+    ("cargo build && ./target/debug/app", &[("target/debug/app", "<missing>")], &[], Moderate, &["run.build", "run.project", "use.project"]),
     // A script that runs a script.
     ("bash a.sh", &[("a.sh", "bash b.sh\n"), ("b.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
     // Not read: opaque, never safe.
