@@ -319,6 +319,7 @@ struct Cell {
 fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mut State) {
     let mut cells: Vec<Cell> = Vec::new();
     for act in acts {
+        st.follow_links.set(act.effect.follows_links());
         let described = !matches!(act.target, Target::Place(..));
         let (placed, shown, certain) = match &act.target {
             Target::Word(w) => {
@@ -342,6 +343,7 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
             }
             Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
         };
+        st.follow_links.set(false);
         // A word's places below its highest level add nothing a person needs: `rm -rf ~`
         // deletes the home, which says more than that secrets lie below it.
         let top = top_level(act.effect, &placed);

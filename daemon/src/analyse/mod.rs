@@ -533,8 +533,9 @@ impl Shell {
     }
 }
 
-/// Where a literal word was placed from, whether as a whole tree, and its places.
-type WordPlaces = (Option<Rc<str>>, bool, Placed);
+/// Where a literal word was placed from, whether as a whole tree and through its links, and
+/// its places.
+type WordPlaces = (Option<Rc<str>>, (bool, bool), Placed);
 
 /// What the walk collects.
 pub(crate) struct State<'c, 'a> {
@@ -600,6 +601,10 @@ pub(crate) struct State<'c, 'a> {
     /// Files read from the disk whose text was queued: a script that runs itself is read a
     /// few times, then opaque.
     pub disk_runs: usize,
+    /// Paths being placed are followed through their links: set for effects that change,
+    /// remove or send what a path holds, not for reads and uses (a line that only reads its
+    /// project is analysed once).
+    pub follow_links: std::cell::Cell<bool>,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -650,6 +655,7 @@ impl<'c, 'a> State<'c, 'a> {
             wants: Default::default(),
             from: None,
             disk_runs: 0,
+            follow_links: Default::default(),
         }
     }
 
@@ -707,9 +713,9 @@ impl<'c, 'a> State<'c, 'a> {
         let literal =
             w.value.is_none() && self.shell.carried.is_empty() && self.shell.container.is_none();
         if literal {
-            let here = |(cwd, t, _): &(Option<Rc<str>>, bool, Placed)| {
-                *t == tree && cwd.as_deref() == self.shell.cwd.as_deref()
-            };
+            let key = (tree, self.follow_links.get());
+            let here =
+                |(cwd, t, _): &WordPlaces| *t == key && cwd.as_deref() == self.shell.cwd.as_deref();
             if let Some(found) = self.placed_words.borrow().get(w.text.as_str())
                 && let Some((_, _, p)) = found.iter().find(|e| here(e))
             {
@@ -720,7 +726,7 @@ impl<'c, 'a> State<'c, 'a> {
                 .borrow_mut()
                 .entry(w.text.clone())
                 .or_default()
-                .push((self.shell.cwd.clone(), tree, placed.clone()));
+                .push((self.shell.cwd.clone(), key, placed.clone()));
             return placed;
         }
         let mut placed = Placed::default();
@@ -859,8 +865,25 @@ impl<'c, 'a> State<'c, 'a> {
         placed
     }
 
-    /// [`places::classify`], remembered for the line, within the budget for patterns.
+    /// [`places::classify`], remembered for the line, within the budget for patterns; for an
+    /// effect that changes or sends what is there, where the path's links lead too.
     fn classify_host(&self, path: &Path, tree: bool) -> Placed {
+        let mut placed = self.classify_named(path, tree);
+        // A path is where its symbolic links lead too: `rm -rf build/` where `build` is a
+        // link to the home deletes the home.
+        if self.follow_links.get()
+            && let Some(text) = path.literal_text()
+        {
+            let kinds: Vec<Kind> = placed.kinds().collect();
+            if let Some(target) = self.link_target(&text, &kinds) {
+                placed.union(&self.classify_named(&Path::absolute(&target), tree));
+            }
+        }
+        placed
+    }
+
+    /// [`places::classify`] of the path as named, remembered for the line.
+    fn classify_named(&self, path: &Path, tree: bool) -> Placed {
         let key = (path.clone(), tree);
         if let Some(p) = self.placed.borrow().get(&key) {
             return p.clone();
@@ -872,16 +895,7 @@ impl<'c, 'a> State<'c, 'a> {
                 return Placed::one(Kind::Unknown, "");
             }
         }
-        let mut placed = places::classify(path, tree, &self.where_);
-        // A path is where its symbolic links lead too: `rm -rf build/` where `build` is a
-        // link to the home deletes the home.
-        if let Some(text) = path.literal_text() {
-            let kinds: Vec<Kind> = placed.kinds().collect();
-            if let Some(target) = self.link_target(&text, &kinds) {
-                let led = places::classify(&Path::absolute(&target), tree, &self.where_);
-                placed.union(&led);
-            }
-        }
+        let placed = places::classify(path, tree, &self.where_);
         self.placed.borrow_mut().insert(key, placed.clone());
         placed
     }

@@ -175,6 +175,16 @@ fn a_first_analysis_asks_for_what_it_would_read() {
     }
     // A line that runs nothing from the disk asks for nothing, so it is analysed once.
     assert!(shell("ls -la ~ | grep x", &CTX).wants.is_empty());
+    for line in [
+        "cargo build --release",
+        "cargo test",
+        "npm install",
+        "ls -la",
+        "cat src/main.rs",
+    ] {
+        let a = shell(line, &CTX);
+        assert!(a.wants.is_empty(), "{line}: {:?}", a.wants);
+    }
     // Never /proc, /sys or a device.
     let a = shell("bash /proc/self/fd/0; bash /dev/stdin; . /sys/x", &CTX);
     assert!(a.wants.is_empty(), "{:?}", a.wants);
