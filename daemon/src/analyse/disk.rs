@@ -256,7 +256,7 @@ pub fn run_shell_text(
     st.parse_budget = st
         .parse_budget
         .saturating_add(super::parse_time(text.len()));
-    let saved = std::mem::replace(&mut st.from, Some(from));
+    let saved = st.from.replace(from);
     let segment = join_path(job_path, &format!("in {shown}"));
     queue_mapped(text.to_owned(), Err(span), segment, at, shell, st);
     st.from = saved;
@@ -279,7 +279,7 @@ fn in_lang(
     st.parse_budget = st
         .parse_budget
         .saturating_add(super::parse_time(text.len()));
-    let saved = std::mem::replace(&mut st.from, Some(Rc::clone(&from)));
+    let saved = st.from.replace(Rc::clone(&from));
     let segment = join_path(job_path, &format!("in {shown}"));
     interp::run_text(lang, basename(name), Some(text), span, &segment, at, st);
     st.from = saved;

@@ -18,6 +18,15 @@ const CTX: Surroundings<'static> = Surroundings {
 /// A file in the snapshot: its path (relative to the project) and what reading it gave.
 type File = (&'static str, &'static str);
 
+/// A line, the files and links read for it, and the level and finding ids it must get.
+type Case = (
+    &'static str,
+    &'static [File],
+    &'static [(&'static str, &'static str)],
+    Level,
+    &'static [&'static str],
+);
+
 fn disk(files: &[File], links: &[(&str, &str)]) -> Disk {
     let mut disk = Disk {
         complete: true,
@@ -67,7 +76,7 @@ const PY_OK: &str = "import json\nprint(json.dumps({'a': 1}))\n";
 const ARGS: &str = "rm -rf \"$1\"\n";
 
 #[rustfmt::skip]
-const CASES: &[(&str, &[File], &[(&str, &str)], Level, &[&str])] = &[
+const CASES: &[Case] = &[
     // A script the line runs is judged as its text.
     ("bash cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
     ("sh ./cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
