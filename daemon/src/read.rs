@@ -176,6 +176,11 @@ fn read_file(path: &str, spent: &mut Spent) -> Got {
         return Got::Unread("a file of /proc or /sys".to_owned());
     }
     if meta.len() > MAX_FILE {
+        // A compiled program is large: its start says it is not text.
+        let mut head = Vec::new();
+        if (&mut file).take(4096).read_to_end(&mut head).is_ok() && head.contains(&0) {
+            return Got::Binary;
+        }
         return Got::Unread(format!("larger than {} KiB", MAX_FILE / 1024));
     }
     if spent.bytes.saturating_add(meta.len()) > MAX_TOTAL {
@@ -297,6 +302,9 @@ mod tests {
         std::fs::write(format!("{root}/x.sh"), "rm -rf ~/Documents/old\n").expect("write");
         std::fs::write(format!("{root}/big"), vec![b'a'; MAX_FILE as usize + 1]).expect("write");
         std::fs::write(format!("{root}/prog"), b"\x7fELF\0\0").expect("write");
+        let mut large = b"\x7fELF\0\0".to_vec();
+        large.resize(MAX_FILE as usize * 2, 0);
+        std::fs::write(format!("{root}/large-prog"), large).expect("write");
         nix::unistd::mkfifo(
             format!("{root}/fifo").as_str(),
             nix::sys::stat::Mode::from_bits_truncate(0o600),
@@ -309,6 +317,7 @@ mod tests {
             file("x.sh"),
             file("big"),
             file("prog"),
+            file("large-prog"),
             file("fifo"),
             file("env"),
             file("none"),
@@ -329,6 +338,7 @@ mod tests {
             got("big")
         );
         assert_eq!(got("prog"), Some(Got::Binary));
+        assert_eq!(got("large-prog"), Some(Got::Binary));
         assert!(
             matches!(got("fifo"), Some(Got::Unread(_))),
             "{:?}",
