@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use assent_client::protocol::{AuditEvent, Context, Decided, DecidedBy, Decision, Origin, Subject};
 
-use crate::analyse::Disk;
+use crate::analyse::{Disk, Got};
 use crate::decide::{self, Outcome};
 use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement};
@@ -277,7 +277,16 @@ impl Asker<'_> {
                 );
                 (judgement, subject, context)
             };
-            let (judgement, back, ctx) = if large {
+            // A long script read from the disk is analysed off the async workers too.
+            let read_text: usize = disk
+                .iter()
+                .flat_map(|d| d.files.values())
+                .map(|g| match g {
+                    Got::Text(t) => t.len(),
+                    _ => 0,
+                })
+                .sum();
+            let (judgement, back, ctx) = if large || read_text > ANALYSE_INLINE_MAX {
                 tokio::task::spawn_blocking(run)
                     .await
                     .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))?
