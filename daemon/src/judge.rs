@@ -3,7 +3,7 @@
 
 use assent_client::protocol::{Confinement, Context, Origin, Subject};
 
-use crate::analyse::{self, Analysis, Finding};
+use crate::analyse::{self, Analysis, Disk, Finding};
 use crate::policy::{Facts, Globs, Policy, Ruling, tools};
 
 /// Findings past this many are summarised, so a reply always fits one packet.
@@ -60,6 +60,19 @@ pub fn judge_for(
     context: &Context,
     caller: &Caller<'_>,
 ) -> Judgement {
+    judge_read(policy, subject, origin, context, caller, None)
+}
+
+/// [`judge_for`] with what was read from the disk for the line (`analyse::Disk`); the
+/// analysis says what more it would like read in `analysis.wants`.
+pub fn judge_read(
+    policy: &Policy,
+    subject: &Subject,
+    origin: Origin,
+    context: &Context,
+    caller: &Caller<'_>,
+    disk: Option<&Disk>,
+) -> Judgement {
     match subject {
         Subject::Shell {
             command,
@@ -83,7 +96,10 @@ pub fn judge_for(
                     .as_ref()
                     .map(Globs::patterns),
             };
-            let analysis = analyse::shell_in(command, &ctx, added);
+            let analysis = match disk {
+                Some(disk) => analyse::shell_read(command, &ctx, added, disk),
+                None => analyse::shell_in(command, &ctx, added),
+            };
             let paths: Vec<String> = analysis
                 .commands
                 .iter()

@@ -10,12 +10,14 @@ use std::sync::Arc;
 
 use assent_client::protocol::{AuditEvent, Context, Decided, DecidedBy, Decision, Origin, Subject};
 
+use crate::analyse::{Disk, Got};
 use crate::decide::{self, Outcome};
 use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement};
 use crate::peer::PeerIdentity;
 use crate::pending::{self, Held, Hold, Requester, Sent};
 use crate::policy::Policy;
+use crate::read;
 use crate::remember::{self, SessionKey};
 use crate::server::Shared;
 
@@ -241,26 +243,70 @@ impl Asker<'_> {
         let home = self.home.map(str::to_owned);
         let user = self.user.map(str::to_owned);
         let uid = self.peer.uid;
-        let run = move || {
-            let judgement = judge::judge_for(
-                &policy,
-                &subject,
-                origin,
-                &context,
-                &Caller {
-                    uid: Some(uid),
-                    user: user.as_deref(),
-                    home: home.as_deref(),
-                },
-            );
-            (judgement, subject, context)
+        let who = read::As {
+            uid,
+            gid: self.peer.gid,
+            named: cwd
+                .iter()
+                .map(|c| c.to_string())
+                .chain(home.clone())
+                .collect(),
         };
-        if large {
-            tokio::task::spawn_blocking(run)
-                .await
-                .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))
-        } else {
-            Ok(run())
+        let mut disk: Option<Disk> = None;
+        let mut spent = read::Spent::default();
+        let mut round = 0;
+        let mut subject = subject;
+        let mut context = context;
+        loop {
+            let judged = disk.clone();
+            let policy = Arc::clone(&policy);
+            let home = home.clone();
+            let user = user.clone();
+            let run = move || {
+                let judgement = judge::judge_read(
+                    &policy,
+                    &subject,
+                    origin,
+                    &context,
+                    &Caller {
+                        uid: Some(uid),
+                        user: user.as_deref(),
+                        home: home.as_deref(),
+                    },
+                    judged.as_ref(),
+                );
+                (judgement, subject, context)
+            };
+            // A long script read from the disk is analysed off the async workers too.
+            let read_text: usize = disk
+                .iter()
+                .flat_map(|d| d.files.values())
+                .map(|g| match g {
+                    Got::Text(t) => t.len(),
+                    _ => 0,
+                })
+                .sum();
+            let (judgement, back, ctx) = if large || read_text > ANALYSE_INLINE_MAX {
+                tokio::task::spawn_blocking(run)
+                    .await
+                    .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))?
+            } else {
+                run()
+            };
+            // What the line runs from the disk is read as the requester, then judged again
+            // with it; a line that reads nothing is analysed once.
+            let last = disk.as_ref().is_some_and(|d| d.complete);
+            if judgement.analysis.wants.is_empty() || last {
+                return Ok((judgement, back, ctx));
+            }
+            (subject, context) = (back, ctx);
+            round += 1;
+            let wants = judgement.analysis.wants;
+            let (mut read, now) =
+                read::read(wants, who.clone(), disk.take().unwrap_or_default(), spent).await;
+            spent = now;
+            read.complete = round >= read::MAX_ROUNDS;
+            disk = Some(read);
         }
     }
 

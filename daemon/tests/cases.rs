@@ -15,9 +15,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use assent_client::protocol::Level;
-use assentd::analyse::{Surroundings, shell};
+use assentd::analyse::{Disk, Got, Surroundings, shell, shell_read};
+use assentd::places::Added;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -28,6 +30,14 @@ struct Case {
     class: String,
     #[serde(default)]
     min: Option<String>,
+    /// What the daemon read from the disk for the line, by path relative to `cwd`: a file's
+    /// text, or `null` for no file there. A case with files or links is analysed with that
+    /// snapshot, as the last round of reading (anything else wanted is unread).
+    #[serde(default)]
+    files: Option<BTreeMap<String, Option<String>>>,
+    /// Symbolic links among the paths, relative to `cwd`, and where each leads.
+    #[serde(default)]
+    links: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,7 +74,25 @@ fn level_of(case: &Case) -> Level {
         home: Some(&case.home),
         truncated: false,
     };
-    shell(&case.command, &ctx).level
+    if case.files.is_none() && case.links.is_none() {
+        return shell(&case.command, &ctx).level;
+    }
+    let mut disk = Disk {
+        complete: true,
+        ..Disk::default()
+    };
+    let at = |rel: &str| format!("{}/{rel}", case.cwd.trim_end_matches('/'));
+    for (rel, text) in case.files.iter().flatten() {
+        let got = match text {
+            Some(t) => Got::Text(Arc::from(t.as_str())),
+            None => Got::Missing,
+        };
+        disk.files.insert(at(rel), got);
+    }
+    for (rel, to) in case.links.iter().flatten() {
+        disk.links.insert(at(rel), Some(to.clone()));
+    }
+    shell_read(&case.command, &ctx, Added::default(), &disk).level
 }
 
 #[test]

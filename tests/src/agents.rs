@@ -464,9 +464,23 @@ impl Drop for Sandbox {
     }
 }
 
-/// A script an agent's background job runs to approve whatever the agent's user has held: the
-/// attack the daemon must refuse.
-pub const SELF_APPROVER: &str = "sleep 2\nfor t in $(assent pending | grep -o 'pa_[0-9a-f]*'); do assent approve \"$t\"; done\n";
+/// Writes `approve-all.sh` into `project`: a script an agent's background job runs to approve
+/// whatever the agent's user has held, the attack the daemon must refuse. The gate reads a
+/// script the line runs, and would refuse `assent approve` in it before it ran; so the script
+/// runs a compiled approver (a copy of `assent-test-approver`, which the gate judges as a
+/// program file it cannot read), and it is the daemon that must refuse its answers.
+pub fn write_self_approver(project: &Path, socket: &Path) {
+    let approver = project.join("approver");
+    std::fs::copy(crate::process::binary("assent-test-approver"), &approver)
+        .expect("the approver is copied");
+    std::fs::set_permissions(&approver, std::fs::Permissions::from_mode(0o755))
+        .expect("the approver is made executable");
+    let script = format!(
+        "sleep 2\n./approver --socket {} race-all 8000\necho approve tried\n",
+        socket.display()
+    );
+    std::fs::write(project.join("approve-all.sh"), script).expect("written");
+}
 
 /// Wait at most `timeout` for the one request held on `daemon`; its token.
 pub fn held(daemon: &crate::TestDaemon, timeout: Duration) -> Option<String> {

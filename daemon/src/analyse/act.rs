@@ -323,6 +323,7 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
         if changes(act.effect) {
             record_change(&act.target, st);
         }
+        st.follow_links.set(act.effect.follows_links());
         let described = !matches!(act.target, Target::Place(..));
         let (placed, shown, certain) = match &act.target {
             Target::Word(w) => {
@@ -346,6 +347,7 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
             }
             Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
         };
+        st.follow_links.set(false);
         // A lockfile deleted in the project waits for the end of the line, which may write
         // it again (`rm package-lock.json && npm install`).
         if act.effect == Effect::Delete

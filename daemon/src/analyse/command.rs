@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::act::Site;
 use super::catalogue;
+use super::disk::{self, Runs};
 use super::effects::Effect::{self, Read, Run, Use};
 use super::getopt::{self, Args};
 use super::index::{self, Entry, Judge, Role, Wrap, WrapKind};
@@ -287,6 +288,29 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             }
         }
     }
+    // The project's own files it runs: `package.json` scripts, make's recipes, git's hooks
+    // and settings, `.envrc`.
+    if !by_path {
+        disk::project_runs(family, &job.words[1..], span.clone(), &job.path, at, st);
+    }
+    // `./x.sh`: the file runs as its `#!` line says.
+    if by_path
+        && st.written_text(&first).is_none()
+        && let Some(file) = disk::file_path(st, &first)
+    {
+        let at_span = at.src.map.span(first.span.clone());
+        let words = &job.words[..];
+        disk::run_file(
+            Runs::Shebang,
+            &file,
+            first.raw,
+            Some(words),
+            at_span,
+            &job.path,
+            at,
+            st,
+        );
+    }
     let name = family;
     if by_path && index::lookup(name).is_none() {
         return;
@@ -412,6 +436,13 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                         let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
                         st.written_runs += 1;
                         interp::run_text(lang, name, text.as_deref(), at_span, &job.path, at, st);
+                    } else if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
+                        && let Some(read) = disk::file_path(st, file)
+                    {
+                        // A program file on the disk: its text is the program.
+                        let at_span = at.src.map.span(file.span.clone());
+                        let runs = Runs::Lang(lang, name);
+                        disk::run_file(runs, &read, file.raw, None, at_span, &job.path, at, st);
                     }
                     script(name, args, &job.assigned, span, st);
                 }
@@ -639,7 +670,14 @@ pub fn run_written(name: &str, file: &Word, path: &Rc<str>, at: &Ctx, st: &mut S
 
 fn source(name: &str, args: &[Word], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &mut State) {
     let Some(file) = args.first() else { return };
-    run_written(name, file, path, at, st);
+    if !run_written(name, file, path, at, st)
+        && let Some(read) = disk::file_path(st, file)
+    {
+        let at_span = at.src.map.span(file.span.clone());
+        // Without arguments a sourced file sees the shell's own.
+        let given = (args.len() > 1).then_some(args);
+        disk::run_file(Runs::Shell, &read, file.raw, given, at_span, path, at, st);
+    }
     if !is_plain_file(file) {
         st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
         return;
@@ -1178,7 +1216,23 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
     } else if operand.is_none() || stdin_flag {
         fed_to_shell(name, &job.stdin, &job.path, span, at, st);
     } else if let Some(script) = operand {
-        run_written(name, script, &job.path, at, st);
+        if !run_written(name, script, &job.path, at, st)
+            && let Some(file) = disk::file_path(st, script)
+        {
+            let shown = script.raw;
+            let at_span = at.src.map.span(script.span.clone());
+            let args = &args[i..];
+            disk::run_file(
+                Runs::Shell,
+                &file,
+                shown,
+                Some(args),
+                at_span,
+                &job.path,
+                at,
+                st,
+            );
+        }
         if is_plain_file(script) {
             let mut site = Site::new(name, Args::default(), span, st);
             site.on(Run, script);
@@ -1284,6 +1338,8 @@ pub fn set_positional(shell: &mut Shell, words: &[Word]) {
     vars.insert("#".to_owned(), Var::Lit(args.to_string()));
     // `"$@"` is several words; as one it is any of them (`for f in "$@"`, `rm "$@"`).
     let all = match words.get(1..) {
+        // No arguments (a script run without any): `"$@"` is nothing.
+        Some([]) => Var::Lit(String::new()),
         Some([only]) => var_of(only),
         Some(rest) if !rest.is_empty() && rest.len() <= 16 => {
             let alts: Vec<Vec<crate::places::Piece>> = rest
@@ -1411,6 +1467,7 @@ pub fn queue_mapped(
         path,
         depth: at.depth + 1,
         shell: super::Start::Fresh(shell),
+        from: None,
     };
     st.inner(inner, span);
 }

@@ -43,6 +43,15 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// Whether a path acted on this way is placed where its symbolic links lead too: what
+    /// changes, removes or sends a file acts on the link's target.
+    pub fn follows_links(self) -> bool {
+        !matches!(
+            self,
+            Effect::Read | Effect::Use | Effect::Run | Effect::Stop | Effect::Change
+        )
+    }
+
     pub const ALL: [Effect; 14] = [
         Effect::Read,
         Effect::Write,

@@ -16,6 +16,7 @@
 mod act;
 mod catalogue;
 mod command;
+mod disk;
 #[cfg(test)]
 mod doc;
 pub mod effects;
@@ -45,6 +46,7 @@ use assent_client::protocol::{self, Level};
 
 use crate::places::{self, Added, Anchor, Kind, Path, Piece, Placed, Secret, Where};
 use act::Carried;
+pub use disk::{Disk, Got, Want};
 use effects::Effect;
 pub(crate) use grammar::{field, kind};
 
@@ -125,6 +127,9 @@ pub struct Analysis {
     pub commands: Vec<SimpleCommand>,
     /// The places the line changes, for the confinement its run gets.
     pub changes: Changes,
+    /// Files and links the analysis would like read from the disk (`disk`); empty once the
+    /// snapshot it was given holds them all.
+    pub wants: Vec<Want>,
 }
 
 /// The places a line changes (writes, overwrites, erases, deletes, moves, changes the
@@ -207,6 +212,13 @@ pub fn shell_in(command: &str, ctx: &Surroundings, added: Added) -> Analysis {
     analyse(command, ctx, added, true)
 }
 
+/// [`shell_in`] with what was read from the disk for this line: the scripts, Makefiles,
+/// manifests and git files it runs are judged as their text, and the paths it places where
+/// their links lead (`disk` module).
+pub fn shell_read(command: &str, ctx: &Surroundings, added: Added, disk: &Disk) -> Analysis {
+    analyse_with(command, ctx, added, true, Some(disk))
+}
+
 /// What a tool call does to a place named by one of its path arguments, judged like a shell
 /// command doing it: `Read` of `~/.ssh/id_rsa` is `read.secret` as `cat ~/.ssh/id_rsa` is.
 /// `path` is placed as a shell word would be (`~`, relative to `cwd`, `*`, `?` and `[…]` as
@@ -251,7 +263,18 @@ pub fn shell_unsplit(command: &str, ctx: &Surroundings) -> Analysis {
 }
 
 fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> Analysis {
+    analyse_with(command, ctx, added, may_split, None)
+}
+
+fn analyse_with(
+    command: &str,
+    ctx: &Surroundings,
+    added: Added,
+    may_split: bool,
+    disk: Option<&Disk>,
+) -> Analysis {
     let mut st = State::new(ctx, added);
+    st.disk = disk;
     // Parsed whole, a long pipeline takes the parser far longer than cut: the comparison
     // is about meaning, not time.
     st.parse_budget = if may_split {
@@ -286,12 +309,24 @@ fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> 
             path: Rc::from(""),
             depth: 0,
             shell: Start::Fresh(shell),
+            from: None,
         }),
     }
     // Inner strings are queued rather than analysed where they are found, so nesting costs
     // heap, not stack.
     while let Some(src) = st.queue.pop() {
+        // What a file read from the disk runs is told as the file's: "in cleanup.sh: …".
+        st.from = src.from.clone();
+        let before = st.findings.len();
+        let from = src.from.clone();
         walk::walk(src, &mut st);
+        if let Some(from) = from {
+            for f in &mut st.findings[before..] {
+                if !f.message.starts_with(&*from) {
+                    f.message = format!("{from}: {}", f.message);
+                }
+            }
+        }
     }
     st.finish()
 }
@@ -334,6 +369,7 @@ fn split_long(text: &str, map: &Rc<SpanMap>) -> Option<Vec<Source>> {
         path,
         depth: 0,
         shell,
+        from: None,
     };
     let mut out = Vec::new();
     // Statements waiting to be parsed together: their range and the index of the first.
@@ -403,6 +439,8 @@ pub(crate) struct Source {
     pub depth: u32,
     /// What the shell that runs this text knows when it starts.
     pub shell: Start,
+    /// The file read from the disk this text comes from, as findings name it (`in x.sh`).
+    pub from: Option<Rc<str>>,
 }
 
 /// Where a text's shell starts.
@@ -528,8 +566,9 @@ impl Shell {
     }
 }
 
-/// Where a literal word was placed from, whether as a whole tree, and its places.
-type WordPlaces = (Option<Rc<str>>, bool, Placed);
+/// Where a literal word was placed from, whether as a whole tree and through its links, and
+/// its places.
+type WordPlaces = (Option<Rc<str>>, (bool, bool), Placed);
 
 /// What the walk collects.
 pub(crate) struct State<'c, 'a> {
@@ -590,6 +629,19 @@ pub(crate) struct State<'c, 'a> {
     pub changes: Changes,
     /// Lockfiles deleted on the line, judged at its end by what runs after them.
     lockfile_deletes: Vec<act::LockfileDelete>,
+    /// What was read from the disk for this line, if anything was.
+    pub disk: Option<&'c Disk>,
+    /// What the analysis would like read (`disk`).
+    wants: std::cell::RefCell<Vec<Want>>,
+    /// The file read from the disk the text being walked comes from.
+    pub from: Option<Rc<str>>,
+    /// Files read from the disk whose text was queued: a script that runs itself is read a
+    /// few times, then opaque.
+    pub disk_runs: usize,
+    /// Paths being placed are followed through their links: set for effects that change,
+    /// remove or send what a path holds, not for reads and uses (a line that only reads its
+    /// project is analysed once).
+    pub follow_links: std::cell::Cell<bool>,
 }
 
 /// Function bodies by name: their text, and where they are in the input.
@@ -638,6 +690,11 @@ impl<'c, 'a> State<'c, 'a> {
             runtime_kill: None,
             lockfile_deletes: Vec::new(),
             gate_patterns: 0,
+            disk: None,
+            wants: Default::default(),
+            from: None,
+            disk_runs: 0,
+            follow_links: Default::default(),
         }
     }
 
@@ -695,9 +752,9 @@ impl<'c, 'a> State<'c, 'a> {
         let literal =
             w.value.is_none() && self.shell.carried.is_empty() && self.shell.container.is_none();
         if literal {
-            let here = |(cwd, t, _): &(Option<Rc<str>>, bool, Placed)| {
-                *t == tree && cwd.as_deref() == self.shell.cwd.as_deref()
-            };
+            let key = (tree, self.follow_links.get());
+            let here =
+                |(cwd, t, _): &WordPlaces| *t == key && cwd.as_deref() == self.shell.cwd.as_deref();
             if let Some(found) = self.placed_words.borrow().get(w.text.as_str())
                 && let Some((_, _, p)) = found.iter().find(|e| here(e))
             {
@@ -708,7 +765,7 @@ impl<'c, 'a> State<'c, 'a> {
                 .borrow_mut()
                 .entry(w.text.clone())
                 .or_default()
-                .push((self.shell.cwd.clone(), tree, placed.clone()));
+                .push((self.shell.cwd.clone(), key, placed.clone()));
             return placed;
         }
         let mut placed = Placed::default();
@@ -847,8 +904,25 @@ impl<'c, 'a> State<'c, 'a> {
         placed
     }
 
-    /// [`places::classify`], remembered for the line, within the budget for patterns.
+    /// [`places::classify`], remembered for the line, within the budget for patterns; for an
+    /// effect that changes or sends what is there, where the path's links lead too.
     fn classify_host(&self, path: &Path, tree: bool) -> Placed {
+        let mut placed = self.classify_named(path, tree);
+        // A path is where its symbolic links lead too: `rm -rf build/` where `build` is a
+        // link to the home deletes the home.
+        if self.follow_links.get()
+            && let Some(text) = path.literal_text()
+        {
+            let kinds: Vec<Kind> = placed.kinds().collect();
+            if let Some(target) = self.link_target(&text, &kinds) {
+                placed.union(&self.classify_named(&Path::absolute(&target), tree));
+            }
+        }
+        placed
+    }
+
+    /// [`places::classify`] of the path as named, remembered for the line.
+    fn classify_named(&self, path: &Path, tree: bool) -> Placed {
         let key = (path.clone(), tree);
         if let Some(p) = self.placed.borrow().get(&key) {
             return p.clone();
@@ -1013,10 +1087,13 @@ impl<'c, 'a> State<'c, 'a> {
     }
 
     /// Queues an inner command string, unless nesting or the byte budget says no.
-    pub fn inner(&mut self, src: Source, span: Range<usize>) {
+    pub fn inner(&mut self, mut src: Source, span: Range<usize>) {
         if src.depth > MAX_DEPTH {
             self.too_deep(span);
             return;
+        }
+        if src.from.is_none() {
+            src.from = self.from.clone();
         }
         self.inner_bytes = self.inner_bytes.saturating_add(src.text.len());
         if self.inner_bytes > INNER_BUDGET {
@@ -1066,6 +1143,7 @@ impl<'c, 'a> State<'c, 'a> {
             findings,
             commands: self.commands,
             changes: self.changes,
+            wants: self.wants.into_inner(),
         }
     }
 }

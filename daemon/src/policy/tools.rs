@@ -581,6 +581,7 @@ pub fn classify(
             findings,
             commands,
             changes: Default::default(),
+            wants: Vec::new(),
         },
         args,
         paths: paths_found,

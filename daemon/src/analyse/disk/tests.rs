@@ -1,0 +1,216 @@
+//! Table tests for what the line runs from the disk: a line, the snapshot of files and links
+//! the daemon read, and the level and finding ids that come out.
+
+use std::sync::Arc;
+
+use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque, Safe};
+
+use super::{Disk, Got, Want};
+use crate::analyse::{Analysis, Surroundings, shell, shell_read};
+use crate::places::Added;
+
+const CTX: Surroundings<'static> = Surroundings {
+    cwd: "/home/u/proj",
+    home: Some("/home/u"),
+    truncated: false,
+};
+
+/// A file in the snapshot: its path (relative to the project) and what reading it gave.
+type File = (&'static str, &'static str);
+
+/// A line, the files and links read for it, and the level and finding ids it must get.
+type Case = (
+    &'static str,
+    &'static [File],
+    &'static [(&'static str, &'static str)],
+    Level,
+    &'static [&'static str],
+);
+
+fn disk(files: &[File], links: &[(&str, &str)]) -> Disk {
+    let mut disk = Disk {
+        complete: true,
+        ..Disk::default()
+    };
+    for (path, text) in files {
+        let got = match *text {
+            "<missing>" => Got::Missing,
+            "<binary>" => Got::Binary,
+            "<unread>" => Got::Unread("not readable by the requester".to_owned()),
+            t => Got::Text(Arc::from(t)),
+        };
+        disk.files.insert(format!("/home/u/proj/{path}"), got);
+    }
+    // Hooks not given are not there, as in most repositories.
+    for hook in [
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "post-rewrite",
+    ] {
+        let path = format!("/home/u/proj/.git/hooks/{hook}");
+        disk.files.entry(path).or_insert(Got::Missing);
+    }
+    for (path, to) in links {
+        disk.links
+            .insert(format!("/home/u/proj/{path}"), Some((*to).to_owned()));
+    }
+    disk
+}
+
+fn run(line: &str, files: &[File], links: &[(&str, &str)]) -> Analysis {
+    shell_read(line, &CTX, Added::default(), &disk(files, links))
+}
+
+fn ids(a: &Analysis) -> Vec<&'static str> {
+    let mut ids: Vec<_> = a.findings.iter().map(|f| f.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+const CLEANUP: &str = "#!/bin/bash\nset -e\nrm -rf ~/Documents/old\n";
+const BUILD: &str = "#!/bin/sh\nmkdir -p build\ncc -o build/app main.c\nrm -rf build/tmp\n";
+const PY_CLEAN: &str = "import shutil, os\nshutil.rmtree(os.path.expanduser('~/Documents'))\n";
+const PY_OK: &str = "import json\nprint(json.dumps({'a': 1}))\n";
+const ARGS: &str = "rm -rf \"$1\"\n";
+
+#[rustfmt::skip]
+const CASES: &[Case] = &[
+    // A script the line runs is judged as its text.
+    ("bash cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    ("sh ./cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    ("./cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project", "use.project"]),
+    ("source cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    (". ./cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    ("cd sub && bash ../cleanup.sh", &[("cleanup.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    // With its positional arguments.
+    ("bash wipe.sh ~", &[("wipe.sh", ARGS)], &[], Forbidden, &["delete.home", "run.project", "use.home", "use.protected", "use.secret"]),
+    ("bash wipe.sh build", &[("wipe.sh", ARGS)], &[], Moderate, &["delete.build", "run.project"]),
+    // `./x` by its `#!` line, an interpreter's file as its inline programs are read.
+    ("./clean.py", &[("clean.py", "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/u')\n")], &[], Forbidden, &["delete.home", "run.project", "use.project"]),
+    ("python3 clean.py", &[("clean.py", PY_CLEAN)], &[], Destructive, &["delete.data", "run.project"]),
+    ("python3 ok.py", &[("ok.py", PY_OK)], &[], Moderate, &["run.project"]),
+    ("node clean.js", &[("clean.js", "require('fs').rmSync('/home/u', {recursive: true})\n")], &[], Forbidden, &["delete.home", "run.project"]),
+    // Everyday twins: a script that builds inside the project.
+    ("bash build.sh", &[("build.sh", BUILD)], &[], Moderate, &["delete.build", "run.project", "write.build"]),
+    ("./build.sh", &[("build.sh", BUILD)], &[], Moderate, &["delete.build", "run.project", "use.project", "write.build"]),
+    ("./target/app", &[("target/app", "<binary>")], &[], Moderate, &["run.build", "use.project"]),
+    ("cargo build && ./target/debug/app", &[("target/debug/app", "<missing>")], &[], Moderate, &["run.build", "run.project", "use.project"]),
+    // A script that runs a script.
+    ("bash a.sh", &[("a.sh", "bash b.sh\n"), ("b.sh", CLEANUP)], &[], Destructive, &["delete.data", "run.project"]),
+    // Not read: opaque, never safe.
+    ("bash gone.sh", &[("gone.sh", "<missing>")], &[], Opaque, &["run.project", "run.unknown"]),
+    ("bash secret.sh", &[("secret.sh", "<unread>")], &[], Opaque, &["run.project", "run.unknown"]),
+    ("bash notread.sh", &[], &[], Opaque, &["run.project", "run.unknown"]),
+    ("./tool.rb", &[("tool.rb", "#!/usr/bin/awkward\nx\n")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
+    // A link among the words placed is placed where it leads.
+    ("rm -rf build/", &[], &[("build", "/home/u")], Forbidden, &["delete.home"]),
+    ("rm -rf link/old", &[], &[("link/old", "/home/u/Documents/old")], Destructive, &["delete.data", "delete.project"]),
+    ("rm -rf build/", &[], &[], Moderate, &["delete.build"]),
+    // `package.json` scripts, with their `pre` and `post` scripts.
+    ("npm test", &[("package.json", r#"{"scripts": {"test": "jest", "posttest": "rm -rf ~"}}"#)], &[], Forbidden, &["delete.home", "run.project"]),
+    ("npm test", &[("package.json", r#"{"scripts": {"test": "jest --coverage"}}"#)], &[], Moderate, &["run.project"]),
+    ("yarn clean", &[("package.json", r#"{"scripts": {"clean": "rm -rf ~/Documents"}}"#)], &[], Destructive, &["delete.data", "run.project"]),
+    ("npm run build", &[("package.json", "{not json")], &[], Opaque, &["run.project", "run.unknown"]),
+    // make's recipes for the targets it builds, and what it runs reading the file.
+    ("make", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "all:\n\tcc -o build/app main.c\n")], &[], Moderate, &["run.project"]),
+    ("make clean", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "all:\n\tcc main.c\nclean:\n\trm -rf $(HOME)/Documents\nHOME = ~\n")], &[], Destructive, &["delete.data", "run.project"]),
+    ("make", &[("GNUmakefile", "<missing>"), ("makefile", "<missing>"), ("Makefile", "X := $(shell rm -rf ~)\nall:\n\ttrue\n")], &[], Forbidden, &["delete.home", "run.project"]),
+    // git: the repository's hooks for the commands that run them, its command-valued keys.
+    ("git commit -m x", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n")], &[], Forbidden, &["delete.home", "write.history"]),
+    ("git commit -m x", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\ncargo fmt --check\n")], &[], Moderate, &["run.project", "write.history"]),
+    ("git status", &[(".git/config", "[core]\n\tpager = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("git status", &[(".git/config", "[core]\n\tbare = false\n")], &[], Safe, &[]),
+    // direnv runs `.envrc`.
+    ("direnv allow", &[(".envrc", "rm -rf ~/Documents\n")], &[], Destructive, &["delete.data", "use.project"]),
+];
+
+#[test]
+fn what_the_line_runs_from_the_disk() {
+    let mut failed = Vec::new();
+    for (line, files, links, level, want) in CASES {
+        let a = run(line, files, links);
+        if a.level != *level || ids(&a) != *want {
+            failed.push(format!(
+                "{line}: {:?} {:?}, wanted {level:?} {want:?}\n  {:?}",
+                a.level,
+                ids(&a),
+                a.findings.iter().map(|f| &f.message).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn findings_say_which_file_they_come_from() {
+    let a = run("bash cleanup.sh", &[("cleanup.sh", CLEANUP)], &[]);
+    let home = a
+        .findings
+        .iter()
+        .find(|f| f.id == "delete.data")
+        .expect("the script's delete");
+    assert!(
+        home.message.starts_with("in cleanup.sh: "),
+        "{}",
+        home.message
+    );
+    let a = run(
+        "bash a.sh",
+        &[("a.sh", "bash b.sh\n"), ("b.sh", CLEANUP)],
+        &[],
+    );
+    assert!(
+        a.findings
+            .iter()
+            .any(|f| f.message.starts_with("in a.sh: in b.sh: `rm` deletes")),
+        "{:?}",
+        a.findings
+    );
+    // It points at the script's name on the line.
+    assert_eq!(home.span, 5..15);
+}
+
+#[test]
+fn a_first_analysis_asks_for_what_it_would_read() {
+    let a = shell("bash x.sh && rm -rf build/ && ./run.sh", &CTX);
+    for want in [
+        Want::File("/home/u/proj/x.sh".to_owned()),
+        Want::File("/home/u/proj/run.sh".to_owned()),
+        Want::Link("/home/u/proj/build".to_owned()),
+    ] {
+        assert!(a.wants.contains(&want), "{want:?} in {:?}", a.wants);
+    }
+    // A line that runs nothing from the disk asks for nothing, so it is analysed once.
+    assert!(shell("ls -la ~ | grep x", &CTX).wants.is_empty());
+    for line in [
+        "cargo build --release",
+        "cargo test",
+        "npm install",
+        "ls -la",
+        "cat src/main.rs",
+    ] {
+        let a = shell(line, &CTX);
+        assert!(a.wants.is_empty(), "{line}: {:?}", a.wants);
+    }
+    // Never /proc, /sys or a device.
+    let a = shell("bash /proc/self/fd/0; bash /dev/stdin; . /sys/x", &CTX);
+    assert!(a.wants.is_empty(), "{:?}", a.wants);
+}
+
+#[test]
+fn a_script_that_runs_itself_is_read_a_few_times_then_opaque() {
+    let a = run("bash loop.sh", &[("loop.sh", "bash loop.sh\n")], &[]);
+    assert_eq!(a.level, Opaque, "{:?}", a.findings);
+}
+
+#[test]
+fn an_everyday_line_is_unchanged_by_an_empty_snapshot() {
+    for line in ["ls -la", "cargo build", "cat README.md", "rm -rf build/"] {
+        let plain = shell(line, &CTX);
+        let read = run(line, &[], &[]);
+        assert_eq!(plain.level, read.level, "{line}");
+        assert_eq!(plain.findings, read.findings, "{line}");
+    }
+}

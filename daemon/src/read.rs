@@ -1,0 +1,474 @@
+//! Reading what a line runs from the disk, as the requester: the files and links the analysis
+//! asked for (`analyse::Want`), read into the snapshot it is given next (`analyse::Disk`).
+//!
+//! This module owns the bounds and the credentials of those reads. Only regular files are
+//! read (opened `O_NONBLOCK|O_NOCTTY`, then `fstat`: never a FIFO, a device or a terminal),
+//! never on `/proc` or `/sys` (checked on the opened file's device, so no link leads there),
+//! at most [`MAX_FILE`] bytes a file, [`MAX_TOTAL`] and [`MAX_FILES`] files a request. A
+//! daemon running as root reads with the requester's file-system credentials (`setfsuid`
+//! and `setfsgid` are per thread in Linux and drop the file capabilities while they differ
+//! from 0), so it never reads what the requester could not; a daemon of another user reads
+//! only for itself. The reads run on tokio's blocking pool under a time limit, so a hung
+//! network file system stalls only its own request, which then finds its files unread.
+
+use std::io::Read as _;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use nix::unistd::{Gid, Uid};
+
+use crate::analyse::{Disk, Got, Want};
+
+/// The most read of one file: a script, a Makefile, a manifest, a git configuration.
+pub const MAX_FILE: u64 = 64 * 1024;
+/// The most read for one request, all files together.
+pub const MAX_TOTAL: u64 = 512 * 1024;
+/// Files read for one request, at most.
+pub const MAX_FILES: usize = 64;
+/// Links resolved for one request, at most.
+pub const MAX_LINKS: usize = 64;
+/// How long one round of reads may take before the rest counts as unread.
+pub const READ_TIME: Duration = Duration::from_millis(500);
+/// Rounds of reading per request: a script read may run another script.
+pub const MAX_ROUNDS: usize = 3;
+
+/// Who the files are read for: the requester's uid and gid, and the directories its line is
+/// placed from (its working directory, its home) as the line names them.
+#[derive(Debug, Clone, Default)]
+pub struct As {
+    pub uid: u32,
+    pub gid: u32,
+    /// Where a link leads is told in these directories' own names: on a system where `/home`
+    /// is a link to `/var/home`, `~/proj/build` leads to `~/proj/build`, not elsewhere.
+    pub named: Vec<String>,
+}
+
+/// What one request has read so far, against its bounds.
+#[derive(Debug, Default)]
+pub struct Spent {
+    bytes: u64,
+    files: usize,
+    links: usize,
+}
+
+/// Reads `wants` into `disk` as `who`, off the async workers and within [`READ_TIME`]; what
+/// was not read in time is recorded as unread.
+pub async fn read(wants: Vec<Want>, who: As, disk: Disk, spent: Spent) -> (Disk, Spent) {
+    let backup = wants.clone();
+    let kept = disk.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let mut disk = disk;
+        let mut spent = spent;
+        read_now(&wants, who, &mut disk, &mut spent);
+        (disk, spent)
+    });
+    match tokio::time::timeout(READ_TIME, task).await {
+        Ok(Ok(done)) => done,
+        // Too slow (or the reading thread failed): nothing of this round counts as read. The
+        // thread finishes on its own and gives its credentials back then.
+        _ => {
+            let mut disk = kept;
+            for want in backup {
+                match want {
+                    Want::File(path) => {
+                        let why = "the disk did not answer in time".to_owned();
+                        disk.files.insert(path, Got::Unread(why));
+                    }
+                    Want::Link(path) => {
+                        disk.links.insert(path, None);
+                    }
+                }
+            }
+            (disk, Spent::exhausted())
+        }
+    }
+}
+
+impl Spent {
+    /// Nothing more is read for this request.
+    fn exhausted() -> Spent {
+        Spent {
+            bytes: MAX_TOTAL,
+            files: MAX_FILES,
+            links: MAX_LINKS,
+        }
+    }
+}
+
+/// Reads `wants` into `disk` on this thread, as `who`.
+pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
+    let Some(_creds) = Creds::become_(&who) else {
+        for want in wants {
+            if let Want::File(path) = want {
+                let why = "the daemon cannot read as the requester".to_owned();
+                disk.files.insert(path.clone(), Got::Unread(why));
+            }
+        }
+        return;
+    };
+    // Each named directory and where it really is, resolved once.
+    let named: Vec<(String, String)> = who
+        .named
+        .iter()
+        .filter_map(|n| {
+            let real = std::fs::canonicalize(n).ok()?;
+            let real = real.to_str()?.to_owned();
+            (real != *n).then(|| (n.trim_end_matches('/').to_owned(), real))
+        })
+        .collect();
+    for want in wants {
+        match want {
+            Want::File(path) => {
+                let got = if spent.files >= MAX_FILES {
+                    Got::Unread(format!("more than {MAX_FILES} files for one line"))
+                } else {
+                    spent.files += 1;
+                    read_file(path, spent)
+                };
+                disk.files.insert(path.clone(), got);
+            }
+            Want::Link(path) => {
+                let led = if spent.links >= MAX_LINKS {
+                    None
+                } else {
+                    spent.links += 1;
+                    resolve(path).and_then(|real| renamed(real, path, &named))
+                };
+                disk.links.insert(path.clone(), led);
+            }
+        }
+    }
+}
+
+/// One regular file's text, within the bounds.
+fn read_file(path: &str, spent: &mut Spent) -> Got {
+    if !path.starts_with('/') {
+        return Got::Unread("not an absolute path".to_owned());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path);
+    let mut file = match file {
+        Ok(f) => f,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Got::Missing;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Got::Unread("not readable by the requester".to_owned());
+        }
+        Err(e) => return Got::Unread(format!("{}", e.kind())),
+    };
+    let meta = match file.metadata() {
+        Ok(m) => m,
+        Err(e) => return Got::Unread(format!("{}", e.kind())),
+    };
+    if !meta.is_file() {
+        return Got::Unread("not a regular file".to_owned());
+    }
+    if hidden_devices().contains(&meta.dev()) {
+        return Got::Unread("a file of /proc or /sys".to_owned());
+    }
+    if meta.len() > MAX_FILE {
+        // A compiled program is large: its start says it is not text.
+        let mut head = Vec::new();
+        if (&mut file).take(4096).read_to_end(&mut head).is_ok() && head.contains(&0) {
+            return Got::Binary;
+        }
+        return Got::Unread(format!("larger than {} KiB", MAX_FILE / 1024));
+    }
+    if spent.bytes.saturating_add(meta.len()) > MAX_TOTAL {
+        return Got::Unread(format!("past {} KiB read for one line", MAX_TOTAL / 1024));
+    }
+    let mut bytes = Vec::new();
+    // A file that grew since `fstat` is read no further than the bound.
+    if let Err(e) = (&mut file).take(MAX_FILE + 1).read_to_end(&mut bytes) {
+        return Got::Unread(format!("{}", e.kind()));
+    }
+    if bytes.len() as u64 > MAX_FILE {
+        return Got::Unread(format!("larger than {} KiB", MAX_FILE / 1024));
+    }
+    spent.bytes += bytes.len() as u64;
+    if bytes.contains(&0) {
+        return Got::Binary;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Got::Text(Arc::from(text)),
+        Err(_) => Got::Binary,
+    }
+}
+
+/// Where `path` leads once its links are followed, when that is elsewhere; a path that does
+/// not exist yet is resolved through its directory.
+fn resolve(path: &str) -> Option<String> {
+    let p = std::path::Path::new(path);
+    let real = match std::fs::canonicalize(p) {
+        Ok(real) => real,
+        Err(_) => {
+            let parent = std::fs::canonicalize(p.parent()?).ok()?;
+            parent.join(p.file_name()?)
+        }
+    };
+    let real = real.to_str()?.to_owned();
+    let same = real == path.trim_end_matches('/') || (real == "/" && path == "/");
+    (!same).then_some(real)
+}
+
+/// `real` told from the named directory it lies in, when it does; `None` when that is `path`
+/// itself (no link but the named directory's own).
+fn renamed(real: String, path: &str, named: &[(String, String)]) -> Option<String> {
+    for (name, dir) in named {
+        if let Some(rest) = real.strip_prefix(dir.as_str())
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            let told = format!("{name}{rest}");
+            return (told != path.trim_end_matches('/')).then_some(told);
+        }
+    }
+    Some(real)
+}
+
+/// The devices of `/proc` and `/sys`, whose files are never read.
+fn hidden_devices() -> &'static [u64] {
+    static DEVICES: OnceLock<Vec<u64>> = OnceLock::new();
+    DEVICES.get_or_init(|| {
+        ["/proc", "/sys"]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.dev())
+            .collect()
+    })
+}
+
+/// The thread's file-system credentials, set to the requester's while this lives.
+struct Creds {
+    switched: bool,
+}
+
+impl Creds {
+    /// As `who`: root switches this thread's file-system ids; another user reads only for
+    /// itself (`None` otherwise).
+    fn become_(who: &As) -> Option<Creds> {
+        let me = nix::unistd::geteuid();
+        if !me.is_root() {
+            return (me.as_raw() == who.uid).then_some(Creds { switched: false });
+        }
+        if who.uid == 0 {
+            return Some(Creds { switched: false });
+        }
+        // The group first: once the uid is not 0 the thread may no longer change it.
+        nix::unistd::setfsgid(Gid::from_raw(who.gid));
+        nix::unistd::setfsuid(Uid::from_raw(who.uid));
+        // Each call returns the id before it: asking again (with an id it cannot take) says
+        // whether the switch happened. Without CAP_SETUID it does not, and nothing is read.
+        let now = nix::unistd::setfsuid(Uid::from_raw(u32::MAX));
+        let creds = Creds { switched: true };
+        (now.as_raw() == who.uid).then_some(creds)
+    }
+}
+
+impl Drop for Creds {
+    fn drop(&mut self) {
+        if self.switched {
+            nix::unistd::setfsuid(Uid::from_raw(0));
+            nix::unistd::setfsgid(Gid::from_raw(0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn me() -> As {
+        As {
+            uid: nix::unistd::geteuid().as_raw(),
+            gid: nix::unistd::getegid().as_raw(),
+            named: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reads_regular_files_within_bounds_and_nothing_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_str().expect("utf-8").to_owned();
+        std::fs::write(format!("{root}/x.sh"), "rm -rf ~/Documents/old\n").expect("write");
+        std::fs::write(format!("{root}/big"), vec![b'a'; MAX_FILE as usize + 1]).expect("write");
+        std::fs::write(format!("{root}/prog"), b"\x7fELF\0\0").expect("write");
+        let mut large = b"\x7fELF\0\0".to_vec();
+        large.resize(MAX_FILE as usize * 2, 0);
+        std::fs::write(format!("{root}/large-prog"), large).expect("write");
+        nix::unistd::mkfifo(
+            format!("{root}/fifo").as_str(),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .expect("mkfifo");
+        std::os::unix::fs::symlink("/proc/self/environ", format!("{root}/env")).expect("link");
+        std::os::unix::fs::symlink(&root, format!("{root}/up")).expect("link");
+        let file = |n: &str| Want::File(format!("{root}/{n}"));
+        let wants = vec![
+            file("x.sh"),
+            file("big"),
+            file("prog"),
+            file("large-prog"),
+            file("fifo"),
+            file("env"),
+            file("none"),
+            Want::File("/dev/zero".to_owned()),
+            Want::Link(format!("{root}/up/x.sh")),
+            Want::Link(format!("{root}/x.sh")),
+        ];
+        let mut disk = Disk::default();
+        read_now(&wants, me(), &mut disk, &mut Spent::default());
+        let got = |n: &str| disk.files.get(&format!("{root}/{n}")).cloned();
+        assert_eq!(
+            got("x.sh"),
+            Some(Got::Text(Arc::from("rm -rf ~/Documents/old\n")))
+        );
+        assert!(
+            matches!(got("big"), Some(Got::Unread(_))),
+            "{:?}",
+            got("big")
+        );
+        assert_eq!(got("prog"), Some(Got::Binary));
+        assert_eq!(got("large-prog"), Some(Got::Binary));
+        assert!(
+            matches!(got("fifo"), Some(Got::Unread(_))),
+            "{:?}",
+            got("fifo")
+        );
+        assert!(
+            matches!(got("env"), Some(Got::Unread(_))),
+            "{:?}",
+            got("env")
+        );
+        assert_eq!(got("none"), Some(Got::Missing));
+        assert!(matches!(disk.files.get("/dev/zero"), Some(Got::Unread(_))));
+        let real = std::fs::canonicalize(&root).expect("canonical");
+        let real = real.to_str().expect("utf-8");
+        assert_eq!(
+            disk.links.get(&format!("{root}/up/x.sh")),
+            Some(&Some(format!("{real}/x.sh")))
+        );
+        let plain = if real == root {
+            None
+        } else {
+            Some(format!("{real}/x.sh"))
+        };
+        assert_eq!(disk.links.get(&format!("{root}/x.sh")), Some(&plain));
+    }
+
+    /// A project reached through a linked directory (`/home` a link to `/var/home`) leads
+    /// nowhere else; a link inside it still does.
+    #[test]
+    fn links_are_told_in_the_names_the_line_uses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = std::fs::canonicalize(dir.path()).expect("canonical");
+        let real = real.to_str().expect("utf-8").to_owned();
+        std::fs::create_dir_all(format!("{real}/var/home/u/proj/src")).expect("dirs");
+        std::os::unix::fs::symlink(format!("{real}/var/home"), format!("{real}/home"))
+            .expect("link");
+        std::os::unix::fs::symlink(
+            format!("{real}/var/home/u"),
+            format!("{real}/var/home/u/proj/up"),
+        )
+        .expect("link");
+        let who = As {
+            named: vec![format!("{real}/home/u/proj"), format!("{real}/home/u")],
+            ..me()
+        };
+        let src = format!("{real}/home/u/proj/src");
+        let up = format!("{real}/home/u/proj/up");
+        let wants = [Want::Link(src.clone()), Want::Link(up.clone())];
+        let mut disk = Disk::default();
+        read_now(&wants, who, &mut disk, &mut Spent::default());
+        assert_eq!(disk.links.get(&src), Some(&None));
+        assert_eq!(disk.links.get(&up), Some(&Some(format!("{real}/home/u"))));
+    }
+
+    #[test]
+    fn a_request_reads_no_more_than_its_budget() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_str().expect("utf-8").to_owned();
+        let wants: Vec<Want> = (0..MAX_FILES + 3)
+            .map(|n| {
+                let path = format!("{root}/f{n}");
+                std::fs::write(&path, vec![b'a'; 60 * 1024]).expect("write");
+                Want::File(path)
+            })
+            .collect();
+        let mut disk = Disk::default();
+        read_now(&wants, me(), &mut disk, &mut Spent::default());
+        let text = disk
+            .files
+            .values()
+            .filter(|g| matches!(g, Got::Text(_)))
+            .count();
+        assert_eq!(text as u64, MAX_TOTAL / (60 * 1024));
+        assert_eq!(disk.files.len(), MAX_FILES + 3);
+    }
+
+    /// Root reads with the requester's file-system ids: a file only root may read is unread
+    /// for another user, and the thread is root again afterwards.
+    #[test]
+    fn root_reads_only_what_the_requester_could() {
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let root = dir.path().to_str().expect("utf-8").to_owned();
+        let private = format!("{root}/private.sh");
+        let public = format!("{root}/public.sh");
+        std::fs::write(&private, "true\n").expect("write");
+        std::fs::write(&public, "true\n").expect("write");
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        std::fs::set_permissions(&public, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let wants = [Want::File(private.clone()), Want::File(public.clone())];
+        let nobody = As {
+            uid: 65534,
+            gid: 65534,
+            named: Vec::new(),
+        };
+        let mut disk = Disk::default();
+        read_now(&wants, nobody.clone(), &mut disk, &mut Spent::default());
+        assert!(
+            matches!(disk.files.get(&private), Some(Got::Unread(_))),
+            "{:?}",
+            disk.files
+        );
+        assert!(matches!(disk.files.get(&public), Some(Got::Text(_))));
+        // Root again on this thread.
+        let mut disk = Disk::default();
+        read_now(&wants, me(), &mut disk, &mut Spent::default());
+        assert!(matches!(disk.files.get(&private), Some(Got::Text(_))));
+        std::fs::write(format!("{root}/after"), "x").expect("still root");
+    }
+
+    #[test]
+    fn another_users_files_are_not_read_by_a_daemon_that_is_not_root() {
+        if nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let other = As {
+            uid: nix::unistd::geteuid().as_raw() + 1,
+            gid: 0,
+            named: Vec::new(),
+        };
+        let mut disk = Disk::default();
+        let wants = [Want::File("/etc/hostname".to_owned())];
+        read_now(&wants, other, &mut disk, &mut Spent::default());
+        assert!(matches!(
+            disk.files.get("/etc/hostname"),
+            Some(Got::Unread(_))
+        ));
+    }
+}
