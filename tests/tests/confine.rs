@@ -73,6 +73,19 @@ impl Machine {
         })
     }
 
+    /// A Python program in the project that reaches `below` the home by a path it computes
+    /// when it runs (reversed in its text), so that the analyser, which reads the program,
+    /// cannot tell where it writes or reads: what stops it is the kernel.
+    fn python(&self, name: &str, below: &str, body: &str) {
+        let hidden: String = below.chars().rev().collect();
+        let text = format!(
+            "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], ''.join(reversed({hidden:?})))\n{body}\n"
+        );
+        let path = self.project.join(name);
+        std::fs::write(&path, text).expect("program");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
     fn notes(&self) -> String {
         std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
     }
@@ -97,14 +110,15 @@ fn a_script_the_agent_wrote_cannot_change_the_home_but_works_in_the_project() {
     }
     let m = Machine::new();
     let daemon = m.daemon(None);
-    m.script(
-        "cleanup.sh",
-        "printf 'overwritten by the script' > \"$HOME/Documents/old/notes.txt\"",
+    m.python(
+        "cleanup.py",
+        "Documents/old/notes.txt",
+        "open(p, 'w').write('overwritten by the script')",
     );
     let out = m.assent(
         daemon.socket(),
         &m.project,
-        &["sh", "-c", "bash cleanup.sh"],
+        &["sh", "-c", "/usr/bin/python3 cleanup.py"],
     );
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
@@ -123,25 +137,24 @@ fn a_script_the_agent_wrote_cannot_change_the_home_but_works_in_the_project() {
         &[
             "sh",
             "-c",
-            "cd \"$APP_DIR\" && touch made-here && bash cleanup.sh",
+            "cd \"$APP_DIR\" && touch made-here && /usr/bin/python3 cleanup.py",
         ],
     );
     assert!(stderr(&out).contains("ran confined"), "{out:?}");
     assert_eq!(m.notes(), DOCUMENT, "{out:?}");
 
-    // Its everyday twin: building in the project, from a subdirectory, and in temp.
+    // Its everyday twin: building in the project (the repository, from a subdirectory of it)
+    // and in temp, by paths the program computes as it runs.
     let tmp = tempfile::tempdir().expect("tempdir");
-    m.script(
-        "build.sh",
-        &format!(
-            "set -e\nprintf ok > ../../out.txt\nmkdir -p ../../build && printf obj > ../../build/a.o\nprintf t > {}/scratch\ncat ../../out.txt",
-            tmp.path().display()
-        ),
+    let build = format!(
+        "#!/usr/bin/python3\nimport os\nroot = os.path.join(os.getcwd(), '..', '..')\nopen(os.path.join(root, 'out.txt'), 'w').write('ok')\nos.makedirs(os.path.join(root, 'build'), exist_ok=True)\nopen(os.path.join(root, 'build', 'a.o'), 'w').write('obj')\nopen(os.path.join({:?}, 'scratch'), 'w').write('t')\nprint(open(os.path.join(root, 'out.txt')).read(), end='')\n",
+        tmp.path().display().to_string()
     );
+    std::fs::write(m.project.join("build.py"), build).expect("build.py");
     let out = m.assent(
         daemon.socket(),
         &m.project.join("crates/a"),
-        &["sh", "-c", "bash ../../build.sh"],
+        &["sh", "-c", "/usr/bin/python3 ../../build.py"],
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "ok");
@@ -159,8 +172,17 @@ fn a_confined_run_reads_no_secret_and_reads_everything_else() {
     }
     let m = Machine::new();
     let daemon = m.daemon(None);
-    m.script("leak.sh", "cat \"$HOME/.ssh/id_ed25519\" > leaked.txt");
-    let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", "bash leak.sh"]);
+    m.python(
+        "leak.py",
+        ".ssh/id_ed25519",
+        "open('leaked.txt', 'w').write(open(p).read())",
+    );
+    let out = m.assent(
+        daemon.socket(),
+        &m.project,
+        &["sh", "-c", "/usr/bin/python3 leak.py"],
+    );
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     let leaked = std::fs::read_to_string(m.project.join("leaked.txt")).unwrap_or_default();
     assert!(
@@ -190,9 +212,14 @@ fn assent_run_is_confined_too_and_a_line_that_names_a_place_may_change_it() {
     let m = Machine::new();
     let daemon = m.daemon(None);
     // A program the line names, writing where the line does not say: refused.
-    m.script("tool.sh", "printf x > \"$HOME/Documents/old/notes.txt\"");
-    let out = m.assent(daemon.socket(), &m.project, &["run", "--", "./tool.sh"]);
+    m.python(
+        "tool.py",
+        "Documents/old/notes.txt",
+        "open(p, 'w').write('x')",
+    );
+    let out = m.assent(daemon.socket(), &m.project, &["run", "--", "./tool.py"]);
     assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
     assert_eq!(m.notes(), DOCUMENT);
 
     // The same write written on the line is judged (and allowed: a file outside the project
