@@ -1,0 +1,166 @@
+//! Open findings of a red-team pass on kernel confinement (`assent sh`): lines the gate
+//! allows whose run reaches past what confinement promises. Each test states the promise and
+//! fails today; it is ignored until its fix lands (`cargo test -p assent-tests --test
+//! confine_redteam -- --ignored` shows them failing). The traps only write a decoy document
+//! and an `authorized_keys` decoy in a temporary home outside `/tmp`; nothing is deleted.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use assent_tests::{TestDaemon, assent, run_bounded};
+
+const DOCUMENT: &str = "notes the person keeps";
+const KEYS: &str = "ssh-ed25519 AAAA person";
+
+/// A home (outside `/tmp`) with a document, an `.ssh` the policy calls secret and a project
+/// (a git repository) holding the agent's script, which writes to the document and the keys.
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let root = dir.path().canonicalize().expect("real path");
+        let home = root.join("home");
+        let project = home.join("src/app");
+        for d in [".ssh", "Documents/old", "src/app/.git"] {
+            std::fs::create_dir_all(home.join(d)).expect("mkdir");
+        }
+        std::fs::write(home.join(".ssh/authorized_keys"), KEYS).expect("keys");
+        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
+        let script = project.join("cleanup.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/bash\nprintf overwritten > '{home}/Documents/old/notes.txt'\nprintf ' evil' >> '{home}/.ssh/authorized_keys'\n",
+                home = home.display()
+            ),
+        )
+        .expect("script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        Machine {
+            _dir: dir,
+            home,
+            project,
+        }
+    }
+
+    fn daemon(&self) -> TestDaemon {
+        TestDaemon::with(assent_tests::Options {
+            policy: Some(format!(
+                "sensitive_paths = [\"{}/.ssh/**\"]\n",
+                self.home.display()
+            )),
+            ..assent_tests::Options::default()
+        })
+    }
+
+    /// `assent sh -c LINE` from `cwd`, with `home` as `$HOME` (`None`: unset).
+    fn sh(&self, socket: &Path, cwd: &Path, home: Option<&Path>, line: &str) -> Output {
+        let mut command = assent(socket);
+        command
+            .args(["sh", "-c", line])
+            .current_dir(cwd)
+            .env("TMPDIR", "/tmp")
+            .stdin(Stdio::null());
+        match home {
+            Some(home) => command.env("HOME", home),
+            None => command.env_remove("HOME"),
+        };
+        run_bounded(&mut command)
+    }
+
+    /// The document and the keys are as the person left them.
+    fn intact(&self, out: &Output) {
+        let notes = std::fs::read_to_string(self.home.join("Documents/old/notes.txt"));
+        let keys = std::fs::read_to_string(self.home.join(".ssh/authorized_keys"));
+        assert_eq!(notes.ok().as_deref(), Some(DOCUMENT), "document: {out:?}");
+        assert_eq!(keys.ok().as_deref(), Some(KEYS), "authorized_keys: {out:?}");
+    }
+}
+
+fn landlock() -> bool {
+    assent_tests::needs::skip_unless(
+        assentd::landlock::confines(),
+        "a kernel with Landlock ABI 6 or later",
+    )
+}
+
+/// A harmless mention of a program that raises privileges (`mount` listing mounts, `sudo -n
+/// true`) drops confinement for the whole line, so the script beside it runs unconfined.
+#[test]
+#[ignore = "open finding: a privilege program anywhere on the line drops confinement"]
+fn a_privilege_program_on_the_line_does_not_unconfine_the_rest() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    for line in [
+        "mount >/dev/null 2>&1; bash cleanup.sh",
+        "sudo -n true 2>/dev/null; bash cleanup.sh",
+    ] {
+        let out = m.sh(daemon.socket(), &m.project, Some(&m.home), line);
+        m.intact(&out);
+    }
+}
+
+/// Without a `.git` above, the working directory is the project: an agent standing in
+/// `~/.ssh` (or `~/.config`, `~/Documents`) makes that whole directory writable.
+#[test]
+#[ignore = "open finding: a working directory in the home's places becomes the project"]
+fn a_working_directory_among_the_homes_places_is_no_project() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    let line = format!("bash {}", m.project.join("cleanup.sh").display());
+    for cwd in [m.home.join(".ssh"), m.home.join("Documents")] {
+        let out = m.sh(daemon.socket(), &cwd, Some(&m.home), &line);
+        m.intact(&out);
+    }
+}
+
+/// The door finds the home in `$HOME`: unset (or pointing elsewhere), the real home is no
+/// longer "the home or above it", and standing in it makes all of it the project.
+#[test]
+#[ignore = "open finding: the door trusts $HOME to know the home"]
+fn the_home_is_no_project_when_home_is_unset() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    let line = format!("bash {}", m.project.join("cleanup.sh").display());
+    let out = m.sh(daemon.socket(), &m.home, None, &line);
+    m.intact(&out);
+}
+
+/// A place the line names that does not exist yet is granted as its nearest existing
+/// directory: `mkdir -p ~/Documents/new` opens all of `~/Documents` (`~/.config/x`: all of
+/// `~/.config`) to the script beside it.
+#[test]
+#[ignore = "open finding: a new place opens its whole existing parent"]
+fn a_new_place_the_line_names_does_not_open_its_parent() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    let line = format!(
+        "mkdir -p {} && bash cleanup.sh",
+        m.home.join("Documents/new").display()
+    );
+    let out = m.sh(daemon.socket(), &m.project, Some(&m.home), &line);
+    assert_ne!(
+        out.status.code(),
+        Some(126),
+        "the gate let the line run: {out:?}"
+    );
+    m.intact(&out);
+}
