@@ -16,33 +16,6 @@ use crate::landlock;
 use crate::places::{Added, Kind, confine as places};
 use crate::policy::{Policy, Ruling};
 
-/// Programs that raise privileges through a set-user-id or file-capability binary: the
-/// kernel refuses that inside a Landlock domain (`no_new_privs`), so a line that runs one is
-/// not confined, and never run confined instead of held.
-const RAISES_PRIVILEGES: &[&str] = &[
-    "sudo",
-    "sudoedit",
-    "su",
-    "doas",
-    "pkexec",
-    "run0",
-    "sg",
-    "newgrp",
-    "ksu",
-    "passwd",
-    "chsh",
-    "chfn",
-    "gpasswd",
-    "mount",
-    "umount",
-    "fusermount",
-    "fusermount3",
-    "crontab",
-    "at",
-    "batch",
-    "ssh-keysign",
-];
-
 /// Programs that never use the network themselves: a line of only these (and shell
 /// builtins) is judged to send nothing, and runs with TCP cut.
 const LOCAL: &[&str] = &[
@@ -154,8 +127,9 @@ const LOCAL: &[&str] = &[
 ];
 
 /// What a door that runs `analysis`'s line must confine it to, for a requester whose home is
-/// `home`; `None` when it is not to be confined (confinement off, no Landlock, or a program
-/// that raises privileges, which the kernel would refuse to run).
+/// `home`; `None` when it is not to be confined (confinement off, or no Landlock). A line that
+/// runs a set-user-id program (`sudo`, `su`) is confined like any other: the kernel refuses to
+/// raise privileges inside the domain, so that part fails, closed; the person runs it.
 pub fn confinement(
     analysis: &Analysis,
     home: Option<&str>,
@@ -163,7 +137,7 @@ pub fn confinement(
     added: &Added,
 ) -> Option<Confinement> {
     let settings = &policy.settings.confine;
-    if !settings.enabled || !landlock::confines() || raises_privileges(analysis) {
+    if !settings.enabled || !landlock::confines() {
         return None;
     }
     let changes = &analysis.changes;
@@ -188,8 +162,10 @@ pub fn confinement(
     Some(Confinement {
         write,
         project: true,
+        write_within: changes.within.clone(),
         write_anywhere: changes.anywhere,
         hide: home.map(|h| places::hidden(h, added)).unwrap_or_default(),
+        home: home.map(str::to_owned),
         offline: sends_nothing(analysis),
         required: false,
     })
@@ -221,14 +197,6 @@ pub fn instead_of_holding(
         "{}; run confined instead: it may change only the project, temp and caches, and read no secrets",
         ruling.reason
     );
-}
-
-fn raises_privileges(analysis: &Analysis) -> bool {
-    analysis.commands.iter().any(|c| {
-        c.argv
-            .first()
-            .is_some_and(|p| RAISES_PRIVILEGES.contains(&base(p)))
-    })
 }
 
 /// Every command is one that never uses the network, and nothing found sends, publishes or
@@ -279,7 +247,10 @@ mod tests {
             c.write.contains(&"/home/u/Documents/old".to_owned()),
             "{c:?}"
         );
-        assert!(c.write.contains(&"/work/p/build".to_owned()), "{c:?}");
+        assert!(
+            c.write_within.contains(&"/work/p/build".to_owned()),
+            "{c:?}"
+        );
         assert!(c.write.contains(&"/tmp".to_owned()), "{c:?}");
         assert!(
             c.write.contains(&"/home/u/.cargo/registry".to_owned()),
@@ -291,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn what_could_send_keeps_the_network_and_what_raises_privileges_is_not_confined() {
+    fn what_could_send_keeps_the_network_and_what_raises_privileges_is_confined_too() {
         if !landlock::confines() {
             return;
         }
@@ -306,8 +277,9 @@ mod tests {
             let c = confined(line).expect("confined");
             assert_eq!(c.offline, offline, "{line}");
         }
-        assert!(confined("sudo apt install jq").is_none());
-        assert!(confined("make && sudo make install").is_none());
+        // Set-user-id programs fail inside the domain; the rest of the line stays confined.
+        assert!(confined("mount >/dev/null; bash probe.sh").is_some());
+        assert!(confined("make && sudo make install").is_some());
         assert!(confined("cd $(mktemp -d) && rm -rf x").is_some_and(|c| c.write_anywhere));
     }
 }

@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use assent_tests::agents::{SELF_APPROVER, Sandbox, gemini, held};
+use assent_tests::agents::{Sandbox, gemini, held, write_self_approver};
 use assent_tests::fake_model::{FakeModel, Step};
 use assent_tests::needs::{TMUX, needs};
 use assent_tests::tmux::Pane;
@@ -388,7 +388,7 @@ fn the_agents_own_background_job_cannot_approve_its_held_call() {
         return;
     };
     std::fs::create_dir_all(run.sandbox.project.join("src")).expect("made");
-    std::fs::write(run.sandbox.project.join("approve-all.sh"), SELF_APPROVER).expect("written");
+    write_self_approver(&run.sandbox.project, run.daemon.socket());
     run.sandbox.chown_home();
     let socket = run.daemon.socket().to_path_buf();
     std::thread::scope(|scope| {

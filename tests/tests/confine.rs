@@ -12,8 +12,9 @@ use std::time::Duration;
 use assent_tests::{TestDaemon, assent, binary, run_bounded};
 
 /// A home with a secret and a document outside the project, and a project (a git repository)
-/// inside it, with a subdirectory to stand in. It lies in the build's own scratch directory,
-/// not in `/tmp`: temp is writable to every confined run.
+/// inside it, with a subdirectory to stand in. It lies in a temporary directory in the
+/// requester's real home (the daemon's `~`): not in `/tmp`, which every confined run may
+/// change, and not inside this repository, which would be the project.
 struct Machine {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -25,7 +26,15 @@ const DOCUMENT: &str = "notes the person keeps";
 
 impl Machine {
     fn new() -> Machine {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let real_home = nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+            .map(|u| u.dir)
+            .expect("the user database knows this user's home");
+        let dir = tempfile::Builder::new()
+            .prefix("assent-confine-")
+            .tempdir_in(real_home)
+            .expect("tempdir");
         let root = dir.path().canonicalize().expect("real path");
         let home = root.join("home");
         let project = home.join("src/app");

@@ -1,8 +1,10 @@
-//! Open findings of a red-team pass on kernel confinement (`assent sh`): lines the gate
-//! allows whose run reaches past what confinement promises. Each test states the promise and
-//! fails today; it is ignored until its fix lands (`cargo test -p assent-tests --test
-//! confine_redteam -- --ignored` shows them failing). The traps only write a decoy document
-//! and an `authorized_keys` decoy in a temporary home outside `/tmp`; nothing is deleted.
+//! Findings of a red-team pass on kernel confinement (`assent sh`): lines the gate allowed
+//! whose run reached past what confinement promises, each kept as the promise it broke. The
+//! traps are Python programs that compute their paths when they run (the analyser reads
+//! scripts, so a shell script would be refused before it ran) and only write a decoy document
+//! and an `authorized_keys` decoy; nothing is deleted. The machine lies in a temporary
+//! directory in the requester's real home (the daemon's `~`), outside any repository and
+//! outside `/tmp`, which every confined run may change.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -23,7 +25,15 @@ struct Machine {
 
 impl Machine {
     fn new() -> Machine {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let real_home = nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+            .map(|u| u.dir)
+            .expect("the user database knows this user's home");
+        let dir = tempfile::Builder::new()
+            .prefix("assent-confine-")
+            .tempdir_in(real_home)
+            .expect("tempdir");
         let root = dir.path().canonicalize().expect("real path");
         let home = root.join("home");
         let project = home.join("src/app");
@@ -32,12 +42,15 @@ impl Machine {
         }
         std::fs::write(home.join(".ssh/authorized_keys"), KEYS).expect("keys");
         std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
-        let script = project.join("cleanup.sh");
+        let script = project.join("cleanup.py");
+        let reversed = |p: &str| p.chars().rev().collect::<String>();
         std::fs::write(
             &script,
             format!(
-                "#!/bin/bash\nprintf overwritten > '{home}/Documents/old/notes.txt'\nprintf ' evil' >> '{home}/.ssh/authorized_keys'\n",
-                home = home.display()
+                "import os\nbase = {base:?}\nopen(os.path.join(base, ''.join(reversed({notes:?}))), 'w').write('overwritten')\nopen(os.path.join(base, ''.join(reversed({keys:?}))), 'a').write(' evil')\n",
+                base = home.display().to_string(),
+                notes = reversed("Documents/old/notes.txt"),
+                keys = reversed(".ssh/authorized_keys"),
             ),
         )
         .expect("script");
@@ -55,6 +68,7 @@ impl Machine {
                 "sensitive_paths = [\"{}/.ssh/**\"]\n",
                 self.home.display()
             )),
+            no_approver: Some(assentd::policy::NoApprover::Deny),
             ..assent_tests::Options::default()
         })
     }
@@ -74,8 +88,14 @@ impl Machine {
         run_bounded(&mut command)
     }
 
-    /// The document and the keys are as the person left them.
+    /// The line ran (the gate let it through) and the document and the keys are as the person
+    /// left them.
     fn intact(&self, out: &Output) {
+        assert_ne!(
+            out.status.code(),
+            Some(126),
+            "the gate refused the line: {out:?}"
+        );
         let notes = std::fs::read_to_string(self.home.join("Documents/old/notes.txt"));
         let keys = std::fs::read_to_string(self.home.join(".ssh/authorized_keys"));
         assert_eq!(notes.ok().as_deref(), Some(DOCUMENT), "document: {out:?}");
@@ -93,7 +113,6 @@ fn landlock() -> bool {
 /// A harmless mention of a program that raises privileges (`mount` listing mounts, `sudo -n
 /// true`) drops confinement for the whole line, so the script beside it runs unconfined.
 #[test]
-#[ignore = "open finding: a privilege program anywhere on the line drops confinement"]
 fn a_privilege_program_on_the_line_does_not_unconfine_the_rest() {
     if !landlock() {
         return;
@@ -101,8 +120,8 @@ fn a_privilege_program_on_the_line_does_not_unconfine_the_rest() {
     let m = Machine::new();
     let daemon = m.daemon();
     for line in [
-        "mount >/dev/null 2>&1; bash cleanup.sh",
-        "sudo -n true 2>/dev/null; bash cleanup.sh",
+        "mount >/dev/null 2>&1; /usr/bin/python3 cleanup.py",
+        "sudo -n true 2>/dev/null; /usr/bin/python3 cleanup.py",
     ] {
         let out = m.sh(daemon.socket(), &m.project, Some(&m.home), line);
         m.intact(&out);
@@ -112,14 +131,16 @@ fn a_privilege_program_on_the_line_does_not_unconfine_the_rest() {
 /// Without a `.git` above, the working directory is the project: an agent standing in
 /// `~/.ssh` (or `~/.config`, `~/Documents`) makes that whole directory writable.
 #[test]
-#[ignore = "open finding: a working directory in the home's places becomes the project"]
 fn a_working_directory_among_the_homes_places_is_no_project() {
     if !landlock() {
         return;
     }
     let m = Machine::new();
     let daemon = m.daemon();
-    let line = format!("bash {}", m.project.join("cleanup.sh").display());
+    let line = format!(
+        "/usr/bin/python3 {}",
+        m.project.join("cleanup.py").display()
+    );
     for cwd in [m.home.join(".ssh"), m.home.join("Documents")] {
         let out = m.sh(daemon.socket(), &cwd, Some(&m.home), &line);
         m.intact(&out);
@@ -129,14 +150,16 @@ fn a_working_directory_among_the_homes_places_is_no_project() {
 /// The door finds the home in `$HOME`: unset (or pointing elsewhere), the real home is no
 /// longer "the home or above it", and standing in it makes all of it the project.
 #[test]
-#[ignore = "open finding: the door trusts $HOME to know the home"]
 fn the_home_is_no_project_when_home_is_unset() {
     if !landlock() {
         return;
     }
     let m = Machine::new();
     let daemon = m.daemon();
-    let line = format!("bash {}", m.project.join("cleanup.sh").display());
+    let line = format!(
+        "/usr/bin/python3 {}",
+        m.project.join("cleanup.py").display()
+    );
     let out = m.sh(daemon.socket(), &m.home, None, &line);
     m.intact(&out);
 }
@@ -145,7 +168,6 @@ fn the_home_is_no_project_when_home_is_unset() {
 /// directory: `mkdir -p ~/Documents/new` opens all of `~/Documents` (`~/.config/x`: all of
 /// `~/.config`) to the script beside it.
 #[test]
-#[ignore = "open finding: a new place opens its whole existing parent"]
 fn a_new_place_the_line_names_does_not_open_its_parent() {
     if !landlock() {
         return;
@@ -153,7 +175,7 @@ fn a_new_place_the_line_names_does_not_open_its_parent() {
     let m = Machine::new();
     let daemon = m.daemon();
     let line = format!(
-        "mkdir -p {} && bash cleanup.sh",
+        "mkdir -p {} ; /usr/bin/python3 cleanup.py",
         m.home.join("Documents/new").display()
     );
     let out = m.sh(daemon.socket(), &m.project, Some(&m.home), &line);

@@ -163,11 +163,11 @@ pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) 
 
 /// [`gate`] for a door that runs the command: with the confinement the verdict gives it when
 /// it is allowed (also when a person allowed it after a hold: the held verdict says what it
-/// runs with).
+/// runs with), and whether a person allowed it.
 pub fn gate_confining(
     socket: Option<PathBuf>,
     request: CheckRequest,
-) -> (Outcome, Option<protocol::Confinement>) {
+) -> (Outcome, Option<(protocol::Confinement, bool)>) {
     gate_prompting(socket, request, None, None)
 }
 
@@ -230,7 +230,7 @@ fn gate_prompting(
     request: CheckRequest,
     json: Option<&str>,
     tty: Option<std::fs::File>,
-) -> (Outcome, Option<protocol::Confinement>) {
+) -> (Outcome, Option<(protocol::Confinement, bool)>) {
     let prompt = tty;
     let mut conn = match super::connect_door(socket) {
         Ok(conn) => conn,
@@ -334,7 +334,7 @@ fn gate_prompting(
     let confine = match outcome.0 {
         Outcome::Allowed => verdict.confine.map(|mut c| {
             c.write_anywhere &= by_person;
-            c
+            (c, by_person)
         }),
         _ => None,
     };

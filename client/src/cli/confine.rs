@@ -51,7 +51,7 @@ pub struct Plan {
 
 impl Plan {
     /// The plan for `confine`, run from `cwd` by a requester whose home is `home`.
-    pub fn of(confine: &Confinement, cwd: &Path, home: Option<&Path>) -> Plan {
+    pub fn of(confine: &Confinement, cwd: &Path, home: Option<&Path>, approved: bool) -> Plan {
         let read = AccessFs::ReadFile | AccessFs::Execute;
         let write = AccessFs::from_write(ABI_WANTED);
         let home = home.and_then(|h| h.canonicalize().ok());
@@ -83,8 +83,15 @@ impl Plan {
             if !seen.may_exist(Path::new(place)) {
                 continue;
             }
-            if let Some(dir) = existing(Path::new(place), home.as_deref()) {
+            if let Some(dir) = existing(Path::new(place), home.as_deref(), approved) {
                 writable.push(dir);
+            }
+        }
+        if approved {
+            for place in &confine.write_within {
+                if let Some(dir) = existing(Path::new(place), home.as_deref(), approved) {
+                    writable.push(dir);
+                }
             }
         }
         if confine.write_anywhere {
@@ -249,26 +256,42 @@ fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
 }
 
 /// The project around `cwd`: the nearest directory above it (itself included) that holds
-/// `.git`, below the home; else `cwd` itself when it is neither `/`, a directory right below
-/// it, the home nor above the home.
+/// `.git`, below the home and in none of its hidden directories (`~/.config` with a `.git` is
+/// no project); outside the home, else `cwd` itself when it is neither `/` nor a directory
+/// right below it. Inside the home only a repository is a project: an agent that stands in
+/// `~/Documents` or `~/.ssh` makes neither writable.
 fn project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let cwd = cwd.canonicalize().ok()?;
     let is_home_or_above = |dir: &Path| home.is_some_and(|h| h.starts_with(dir));
+    let in_home = home.is_some_and(|h| cwd.starts_with(h));
     for dir in cwd.ancestors() {
         if is_home_or_above(dir) {
             break;
         }
         if dir.join(".git").exists() {
-            return Some(dir.to_path_buf());
+            return (!in_hidden(dir, home)).then(|| dir.to_path_buf());
         }
     }
     let depth = cwd.components().count();
-    (depth > 2 && !is_home_or_above(&cwd)).then_some(cwd)
+    (depth > 2 && !in_home && !is_home_or_above(&cwd)).then_some(cwd)
 }
 
-/// `place` resolved, or the nearest existing directory above it, unless that is `/` or the
-/// home or above it (a new file there would open the whole).
-fn existing(place: &Path, home: Option<&Path>) -> Option<PathBuf> {
+/// `dir` lies in a hidden directory of the home (`~/.config/x`, `~/.ssh`).
+fn in_hidden(dir: &Path, home: Option<&Path>) -> bool {
+    let Some(below) = home.and_then(|h| dir.strip_prefix(h).ok()) else {
+        return false;
+    };
+    below
+        .components()
+        .any(|c| c.as_os_str().to_str().is_some_and(|n| n.starts_with('.')))
+}
+
+/// `place` resolved when it exists. A place that does not exist yet cannot be granted alone
+/// (the kernel grants what it can open); for a line a person approved it is granted as the
+/// nearest directory above it, unless that is `/`, the home or above it, or in one of the
+/// home's hidden directories (`~/.config`: a new place there would open autostart entries and
+/// units). A line the policy let through by itself gets only what exists.
+fn existing(place: &Path, home: Option<&Path>, approved: bool) -> Option<PathBuf> {
     // One stat per level up to what exists, then one resolution: most caches do not exist.
     let found = place
         .ancestors()
@@ -277,9 +300,10 @@ fn existing(place: &Path, home: Option<&Path>) -> Option<PathBuf> {
     if found == place {
         return Some(real);
     }
-    let parent = real;
-    let too_wide = parent == Path::new("/") || home.is_some_and(|h| h.starts_with(&parent));
-    (!too_wide).then_some(parent)
+    let too_wide = real == Path::new("/")
+        || home.is_some_and(|h| h.starts_with(&real))
+        || in_hidden(&real, home);
+    (approved && !too_wide).then_some(real)
 }
 
 /// The terminal on the standard streams, when there is one: the run may write to its own.
@@ -291,11 +315,19 @@ fn own_terminal() -> Option<PathBuf> {
 }
 
 /// Confines this process as `confine` says, then runs `command` and waits for it, and exits
-/// as it did. A run that fails is followed by one line saying it ran confined.
-pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement) -> u8 {
+/// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
+/// person allowed this run.
+pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approved: bool) -> u8 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let plan = Plan::of(confine, &cwd, home.as_deref());
+    // The home the daemon knows, else the user database's: never `$HOME`, which the caller
+    // sets (unset, or elsewhere, it would let the real home pass for a project).
+    let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
+        nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+            .map(|u| u.dir)
+    });
+    let plan = Plan::of(confine, &cwd, home.as_deref(), approved);
     if let Err(error) = plan.enforce(confine.required) {
         if confine.required {
             messages::say(&format!(
@@ -393,20 +425,45 @@ mod tests {
         assert_eq!(project(&home, Some(&home)), None, "the home is no project");
         let loose = home.join("notes");
         std::fs::create_dir_all(&loose).expect("mkdir");
-        assert_eq!(project(&loose, Some(&home)), Some(loose.clone()));
+        assert_eq!(
+            project(&loose, Some(&home)),
+            None,
+            "in the home only a repository is"
+        );
+        let hidden = home.join(".config/tool");
+        std::fs::create_dir_all(hidden.join(".git")).expect("mkdir");
+        assert_eq!(
+            project(&hidden, Some(&home)),
+            None,
+            "nor one in a hidden directory"
+        );
+        let elsewhere = root.join("srv/work");
+        std::fs::create_dir_all(&elsewhere).expect("mkdir");
+        assert_eq!(project(&elsewhere, Some(&home)), Some(elsewhere.clone()));
     }
 
     #[test]
-    fn a_new_place_is_granted_as_its_directory_never_the_home_or_root() {
+    fn a_new_place_is_granted_as_its_directory_only_when_a_person_approved() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("real");
         let home = root.join("home");
         std::fs::create_dir_all(home.join("Documents")).expect("mkdir");
+        std::fs::create_dir_all(home.join(".config")).expect("mkdir");
+        let new = home.join("Documents/new.txt");
         assert_eq!(
-            existing(&home.join("Documents/new.txt"), Some(&home)),
+            existing(&new, Some(&home), true),
             Some(home.join("Documents"))
         );
-        assert_eq!(existing(&home.join("new.txt"), Some(&home)), None);
-        assert_eq!(existing(Path::new("/no-such-dir/x"), Some(&home)), None);
+        assert_eq!(existing(&new, Some(&home), false), None);
+        assert_eq!(existing(&home.join(".config/x"), Some(&home), true), None);
+        assert_eq!(existing(&home.join("new.txt"), Some(&home), true), None);
+        assert_eq!(
+            existing(Path::new("/no-such-dir/x"), Some(&home), true),
+            None
+        );
+        assert_eq!(
+            existing(&home.join("Documents"), Some(&home), false),
+            Some(home.join("Documents"))
+        );
     }
 }

@@ -125,7 +125,10 @@ fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
 
 /// Check a line on an agent's behalf (a shell spawned by a program is automation): the
 /// confinement to run it in, or the exit code for a line that will not run.
-fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Result<Option<Confinement>, u8> {
+fn check_agent_line(
+    socket: Option<PathBuf>,
+    line: &str,
+) -> Result<Option<(Confinement, bool)>, u8> {
     let cwd = working_dir(None)?;
     let check = CheckRequest {
         subject: Subject::shell(line, cwd),
@@ -143,7 +146,9 @@ fn check_agent_line(socket: Option<PathBuf>, line: &str) -> Result<Option<Confin
 
 /// The confinement to run in when allowed; otherwise the exit code for a command that will
 /// not run.
-fn allowed(gated: (Outcome, Option<Confinement>)) -> Result<Option<Confinement>, u8> {
+fn allowed(
+    gated: (Outcome, Option<(Confinement, bool)>),
+) -> Result<Option<(Confinement, bool)>, u8> {
     match gated {
         (Outcome::Allowed, confinement) => Ok(confinement),
         (Outcome::Cancelled, _) => Err(exit::CANCELLED),
@@ -156,10 +161,10 @@ fn allowed(gated: (Outcome, Option<Confinement>)) -> Result<Option<Confinement>,
 fn start(
     command: &mut std::process::Command,
     program: &std::ffi::OsStr,
-    confinement: Option<&Confinement>,
+    confinement: Option<&(Confinement, bool)>,
 ) -> u8 {
     match confinement {
-        Some(confinement) => confine::run(command, program, confinement),
+        Some((confinement, approved)) => confine::run(command, program, confinement, *approved),
         None => exec(command, program),
     }
 }

@@ -94,6 +94,9 @@ pub struct Confinement {
     /// the working directory itself when it holds a project. The door finds it, as the
     /// requester.
     pub project: bool,
+    /// Directories within which the line changes what is only known when it runs (`rm
+    /// ~/old/*`): granted only for a line a person allowed, like `write_anywhere`.
+    pub write_within: Vec<String>,
     /// The line changes a place only known when it runs: once a person approves it, the run
     /// may change anything (reads, signals and the network are still confined). A door grants
     /// it only for a line a person allowed, never for one the policy let through by itself.
@@ -105,6 +108,9 @@ pub struct Confinement {
     /// The gate let the line through only because it runs confined: a door that cannot build
     /// the domain must not run it.
     pub required: bool,
+    /// The requester's home as the daemon knows it (from the user database), not as the
+    /// environment says: the door never takes it, or anything above it, for a project.
+    pub home: Option<String>,
 }
 
 /// What a [`Verdict`] asks of its caller: the one reading of a verdict every client uses.

@@ -137,9 +137,12 @@ pub struct Analysis {
 /// line says: what a run confined to its judgement may change.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Changes {
-    /// Absolute paths: each changed path, or the directory above a part only known at run
-    /// time (`rm build/*.o` changes within `/p/build`). At most [`MAX_CHANGED`].
+    /// Absolute paths the line changes, each named whole. At most [`MAX_CHANGED`].
     pub paths: Vec<String>,
+    /// The directories above a part only known at run time (`rm build/*.o` changes within
+    /// `/p/build`, `open(join(HOME, x), 'w')` within the home): wider than what the line
+    /// names, so granted only to a line a person approved. At most [`MAX_CHANGED`].
+    pub within: Vec<String>,
     /// A change somewhere no path says: a relative path after a `cd` to an unknown place, a
     /// word only known at run time, more than [`MAX_CHANGED`] places.
     pub anywhere: bool,
@@ -154,10 +157,21 @@ pub const MAX_CHANGED: usize = 32;
 impl Changes {
     /// Records a change to what `path` names.
     pub(crate) fn add(&mut self, path: &Path) {
-        match path.literal_prefix() {
-            Some(text) if self.paths.contains(&text) => {}
-            Some(text) if self.paths.len() < MAX_CHANGED => self.paths.push(text),
-            _ => self.anywhere = true,
+        let (list, text) = match path.literal_text() {
+            Some(text) => (&mut self.paths, text),
+            None => match path.literal_prefix() {
+                Some(text) => (&mut self.within, text),
+                None => {
+                    self.anywhere = true;
+                    return;
+                }
+            },
+        };
+        if list.contains(&text) {
+        } else if list.len() < MAX_CHANGED {
+            list.push(text);
+        } else {
+            self.anywhere = true;
         }
     }
 }
