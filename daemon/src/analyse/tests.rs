@@ -508,9 +508,8 @@ fn long_and_chain_does_not_overflow() {
 fn deep_substitutions_are_opaque_without_overflow() {
     // Too deep to walk, or (on a loaded machine, in a debug build) past the parser's time for
     // the line: opaque either way, and never a stack overflow.
-    let deep_or_unparsed = |ids: &[&str]| {
-        ids.contains(&"opaque.too_deep") || ids.contains(&"opaque.parse_error")
-    };
+    let deep_or_unparsed =
+        |ids: &[&str]| ids.contains(&"opaque.too_deep") || ids.contains(&"opaque.parse_error");
     let line = format!("echo {}x{}", "$(echo ".repeat(10_000), ")".repeat(10_000));
     let a = on_small_stack(move || shell(&line, &CTX));
     assert_eq!(a.level, Opaque);
