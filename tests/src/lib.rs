@@ -383,6 +383,21 @@ pub fn pending_tokens(conn: &mut Connection) -> Vec<String> {
     }
 }
 
+/// A temporary directory in this user's real home (the daemon's `~`, from the user
+/// database): outside `/tmp`, which every confined run may change, and outside this
+/// repository, which would be a confined run's project.
+pub fn home_scratch(prefix: &str) -> tempfile::TempDir {
+    let home = nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|u| u.dir)
+        .expect("the user database knows this user's home");
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(home)
+        .expect("a directory in the home can be made")
+}
+
 /// Poll `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
 pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;

@@ -26,15 +26,7 @@ const DOCUMENT: &str = "notes the person keeps";
 
 impl Machine {
     fn new() -> Machine {
-        let real_home = nix::unistd::User::from_uid(nix::unistd::getuid())
-            .ok()
-            .flatten()
-            .map(|u| u.dir)
-            .expect("the user database knows this user's home");
-        let dir = tempfile::Builder::new()
-            .prefix("assent-confine-")
-            .tempdir_in(real_home)
-            .expect("tempdir");
+        let dir = assent_tests::home_scratch("assent-confine-");
         let root = dir.path().canonicalize().expect("real path");
         let home = root.join("home");
         let project = home.join("src/app");
