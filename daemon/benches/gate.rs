@@ -5,7 +5,7 @@
 //! `cargo bench -p assentd --bench gate`. The memory part spawns `target/release/assentd`
 //! (found next to this bench's executable, or at `$ASSENTD_BIN`); build it first with `cargo
 //! build --release --bins`, or that part is skipped with a message. Targets: round
-//! trip p99 ≤ 100 µs, ≥ 20,000 checks/s over 32 connections, RSS ≤ 30 MB idle and
+//! trip p99 ≤ 100 µs, ≥ 20,000 checks/s over 64 connections, RSS ≤ 30 MB idle and
 //! ≤ 60 MB with 1,000 held. Whole run: well under two minutes, Unix sockets only.
 
 use std::path::{Path, PathBuf};
@@ -26,8 +26,8 @@ const WARMUP: usize = 10_000;
 const ROUND_TRIPS: usize = 100_000;
 /// Connect, check, close cycles measured (what one `assent check` costs the daemon).
 const CONNECT_CYCLES: usize = 10_000;
-/// Concurrent connections for throughput, one thread each.
-const THREADS: usize = 32;
+/// Concurrent clients for throughput and latency under load, one thread each.
+const THREADS: usize = 64;
 /// Checks per thread for throughput.
 const PER_THREAD: usize = 3_000;
 /// Held requests for the memory measurement.
@@ -167,7 +167,7 @@ fn gate_rows() -> Vec<Row> {
     let daemon = InProcess::start();
     let mut rows = round_trip_rows(&daemon.socket);
     rows.extend(connect_cycle_rows(&daemon.socket));
-    rows.push(throughput_row(&daemon.socket));
+    rows.extend(throughput_rows(&daemon.socket));
     rows.push(audit_row(&daemon.socket));
     rows
 }
@@ -250,39 +250,113 @@ fn connect_cycle_rows(socket: &Path) -> Vec<Row> {
     ]
 }
 
-fn throughput_row(socket: &Path) -> Row {
+/// Checks from [`THREADS`] clients at once, each on its own connection (what a busy machine's
+/// shells and agents do together): the rate, and every check's latency as its client saw it.
+/// Then the same clients each connecting, checking and closing, as one `assent check` does.
+fn throughput_rows(socket: &Path) -> Vec<Row> {
+    let (elapsed, mut latencies) = concurrently(
+        socket,
+        |conn, _, request| {
+            let start = Instant::now();
+            verdict_of(conn.expect("a kept connection"), request);
+            start.elapsed()
+        },
+        PER_THREAD,
+        true,
+    );
+    latencies.sort_unstable();
+    let total = latencies.len();
+    let rate = total as f64 / elapsed.as_secs_f64();
+    let (short_elapsed, mut short) = concurrently(
+        socket,
+        |_, socket, request| {
+            let start = Instant::now();
+            let mut conn = Connection::connect(socket).expect("a thread connects");
+            verdict_of(&mut conn, request);
+            drop(conn);
+            start.elapsed()
+        },
+        PER_THREAD / 10,
+        false,
+    );
+    short.sort_unstable();
+    let short_rate = short.len() as f64 / short_elapsed.as_secs_f64();
+    vec![
+        row(
+            format!("throughput, {THREADS} connections x {PER_THREAD} checks"),
+            format!("{rate:.0} /s"),
+            ">= 20000 /s",
+            Some(rate >= 20_000.0),
+        ),
+        row(
+            "  a check's latency among them, p50 / p99",
+            format!(
+                "{} / {}",
+                micros(percentile(&latencies, 50.0)),
+                micros(percentile(&latencies, 99.0))
+            ),
+            "",
+            None,
+        ),
+        row(
+            format!(
+                "connect + check + close, {THREADS} clients at once x {}",
+                PER_THREAD / 10
+            ),
+            format!("{short_rate:.0} /s"),
+            "",
+            None,
+        ),
+        row(
+            "  one cycle's latency among them, p50 / p99",
+            format!(
+                "{} / {}",
+                micros(percentile(&short, 50.0)),
+                micros(percentile(&short, 99.0))
+            ),
+            "",
+            None,
+        ),
+    ]
+}
+
+/// Runs `one` `runs` times on each of [`THREADS`] threads started together (with a connection
+/// each kept open when `keep` is set): the time from the start to the last thread's end, and
+/// every run's result.
+fn concurrently(
+    socket: &Path,
+    one: fn(Option<&mut Connection>, &Path, &Request) -> Duration,
+    runs: usize,
+    keep: bool,
+) -> (Duration, Vec<Duration>) {
     let barrier = Arc::new(Barrier::new(THREADS + 1));
     let threads: Vec<_> = (0..THREADS)
         .map(|_| {
             let barrier = Arc::clone(&barrier);
             let socket = socket.to_path_buf();
             std::thread::spawn(move || {
-                let mut conn = Connection::connect(&socket).expect("a thread connects");
                 let request = safe_check();
+                let mut conn =
+                    keep.then(|| Connection::connect(&socket).expect("a thread connects"));
                 for _ in 0..100 {
-                    verdict_of(&mut conn, &request);
+                    one(conn.as_mut(), &socket, &request);
                 }
+                let mut times = Vec::with_capacity(runs);
                 barrier.wait();
-                for _ in 0..PER_THREAD {
-                    verdict_of(&mut conn, &request);
+                for _ in 0..runs {
+                    times.push(one(conn.as_mut(), &socket, &request));
                 }
+                times
             })
         })
         .collect();
     barrier.wait();
     let start = Instant::now();
+    let mut all = Vec::with_capacity(THREADS * runs);
     for thread in threads {
-        thread.join().expect("a throughput thread finishes");
+        all.extend(thread.join().expect("a throughput thread finishes"));
     }
-    let elapsed = start.elapsed();
-    let total = THREADS * PER_THREAD;
-    let rate = total as f64 / elapsed.as_secs_f64();
-    row(
-        format!("throughput, {THREADS} connections x {PER_THREAD} checks"),
-        format!("{rate:.0} /s"),
-        ">= 20000 /s",
-        Some(rate >= 20_000.0),
-    )
+    (start.elapsed(), all)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

@@ -1,52 +1,94 @@
 #!/usr/bin/env bash
-# The whole client process against /bin/true, round-robin (BENCHMARKS.md, "Whole process"):
+# Every door's whole process against /bin/true, round-robin (BENCHMARKS.md, "Whole process"):
 # each round runs every variant once, in an order that rotates, so the VM's drift falls on all
 # of them alike. Each variant's median and 90th percentile, and its median over /bin/true's.
 #   cargo build --release --workspace --bins && scripts/static-client && daemon/benches/startup.sh [ROUNDS]
-# The daemon is a release `assentd --user` on a temporary socket; a safe line (`ls -la`) is
-# asked as `assent check` and as Claude Code's hook would ask it.
+# The daemons are release `assentd --user` on temporary sockets (one confining, one started
+# with --landlock-abi 0; OLD=DIR adds an earlier build's pair). The doors: `assent check`, each agent's hook with its own JSON, and
+# the agent's shell `assent-sh -c`, against bash running the same line; on a simple line
+# (`ls -la`) and on a typical agent chain. VARIANTS="true check …" picks some.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-2000}
-bin=${BIN:-target/release}
-static=${STATIC:-target/$(rustc -vV | sed -n 's/^host: //p')/release/assent}
+bin=$(realpath "${BIN:-target/release}")
+static=$(realpath "${STATIC:-target/$(rustc -vV | sed -n 's/^host: //p')/release/assent}")
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-mkdir -p "$work/state" "$work/config"
-env -i PATH="$PATH" HOME="$work" XDG_RUNTIME_DIR="$work" XDG_STATE_HOME="$work" \
-  XDG_CONFIG_HOME="$work/config" ASSENT_LOG=warn \
-  "$bin/assentd" --user --socket "$work/socket" --state-dir "$work/state" 2>>"$work/log" &
-until "$bin/assent" --socket "$work/socket" status >/dev/null 2>&1; do sleep 0.005; done
-printf '%s' '{"session_id":"s","transcript_path":"/tmp/t.jsonl","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}' >"$work/payload"
+daemon() { # BIN NAME [FLAGS...]: a user daemon from BIN on $work/NAME.socket
+  local bin=$1 name=$2
+  shift 2
+  mkdir -p "$work/$name/state" "$work/$name/config"
+  env -i PATH="$PATH" HOME="$work" XDG_RUNTIME_DIR="$work/$name" XDG_STATE_HOME="$work/$name" \
+    XDG_CONFIG_HOME="$work/$name/config" ASSENT_LOG=warn \
+    "$bin/assentd" --user --socket "$work/$name.socket" --state-dir "$work/$name/state" "$@" \
+    2>>"$work/$name.log" &
+  until "$static" --socket "$work/$name.socket" status >/dev/null 2>&1; do sleep 0.005; done
+}
+daemon "$bin" d
+daemon "$bin" open --landlock-abi 0
+s=$work/d.socket
+ln -s "$static" "$work/assent-sh"
 
-# OLD=PATH adds another client (an earlier build, say) to compare, as check-old and hook-old.
-names=(true check-static check-dynamic hook-static hook-dynamic)
-[[ -z ${OLD-} ]] || names+=(check-old hook-old)
-run() { # INDEX: one run of that variant
+# The chain an agent typically sends, in a small project of its own.
+proj=$work/proj
+mkdir -p "$proj"
+simple='ls -la'
+chain="cd $proj && cargo build --release 2>&1 | tail -20 && git status --short"
+payload() { # AGENT LINE: the agent's hook JSON for a shell call of LINE
+  local line
+  line=$(printf '%s' "$2" | sed 's/\\/\\\\/g; s/"/\\"/g')
   case $1 in
-    0) /bin/true </dev/null ;;
-    1) "$static" --socket "$work/socket" check -- ls -la </dev/null ;;
-    2) "$bin/assent" --socket "$work/socket" check -- ls -la </dev/null ;;
-    3) "$static" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
-    4) "$bin/assent" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
-    5) "$OLD" --socket "$work/socket" check -- ls -la </dev/null ;;
-    6) "$OLD" --socket "$work/socket" hook claude-code <"$work/payload" >/dev/null ;;
+    claude) printf '{"session_id":"s","transcript_path":"/tmp/t.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"%s","description":"d","timeout":120000},"tool_use_id":"toolu_1"}' "$proj" "$line" ;;
+    codex) printf '{"session_id":"s","transcript_path":null,"cwd":"%s","hook_event_name":"PreToolUse","model":"m","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"%s"},"tool_use_id":"call_1"}' "$proj" "$line" ;;
+    gemini) printf '{"session_id":"s","transcript_path":"/tmp/t.json","cwd":"%s","hook_event_name":"BeforeTool","timestamp":"2026-03-01T12:00:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"%s","description":"d"}}' "$proj" "$line" ;;
   esac
 }
-for i in "${!names[@]}"; do run "$i" || { echo "${names[$i]} failed" >&2; exit 1; }; done
+for agent in claude codex gemini; do
+  payload $agent "$simple" >"$work/$agent"
+  payload $agent "$chain" >"$work/$agent-chain"
+done
+cd "$proj" # every variant runs in the project, as an agent's shell calls do
+
+all=(true check check-chain hook-claude hook-claude-chain hook-codex hook-gemini
+  bash-c sh-open sh-confined)
+# OLD=DIR (holding an earlier build's assentd and static assent) adds that pair, side by side.
+if [[ -n ${OLD-} ]]; then
+  old=$(realpath "$OLD")
+  daemon "$old" old
+  all+=(check-old hook-claude-old)
+fi
+read -r -a names <<<"${VARIANTS:-${all[*]}}"
+run() { # NAME: one run of that variant
+  case $1 in
+    true) /bin/true </dev/null ;;
+    check) "$static" --socket "$s" check -- "$simple" </dev/null ;;
+    check-chain) "$static" --socket "$s" check --cwd "$proj" -- "$chain" </dev/null ;;
+    hook-claude) "$static" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
+    hook-claude-chain) "$static" --socket "$s" hook claude-code <"$work/claude-chain" >/dev/null ;;
+    hook-codex) "$static" --socket "$s" hook codex <"$work/codex" >/dev/null ;;
+    hook-gemini) "$static" --socket "$s" hook gemini <"$work/gemini" >/dev/null ;;
+    bash-c) /bin/bash -c "$simple" >/dev/null </dev/null ;;
+    sh-open) ASSENT_SOCKET=$work/open.socket "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
+    sh-confined) ASSENT_SOCKET=$s "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
+    check-old) "$old/assent" --socket "$work/old.socket" check -- "$simple" </dev/null ;;
+    hook-claude-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude" >/dev/null ;;
+    *) echo "no variant $1" >&2 && return 1 ;;
+  esac
+}
+for name in "${names[@]}"; do run "$name" || { echo "$name failed" >&2; exit 1; }; done
 for ((r = 0; r < rounds; r++)); do
   for ((k = 0; k < ${#names[@]}; k++)); do
-    i=$(((r + k) % ${#names[@]}))
+    name=${names[(r + k) % ${#names[@]}]}
     t0=${EPOCHREALTIME/./}
-    run "$i"
+    run "$name"
     t1=${EPOCHREALTIME/./}
-    echo $((t1 - t0)) >>"$work/${names[$i]}"
+    echo $((t1 - t0)) >>"$work/t-$name"
   done
 done
-base=$(sort -n "$work/true" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-printf '%-14s %10s %10s %8s\n' variant 'median µs' 'p90 µs' '× true'
+base=$(sort -n "$work/t-true" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+printf '%-18s %10s %10s %8s\n' variant 'median µs' 'p90 µs' '× true'
 for name in "${names[@]}"; do
-  sort -n "$work/$name" | awk -v n="$name" -v base="$base" \
-    '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%-14s %10d %10d %8.2f\n", n, m, a[int(NR*0.9)], m/base}'
+  sort -n "$work/t-$name" | awk -v n="$name" -v base="$base" \
+    '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%-18s %10d %10d %8.2f\n", n, m, a[int(NR*0.9)], m/base}'
 done

@@ -131,11 +131,12 @@ impl Audit {
 
     /// Record one event. Never blocks on I/O.
     pub fn record(&self, event: AuditEvent) {
-        {
+        let queued = {
             let mut state = self.queue.lock();
             if state.closed {
                 // Shutting down: the writer has gone; the journal still hears of it.
                 tracing::warn!(subject = %event.subject, "audit event after the writer stopped");
+                false
             } else if state.events.len() >= MAX_BACKLOG {
                 let lost = self.queue.lost.fetch_add(1, Ordering::Relaxed) + 1;
                 if lost.is_power_of_two() {
@@ -144,10 +145,16 @@ impl Audit {
                         "audit backlog full while the audit cannot be written: events lost"
                     );
                 }
+                false
             } else {
                 state.events.push_back(event.clone());
-                self.queue.wake.notify_one();
+                true
             }
+        };
+        // Woken after the lock is released: a writer woken while it is held would wake only
+        // to wait for it, one more hand-over between threads on the path of every reply.
+        if queued {
+            self.queue.wake.notify_one();
         }
         if let Ok(mut ring) = self.ring.lock() {
             push_bounded(&mut ring, event, self.capacity);

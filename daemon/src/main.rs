@@ -213,29 +213,47 @@ fn start(args: Args) -> anyhow::Result<std::process::ExitCode> {
         .thread_name("assentd")
         .build()
         .context("could not start the async runtime")?;
+    // The daemon runs as a task on the runtime's workers, not on this thread: a future that
+    // `block_on` drives is polled here, so every accepted connection would cost a wake-up of
+    // this thread and a hand-over to a worker. Spawned, the accept loop and the connections it
+    // starts run on the worker that heard the socket (BENCHMARKS.md, "Whole process").
     runtime.block_on(async move {
-        let mode = match config.mode {
-            Mode::System => 0o666,
-            Mode::User => 0o600,
-        };
-        let Some(inherited) = inherited else {
-            let socket = config.socket.clone();
-            let listener = assentd::bind(&socket, mode)?;
-            assentd::serve(listener, config, loaded, stop_signal()).await;
-            // Leave no socket behind for the next start to probe.
-            let _ = std::fs::remove_file(&socket);
-            return Ok(std::process::ExitCode::SUCCESS);
-        };
-        // Socket activation: systemd bound the socket, owns its file and keeps listening after
-        // we stop, so it is neither bound nor removed here.
-        let listener = tokio_seqpacket::UnixSeqpacketListener::try_from(inherited)
-            .context("could not serve on the socket systemd passed")?;
-        if let Ok(path) = listener.local_addr() {
-            config.socket = path;
+        match tokio::spawn(run(config, loaded, inherited)).await {
+            Ok(result) => result,
+            Err(error) => Err(anyhow::anyhow!(
+                "the daemon's task ended abnormally: {error}"
+            )),
         }
-        assentd::serve(listener, config, loaded, stop_signal()).await;
-        Ok(std::process::ExitCode::SUCCESS)
     })
+}
+
+/// Serve on the socket: bound here, or inherited from systemd.
+async fn run(
+    mut config: Config,
+    loaded: assentd::Loaded,
+    inherited: Option<std::os::fd::OwnedFd>,
+) -> anyhow::Result<std::process::ExitCode> {
+    let mode = match config.mode {
+        Mode::System => 0o666,
+        Mode::User => 0o600,
+    };
+    let Some(inherited) = inherited else {
+        let socket = config.socket.clone();
+        let listener = assentd::bind(&socket, mode)?;
+        assentd::serve(listener, config, loaded, stop_signal()).await;
+        // Leave no socket behind for the next start to probe.
+        let _ = std::fs::remove_file(&socket);
+        return Ok(std::process::ExitCode::SUCCESS);
+    };
+    // Socket activation: systemd bound the socket, owns its file and keeps listening after
+    // we stop, so it is neither bound nor removed here.
+    let listener = tokio_seqpacket::UnixSeqpacketListener::try_from(inherited)
+        .context("could not serve on the socket systemd passed")?;
+    if let Ok(path) = listener.local_addr() {
+        config.socket = path;
+    }
+    assentd::serve(listener, config, loaded, stop_signal()).await;
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 fn prepare_state_dir(config: &Config) -> anyhow::Result<()> {

@@ -6,7 +6,7 @@
 //! request says about its sender is used for authority. A failed lookup is an error, never a
 //! default identity.
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 
 use nix::errno::Errno;
 use nix::sys::socket::{getsockopt, sockopt};
@@ -28,9 +28,9 @@ pub struct PeerIdentity {
     /// The peer's login session (its session id, `getsid`), when it could be established while
     /// the pidfd proves the process is still the one that connected.
     pub sid: Option<i32>,
-    /// The peer's audit session (`/proc/PID/sessionid`), where the kernel keeps one for it: set
-    /// at login, inherited, and not changed by `setsid` or by the process itself.
-    pub audit_session: Option<u32>,
+    /// The peer's audit session, read on first use ([`PeerIdentity::audit_session`]): only a
+    /// held request and an answer need it, and a plain check should not pay two `/proc` reads.
+    audit_session: std::sync::OnceLock<Option<u32>>,
 }
 
 /// Read the peer's identity off a connected socket.
@@ -46,15 +46,13 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
     };
     let pid = creds.pid();
     let sid = session_of(pid, pidfd.as_ref());
-    let audit_session = audit_session_of(pid)
-        .filter(|_| pidfd.as_ref().is_none_or(|fd| pidfd_pid(fd) == Some(pid)));
     Ok(PeerIdentity {
         uid: creds.uid(),
         gid: creds.gid(),
         pid,
         pidfd,
         sid,
-        audit_session,
+        audit_session: std::sync::OnceLock::new(),
     })
 }
 
@@ -328,11 +326,25 @@ pub fn ancestors(pid: i32) -> Vec<Proc> {
 }
 
 impl PeerIdentity {
+    /// The peer's audit session (`/proc/PID/sessionid`), where the kernel keeps one for it: set
+    /// at login, inherited, and not changed by `setsid` or by the process itself. Read the first
+    /// time it is asked for, while the pidfd shows the pid is still the process that connected;
+    /// no answer when it is not (the peer is gone, and its pid may be someone else's).
+    pub fn audit_session(&self) -> Option<u32> {
+        *self.audit_session.get_or_init(|| {
+            audit_session_of(self.pid).filter(|_| {
+                self.pidfd
+                    .as_ref()
+                    .is_none_or(|fd| pidfd_alive(fd, self.pid))
+            })
+        })
+    }
+
     /// Whether the peer process still exists and is still the one that connected (its pidfd
     /// still names its pid). False without a pidfd: nothing can be proven then.
     pub fn still_alive(&self) -> bool {
         match &self.pidfd {
-            Some(pidfd) => pidfd_pid(pidfd) == Some(self.pid),
+            Some(pidfd) => pidfd_alive(pidfd, self.pid),
             None => false,
         }
     }
@@ -379,22 +391,22 @@ fn session_of(pid: i32, pidfd: Option<&OwnedFd>) -> Option<i32> {
     }
     let sid = nix::unistd::getsid(Some(Pid::from_raw(pid))).ok()?.as_raw();
     match pidfd {
-        Some(pidfd) => (pidfd_pid(pidfd) == Some(pid)).then_some(sid),
+        Some(pidfd) => pidfd_alive(pidfd, pid).then_some(sid),
         None => Some(sid),
     }
 }
 
-/// The pid a pidfd refers to, or `None` once that process has exited (the kernel reports -1).
-fn pidfd_pid(pidfd: &OwnedFd) -> Option<i32> {
-    let path = format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd());
-    let info = std::fs::read_to_string(path).ok()?;
-    let pid = info
-        .lines()
-        .find_map(|line| line.strip_prefix("Pid:"))?
-        .trim()
-        .parse::<i32>()
-        .ok()?;
-    (pid > 0).then_some(pid)
+/// Whether the process a pidfd refers to, which had `pid` when it connected, has not exited:
+/// a pidfd turns readable when its process exits (a zombie counts as gone), and a pid cannot be
+/// taken by another process while the one holding it has not been reaped. One `poll`, where
+/// reading the pid from `/proc/self/fdinfo` took seven system calls on every connection.
+fn pidfd_alive(pidfd: &OwnedFd, pid: i32) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    if pid <= 0 {
+        return false;
+    }
+    let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, PollTimeout::ZERO), Ok(0))
 }
 
 #[cfg(test)]
@@ -417,5 +429,36 @@ mod tests {
             let own = nix::unistd::getsid(None).expect("own sid").as_raw();
             assert_eq!(peer.sid, Some(own));
         }
+    }
+
+    #[test]
+    fn a_peer_that_exited_is_gone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s");
+        let listener = std::os::unix::net::UnixListener::bind(&path).expect("bind");
+        let mut child = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); sys.stdin.read()",
+            ])
+            .arg(&path)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let (socket, _) = listener.accept().expect("accept");
+        let peer = identify(&socket).expect("identity");
+        assert_eq!(peer.pid, child.id() as i32);
+        if peer.pidfd.is_none() {
+            return; // a kernel without SO_PEERPIDFD proves nothing here
+        }
+        assert!(peer.still_alive(), "connected and waiting");
+        drop(child.stdin.take());
+        child.wait().expect("wait");
+        assert!(!peer.still_alive(), "exited and reaped");
+        assert_eq!(
+            peer.audit_session(),
+            None,
+            "nothing is read about a gone peer"
+        );
     }
 }

@@ -357,7 +357,7 @@ impl Asker<'_> {
             pid: self.peer.pid,
             sid: self.peer.sid,
             conn_id: self.conn_id,
-            audit_session: self.peer.audit_session,
+            audit_session: self.peer.audit_session(),
             agent: crate::peer::agent_facts(&chain),
             chain,
         }

@@ -242,7 +242,7 @@ impl Conn {
             sid: self.peer.sid,
             conn_id: self.id,
             session,
-            audit_session: self.peer.audit_session,
+            audit_session: self.peer.audit_session(),
             facts,
             ancestors,
             agent,
