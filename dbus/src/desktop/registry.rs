@@ -85,6 +85,11 @@ impl Registry {
         }
     }
 
+    /// Whether `id` is one of the notifications shown and not yet closed.
+    pub fn has(&self, id: u32) -> bool {
+        self.shown.contains_key(&id)
+    }
+
     /// This agent closed `id`.
     pub fn forget(&mut self, id: u32) {
         self.shown.remove(&id);
