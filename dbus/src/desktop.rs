@@ -429,12 +429,14 @@ impl Desktop {
         }
         loop {
             let got = tokio::select! {
-                // The signals first: what the old server sent before it left is read before its
-                // leaving, as far as both have arrived.
+                // A replacement first: a program that floods the bus with signals (forged
+                // clicks are cheap) must not keep it waiting until the person has clicked on
+                // what it wrote. Then the signals: what the old server sent before it left is
+                // read before its leaving, as far as both have arrived.
                 biased;
+                call = next_call(&mut self.calls) => Got::Call(call),
                 signal = next(&mut self.signals) => Got::Signal(signal),
                 owner = next(&mut self.owner) => Got::Owner(owner),
-                call = next_call(&mut self.calls) => Got::Call(call),
             };
             match got {
                 Got::Signal(Some(Ok(message))) => {
