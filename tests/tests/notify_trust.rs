@@ -334,7 +334,21 @@ fn a_notification_replaced_by_its_id_takes_no_click_from_a_server_that_tells_eve
     if !needs(&[DBUS_DAEMON]) {
         return;
     }
-    let s = setup();
+    // Held long enough for a loaded machine: an expired request's notification is closed, and
+    // the replacement would be a new notification instead.
+    let daemon = TestDaemon::with(assent_tests::Options {
+        hold_ttl: Duration::from_secs(600),
+        ..assent_tests::Options::default()
+    });
+    let bus = PrivateBus::start();
+    let server = Notifications::start(&bus, 1);
+    let agent = Agent::start(daemon.socket(), &bus);
+    let s = Setup {
+        daemon,
+        bus,
+        server: Some(server),
+        agent,
+    };
     let mut conn = s.daemon.connect();
     let token = hold(&mut conn, &held_check("touch notify-replaced", true, None));
     let shown = s.server().wait_for_body("touch notify-replaced");
@@ -346,7 +360,13 @@ fn a_notification_replaced_by_its_id_takes_no_click_from_a_server_that_tells_eve
         .collect();
     let forger = Forger::connect(&s.bus);
     let replaced = forger.replace(shown.id, "assent", "`ls` in ~/project", &keys);
-    assert_eq!(replaced, Ok(shown.id), "the server took the replacement");
+    assert_eq!(
+        replaced,
+        Ok(shown.id),
+        "the server took the replacement: {:#?}\nassent-notify's log:\n{}",
+        s.server().shown(),
+        s.agent.log()
+    );
     assert!(
         s.agent.wait_log("replaced by another program"),
         "assent-notify did not see its notification replaced; its log:\n{}",
