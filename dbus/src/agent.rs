@@ -208,6 +208,7 @@ impl Agent<'_> {
                         return ended;
                     }
                 }
+                Input::Desktop(Event::Replaced { id, by }) => self.replaced(id, &by).await,
                 Input::Desktop(event) => {
                     if let Err(error) = self.desktop_event(event).await {
                         tracing::debug!(%error, "daemon connection ended");
@@ -242,6 +243,30 @@ impl Agent<'_> {
             self.show(id).await;
         }
         None
+    }
+
+    /// Another program replaced notification `id` (see [`Event::Replaced`]): the person may be
+    /// reading its text on a request's buttons. Every notification is closed, and nothing more
+    /// is shown until the requests held now have ended, as when the server changes owner: they
+    /// stay answerable by `assent watch` and `assent approve`.
+    async fn replaced(&mut self, id: u32, by: &str) {
+        let shown: Vec<u32> = self
+            .queue
+            .groups()
+            .iter()
+            .filter_map(Group::notification)
+            .collect();
+        self.queue.server_lost();
+        self.distrust.changed(self.queue.tokens());
+        tracing::warn!(
+            id,
+            %by,
+            held = self.distrust.len(),
+            "a held request's notification was replaced by another program: no click on it counts, every notification is closed, and nothing more is shown until the requests held now have ended; answer them with `assent watch` or `assent approve`"
+        );
+        for id in shown {
+            self.desktop.close(id).await;
+        }
     }
 
     /// After a request ended: when trust came back, show what waits (or leave, if there is no
@@ -355,7 +380,7 @@ impl Agent<'_> {
                     );
                 }
             }
-            Event::Server(_) | Event::BusLost => {}
+            Event::Server(_) | Event::BusLost | Event::Replaced { .. } => {}
         }
         Ok(())
     }

@@ -10,6 +10,13 @@
 //! The server may be absent, or restart: every call here fails softly (logged, `None`), and
 //! [`Event::Server`] says when the name changes owner; what the old owner showed stops
 //! counting then.
+//!
+//! The keys are not secret from the user's other programs: any of them may monitor the session
+//! bus and read them off the `Notify` call, then call `Notify` with the shown id as its
+//! `replaces_id` and those keys, so that the person's click on the text it wrote comes back
+//! (from a server that sends its signals to everyone, as GNOME Shell and mako do) as a click on
+//! the held request. So a second connection monitors the bus for `Notify` calls, and
+//! [`Event::Replaced`] says when another connection replaced a notification this agent shows.
 
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
@@ -74,6 +81,15 @@ pub enum Event {
     /// The server's name changed owner: `true` when a server now owns it. The capabilities
     /// have been asked again already.
     Server(bool),
+    /// Another connection than this agent's called `Notify` with the id of a notification
+    /// the agent shows as its `replaces_id`: what it shows now is not the agent's, and none of
+    /// what it showed counts any more.
+    Replaced {
+        /// The notification.
+        id: u32,
+        /// The unique bus name that replaced it.
+        by: String,
+    },
     /// The session bus connection ended.
     BusLost,
 }
@@ -92,6 +108,9 @@ pub struct Desktop {
     caps: Caps,
     /// A notification server answered the last time we asked, and has not left since.
     present: bool,
+    /// Every `Notify` call on the bus, from a monitor connection; `None` when the bus would not
+    /// let it monitor (logged).
+    calls: Option<zbus::MessageStream>,
 }
 
 impl std::fmt::Debug for Desktop {
@@ -115,6 +134,29 @@ async fn bounded<T>(call: impl Future<Output = zbus::Result<T>>) -> Result<T, St
 /// The next item of a stream (a `StreamExt::next` without the extra crate).
 async fn next<S: Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
     poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+}
+
+/// A connection that monitors the bus for `Notify` calls, whoever sends them to whomever. A
+/// monitor may send nothing more; the bus lets a connection of the same user become one.
+async fn monitor_notify_calls() -> zbus::Result<zbus::MessageStream> {
+    let connection = zbus::connection::Builder::session().build().await?;
+    let rule = zbus::MatchRule::builder()
+        .msg_type(Type::MethodCall)
+        .member("Notify")
+        .build()?;
+    zbus::fdo::MonitoringProxy::new(&connection)
+        .await?
+        .become_monitor(&[rule], 0)
+        .await?;
+    Ok(zbus::MessageStream::from(connection))
+}
+
+/// The next message of an optional stream; never, without one.
+async fn next_call(calls: &mut Option<zbus::MessageStream>) -> Option<zbus::Result<zbus::Message>> {
+    match calls {
+        Some(stream) => next(stream).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Who sent `message` (the bus sets it; a client cannot forge it).
@@ -156,6 +198,19 @@ impl Desktop {
             .await
             .map_err(bus)?;
         let owner = proxy.inner().receive_owner_changed().await.map_err(bus)?;
+        let calls = match tokio::time::timeout(CALL_TIMEOUT, monitor_notify_calls()).await {
+            Ok(Ok(calls)) => Some(calls),
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "cannot monitor the session bus: a notification another program replaces by its id is not noticed");
+                None
+            }
+            Err(_) => {
+                tracing::warn!(
+                    "cannot monitor the session bus (no reply in time): a notification another program replaces by its id is not noticed"
+                );
+                None
+            }
+        };
         let mut desktop = Desktop {
             connection,
             proxy,
@@ -165,6 +220,7 @@ impl Desktop {
             registry: Registry::default(),
             caps: Caps::default(),
             present: false,
+            calls,
         };
         desktop.refresh_caps().await;
         Ok(desktop)
@@ -320,18 +376,65 @@ impl Desktop {
         }
     }
 
+    /// A `Notify` call seen on the bus, as [`Event::Replaced`] when another connection than
+    /// this agent's sent it to replace a notification the agent shows.
+    fn replaced(&mut self, message: &zbus::Message) -> Option<Event> {
+        let header = message.header();
+        if header.message_type() != Type::MethodCall
+            || header.member().map(|m| m.as_str()) != Some("Notify")
+            || header.interface().is_some_and(|i| i.as_str() != INTERFACE)
+        {
+            return None;
+        }
+        let from = sender(message)?;
+        let own = self.connection.unique_name().map(|n| n.to_string());
+        if own.as_deref() == Some(from.as_str()) {
+            return None;
+        }
+        type Notify = (
+            String,
+            u32,
+            String,
+            String,
+            String,
+            Vec<String>,
+            HashMap<String, zbus::OwnedVariant>,
+            i32,
+        );
+        let replaces = match message.body().deserialize::<Notify>() {
+            Ok(args) => args.1,
+            Err(error) => {
+                tracing::debug!(%error, %from, "a Notify call that is not the specification's");
+                return None;
+            }
+        };
+        if replaces == 0 || !self.registry.has(replaces) {
+            return None;
+        }
+        // Nothing it showed counts any more: the server may show another's text on its keys.
+        self.registry.clear();
+        Some(Event::Replaced {
+            id: replaces,
+            by: from,
+        })
+    }
+
     /// The next thing the desktop did. Cancel-safe: the streams keep what they have not
     /// yielded.
     pub async fn next_event(&mut self) -> Event {
         enum Got {
             Signal(Option<zbus::Result<zbus::Message>>),
             Owner(Option<Option<zbus::names::UniqueName<'static>>>),
+            Call(Option<zbus::Result<zbus::Message>>),
         }
         loop {
             let got = tokio::select! {
-                // The signals first: what the old server sent before it left is read before its
-                // leaving, as far as both have arrived.
+                // A replacement first: a program that floods the bus with signals (forged
+                // clicks are cheap) must not keep it waiting until the person has clicked on
+                // what it wrote. Then the signals: what the old server sent before it left is
+                // read before its leaving, as far as both have arrived.
                 biased;
+                call = next_call(&mut self.calls) => Got::Call(call),
                 signal = next(&mut self.signals) => Got::Signal(signal),
                 owner = next(&mut self.owner) => Got::Owner(owner),
             };
@@ -343,6 +446,20 @@ impl Desktop {
                 }
                 Got::Signal(Some(Err(error))) => {
                     tracing::debug!(%error, "bad message on the signal stream")
+                }
+                Got::Call(Some(Ok(message))) => {
+                    if let Some(event) = self.replaced(&message) {
+                        return event;
+                    }
+                }
+                Got::Call(Some(Err(error))) => {
+                    tracing::debug!(%error, "bad message on the monitor")
+                }
+                Got::Call(None) => {
+                    tracing::warn!(
+                        "the session bus ended the monitor connection: a notification another program replaces by its id is not noticed"
+                    );
+                    self.calls = None;
                 }
                 Got::Owner(Some(owner)) => {
                     // Whatever the old owner showed, its clicks stop counting now.

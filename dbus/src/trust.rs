@@ -7,6 +7,8 @@
 //! more, to any server, until every request held at that moment has ended: answered through
 //! `assent watch` or `assent approve` (the daemon keeps them), cancelled, or expired. Trust
 //! comes back then, and is logged at warn; requests held since are shown from that moment.
+//! Another program replacing one of the agent's notifications by its id is distrusted the
+//! same way.
 //!
 //! A request's end is known from the daemon's `Withdrawn`, or, if the agent missed it (it was
 //! unregistered meanwhile), from its deadline: a request cannot be held past it, so distrust

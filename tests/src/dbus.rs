@@ -11,7 +11,8 @@
 //! A test clicks a button by its label: the agent's action keys are random.
 //!
 //! [`Forger`] is another connection on the bus, as an agent's own program would be: it sends
-//! the same signals from the same path and interface, to see that they do not count.
+//! the same signals from the same path and interface, to see that they do not count, and
+//! replaces a shown notification by its id.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -390,6 +391,23 @@ impl Notifications {
         self.emit(&sender, "ActionInvoked", &(id, key));
     }
 
+    /// Click the button labelled `label` on notification `id` (its latest version), sending
+    /// `ActionInvoked` to every connection on the bus, as GNOME Shell and mako send their
+    /// signals.
+    pub fn click_to_all(&self, id: u32, label: &str) {
+        let key = self.key(id, label);
+        let connection = self.connection().clone();
+        self.runtime
+            .block_on(connection.emit_signal(
+                None::<&str>,
+                PATH,
+                INTERFACE,
+                "ActionInvoked",
+                &(id, key),
+            ))
+            .expect("the signal is sent");
+    }
+
     /// Click the button labelled `label` and close the notification at once, as
     /// notification-daemon does: `ActionInvoked` then `NotificationClosed` (reason 2), back to
     /// back on the server's connection.
@@ -478,6 +496,39 @@ impl Forger {
                 &(id, key.to_string()),
             ))
             .expect("the signal is sent");
+    }
+
+    /// Call the server's `Notify` with `replaces_id` = `id`: the notification shown as `id` now
+    /// says `summary` and `body`, with `actions` (key, label pairs). Returns the id the server
+    /// gave, or its error.
+    pub fn replace(
+        &self,
+        id: u32,
+        summary: &str,
+        body: &str,
+        actions: &[(&str, &str)],
+    ) -> Result<u32, String> {
+        let actions: Vec<&str> = actions.iter().flat_map(|(k, l)| [*k, *l]).collect();
+        let hints: HashMap<&str, zbus::Variant> = HashMap::new();
+        let body = (
+            "assent",
+            id,
+            "dialog-warning",
+            summary,
+            body,
+            actions,
+            hints,
+            0i32,
+        );
+        let call =
+            self.connection
+                .call_method(Some(INTERFACE), PATH, Some(INTERFACE), "Notify", &body);
+        let reply = self
+            .runtime
+            .block_on(async { tokio::time::timeout(RECV_TIMEOUT, call).await })
+            .map_err(|_| "no reply in time".to_string())?
+            .map_err(|e| e.to_string())?;
+        reply.body().deserialize::<u32>().map_err(|e| e.to_string())
     }
 }
 

@@ -106,3 +106,42 @@ fn an_agents_shell_runs_ls_and_holds_rm_rf_under_home() {
     assert!(!marker.exists(), "the denied line ran");
     assert!(agent.home.join("x").join("keep").exists());
 }
+
+/// The agent is the parent of its `$SHELL` (`assent-sh` only passes the line on): a process the
+/// agent starts, even in a session of its own, may not approve what its shell holds, and is told
+/// it descends from the agent; a person elsewhere still answers (here: denies).
+#[test]
+fn what_the_agent_starts_may_not_approve_what_its_shell_holds() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (agent, marker) = agent_env(&daemon, dir.path());
+    let mut child = KillOnDrop(Some(agent.shell_out("rm -rf ~/x")));
+    let mut watcher = daemon.connect();
+    let mut tokens = Vec::new();
+    let held = wait_until(Duration::from_secs(10), || {
+        tokens = pending_tokens(&mut watcher);
+        !tokens.is_empty()
+    });
+    assert!(held, "$SHELL -c 'rm -rf ~/x' was not held");
+
+    // This test process is the agent: its own child, in a new session, tries to approve.
+    let mut own = assent_tests::assent(daemon.socket());
+    own.args(["approve", &tokens[0]]);
+    let own = assent_tests::run_bounded(assent_tests::in_new_session(&mut own));
+    let said = String::from_utf8_lossy(&own.stderr);
+    let agent_pid = std::process::id();
+    assert_eq!(own.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("self_approval") && said.contains(&format!("descends from {agent_pid} (")),
+        "{said}"
+    );
+    assert_eq!(pending_tokens(&mut watcher), tokens, "still held");
+    assert!(!marker.exists(), "the held line ran");
+
+    // A person elsewhere answers: a deny, so that nothing runs.
+    let answer = run_detached(approver(daemon.socket()).args(["answer", &tokens[0], "deny"]));
+    assert_eq!(String::from_utf8_lossy(&answer.stdout).trim(), "done");
+    let output = wait_bounded(child.take(), PROCESS_TIMEOUT);
+    assert_eq!(output.status.code(), Some(126));
+    assert!(!marker.exists(), "the denied line ran");
+}

@@ -31,8 +31,13 @@ struct Setup {
 /// The daemon (`no_approver` left at the tests' default), a private bus, dunst on it, and the
 /// agent in a login session of its own, registered and talking to dunst.
 fn setup() -> Setup {
+    setup_with(assent_tests::Options::default())
+}
+
+/// [`setup`] with the daemon's `options`.
+fn setup_with(options: assent_tests::Options) -> Setup {
     assent_tests::dunst::require_installed();
-    let daemon = TestDaemon::start();
+    let daemon = TestDaemon::with(options);
     let bus = PrivateBus::start();
     let dunst = Dunst::start(&bus);
     let agent = Agent::start(daemon.socket(), &bus);
@@ -346,5 +351,128 @@ fn a_dunst_started_in_place_of_the_persons_is_shown_nothing_while_a_request_is_h
         "{outcome:?}"
     );
     assert_eq!(usurper.count("history"), 0, "nothing was shown meanwhile");
+    drop(agent);
+}
+
+/// The action keys an eavesdropper read off the bus: every `string "…"` that `dbus-monitor`
+/// printed of the `Notify` calls it saw, a random key paired with the label after it.
+fn eavesdropped_keys(monitor_log: &std::path::Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(monitor_log).unwrap_or_default();
+    let strings: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("string \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .collect();
+    strings
+        .windows(2)
+        .filter(|w| random_key(w[0]))
+        .map(|w| (w[0].to_string(), w[1].to_string()))
+        .collect()
+}
+
+/// An agent's program eavesdrops on the session bus (`dbus-monitor`, allowed to any program
+/// of the user's) and so learns the held request's notification id and its random action keys,
+/// then calls `Notify` with that `replaces_id` and those keys: dunst now shows the agent's
+/// harmless text on the request's buttons. assent-notify sees the replacement on the bus, takes
+/// no click on that notification, closes it, and shows nothing more while the request is held;
+/// the person answers it with `assent approve`.
+#[test]
+fn a_notification_replaced_by_another_program_takes_no_click() {
+    if !needs(&[DBUS_DAEMON, DBUS_BIN, XVFB, DUNST]) {
+        return;
+    }
+    // Held long enough for a loaded machine: an expired request's notification is closed, and
+    // the replacement would be a new notification instead.
+    let Setup {
+        agent,
+        dunst,
+        _bus: bus,
+        daemon,
+    } = setup_with(assent_tests::Options {
+        hold_ttl: std::time::Duration::from_secs(600),
+        ..assent_tests::Options::default()
+    });
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let monitor_log = dir.path().join("monitor.txt");
+    let _monitor = assent_tests::KillOnDrop(Some(
+        std::process::Command::new("dbus-monitor")
+            .arg("--address")
+            .arg(bus.address())
+            .arg("type='method_call',member='Notify'")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&monitor_log).expect("the log is made"))
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("dbus-monitor starts"),
+    ));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut conn = daemon.connect();
+    let token = hold(
+        &mut conn,
+        &held_check("touch notify-dunst-swapped", true, None),
+    );
+    assert!(
+        dunst.wait_displayed(1),
+        "dunst does not display the held request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    let mut keys = Vec::new();
+    assert!(
+        wait_until(RECV_TIMEOUT, || {
+            keys = eavesdropped_keys(&monitor_log);
+            keys.len() >= 3
+        }),
+        "dbus-monitor saw the keys: {:?}",
+        std::fs::read_to_string(&monitor_log)
+    );
+    // The id: dunst's menu, opened and left without a choice, names it.
+    dunst.choose("#no such action (");
+    let menu: Vec<MenuLine> = dunst
+        .menu()
+        .iter()
+        .filter_map(|l| MenuLine::parse(l))
+        .collect();
+    let id = three_buttons(&menu);
+    // dunst refuses a second menu until the first one's thread has ended.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let actions: Vec<(&str, &str)> = keys.iter().map(|(k, l)| (k.as_str(), l.as_str())).collect();
+    let forger = assent_tests::dbus::Forger::connect(&bus);
+    let replaced = forger.replace(id, "assent", "`ls` in ~/project", &actions);
+    assert_eq!(replaced, Ok(id), "dunst took the replacement");
+    assert!(
+        wait_until(RECV_TIMEOUT, || agent
+            .log()
+            .contains("replaced by another program")),
+        "assent-notify did not see its notification replaced; its log:\n{}",
+        agent.log()
+    );
+    // The person clicks "Allow once" on whatever dunst displays now.
+    if dunst.count("displayed") > 0 {
+        dunst.choose("#Allow once (");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(
+        assent_tests::pending_tokens(&mut daemon.connect()),
+        vec![token.clone()],
+        "a click on the replaced notification answered the request; assent-notify's log:\n{}",
+        agent.log()
+    );
+    assert_eq!(
+        dunst.count("displayed"),
+        0,
+        "the replaced notification was closed"
+    );
+    let output =
+        assent_tests::run_detached(assent_tests::assent(daemon.socket()).args(["approve", &token]));
+    assert!(
+        output.status.success(),
+        "assent approve: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let outcome = assent_tests::decided(&mut conn);
+    assert!(
+        outcome.allow && outcome.by == DecidedBy::User,
+        "{outcome:?}"
+    );
     drop(agent);
 }

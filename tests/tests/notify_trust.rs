@@ -321,3 +321,78 @@ fn a_destructive_tail_past_the_listing_cut_is_shown() {
     s.server().click(shown.id, "Deny");
     assert!(!decided(&mut conn).allow);
 }
+
+/// An agent's program that eavesdrops on the session bus reads a held request's notification
+/// id and its random keys off the `Notify` call, and calls `Notify` with that id as its
+/// `replaces_id` and those keys, so the buttons under its own text are the request's. On a
+/// server that sends its signals to every connection (GNOME Shell and mako do), the person's
+/// click on that text would come back as a click on the request. assent-notify sees the
+/// replacement on the bus: the click does not count, its notification is closed, and the
+/// person answers with `assent approve`.
+#[test]
+fn a_notification_replaced_by_its_id_takes_no_click_from_a_server_that_tells_everyone() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
+    // Held long enough for a loaded machine: an expired request's notification is closed, and
+    // the replacement would be a new notification instead.
+    let daemon = TestDaemon::with(assent_tests::Options {
+        hold_ttl: Duration::from_secs(600),
+        ..assent_tests::Options::default()
+    });
+    let bus = PrivateBus::start();
+    let server = Notifications::start(&bus, 1);
+    let agent = Agent::start(daemon.socket(), &bus);
+    let s = Setup {
+        daemon,
+        bus,
+        server: Some(server),
+        agent,
+    };
+    let mut conn = s.daemon.connect();
+    let token = hold(&mut conn, &held_check("touch notify-replaced", true, None));
+    let shown = s.server().wait_for_body("touch notify-replaced");
+    let keys: Vec<(&str, &str)> = shown
+        .actions
+        .iter()
+        .zip(&shown.labels)
+        .map(|(k, l)| (k.as_str(), l.as_str()))
+        .collect();
+    let forger = Forger::connect(&s.bus);
+    let replaced = forger.replace(shown.id, "assent", "`ls` in ~/project", &keys);
+    assert_eq!(
+        replaced,
+        Ok(shown.id),
+        "the server took the replacement: {:#?}\nassent-notify's log:\n{}",
+        s.server().shown(),
+        s.agent.log()
+    );
+    assert!(
+        s.agent.wait_log("replaced by another program"),
+        "assent-notify did not see its notification replaced; its log:\n{}",
+        s.agent.log()
+    );
+    s.server().click_to_all(shown.id, "Allow once");
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        s.still_held(&token),
+        "the click on the replaced notification answered; assent-notify's log:\n{}",
+        s.agent.log()
+    );
+    assert!(
+        s.server().close_calls().contains(&shown.id),
+        "the replaced notification was closed: {:?}",
+        s.server().close_calls()
+    );
+    let output = run_detached(assent(s.daemon.socket()).args(["approve", &token]));
+    assert!(
+        output.status.success(),
+        "assent approve: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let outcome = decided(&mut conn);
+    assert!(
+        outcome.allow && outcome.by == DecidedBy::User,
+        "{outcome:?}"
+    );
+}

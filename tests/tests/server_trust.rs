@@ -2,7 +2,8 @@
 //! is not the gate, whatever `--socket` or `ASSENT_SOCKET` says. An agent that serves a socket
 //! of its own under another uid, and points a client at it, would otherwise get "allow" for
 //! anything. The fake server here answers nothing at all: the client must refuse it before it
-//! sends a request.
+//! sends a request. And where the system gate's socket exists, an agent's door uses it whatever
+//! `ASSENT_SOCKET` says (tested in a mount namespace with a `/run` of its own).
 
 use std::process::Command;
 use std::time::Duration;
@@ -67,4 +68,56 @@ fn a_socket_served_by_another_uid_is_not_the_gate() {
     assert_eq!(run.status.code(), Some(126));
     std::thread::sleep(Duration::from_millis(50));
     assert!(!marker.exists(), "the program ran on an untrusted answer");
+}
+
+/// Run in a mount namespace of its own, where `/run` is a fresh tmpfs: `/run/assent/socket` is
+/// served by nobody (uid 65534), then the agent's door asks twice, with `ASSENT_SOCKET` naming
+/// the real gate and with `--socket` naming it. Prints `env=RC` and `flag=RC`.
+const SYSTEM_SOCKET_TAKEN: &str = r#"
+mount -t tmpfs none /run || exit 77
+mkdir -p /run/assent && chmod 777 /run/assent
+setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -c "$SERVER" /run/assent/socket &
+i=0
+while [ ! -S /run/assent/socket ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+"$ASSENT" check -- ls; echo "env=$?"
+"$ASSENT" --socket "$GATE" check -- ls; echo "flag=$?"
+kill $!
+"#;
+
+/// Where the system gate's socket exists, an agent's door uses it whatever `ASSENT_SOCKET`
+/// says (an agent can start itself or its shell with any environment), and takes its answers
+/// only from root: here it is served by another uid, so the door refuses it instead of asking
+/// the socket `ASSENT_SOCKET` names. Only `--socket` (what a hook's own settings, which the gate
+/// protects, name) picks another.
+#[test]
+fn where_the_system_socket_exists_the_door_ignores_assent_socket() {
+    if !assent_tests::needs::needs(&[assent_tests::needs::PYTHON3])
+        || !assent_tests::needs::needs_root("a mount namespace with a /run of its own")
+    {
+        return;
+    }
+    let gate = assent_tests::TestDaemon::start();
+    let mut script = Command::new("unshare");
+    script
+        .args(["--mount", "--propagation", "private", "sh", "-c"])
+        .arg(SYSTEM_SOCKET_TAKEN)
+        .env("SERVER", SERVER)
+        .env("ASSENT", assent_tests::binary("assent"))
+        .env("GATE", gate.socket())
+        .env("ASSENT_SOCKET", gate.socket())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let output = run_bounded(&mut script);
+    let said = String::from_utf8_lossy(&output.stdout);
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(77), "tmpfs on /run: {errors}");
+    assert!(
+        said.contains("env=126") && said.contains("flag=0"),
+        "stdout: {said}\nstderr: {errors}"
+    );
+    assert!(
+        errors.contains("/run/assent/socket is served by uid 65534"),
+        "{errors}"
+    );
 }

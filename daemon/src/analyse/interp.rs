@@ -300,6 +300,12 @@ fn inspect(
     at: &Ctx,
     st: &mut State,
 ) {
+    // A program that talks to the notification server on the bus itself (python's `dbus` or
+    // `Gio`, node's `dbus-next`) can replace, close or click a held request's notification,
+    // whatever its calls look like to the readers: the approval channel.
+    if super::programs::channel::names_the_server(code) {
+        st.add(catalogue::CHANNEL_DRIVE.at(span.clone(), name));
+    }
     match &lang.reader {
         Some(reader) => read(reader, name, code, span, given, path, at, st),
         None => scan(lang, name, code, span, path, at, st),

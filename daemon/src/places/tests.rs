@@ -113,6 +113,8 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("/dev/vcsa1", false, &["gate"]),
     ("/proc/self/fd/1", false, &["null"]),
     ("/proc/4242/fd/1", false, &["gate"]),
+    ("/proc/4242/task/4243/fd/1", false, &["gate"]),
+    ("/proc/self/task/4243/fd/1", false, &["null"]),
     ("/dev/uinput", false, &["gate"]),
     ("~/.config/dunst/dunstrc", false, &["gate"]),
     ("/etc/xdg/mako/config", false, &["gate"]),

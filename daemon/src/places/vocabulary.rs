@@ -53,6 +53,11 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         Is(Null),
         "an open file descriptor",
     ),
+    (
+        "/proc/self/task/*/fd/*",
+        Is(Null),
+        "an open file descriptor",
+    ),
     // ---- Terminals and input that are not the line's own: where a person answers ----
     // What is written onto another terminal (a fake card over `assent watch`, a `y` typed
     // into a prompt) or injected as input is the gate's place: the approval channel.
@@ -78,6 +83,12 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ),
     (
         "/proc/*/fd/*",
+        Is(Gate),
+        "another process's open file (its terminal, where a person answers the gate)",
+    ),
+    // A thread's descriptors are its process's: `/proc/PID/task/TID/fd/1` is that terminal too.
+    (
+        "/proc/*/task/*/fd/*",
         Is(Gate),
         "another process's open file (its terminal, where a person answers the gate)",
     ),

@@ -6,7 +6,8 @@
 //! "allow-once" could click for the person. So every notification gets keys of its own, drawn
 //! from the OS RNG and never shown, and a signal counts only when its sender (set by the bus,
 //! not forgeable) is the unique name that answered the `Notify` that made that id, and its key
-//! is one of that notification's keys. Pure: no I/O but the RNG.
+//! is one of that notification's keys. (A program that monitors the bus can read the keys; what
+//! it could do with them is stopped in `desktop.rs`.) Pure: no I/O but the RNG.
 
 use std::collections::HashMap;
 
@@ -83,6 +84,11 @@ impl Registry {
             }
             _ => false,
         }
+    }
+
+    /// Whether `id` is one of the notifications shown and not yet closed.
+    pub fn has(&self, id: u32) -> bool {
+        self.shown.contains_key(&id)
     }
 
     /// This agent closed `id`.

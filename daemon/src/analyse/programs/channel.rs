@@ -350,6 +350,13 @@ fn dbus(name: &str, args: &[Word]) -> Option<Said> {
     }
 }
 
+/// Whether a program's text names the notification server's bus name or object path: it talks
+/// to the server itself.
+pub fn names_the_server(code: &str) -> bool {
+    code.contains("org.freedesktop.Notifications")
+        || code.contains("/org/freedesktop/Notifications")
+}
+
 /// Whether a settings name (a schema, a dconf path, a file) is the notifications'.
 fn about_notifications(text: &str) -> bool {
     text.to_ascii_lowercase().contains("notif")
