@@ -301,6 +301,10 @@ mod tests {
                 "[confine]\nwritable = [\"~/Documents\"]\n",
                 "may change ~/Documents",
             ),
+            (
+                "project_paths = [\"~/Documents\"]\n",
+                "project_paths: \"~/Documents\" added",
+            ),
         ];
         for (extra, says) in weaker {
             // The base's own keys stay; each case adds one thing.
