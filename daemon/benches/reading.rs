@@ -44,6 +44,8 @@ fn main() {
         .tempdir_in(&home)
         .expect("a project directory in the home");
     let p = project.path();
+    // A repository: in the home only a repository is a project.
+    std::fs::create_dir_all(p.join(".git")).expect("the .git directory");
     let write = |rel: &str, text: &str| {
         let path = p.join(rel);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("directories");
