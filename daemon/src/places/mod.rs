@@ -5,7 +5,8 @@
 //!
 //! A path is judged by its text, never by the file system: pure, no I/O. A pattern (a glob, a
 //! word only partly known) is judged by every place it could name. Which paths are which is
-//! `vocabulary`'s table; where the project, the home and temp are comes from the request.
+//! `vocabulary`'s table; where the home and temp are comes from the request, and the project
+//! from what the daemon found on the disk (`crate::project`).
 //!
 //! This file holds [`Where`] and [`classify`]; `kind.rs` the places, `path.rs` and `glob.rs`
 //! paths and their components as patterns, `compiled.rs` the table compiled once, `lies.rs`
