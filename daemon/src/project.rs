@@ -26,8 +26,12 @@ use crate::read;
 
 /// Directories looked at above the working directory, at most.
 pub const MAX_LEVELS: usize = 64;
-/// How long a look is trusted for the same uid and directory.
-pub const CACHE_TIME: Duration = Duration::from_secs(2);
+/// How long a look is trusted for the same uid and directory. A look that misses costs a
+/// blocking thread's round trip (the `reading` bench: `ls -la` from a directory not seen
+/// before); an agent's lines come in bursts from one directory, so most are kept answers.
+/// Stale, a repository made meanwhile (`git init`) is seen late, which holds more, not less;
+/// one removed meanwhile (`rm -rf .git`) was a project a moment before.
+pub const CACHE_TIME: Duration = Duration::from_secs(10);
 /// Directories remembered at once; past this the stale ones go, then all.
 const CACHE_MAX: usize = 4096;
 
