@@ -38,8 +38,11 @@ const CACHE_MAX: usize = 4096;
 /// The repositories found lately, by uid and working directory.
 #[derive(Debug, Default)]
 pub struct Cache {
-    found: Mutex<HashMap<(u32, String), (Instant, Option<String>)>>,
+    found: Mutex<HashMap<(u32, String), Found>>,
 }
+
+/// When a repository was looked for, and what was found.
+type Found = (Instant, Option<String>);
 
 impl Cache {
     /// The nearest repository at or above `cwd` (below `home` when `cwd` lies in it), looked

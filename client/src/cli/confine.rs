@@ -51,8 +51,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan for `confine`, run from `cwd` by a requester whose home is `home`.
-    pub fn of(confine: &Confinement, cwd: &Path, home: Option<&Path>, approved: bool) -> Plan {
+    /// The plan for `confine`, run by a requester whose home is `home`.
+    pub fn of(confine: &Confinement, home: Option<&Path>, approved: bool) -> Plan {
         let read = AccessFs::ReadFile | AccessFs::Execute;
         let write = AccessFs::from_write(ABI_WANTED);
         let home = home.and_then(|h| h.canonicalize().ok());
@@ -307,7 +307,6 @@ fn own_terminal() -> Option<PathBuf> {
 /// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
 /// person allowed this run.
 pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approved: bool) -> u8 {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     // The home the daemon knows, else the user database's: never `$HOME`, which the caller
     // sets (unset, or elsewhere, it would let the real home pass for a project).
     let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
@@ -316,7 +315,7 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
             .flatten()
             .map(|u| u.dir)
     });
-    let plan = Plan::of(confine, &cwd, home.as_deref(), approved);
+    let plan = Plan::of(confine, home.as_deref(), approved);
     if let Err(error) = plan.enforce(confine.required) {
         if confine.required {
             messages::say(&format!(

@@ -201,10 +201,18 @@ async fn the_disk_is_asked_as_the_requester_and_the_answer_kept_a_moment() {
     assert_eq!(look(format!("{home}/Documents")).await, None);
 }
 
+type Line = (
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+    Level,
+    &'static [&'static str],
+);
+
 /// Where the line is run, the project the daemon found there, the line, its level and its
 /// findings. The same lines in a repository's subdirectory touch the repository; in
 /// `~/Documents` and `~/.config/x`, where there is none, they touch the person's data.
-const LINES: &[(&str, Option<&str>, &str, Level, &[&str])] = &[
+const LINES: &[Line] = &[
     (
         "/home/u/src/app/crates/a",
         Some("/home/u/src/app"),
