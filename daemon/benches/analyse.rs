@@ -17,6 +17,7 @@ mod shapes;
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
+    project: Some("/home/u/repo"),
     truncated: false,
 };
 

@@ -56,6 +56,7 @@ static ALLOCATOR: Counting = Counting;
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
+    project: Some("/home/u/repo"),
     truncated: false,
 };
 

@@ -12,6 +12,7 @@
 use assent_client::protocol::{Confinement, Decision, Level, Origin};
 
 use crate::analyse::Analysis;
+use crate::judge::Caller;
 use crate::landlock;
 use crate::places::{Added, Kind, confine as places};
 use crate::policy::{Policy, Ruling};
@@ -126,16 +127,17 @@ const LOCAL: &[&str] = &[
     ":",
 ];
 
-/// What a door that runs `analysis`'s line must confine it to, for a requester whose home is
-/// `home`; `None` when it is not to be confined (confinement off, or no Landlock). A line that
+/// What a door that runs `analysis`'s line must confine it to, for `caller` (its home, and the
+/// project the line was judged in, which the run may change); `None` when it is not to be confined (confinement off, or no Landlock). A line that
 /// runs a set-user-id program (`sudo`, `su`) is confined like any other: the kernel refuses to
 /// raise privileges inside the domain, so that part fails, closed; the person runs it.
 pub fn confinement(
     analysis: &Analysis,
-    home: Option<&str>,
+    caller: &Caller,
     policy: &Policy,
     added: &Added,
 ) -> Option<Confinement> {
+    let home = caller.home;
     let settings = &policy.settings.confine;
     if !settings.enabled || !landlock::confines() {
         return None;
@@ -161,7 +163,7 @@ pub fn confinement(
     write.dedup();
     Some(Confinement {
         write,
-        project: true,
+        project: caller.project.map(str::to_owned),
         write_within: changes.within.clone(),
         write_anywhere: changes.anywhere,
         hide: home.map(|h| places::hidden(h, added)).unwrap_or_default(),
@@ -231,10 +233,16 @@ mod tests {
         let ctx = Surroundings {
             cwd: "/work/p",
             home: Some("/home/u"),
+            project: Some("/work/p"),
             truncated: false,
         };
         let analysis = analyse::shell(line, &ctx);
-        confinement(&analysis, Some("/home/u"), &policy, &Added::default())
+        let caller = Caller {
+            home: Some("/home/u"),
+            project: Some("/work/p"),
+            ..Caller::default()
+        };
+        confinement(&analysis, &caller, &policy, &Added::default())
     }
 
     #[test]
@@ -258,7 +266,12 @@ mod tests {
         );
         assert!(!c.write.iter().any(|w| w == "/home/u"), "{c:?}");
         assert!(c.hide.contains(&"/home/u/.ssh".to_owned()), "{c:?}");
-        assert!(c.offline && !c.write_anywhere && c.project);
+        assert!(c.offline && !c.write_anywhere);
+        assert_eq!(
+            c.project.as_deref(),
+            Some("/work/p"),
+            "the project the line was judged in"
+        );
     }
 
     #[test]

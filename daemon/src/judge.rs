@@ -35,9 +35,13 @@ pub struct Caller<'a> {
     pub user: Option<&'a str>,
     /// The caller's home directory, for `~`.
     pub home: Option<&'a str>,
+    /// The project the subject's working directory lies in, as the daemon found it on the
+    /// disk (`crate::project`); `None` where the home's rules apply.
+    pub project: Option<&'a str>,
 }
 
-/// Analyse and decide. `home` is the requester's home directory, for `~`.
+/// Analyse and decide. `home` is the requester's home directory, for `~`; the working
+/// directory is taken for the project (as the case tables stand in one).
 pub fn judge(
     policy: &Policy,
     subject: &Subject,
@@ -45,8 +49,13 @@ pub fn judge(
     context: &Context,
     home: Option<&str>,
 ) -> Judgement {
+    let cwd = match subject {
+        Subject::Shell { cwd, .. } => Some(cwd.as_str()),
+        Subject::Tool { cwd, .. } => cwd.as_deref(),
+    };
     let caller = Caller {
         home,
+        project: cwd,
         ..Caller::default()
     };
     judge_for(policy, subject, origin, context, &caller)
@@ -82,6 +91,7 @@ pub fn judge_read(
             let ctx = analyse::Surroundings {
                 cwd,
                 home: caller.home,
+                project: caller.project,
                 truncated: *truncated,
             };
             let added = crate::places::Added {
@@ -120,10 +130,11 @@ pub fn judge_read(
                 tool: None,
                 args: None,
                 home: caller.home,
+                project: caller.project,
             });
             let mut confine = context
                 .confines
-                .then(|| crate::confine::confinement(&analysis, caller.home, policy, &added))
+                .then(|| crate::confine::confinement(&analysis, caller, policy, &added))
                 .flatten();
             crate::confine::instead_of_holding(
                 &mut ruling,
@@ -146,7 +157,14 @@ pub fn judge_read(
         } => {
             // A tool call is automation whatever the caller claims.
             let origin = Origin::Tool;
-            let tool = tools::classify(policy, name, args_json, cwd.as_deref(), caller.home);
+            let tool = tools::classify(
+                policy,
+                name,
+                args_json,
+                cwd.as_deref(),
+                caller.home,
+                caller.project,
+            );
             let ruling = policy.rule_on(&Facts {
                 level: tool.analysis.level,
                 findings: &tool.analysis.findings,
@@ -160,6 +178,7 @@ pub fn judge_read(
                 tool: Some(name),
                 args: tool.args.as_ref(),
                 home: caller.home,
+                project: caller.project,
             });
             Judgement {
                 analysis: tool.analysis,

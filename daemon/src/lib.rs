@@ -20,6 +20,7 @@ pub mod pending;
 pub mod places;
 pub mod policy;
 pub mod polkit;
+pub mod project;
 pub mod read;
 pub mod remember;
 pub mod request;

@@ -246,15 +246,16 @@ fn hidden_devices() -> &'static [u64] {
     })
 }
 
-/// The thread's file-system credentials, set to the requester's while this lives.
-struct Creds {
+/// The thread's file-system credentials, set to the requester's while this lives (the
+/// project's look, `project.rs`, takes them too).
+pub(crate) struct Creds {
     switched: bool,
 }
 
 impl Creds {
     /// As `who`: root switches this thread's file-system ids; another user reads only for
     /// itself (`None` otherwise).
-    fn become_(who: &As) -> Option<Creds> {
+    pub(crate) fn become_(who: &As) -> Option<Creds> {
         let me = nix::unistd::geteuid();
         if !me.is_root() {
             return (me.as_raw() == who.uid).then_some(Creds { switched: false });

@@ -16,10 +16,10 @@ use crate::error::RequestError;
 use crate::judge::{self, Caller, Judgement};
 use crate::peer::PeerIdentity;
 use crate::pending::{self, Held, Hold, Requester, Sent};
-use crate::policy::Policy;
-use crate::read;
+use crate::policy::{Policy, tools};
 use crate::remember::{self, SessionKey};
 use crate::server::Shared;
+use crate::{project, read};
 
 /// Commands longer than this are analysed off the async workers.
 const ANALYSE_INLINE_MAX: usize = 4096;
@@ -252,6 +252,23 @@ impl Asker<'_> {
                 .chain(home.clone())
                 .collect(),
         };
+        // The project, from the disk as the requester: never the client's word.
+        let dir = match &subject {
+            Subject::Shell { cwd, .. } => Some(cwd.clone()),
+            Subject::Tool { args_json, cwd, .. } => tools::working_dir(args_json, cwd.as_deref()),
+        };
+        let project = match &dir {
+            Some(dir) => {
+                let git = self
+                    .shared
+                    .projects
+                    .repository(&who, dir, home.as_deref())
+                    .await;
+                let named = policy.settings.project_paths.as_ref();
+                project::choose(dir, home.as_deref(), git.as_deref(), named)
+            }
+            None => None,
+        };
         let mut disk: Option<Disk> = None;
         let mut spent = read::Spent::default();
         let mut round = 0;
@@ -262,6 +279,7 @@ impl Asker<'_> {
             let policy = Arc::clone(&policy);
             let home = home.clone();
             let user = user.clone();
+            let project = project.clone();
             let run = move || {
                 let judgement = judge::judge_read(
                     &policy,
@@ -272,6 +290,7 @@ impl Asker<'_> {
                         uid: Some(uid),
                         user: user.as_deref(),
                         home: home.as_deref(),
+                        project: project.as_deref(),
                     },
                     judged.as_ref(),
                 );

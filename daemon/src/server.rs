@@ -79,6 +79,8 @@ pub struct Shared {
     /// Receive buffers lent to connections while they read a packet.
     pub buffers: Buffers,
     homes: Mutex<HashMap<u32, HomeAndName>>,
+    /// The repositories found lately around working directories (`project.rs`).
+    pub projects: crate::project::Cache,
     /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
     heartbeat: AtomicU64,
 }
@@ -153,6 +155,7 @@ pub async fn serve(
         refusing: std::sync::atomic::AtomicUsize::new(0),
         buffers: Buffers::default(),
         homes: Mutex::new(HashMap::new()),
+        projects: crate::project::Cache::default(),
         heartbeat: AtomicU64::new(0),
     });
     shared.apply_policy_limits();

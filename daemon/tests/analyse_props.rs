@@ -21,6 +21,7 @@ use proptest::test_runner::{Config, TestRunner};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
+    project: Some("/home/user/project"),
     truncated: false,
 };
 

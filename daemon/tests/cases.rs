@@ -38,6 +38,16 @@ struct Case {
     /// Symbolic links among the paths, relative to `cwd`, and where each leads.
     #[serde(default)]
     links: Option<BTreeMap<String, String>>,
+    /// The project the daemon found (the repository around `cwd`): when the case leaves it
+    /// out, it stands in a repository at `cwd`; `null` stands where there is none
+    /// (`~/Documents`), where the home's rules apply.
+    #[serde(default, deserialize_with = "present")]
+    project: Option<Option<String>>,
+}
+
+/// A key that is there, `null` or not, is `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,6 +82,10 @@ fn level_of(case: &Case) -> Level {
     let ctx = Surroundings {
         cwd: &case.cwd,
         home: Some(&case.home),
+        project: match &case.project {
+            Some(found) => found.as_deref(),
+            None => Some(&case.cwd),
+        },
         truncated: false,
     };
     if case.files.is_none() && case.links.is_none() {

@@ -11,6 +11,7 @@ use assentd::analyse::{Surroundings, shell};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
+    project: Some("/home/user/project"),
     truncated: false,
 };
 

@@ -16,6 +16,7 @@ use assentd::analyse::{Analysis, Surroundings, shell, shell_unsplit};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/user/project",
     home: Some("/home/user"),
+    project: Some("/home/user/project"),
     truncated: false,
 };
 

@@ -171,7 +171,9 @@ impl Sandbox {
         let (uid, gid) = (user.uid.as_raw(), user.gid.as_raw());
         let project = home.join("project");
         let bin = work.path().join("bin");
-        for dir in [&home, &project, &bin] {
+        // The project is a repository, as an agent's is: in the home only a repository (or a
+        // directory the policy names) is a project; anywhere else there the home's rules apply.
+        for dir in [&home, &project.join(".git"), &bin] {
             std::fs::create_dir_all(dir).expect("the sandbox's directories are made");
         }
         std::fs::write(bin.join("rm"), FAKE_RM).expect("the fake rm is written");

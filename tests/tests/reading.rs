@@ -4,8 +4,9 @@
 //! without the trap is still allowed.
 //!
 //! Nothing here is ever run: the traps are written by the test and only the daemon reads
-//! them. The project lies in the requester's home (as the daemon finds it in the user
-//! database), where a project usually is, so that its paths are the project's and not temp's.
+//! them. The project is a repository in the requester's home (as the daemon finds it in the
+//! user database), where a project usually is, so that its paths are the project's and not
+//! temp's.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,8 @@ impl Project {
             .prefix("assent-reading-")
             .tempdir_in(&home)
             .expect("a project directory can be made in the home");
+        // A repository, as a project in the home is (elsewhere there the home's rules apply).
+        std::fs::create_dir_all(dir.path().join(".git")).expect("the .git directory is made");
         Project { dir }
     }
 

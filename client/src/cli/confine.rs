@@ -3,8 +3,9 @@
 //! so that when the run fails the person and the agent learn that it ran confined and how to
 //! let it do more.
 //!
-//! The plan ([`Plan::of`]) is made as the requester, from the disk: the project is the
-//! repository around the working directory; a secret is hidden by granting reads on everything
+//! The plan ([`Plan::of`]) is made as the requester, from the disk: the project is the one the
+//! daemon found and judged the line in (`Confinement.project`), never looked for again here; a
+//! secret is hidden by granting reads on everything
 //! beside it, level by level down from `/` (Landlock grants, it never excepts), so a file
 //! created after the domain directly in a directory above a secret is not readable; a place
 //! that does not exist yet is granted as the nearest directory above it, unless that is `/` or
@@ -50,8 +51,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan for `confine`, run from `cwd` by a requester whose home is `home`.
-    pub fn of(confine: &Confinement, cwd: &Path, home: Option<&Path>, approved: bool) -> Plan {
+    /// The plan for `confine`, run by a requester whose home is `home`.
+    pub fn of(confine: &Confinement, home: Option<&Path>, approved: bool) -> Plan {
         let read = AccessFs::ReadFile | AccessFs::Execute;
         let write = AccessFs::from_write(ABI_WANTED);
         let home = home.and_then(|h| h.canonicalize().ok());
@@ -75,8 +76,8 @@ impl Plan {
             plan.rules.push((path, read));
         }
         let mut writable: Vec<PathBuf> = Vec::new();
-        if confine.project {
-            plan.project = project(cwd, home.as_deref());
+        if let Some(root) = &confine.project {
+            plan.project = project(root, home.as_deref());
             writable.extend(plan.project.clone());
         }
         for place in &confine.write {
@@ -255,25 +256,13 @@ fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The project around `cwd`: the nearest directory above it (itself included) that holds
-/// `.git`, below the home and in none of its hidden directories (`~/.config` with a `.git` is
-/// no project); outside the home, else `cwd` itself when it is neither `/` nor a directory
-/// right below it. Inside the home only a repository is a project: an agent that stands in
-/// `~/Documents` or `~/.ssh` makes neither writable.
-fn project(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let cwd = cwd.canonicalize().ok()?;
-    let is_home_or_above = |dir: &Path| home.is_some_and(|h| h.starts_with(dir));
-    let in_home = home.is_some_and(|h| cwd.starts_with(h));
-    for dir in cwd.ancestors() {
-        if is_home_or_above(dir) {
-            break;
-        }
-        if dir.join(".git").exists() {
-            return (!in_hidden(dir, home)).then(|| dir.to_path_buf());
-        }
-    }
-    let depth = cwd.components().count();
-    (depth > 2 && !in_home && !is_home_or_above(&cwd)).then_some(cwd)
+/// The project the daemon judged the line in, resolved: the door looks for no other, so what
+/// was judged and what is granted agree. The home or above it is never granted as one, whatever
+/// a verdict says.
+fn project(root: &str, home: Option<&Path>) -> Option<PathBuf> {
+    let root = Path::new(root).canonicalize().ok()?;
+    let is_home_or_above = home.is_some_and(|h| h.starts_with(&root));
+    (!is_home_or_above && root != Path::new("/")).then_some(root)
 }
 
 /// `dir` lies in a hidden directory of the home (`~/.config/x`, `~/.ssh`).
@@ -318,7 +307,6 @@ fn own_terminal() -> Option<PathBuf> {
 /// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
 /// person allowed this run.
 pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approved: bool) -> u8 {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     // The home the daemon knows, else the user database's: never `$HOME`, which the caller
     // sets (unset, or elsewhere, it would let the real home pass for a project).
     let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
@@ -327,7 +315,7 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
             .flatten()
             .map(|u| u.dir)
     });
-    let plan = Plan::of(confine, &cwd, home.as_deref(), approved);
+    let plan = Plan::of(confine, home.as_deref(), approved);
     if let Err(error) = plan.enforce(confine.required) {
         if confine.required {
             messages::say(&format!(
@@ -411,35 +399,25 @@ mod tests {
     }
 
     #[test]
-    fn the_project_is_the_repository_not_where_one_stands() {
+    fn the_project_is_the_one_the_daemon_judged_in_never_the_home() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("real");
         let home = root.join("home");
         let repo = home.join("src/repo");
-        std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
         std::fs::create_dir_all(repo.join("crates/a")).expect("mkdir");
+        let text = |p: &Path| p.to_str().expect("utf-8").to_owned();
+        assert_eq!(project(&text(&repo), Some(&home)), Some(repo.clone()));
         assert_eq!(
-            project(&repo.join("crates/a"), Some(&home)),
-            Some(repo.clone())
-        );
-        assert_eq!(project(&home, Some(&home)), None, "the home is no project");
-        let loose = home.join("notes");
-        std::fs::create_dir_all(&loose).expect("mkdir");
-        assert_eq!(
-            project(&loose, Some(&home)),
+            project(&text(&home), Some(&home)),
             None,
-            "in the home only a repository is"
+            "the home is no project"
         );
-        let hidden = home.join(".config/tool");
-        std::fs::create_dir_all(hidden.join(".git")).expect("mkdir");
-        assert_eq!(
-            project(&hidden, Some(&home)),
-            None,
-            "nor one in a hidden directory"
-        );
-        let elsewhere = root.join("srv/work");
-        std::fs::create_dir_all(&elsewhere).expect("mkdir");
-        assert_eq!(project(&elsewhere, Some(&home)), Some(elsewhere.clone()));
+        assert_eq!(project(&text(&root), Some(&home)), None, "nor above it");
+        assert_eq!(project("/", Some(&home)), None);
+        assert_eq!(project(&text(&home.join("gone")), Some(&home)), None);
+        // Through a link, the place it leads to is granted.
+        std::os::unix::fs::symlink(&repo, root.join("link")).expect("link");
+        assert_eq!(project(&text(&root.join("link")), Some(&home)), Some(repo));
     }
 
     #[test]

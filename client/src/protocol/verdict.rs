@@ -90,10 +90,12 @@ pub struct Verdict {
 pub struct Confinement {
     /// Where the run may create, change, rename and remove (and read), each with all beneath.
     pub write: Vec<String>,
-    /// The run may also change the project: the repository around the working directory, or
-    /// the working directory itself when it holds a project. The door finds it, as the
-    /// requester.
-    pub project: bool,
+    /// The project the run may also change: the repository around the working directory (or
+    /// a directory the policy names, or outside the home the working directory itself), as
+    /// the daemon found it on the disk as the requester and judged the line by. The door
+    /// grants this and looks for no other, so the judgement and the domain agree on one
+    /// project. `None`: no project, as in `~/Documents`.
+    pub project: Option<String>,
     /// Directories within which the line changes what is only known when it runs (`rm
     /// ~/old/*`): granted only for a line a person allowed, like `write_anywhere`.
     pub write_within: Vec<String>,

@@ -17,6 +17,7 @@ use crate::policy::tools::{PATH_TOOLS, PathUse};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/proj",
     home: Some("/home/u"),
+    project: Some("/home/u/proj"),
     truncated: false,
 };
 

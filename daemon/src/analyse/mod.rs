@@ -88,6 +88,10 @@ pub struct Surroundings<'a> {
     pub cwd: &'a str,
     /// The caller's home directory, if known.
     pub home: Option<&'a str>,
+    /// The project the working directory lies in, as the daemon found it on the disk (the
+    /// repository around it, or a directory the policy names; `crate::project`): `None` where
+    /// the home's rules apply, as in `~/Documents`.
+    pub project: Option<&'a str>,
     /// The client sent only the start of a longer command.
     pub truncated: bool,
 }
@@ -236,19 +240,19 @@ pub fn shell_read(command: &str, ctx: &Surroundings, added: Added, disk: &Disk) 
 /// What a tool call does to a place named by one of its path arguments, judged like a shell
 /// command doing it: `Read` of `~/.ssh/id_rsa` is `read.secret` as `cat ~/.ssh/id_rsa` is.
 /// `path` is placed as a shell word would be (`~`, relative to `cwd`, `*`, `?` and `[…]` as
-/// patterns); `tree`: the tool acts on everything below a directory. `tool` names the actor.
-#[allow(clippy::too_many_arguments)]
+/// patterns); `tree`: the tool acts on everything below a directory. `tool` names the actor;
+/// `at` is where the call is made (its working directory, home and project).
 pub fn tool_path(
     tool: &str,
     effect: Effect,
     path: &str,
     tree: bool,
-    cwd: Option<&str>,
-    home: Option<&str>,
+    at: &Surroundings,
     added: Added,
     span: Range<usize>,
 ) -> Vec<Finding> {
-    let w = Where::new(cwd, home).with_added(added);
+    let (cwd, home) = (Some(at.cwd).filter(|c| !c.is_empty()), at.home);
+    let w = Where::at(cwd, home, at.project).with_added(added);
     let pieces: Vec<Piece> = places::text_pieces(path, home)
         .into_iter()
         .map(|p| match p {
@@ -687,7 +691,7 @@ impl<'c, 'a> State<'c, 'a> {
             stage_base: Shell::default(),
             stage_printed: None,
             stage_exact: None,
-            where_: Where::new(Some(ctx.cwd), ctx.home).with_added(added),
+            where_: Where::at(Some(ctx.cwd), ctx.home, ctx.project).with_added(added),
             placed: Default::default(),
             added: [0; 5],
             parse_budget: parse_time(0),

@@ -7,6 +7,7 @@ use super::{Analysis, Surroundings, shell};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
+    project: Some("/home/u/repo"),
     truncated: false,
 };
 

@@ -5,7 +5,8 @@
 //!
 //! A path is judged by its text, never by the file system: pure, no I/O. A pattern (a glob, a
 //! word only partly known) is judged by every place it could name. Which paths are which is
-//! `vocabulary`'s table; where the project, the home and temp are comes from the request.
+//! `vocabulary`'s table; where the home and temp are comes from the request, and the project
+//! from what the daemon found on the disk (`crate::project`).
 //!
 //! This file holds [`Where`] and [`classify`]; `kind.rs` the places, `path.rs` and `glob.rs`
 //! paths and their components as patterns, `compiled.rs` the table compiled once, `lies.rs`
@@ -47,24 +48,33 @@ pub struct Patterns<'a> {
     pub set: &'a globset::GlobSet,
 }
 
-/// Where a request is made: the requester's home and working directory, once split into
-/// components for the many paths of one command line.
+/// Where a request is made: the requester's home, its working directory and the project the
+/// directory lies in, once split into components for the many paths of one command line.
 #[derive(Debug, Clone)]
 pub struct Where<'a> {
     /// What the policy adds to the vocabulary.
     added: Added<'a>,
     home: Option<Vec<Comp>>,
-    /// The working directory, when it holds a project: not `/`, not the home or above it.
+    /// The project: not `/`, not a system directory, not the home or above it.
     project: Option<Vec<Comp>>,
     cwd: Option<String>,
     home_text: Option<String>,
 }
 
 impl<'a> Where<'a> {
+    /// The working directory taken for the project, as tests and the fuzz targets place paths.
+    /// A request's project is the repository the daemon found ([`Where::at`]).
     pub fn new(cwd: Option<&str>, home: Option<&str>) -> Where<'a> {
+        Where::at(cwd, home, cwd)
+    }
+
+    /// Where a request made from `cwd` by a requester whose home is `home` is, with the
+    /// project the daemon found it lies in (`crate::project`): `None` for none, as in
+    /// `~/Documents`, where the home's rules apply.
+    pub fn at(cwd: Option<&str>, home: Option<&str>, project: Option<&str>) -> Where<'a> {
         let home_path = home.filter(|h| h.starts_with('/')).map(Path::absolute);
-        let cwd_path = cwd.filter(|c| c.starts_with('/')).map(Path::absolute);
-        let project = cwd_path.filter(|c| {
+        let project = project.filter(|p| p.starts_with('/')).map(Path::absolute);
+        let project = project.filter(|c| {
             !c.comps.is_empty()
                 && home_path
                     .as_ref()
@@ -93,7 +103,7 @@ impl<'a> Where<'a> {
 }
 
 /// Top-level directories that are no project even when a command runs in them.
-const SYSTEM_TOPS: &[&str] = &["home", "usr", "etc", "var", "opt", "srv", "mnt", "media"];
+pub const SYSTEM_TOPS: &[&str] = &["home", "usr", "etc", "var", "opt", "srv", "mnt", "media"];
 
 fn is_name(comp: &Comp, name: &str) -> bool {
     matches!(comp, Comp::Name(g) if g.as_literal().as_deref() == Some(name))

@@ -66,6 +66,7 @@ pub(super) fn describe(policy: &Policy) -> String {
     }
     top.insert("protected_paths".into(), patterns(&s.protected_paths));
     top.insert("sensitive_paths".into(), patterns(&s.sensitive_paths));
+    top.insert("project_paths".into(), patterns(&s.project_paths));
     let approvers: Table = s
         .approvers
         .iter()

@@ -101,6 +101,7 @@ struct FileSpec {
     rate_limit: Option<u32>,
     protected_paths: Option<Vec<String>>,
     sensitive_paths: Option<Vec<String>>,
+    project_paths: Option<Vec<String>>,
     approvers: Option<BTreeMap<String, u32>>,
     tool_confidence: Option<BTreeMap<String, f32>>,
     tools: Option<BTreeMap<String, Level>>,
@@ -530,10 +531,28 @@ fn settings(spec: &FileSpec) -> Result<Settings, String> {
         approvers,
         protected_paths: paths(&spec.protected_paths, "path")?,
         sensitive_paths: paths(&spec.sensitive_paths, "path")?,
+        project_paths: projects(&spec.project_paths)?,
         tools: spec.tools.clone().unwrap_or_default(),
         approval: [Approval::Click; 5],
         confine: confine(spec.confine.as_ref())?,
     })
+}
+
+/// `project_paths`: directories that are projects without being repositories, each absolute
+/// or `~/…`; a glob's `*` stays within one component (`~/work/*` names `~/work/thesis`, not
+/// what lies below it). None names the home or above it (`project.rs` never takes those).
+fn projects(spec: &Option<Vec<String>>) -> Result<Option<Globs>, String> {
+    let Some(dirs) = spec.clone().filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    for dir in &dirs {
+        if !(dir.starts_with('/') || dir.starts_with("~/")) {
+            return Err(format!(
+                "project_paths: {dir:?} must be absolute or start with ~/ (a directory below the requester's home)"
+            ));
+        }
+    }
+    globs(dirs, "path").map(Some)
 }
 
 /// `[confine]`, with the defaults for what it leaves out.

@@ -97,7 +97,7 @@ pub(super) fn matches(rule: &Rule, facts: &Facts<'_>, table: impl Fn(Level) -> D
             let (Some((_, kind)), Some(command)) = (f.cell, owner(facts.commands, f)) else {
                 return false;
             };
-            let at = Where::new(facts.cwd, facts.home);
+            let at = Where::at(facts.cwd, facts.home, facts.project);
             let mut words = command
                 .argv
                 .iter()

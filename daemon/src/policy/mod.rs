@@ -217,6 +217,9 @@ pub struct Settings {
     pub protected_paths: Option<Globs>,
     /// Extra sensitive path globs (reading or writing is destructive).
     pub sensitive_paths: Option<Globs>,
+    /// Directories that are projects without holding a repository (`project_paths`): globs
+    /// over a directory's absolute text or its `~/…` form (`crate::project`).
+    pub project_paths: Option<Globs>,
     /// Risk registry entries, over the built-in ones.
     pub tools: BTreeMap<String, Level>,
     /// How an approval must be given, by level (a rule's own `approval` wins).
@@ -306,6 +309,9 @@ pub struct Facts<'a> {
     pub args: Option<&'a serde_json::Value>,
     /// The caller's home, so `~/…` globs match.
     pub home: Option<&'a str>,
+    /// The project the working directory lies in, as the daemon found it, so a rule's path is
+    /// placed as the line's words were.
+    pub project: Option<&'a str>,
 }
 
 impl Policy {
@@ -350,6 +356,7 @@ impl Policy {
             tool: None,
             args: None,
             home: None,
+            project: None,
         })
     }
 

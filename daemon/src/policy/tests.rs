@@ -33,6 +33,7 @@ fn shell(policy: &Policy, command: &str, origin: Origin, context: &Context) -> R
         uid: Some(1000),
         user: Some("u"),
         home: Some("/home/u"),
+        project: Some("/home/u/project"),
     };
     judge_for(policy, &subject, origin, context, &caller).ruling
 }
@@ -47,6 +48,7 @@ fn tool(policy: &Policy, name: &str, args: &str, context: &Context) -> (Level, R
         uid: Some(1000),
         user: Some("u"),
         home: Some("/home/u"),
+        project: Some("/home/u/project"),
     };
     let j = judge_for(policy, &subject, Origin::Tool, context, &caller);
     (j.analysis.level, j.ruling)
@@ -391,6 +393,7 @@ fn allow_all_is_a_policy_setting_scoped_to_a_uid_never_a_flag() {
         uid: Some(1001),
         user: Some("v"),
         home: Some("/home/v"),
+        project: Some("/home/v/project"),
     };
     let subject = Subject::Shell {
         command: "rm -rf data".into(),
@@ -957,6 +960,10 @@ fn ids_of(subject: Subject, home: &str) -> Vec<&'static str> {
         uid: Some(1000),
         user: Some("u"),
         home: Some(home),
+        project: match &subject {
+            Subject::Shell { cwd, .. } => Some(cwd.as_str()),
+            Subject::Tool { cwd, .. } => cwd.as_deref(),
+        },
     };
     let policy = Policy::embedded();
     let judged = judge_for(
@@ -1046,6 +1053,7 @@ fn a_policys_places_count_everywhere() {
             uid: Some(1000),
             user: Some("u"),
             home: Some("/home/u"),
+            project: Some("/home/u/project"),
         };
         judge_for(&p, &subject, Origin::Agent, &ctx, &caller)
             .analysis
@@ -1451,6 +1459,7 @@ fn a_tool_call_works_in_the_agents_project() {
             uid: Some(1000),
             user: Some("u"),
             home: Some("/home/u"),
+            project: Some("/home/u/project"),
         };
         let j = judge_for(&p, &subject, Origin::Tool, &Context::default(), &caller);
         (j.analysis.level, j.ruling.decision)

@@ -354,14 +354,30 @@ fn finding(id: &'static str, level: Level, message: String, end: usize) -> Findi
     }
 }
 
-/// Analyse a tool call. `cwd` is the agent's working directory (where relative paths are, and
-/// its project), unless an argument names one; `home` is the caller's home directory, for `~`.
+/// The working directory a tool call acts in: the one an argument names, else the agent's.
+/// The daemon looks for the project there (`crate::project`).
+pub fn working_dir(args_json: &str, cwd: Option<&str>) -> Option<String> {
+    let named = match serde_json::from_str::<Value>(args_json) {
+        Ok(Value::Object(map)) => map
+            .iter()
+            .filter(|(k, _)| is_cwd_key(k))
+            .find_map(|(_, v)| v.as_str().map(str::to_owned))
+            .filter(|c| c.starts_with('/')),
+        _ => None,
+    };
+    named.or_else(|| cwd.filter(|c| c.starts_with('/')).map(str::to_owned))
+}
+
+/// Analyse a tool call. `cwd` is the agent's working directory (where relative paths are),
+/// unless an argument names one; `home` is the caller's home directory, for `~`; `project` the
+/// project the daemon found that directory in ([`working_dir`]).
 pub fn classify(
     policy: &Policy,
     name: &str,
     args_json: &str,
     cwd: Option<&str>,
     home: Option<&str>,
+    project: Option<&str>,
 ) -> ToolAnalysis {
     let end = args_json.len();
     let mut findings = Vec::new();
@@ -420,8 +436,14 @@ pub fn classify(
             .find_map(|(_, v)| v.as_str())
             .filter(|c| c.starts_with('/'))
             .or(cwd.filter(|c| c.starts_with('/')));
+        let at = analyse::Surroundings {
+            cwd: cwd.unwrap_or(""),
+            home,
+            project,
+            truncated: false,
+        };
         let place = |effect: Effect, path: &str, tree: bool| {
-            analyse::tool_path(name, effect, path, tree, cwd, home, added, 0..end)
+            analyse::tool_path(name, effect, path, tree, &at, added, 0..end)
         };
         let known = path_use(name);
         // A shell tool's working directory is where its command runs, not a path it is given.
@@ -510,6 +532,7 @@ pub fn classify(
             let ctx = analyse::Surroundings {
                 cwd: cwd.unwrap_or("/"),
                 home,
+                project,
                 truncated: false,
             };
             for (key, value) in map {
@@ -566,6 +589,7 @@ pub fn classify(
                 let ctx = analyse::Surroundings {
                     cwd: cwd.unwrap_or("/"),
                     home,
+                    project,
                     truncated: false,
                 };
                 let inner = analyse::shell_in(command, &ctx, added);

@@ -103,6 +103,19 @@ pub fn weakenings(old: &Policy, new: &Policy) -> Vec<String> {
         &n.sensitive_paths,
         &mut out,
     );
+    // A directory named a project makes its files' changes moderate: naming one weakens.
+    let had = o
+        .project_paths
+        .as_ref()
+        .map(|g| g.patterns.as_slice())
+        .unwrap_or(&[]);
+    for pattern in n.project_paths.iter().flat_map(|g| &g.patterns) {
+        if !had.contains(pattern) {
+            out.push(format!(
+                "project_paths: {pattern:?} added: changes to the files there are a project's"
+            ));
+        }
+    }
     for (level, (was, now)) in o.approval.iter().zip(&n.approval).enumerate() {
         if *was == Approval::Password && *now == Approval::Click {
             out.push(format!(
@@ -287,6 +300,10 @@ mod tests {
             (
                 "[confine]\nwritable = [\"~/Documents\"]\n",
                 "may change ~/Documents",
+            ),
+            (
+                "project_paths = [\"~/Documents\"]\n",
+                "project_paths: \"~/Documents\" added",
             ),
         ];
         for (extra, says) in weaker {

@@ -12,6 +12,7 @@ use crate::places::Added;
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/proj",
     home: Some("/home/u"),
+    project: Some("/home/u/proj"),
     truncated: false,
 };
 

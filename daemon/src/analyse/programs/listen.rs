@@ -360,6 +360,7 @@ mod tests {
     const CTX: Surroundings<'static> = Surroundings {
         cwd: "/home/u/proj",
         home: Some("/home/u"),
+        project: Some("/home/u/proj"),
         truncated: false,
     };
 

@@ -165,6 +165,7 @@ fn publishing_is_found_by_its_verb() {
     let ctx = crate::analyse::Surroundings {
         cwd: "/home/u/project",
         home: Some("/home/u"),
+        project: Some("/home/u/project"),
         truncated: false,
     };
     for line in PUBLISHED {
@@ -245,6 +246,7 @@ fn cloud_table() {
             &crate::analyse::Surroundings {
                 cwd: "/home/u/project",
                 home: Some("/home/u"),
+                project: Some("/home/u/project"),
                 truncated: false,
             },
         );

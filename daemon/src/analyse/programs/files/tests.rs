@@ -8,6 +8,7 @@ use crate::analyse::{Surroundings, shell};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/repo",
     home: Some("/home/u"),
+    project: Some("/home/u/repo"),
     truncated: false,
 };
 

@@ -9,6 +9,7 @@ use crate::analyse::{Surroundings, shell};
 const CTX: Surroundings<'static> = Surroundings {
     cwd: "/home/u/project",
     home: Some("/home/u"),
+    project: Some("/home/u/project"),
     truncated: false,
 };
 
