@@ -187,6 +187,10 @@ mod tests {
                 origin: Origin::Agent,
                 context: Context::default(),
             }),
+            Request::Grant(GrantRequest {
+                token: "pg_1".into(),
+                subject: shell("make"),
+            }),
         ]
     }
 
@@ -216,6 +220,7 @@ mod tests {
             token: Some("pa_0".into()),
             expires_in_ms: Some(300_000),
             confine: None,
+            grant: None,
         };
         let responses = vec![
             Response::Verdict(verdict.clone()),
