@@ -18,6 +18,7 @@ mod claude;
 mod codex;
 mod gemini;
 mod parse;
+mod rewrite;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -33,7 +34,10 @@ use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
 
-use parse::{check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call};
+use parse::{
+    check_event, pre_tool_use_output, rewritten_output, run_dir, shell_call, string_field,
+    tool_call,
+};
 
 /// The exit code of a deny for Claude Code and Codex: blocks the call (with the reason on
 /// stderr). Any other non-zero code lets the call run, so none is ever used.
@@ -166,6 +170,9 @@ struct Call {
     subject: Subject,
     origin: Origin,
     context: Context,
+    /// A shell call's input, when the agent runs the command the hook hands back in its place
+    /// (Claude Code's `updatedInput`): an allow then rewrites it to run confined.
+    rewritable: Option<Value>,
 }
 
 /// What the hook answers.
@@ -180,6 +187,14 @@ enum Answer {
     /// Allowed by the gate, and nothing said: the agent's own permission rules decide as if
     /// there were no hook (Claude Code's `--defer`).
     Defer(String),
+    /// Let the call run with this tool input instead: the line through `assent sh --grant`,
+    /// confined as the gate said ([`rewrite`]).
+    Rewrite {
+        /// Why it is allowed.
+        reason: String,
+        /// The agent's tool input, its command rewritten.
+        input: Value,
+    },
 }
 
 /// `assent hook ARGS...`; returns the exit code (0 or 2, never anything else after parsing).
@@ -267,6 +282,16 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
     };
     // Which agent this hook serves: people see it as the agent's own claim.
     call.context.agent = Some(cli.agent.display().to_string());
+    // Under --defer the agent's own rules decide after us, and take no rewritten input.
+    if cli.defer {
+        call.rewritable = None;
+    }
+    // A call we can rewrite runs confined: the gate may then let an opaque line run confined
+    // instead of holding it, and gives a grant with the allow.
+    if call.rewritable.is_some() {
+        call.context.confines = true;
+        call.context.grant = true;
+    }
     let answer = gate(
         cli.agent,
         cli.socket.clone().or(socket),
@@ -289,7 +314,7 @@ fn emit(agent: Agent, answer: &Answer) -> u8 {
         let _ = writeln!(std::io::stdout().lock(), "{json}");
     }
     match answer {
-        Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) => 0,
+        Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) | Answer::Rewrite { .. } => 0,
         Answer::Deny(reason) => {
             let _ = writeln!(std::io::stderr().lock(), "{}", one_line(reason));
             agent.deny_exit()
@@ -363,6 +388,11 @@ fn gate(
         Ok(conn) => conn,
         Err(error) => return Answer::Deny(unavailable(&error.to_string())),
     };
+    let rewritable = call.rewritable;
+    let line = match &call.subject {
+        Subject::Shell { command, .. } => command.clone(),
+        Subject::Tool { .. } => String::new(),
+    };
     let request = Request::Check(CheckRequest {
         subject: call.subject,
         origin: call.origin,
@@ -389,7 +419,7 @@ fn gate(
             );
         }
     };
-    match verdict.outcome() {
+    let answer = match verdict.outcome() {
         Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
@@ -419,6 +449,22 @@ fn gate(
             }
             wait_held(&mut conn, &verdict, token, deadline)
         }
+    };
+    match (answer, rewritable) {
+        (Answer::Allow(reason), Some(input)) => {
+            // The grant: the verdict's own, or a held line's token once a person allowed it.
+            let held = match verdict.outcome() {
+                Outcome::Held(token) if verdict.confine.is_some() => Some(token),
+                _ => None,
+            };
+            let grant = verdict.grant.as_deref().or(held);
+            match grant {
+                Some(grant) => rewrite::answer(reason, &input, &line, grant),
+                // Nothing to confine it to (the gate gave no confinement): as without a rewrite.
+                None => Answer::Allow(reason),
+            }
+        }
+        (answer, _) => answer,
     }
 }
 

@@ -6,6 +6,7 @@ mod child;
 pub mod confine;
 pub mod docs;
 pub mod explain;
+mod grant;
 pub mod fast;
 pub mod hook;
 pub mod init;

@@ -86,6 +86,8 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         // Never produced for Codex (the flag is refused); a deny, should it ever be.
         Answer::Ask(reason) => pre_tool_use_output("deny", reason),
+        // Never produced for Codex (no call of it is rewritable yet); a deny, should it ever be.
+        Answer::Rewrite { reason, .. } => pre_tool_use_output("deny", reason),
     }
 }
 

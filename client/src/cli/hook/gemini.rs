@@ -43,6 +43,8 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
         Answer::Deny(reason) => ("deny", reason),
         Answer::Ask(reason) => ("ask", reason),
+        // Never produced for Gemini (no call of it is rewritable yet); a deny, should it ever be.
+        Answer::Rewrite { reason, .. } => ("deny", reason),
     };
     serde_json::json!({"decision": decision, "reason": one_line(reason)}).to_string()
 }
