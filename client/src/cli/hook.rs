@@ -459,7 +459,9 @@ fn gate(
             };
             let grant = verdict.grant.as_deref().or(held);
             match grant {
-                Some(grant) => rewrite::answer(reason, &input, &line, grant),
+                Some(grant) => {
+                    rewrite::answer(reason, &input, &line, grant, agent == Agent::ClaudeCode)
+                }
                 // Nothing to confine it to (the gate gave no confinement): as without a rewrite.
                 None => Answer::Allow(reason),
             }

@@ -10,7 +10,14 @@ use crate::cli::grant;
 /// The answer to an allowed call `line` that the agent lets the hook rewrite (`input`, its tool
 /// input with a `command`): the same input with the command run through `assent sh --grant`.
 /// A call that cannot be rewritten faithfully is denied: it was allowed to run confined only.
-pub(super) fn answer(reason: String, input: &Value, line: &str, grant: &str) -> Answer {
+/// `follow_dir`: the agent's shell keeps the line's final directory ([`grant::rewrite`]).
+pub(super) fn answer(
+    reason: String,
+    input: &Value,
+    line: &str,
+    grant: &str,
+    follow_dir: bool,
+) -> Answer {
     if line.contains('\0') {
         return Answer::Deny(
             "assent: the command holds a NUL byte, which a shell cannot run confined; not allowed"
@@ -32,7 +39,7 @@ pub(super) fn answer(reason: String, input: &Value, line: &str, grant: &str) -> 
     };
     fields.insert(
         "command".into(),
-        Value::String(grant::rewrite(&assent, grant, line)),
+        Value::String(grant::rewrite(&assent, grant, line, follow_dir)),
     );
     Answer::Rewrite {
         reason: format!("{reason}; runs confined"),
@@ -50,7 +57,7 @@ mod tests {
     fn the_command_is_rewritten_and_the_rest_kept() {
         let input = json!({"command": "cd sub && make", "description": "build", "timeout": 5});
         let Answer::Rewrite { input: out, reason } =
-            answer("ok".into(), &input, "cd sub && make", "pg_1")
+            answer("ok".into(), &input, "cd sub && make", "pg_1", true)
         else {
             panic!("a rewrite");
         };
@@ -65,7 +72,7 @@ mod tests {
     fn a_nul_byte_is_denied() {
         let input = json!({"command": "ls\u{0}"});
         assert!(matches!(
-            answer("ok".into(), &input, "ls\u{0}", "pg_1"),
+            answer("ok".into(), &input, "ls\u{0}", "pg_1", true),
             Answer::Deny(_)
         ));
     }
