@@ -380,8 +380,8 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                10, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0
+                10, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0
             ]
         );
         assert_eq!(encode_request(&Request::Status).expect("encodes"), [10, 5]);

@@ -203,14 +203,15 @@ impl Conn {
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Grant(grant) => {
-                let reply = match self.shared.grants.redeem(
-                    &grant.token,
-                    self.peer.uid,
-                    &grant.subject,
-                ) {
-                    Ok(granted) => Response::Granted(granted),
-                    Err(error) => Response::Error(error.to_wire()),
-                };
+                let reply =
+                    match self
+                        .shared
+                        .grants
+                        .redeem(&grant.token, self.peer.uid, &grant.subject)
+                    {
+                        Ok(granted) => Response::Granted(granted),
+                        Err(error) => Response::Error(error.to_wire()),
+                    };
                 self.send(&reply).await;
             }
             Request::Explain(explain) => {

@@ -76,7 +76,12 @@ impl Grants {
     }
 
     /// Redeem `token` for `subject` as `uid`: what to run it with. The grant is spent either way.
-    pub fn redeem(&self, token: &str, uid: u32, subject: &Subject) -> Result<Granted, RequestError> {
+    pub fn redeem(
+        &self,
+        token: &str,
+        uid: u32,
+        subject: &Subject,
+    ) -> Result<Granted, RequestError> {
         let grant = self
             .map
             .lock()
@@ -181,7 +186,11 @@ mod tests {
             .expect_err("expired")
             .to_string();
         assert!(error.contains("expired"), "{error}");
-        assert!(grants.redeem("pg_nope", 1000, &shell("make", "/p")).is_err());
+        assert!(
+            grants
+                .redeem("pg_nope", 1000, &shell("make", "/p"))
+                .is_err()
+        );
     }
 
     #[test]

@@ -154,9 +154,8 @@ fn a_held_call_a_person_approved_runs_once_confined_and_is_not_held_again() {
             "it ran, not held a second time: {result}\n{log}"
         );
         // One hold in the audit: the door redeemed the grant, it did not judge again.
-        let trail = assent_tests::run_bounded(assent(daemon.socket()).args([
-            "log", "-n", "50", "--json",
-        ]));
+        let trail =
+            assent_tests::run_bounded(assent(daemon.socket()).args(["log", "-n", "50", "--json"]));
         let trail = String::from_utf8_lossy(&trail.stdout);
         let holds = trail
             .lines()

@@ -150,7 +150,11 @@ fn an_allowed_call_is_rewritten_to_run_confined_once() {
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     assert!(stderr(&out).contains("ran confined"), "{out:?}");
     assert!(stderr(&out).contains("Permission denied"), "{out:?}");
-    assert_eq!(m.notes(), DOCUMENT, "the document outside the project is intact");
+    assert_eq!(
+        m.notes(),
+        DOCUMENT,
+        "the document outside the project is intact"
+    );
     let out = run(&grant, line);
     assert!(stderr(&out).contains("already used"), "{out:?}");
 
@@ -168,7 +172,9 @@ fn an_allowed_call_is_rewritten_to_run_confined_once() {
     let out = run(&grant, inside);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
-        std::fs::read_to_string(m.project.join("made.txt")).ok().as_deref(),
+        std::fs::read_to_string(m.project.join("made.txt"))
+            .ok()
+            .as_deref(),
         Some("ok")
     );
 }

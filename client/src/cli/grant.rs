@@ -90,14 +90,16 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
     let pipe = match report.as_ref().map(|_| directory_pipe()).transpose() {
         Ok(pipe) => pipe,
         Err(error) => {
-            messages::say(&format!("cannot report the directory: {error}; not running"));
+            messages::say(&format!(
+                "cannot report the directory: {error}; not running"
+            ));
             return exit::UNAVAILABLE;
         }
     };
     match (&pipe, granted.dir_fd) {
-        (Some((_, fd)), Some(agents)) => command
-            .arg("-c")
-            .arg(reporting(*fd, agents, &granted.line)),
+        (Some((_, fd)), Some(agents)) => {
+            command.arg("-c").arg(reporting(*fd, agents, &granted.line))
+        }
         _ => command.arg("-c").arg(&granted.line),
     };
     let code = confine::run(
@@ -177,7 +179,12 @@ fn final_dir(read: OwnedFd) -> Option<String> {
 /// path.
 pub fn rewrite(assent: &str, token: &str, line: &str, follow_dir: bool) -> String {
     if !follow_dir {
-        return format!("{} sh --grant {} -c {}", quote(assent), quote(token), quote(line));
+        return format!(
+            "{} sh --grant {} -c {}",
+            quote(assent),
+            quote(token),
+            quote(line)
+        );
     }
     format!(
         "{{ __assent_dir=$({} sh --grant {} --dir-fd 3 -c {} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
@@ -251,7 +258,9 @@ mod tests {
     #[test]
     fn the_rewrite_carries_the_line_token_and_program_as_single_words() {
         let rewritten = rewrite("/usr/bin/assent", "pg_1", "cd sub && make", true);
-        assert!(rewritten.contains("'/usr/bin/assent' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"));
+        assert!(rewritten.contains(
+            "'/usr/bin/assent' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"
+        ));
         assert!(rewritten.ends_with("(builtin exit \"$__assent_status\")"));
         assert_eq!(
             rewrite("/usr/bin/assent", "pg_1", "it's", false),

@@ -12,7 +12,9 @@
 //! and our own wait ends before the agent's hook timeout. The per-agent input and output formats
 //! live in `hook/{claude,codex,gemini}.rs`; this module owns reading, waiting and exit codes.
 //!
-//! It must not run anything: the agent runs the tool after an allow.
+//! It must not run anything: the agent runs the tool after an allow. An allowed shell call
+//! is handed back rewritten (`hook/rewrite.rs`) so that what the agent runs is `assent sh
+//! --grant`, confined as the gate said.
 
 mod claude;
 mod codex;
@@ -452,19 +454,7 @@ fn gate(
     };
     match (answer, rewritable) {
         (Answer::Allow(reason), Some(input)) => {
-            // The grant: the verdict's own, or a held line's token once a person allowed it.
-            let held = match verdict.outcome() {
-                Outcome::Held(token) if verdict.confine.is_some() => Some(token),
-                _ => None,
-            };
-            let grant = verdict.grant.as_deref().or(held);
-            match grant {
-                Some(grant) => {
-                    rewrite::answer(reason, &input, &line, grant, agent == Agent::ClaudeCode)
-                }
-                // Nothing to confine it to (the gate gave no confinement): as without a rewrite.
-                None => Answer::Allow(reason),
-            }
+            rewrite::allowed(reason, &input, &line, &verdict, agent == Agent::ClaudeCode)
         }
         (answer, _) => answer,
     }

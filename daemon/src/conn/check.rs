@@ -47,7 +47,11 @@ impl Conn {
         if let (Some(subject), Some(confine)) = (&wants_grant, &confine)
             && judgement.ruling.decision == Decision::Allow
         {
-            match self.shared.grants.give(uid, subject, grants::granted(confine, false)) {
+            match self
+                .shared
+                .grants
+                .give(uid, subject, grants::granted(confine, false))
+            {
                 Ok(grant) => reply.grant = Some(grant),
                 Err(error) => {
                     self.send(&Response::Error(error.to_wire())).await;

@@ -2,10 +2,32 @@
 //! -c LINE` in its place (see `cli/grant.rs` for the command and how the agent's working
 //! directory follows the line's `cd`).
 
+use assent_client::protocol::{Outcome, Verdict};
 use serde_json::Value;
 
 use super::Answer;
 use crate::cli::grant;
+
+/// The answer to a call the gate allowed (`verdict`: now, or after a hold a person answered),
+/// whose `input` the agent lets the hook rewrite: run confined under the verdict's grant, or a
+/// held line's token (which the daemon made its grant when the person allowed it). A verdict
+/// with no confinement gave no grant: the plain allow, as without a rewrite.
+pub(super) fn allowed(
+    reason: String,
+    input: &Value,
+    line: &str,
+    verdict: &Verdict,
+    follow_dir: bool,
+) -> Answer {
+    let held = match verdict.outcome() {
+        Outcome::Held(token) if verdict.confine.is_some() => Some(token),
+        _ => None,
+    };
+    match verdict.grant.as_deref().or(held) {
+        Some(grant) => answer(reason, input, line, grant, follow_dir),
+        None => Answer::Allow(reason),
+    }
+}
 
 /// The answer to an allowed call `line` that the agent lets the hook rewrite (`input`, its tool
 /// input with a `command`): the same input with the command run through `assent sh --grant`.
