@@ -176,22 +176,21 @@ fn final_dir(read: OwnedFd) -> Option<String> {
 /// Code), the door reports the line's final directory, the agent's shell `cd`s there, and the
 /// line's exit status is the command's; otherwise (Codex and Gemini CLI start each call afresh,
 /// and Gemini refuses a command substitution) it is the door alone. `assent` is this program's
-/// path.
-pub fn rewrite(assent: &str, token: &str, line: &str, follow_dir: bool) -> String {
+/// path, `socket` that of the daemon that gave the grant.
+pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: bool) -> String {
+    let door = format!(
+        "{} --socket {} sh --grant {}",
+        quote(assent),
+        quote(socket),
+        quote(token)
+    );
     if !follow_dir {
-        return format!(
-            "{} sh --grant {} -c {}",
-            quote(assent),
-            quote(token),
-            quote(line)
-        );
+        return format!("{door} -c {}", quote(line));
     }
     format!(
-        "{{ __assent_dir=$({} sh --grant {} --dir-fd 3 -c {} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
+        "{{ __assent_dir=$({door} --dir-fd 3 -c {} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
          if [[ -n $__assent_dir ]]; then builtin cd -- \"$__assent_dir\" 2>/dev/null; fi; \
          (builtin exit \"$__assent_status\")",
-        quote(assent),
-        quote(token),
         quote(line)
     )
 }
@@ -257,14 +256,14 @@ mod tests {
 
     #[test]
     fn the_rewrite_carries_the_line_token_and_program_as_single_words() {
-        let rewritten = rewrite("/usr/bin/assent", "pg_1", "cd sub && make", true);
+        let rewritten = rewrite("/usr/bin/assent", "/run/s", "pg_1", "cd sub && make", true);
         assert!(rewritten.contains(
-            "'/usr/bin/assent' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"
+            "'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"
         ));
         assert!(rewritten.ends_with("(builtin exit \"$__assent_status\")"));
         assert_eq!(
-            rewrite("/usr/bin/assent", "pg_1", "it's", false),
-            r"'/usr/bin/assent' sh --grant 'pg_1' -c 'it'\''s'"
+            rewrite("/usr/bin/assent", "/run/s", "pg_1", "it's", false),
+            r"'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'it'\''s'"
         );
     }
 

@@ -384,9 +384,11 @@ fn gate(
     deadline: Instant,
     ask_when_held: bool,
 ) -> Answer {
-    let mut conn = match assent_client::paths::resolve_door_socket(socket.as_deref())
-        .and_then(|p| Connection::connect(&p))
-    {
+    let socket = match assent_client::paths::resolve_door_socket(socket.as_deref()) {
+        Ok(socket) => socket,
+        Err(error) => return Answer::Deny(unavailable(&error.to_string())),
+    };
+    let mut conn = match Connection::connect(&socket) {
         Ok(conn) => conn,
         Err(error) => return Answer::Deny(unavailable(&error.to_string())),
     };
@@ -454,7 +456,8 @@ fn gate(
     };
     match (answer, rewritable) {
         (Answer::Allow(reason), Some(input)) => {
-            rewrite::allowed(reason, &input, &line, &verdict, agent == Agent::ClaudeCode)
+            let follow_dir = agent == Agent::ClaudeCode;
+            rewrite::allowed(reason, &input, &line, &verdict, &socket, follow_dir)
         }
         (answer, _) => answer,
     }
