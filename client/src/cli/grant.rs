@@ -174,8 +174,8 @@ fn final_dir(read: OwnedFd) -> Option<String> {
 /// The command an agent's hook runs instead of `line`: `assent sh --grant` runs it confined.
 /// For an agent whose shell keeps its working directory across calls (`follow_dir`: Claude
 /// Code), the door reports the line's final directory, the agent's shell `cd`s there, and the
-/// line's exit status is the command's; otherwise (Codex and Gemini CLI start each call afresh,
-/// and Gemini refuses a command substitution) it is the door alone. `assent` is this program's
+/// line's exit status is the command's; otherwise (Gemini CLI starts each call afresh, and
+/// refuses a command substitution) it is the door alone. `assent` is this program's
 /// path, `socket` that of the daemon that gave the grant.
 pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: bool) -> String {
     let door = format!(

@@ -16,8 +16,7 @@
 use serde_json::Value;
 
 use super::{
-    Answer, Call, check_event, pre_tool_use_output, rewritten_output, run_dir, shell_call,
-    string_field, tool_call,
+    Answer, Call, check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call,
 };
 
 /// Codex's names for its shell tools.
@@ -44,13 +43,11 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
         let cwd = string_field(input, "cwd")?;
         // The call may run elsewhere than the session: its `workdir`.
         let cwd = run_dir(cwd, tool_input.get("workdir").and_then(Value::as_str));
-        let mut call = shell_call(&command, &cwd, input)?;
-        // Codex runs the `updatedInput` an allow hands back, its `command` a string: a call
-        // whose command is one can run confined.
-        if tool_input.get("command").is_some_and(Value::is_string) {
-            call.rewritable = Some(tool_input.clone());
-        }
-        return Ok(call);
+        // Codex would run an `updatedInput` handed back with an allow, but inside its own
+        // sandbox (on by default) the rewritten door cannot reach the gate's socket (`connect`
+        // is refused), and nothing in the hook's input says whether that sandbox is on: so the
+        // call is not rewritten, and runs unconfined as Codex got it.
+        return shell_call(&command, &cwd, input);
     }
     // `apply_patch` names its files relative to the session's directory, which Codex gives
     // beside the call: the call carries it, and the daemon places them there.
@@ -93,8 +90,8 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         // Never produced for Codex (the flag is refused); a deny, should it ever be.
         Answer::Ask(reason) => pre_tool_use_output("deny", reason),
-        // Codex takes `allow` only with `updatedInput`: the call rewritten to run confined.
-        Answer::Rewrite { reason, input } => rewritten_output(reason, input),
+        // Never produced for Codex (see `parse`); a deny, should it ever be.
+        Answer::Rewrite { reason, .. } => pre_tool_use_output("deny", reason),
     }
 }
 
