@@ -130,7 +130,8 @@ mod tests {
                     confidence: Some(0.5),
                     prompt: true,
                     agent: None,
-                    confines: false,
+                    confines: true,
+                    grant: true,
                 },
                 wait: true,
             }),
@@ -187,6 +188,10 @@ mod tests {
                 origin: Origin::Agent,
                 context: Context::default(),
             }),
+            Request::Grant(GrantRequest {
+                token: "pg_1".into(),
+                subject: shell("make"),
+            }),
         ]
     }
 
@@ -216,6 +221,7 @@ mod tests {
             token: Some("pa_0".into()),
             expires_in_ms: Some(300_000),
             confine: None,
+            grant: None,
         };
         let responses = vec![
             Response::Verdict(verdict.clone()),
@@ -374,19 +380,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                10, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
-                0, 0, 0, 0, 0
+                11, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [10, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [10, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [11, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [11, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [10, 7, 5, 1, b'e']
+            [11, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -398,9 +404,9 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [10, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [11, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
-        // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false), wait.
+        // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false, version 11: grant false), wait.
         let batch = Request::CheckBatch(BatchRequest {
             subjects: vec![Subject::Tool {
                 name: "t".into(),
@@ -414,7 +420,7 @@ mod tests {
         assert_eq!(
             encode_request(&batch).expect("encodes"),
             [
-                10, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 1
+                11, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 1
             ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
@@ -424,7 +430,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [10, 8, 0, 0, 0]
+            [11, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -435,13 +441,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [10, 9, 1, 1, 1, 1, b'r']
+            [11, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [10, 9, 0]
+            [11, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -450,11 +456,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [10, 11, 1, b't', 0, 3]
+            [11, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [10, 13, 2]
+            [11, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -475,9 +481,10 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [10, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [11, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
-        // Version 10: a verdict's confinement carries the project the daemon found, not a flag.
+        // Version 11: a verdict's confinement carries the project the daemon found, not a
+        // flag; then the grant (none here).
         let verdict = Response::Verdict(Verdict {
             decision: Decision::Allow,
             level: Level::Safe,
@@ -489,11 +496,12 @@ mod tests {
                 project: Some("/p".into()),
                 ..Confinement::default()
             }),
+            grant: None,
         });
         let bytes = encode_response(&verdict).expect("encodes");
         assert_eq!(
-            bytes[bytes.len() - 12..],
-            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0],
+            bytes[bytes.len() - 13..],
+            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0, 0],
             "{bytes:?}"
         );
     }

@@ -25,7 +25,7 @@ pub use verdict::{
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 10;
+pub const PROTOCOL_VERSION: u32 = 11;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -36,7 +36,7 @@ pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
 
 /// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
 /// client) from a malformed one before decoding the body.
-pub const REQUEST_VARIANTS: u32 = 13;
+pub const REQUEST_VARIANTS: u32 = 14;
 
 /// The most subjects one [`Request::CheckBatch`] may carry; more is refused as `invalid`.
 pub const MAX_BATCH_ITEMS: usize = 64;
@@ -148,6 +148,32 @@ pub enum Request {
     /// answered, or not redeemed, within the hold TTL), `user_mismatch`, `session_mismatch`, or
     /// `invalid` for another subject or a batch's token.
     Redeem(RedeemRequest),
+    /// Redeem a one-time grant ([`Verdict::grant`]): the door that runs a line an agent's hook
+    /// was allowed (`assent sh --grant TOKEN -c LINE`) takes the confinement the gate gave it,
+    /// instead of judging the line again. Only the uid that was given it, for exactly the
+    /// subject it was given for, once, within seconds. Reply: [`Response::Granted`], or
+    /// [`Response::Error`] (`invalid`: unknown, spent, expired, another uid or another
+    /// subject); a refused grant is spent all the same.
+    Grant(GrantRequest),
+}
+
+/// The body of [`Request::Grant`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GrantRequest {
+    /// The grant's token, from the verdict.
+    pub token: String,
+    /// The command, exactly as it was checked (its working directory included).
+    pub subject: Subject,
+}
+
+/// What a redeemed grant lets the door run with: the reply to [`Request::Grant`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Granted {
+    /// The Landlock domain to build, as the check's verdict gave it (for a line the policy
+    /// let through by itself, without `write_anywhere`).
+    pub confine: Confinement,
+    /// A person allowed the line (after a hold): what only a person grants is granted.
+    pub approved: bool,
 }
 
 /// The body of [`Request::Redeem`]: the token and what it must have been given for.
@@ -276,6 +302,11 @@ pub struct Context {
     /// (`assent run`, `assent sh`). A door's promise about how it runs what it is allowed,
     /// not a claim about the command: it never lowers what the command is judged to be.
     pub confines: bool,
+    /// The caller hands an allowed line to a door that runs it confined (an agent's hook that
+    /// rewrites the call to `assent sh --grant`): an allow with a [`Confinement`] comes with a
+    /// one-time grant ([`Verdict::grant`]; for a held request allowed by a person, its token
+    /// becomes the grant). Only with `confines`.
+    pub grant: bool,
 }
 
 /// A message from the daemon to a client.
@@ -313,6 +344,8 @@ pub enum Response {
         /// The count.
         removed: u32,
     },
+    /// A redeemed grant: what the door runs the line with.
+    Granted(Granted),
 }
 
 /// An error as it crosses the wire: a stable kind plus a message for a person.

@@ -202,6 +202,18 @@ impl Conn {
             Request::Check(check) => return self.check(check).await,
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Redeem(redeem) => return self.redeem(redeem).await,
+            Request::Grant(grant) => {
+                let reply =
+                    match self
+                        .shared
+                        .grants
+                        .redeem(&grant.token, self.peer.uid, &grant.subject)
+                    {
+                        Ok(granted) => Response::Granted(granted),
+                        Err(error) => Response::Error(error.to_wire()),
+                    };
+                self.send(&reply).await;
+            }
             Request::Explain(explain) => {
                 let response = self.explain(explain).await;
                 self.send(&response).await;

@@ -13,6 +13,7 @@ pub mod confine;
 pub mod conn;
 pub mod decide;
 pub mod error;
+pub mod grants;
 pub mod judge;
 pub mod landlock;
 pub mod peer;

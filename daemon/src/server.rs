@@ -61,6 +61,8 @@ pub struct Shared {
     rates: Mutex<HashMap<u32, (Instant, u32)>>,
     /// Held requests.
     pub pending: Pending,
+    /// One-time grants to run an allowed line confined (`assent sh --grant`).
+    pub grants: crate::grants::Grants,
     /// Remembered approvals.
     pub remembered: Remembered,
     /// The audit trail.
@@ -135,6 +137,7 @@ pub async fn serve(
     let stats = Arc::new(Stats::default());
     let config_limit = config.max_connections_per_uid;
     let shared = Arc::new(Shared {
+        grants: crate::grants::Grants::default(),
         pending: Pending::new(
             config.hold_ttl,
             config.max_pending_per_uid,

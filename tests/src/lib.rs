@@ -298,6 +298,7 @@ pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
             prompt: false,
             agent: None,
             confines: false,
+            grant: false,
         },
         wait,
     })

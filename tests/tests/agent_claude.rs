@@ -152,6 +152,10 @@ fn defer_leaves_an_allowed_call_to_claudes_own_permission_rules() {
         }) else {
             return;
         };
+        // A repository: the project an allowed call, run confined, may change (a directory in
+        // the home that is none is not a project).
+        std::fs::create_dir_all(run.sandbox.project.join(".git")).expect("made");
+        run.sandbox.chown_home();
         let made = run.sandbox.project.join("made-by-claude.txt");
         let log = run.run();
         let trail = audit(&run.daemon);

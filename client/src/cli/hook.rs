@@ -12,12 +12,15 @@
 //! and our own wait ends before the agent's hook timeout. The per-agent input and output formats
 //! live in `hook/{claude,codex,gemini}.rs`; this module owns reading, waiting and exit codes.
 //!
-//! It must not run anything: the agent runs the tool after an allow.
+//! It must not run anything: the agent runs the tool after an allow. An allowed shell call
+//! is handed back rewritten (`hook/rewrite.rs`) so that what the agent runs is `assent sh
+//! --grant`, confined as the gate said.
 
 mod claude;
 mod codex;
 mod gemini;
 mod parse;
+mod rewrite;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -33,7 +36,10 @@ use clap::{Parser, ValueEnum};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use serde_json::Value;
 
-use parse::{check_event, pre_tool_use_output, run_dir, shell_call, string_field, tool_call};
+use parse::{
+    check_event, pre_tool_use_output, rewritten_output, run_dir, shell_call, string_field,
+    tool_call,
+};
 
 /// The exit code of a deny for Claude Code and Codex: blocks the call (with the reason on
 /// stderr). Any other non-zero code lets the call run, so none is ever used.
@@ -166,6 +172,9 @@ struct Call {
     subject: Subject,
     origin: Origin,
     context: Context,
+    /// A shell call's input, when the agent runs the command the hook hands back in its place
+    /// (Claude Code's `updatedInput`): an allow then rewrites it to run confined.
+    rewritable: Option<Value>,
 }
 
 /// What the hook answers.
@@ -180,6 +189,14 @@ enum Answer {
     /// Allowed by the gate, and nothing said: the agent's own permission rules decide as if
     /// there were no hook (Claude Code's `--defer`).
     Defer(String),
+    /// Let the call run with this tool input instead: the line through `assent sh --grant`,
+    /// confined as the gate said ([`rewrite`]).
+    Rewrite {
+        /// Why it is allowed.
+        reason: String,
+        /// The agent's tool input, its command rewritten.
+        input: Value,
+    },
 }
 
 /// `assent hook ARGS...`; returns the exit code (0 or 2, never anything else after parsing).
@@ -267,6 +284,16 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
     };
     // Which agent this hook serves: people see it as the agent's own claim.
     call.context.agent = Some(cli.agent.display().to_string());
+    // Under --defer the agent's own rules decide after us, and take no rewritten input.
+    if cli.defer {
+        call.rewritable = None;
+    }
+    // A call we can rewrite runs confined: the gate may then let an opaque line run confined
+    // instead of holding it, and gives a grant with the allow.
+    if call.rewritable.is_some() {
+        call.context.confines = true;
+        call.context.grant = true;
+    }
     let answer = gate(
         cli.agent,
         cli.socket.clone().or(socket),
@@ -289,7 +316,7 @@ fn emit(agent: Agent, answer: &Answer) -> u8 {
         let _ = writeln!(std::io::stdout().lock(), "{json}");
     }
     match answer {
-        Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) => 0,
+        Answer::Allow(_) | Answer::Ask(_) | Answer::Defer(_) | Answer::Rewrite { .. } => 0,
         Answer::Deny(reason) => {
             let _ = writeln!(std::io::stderr().lock(), "{}", one_line(reason));
             agent.deny_exit()
@@ -357,11 +384,18 @@ fn gate(
     deadline: Instant,
     ask_when_held: bool,
 ) -> Answer {
-    let mut conn = match assent_client::paths::resolve_door_socket(socket.as_deref())
-        .and_then(|p| Connection::connect(&p))
-    {
+    let socket = match assent_client::paths::resolve_door_socket(socket.as_deref()) {
+        Ok(socket) => socket,
+        Err(error) => return Answer::Deny(unavailable(&error.to_string())),
+    };
+    let mut conn = match Connection::connect(&socket) {
         Ok(conn) => conn,
         Err(error) => return Answer::Deny(unavailable(&error.to_string())),
+    };
+    let rewritable = call.rewritable;
+    let line = match &call.subject {
+        Subject::Shell { command, .. } => command.clone(),
+        Subject::Tool { .. } => String::new(),
     };
     let request = Request::Check(CheckRequest {
         subject: call.subject,
@@ -389,7 +423,7 @@ fn gate(
             );
         }
     };
-    match verdict.outcome() {
+    let answer = match verdict.outcome() {
         Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
@@ -419,6 +453,13 @@ fn gate(
             }
             wait_held(&mut conn, &verdict, token, deadline)
         }
+    };
+    match (answer, rewritable) {
+        (Answer::Allow(reason), Some(input)) => {
+            let follow_dir = agent == Agent::ClaudeCode;
+            rewrite::allowed(reason, &input, &line, &verdict, &socket, follow_dir)
+        }
+        (answer, _) => answer,
     }
 }
 

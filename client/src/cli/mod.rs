@@ -7,6 +7,7 @@ pub mod confine;
 pub mod docs;
 pub mod explain;
 pub mod fast;
+mod grant;
 pub mod hook;
 pub mod init;
 mod lines;

@@ -54,6 +54,10 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
 
 /// `assent sh ARGS...` (also `assent-sh ARGS...`).
 pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
+    // A line an agent's hook was allowed and rewrote: redeemed, not judged again.
+    if super::grant::asks(&args) {
+        return super::grant::run(socket, &args);
+    }
     let Some(split) = ShellArgs::parse(&args) else {
         // A script file is judged by its name, like any command.
         if args.iter().any(|a| !a.to_string_lossy().starts_with('-')) {

@@ -144,6 +144,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             prompt: false,
             agent: None,
             confines: false,
+            grant: false,
         },
         wait: !args.no_wait,
     };

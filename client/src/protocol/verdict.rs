@@ -79,6 +79,9 @@ pub struct Verdict {
     /// confines ([`super::Context::confines`]); for a held request, what it runs with once a
     /// person allows it.
     pub confine: Option<Confinement>,
+    /// A one-time grant to run this allowed line confined, when the request asked for one
+    /// ([`super::Context::grant`]): redeemed with [`super::Request::Grant`].
+    pub grant: Option<String>,
 }
 
 /// The Landlock domain a door builds from a verdict before it runs the command: the places
@@ -254,6 +257,7 @@ mod tests {
             token: token.map(str::to_string),
             expires_in_ms: None,
             confine: None,
+            grant: None,
         };
         assert_eq!(verdict(Decision::Allow, None).outcome(), Outcome::Allow);
         assert_eq!(

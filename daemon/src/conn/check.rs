@@ -5,13 +5,14 @@
 
 use assent_client::codec;
 use assent_client::protocol::{
-    BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Decided, DecidedBy, MAX_BATCH_ITEMS,
-    Response, Verdict,
+    BatchDecided, BatchRequest, BatchVerdict, CheckRequest, Decided, DecidedBy, Decision,
+    MAX_BATCH_ITEMS, Response, Verdict,
 };
 use tokio::time::Instant;
 
 use super::{Conn, Flow};
 use crate::error::RequestError;
+use crate::grants;
 use crate::judge::{self, Judgement};
 use crate::pending::{self, Held};
 use crate::request::Ruled;
@@ -27,6 +28,8 @@ impl Conn {
             context,
             wait,
         } = check;
+        // The subject as the caller sent it: what a grant is bound to and redeemed with.
+        let wants_grant = (context.grant && context.confines).then(|| subject.clone());
         let ruled = self
             .asker()
             .rule(vec![subject], origin, context, wait, false)
@@ -38,11 +41,41 @@ impl Conn {
             return Flow::Continue;
         };
         let (token, expires_in) = held_for(held.as_ref());
-        self.send(&Response::Verdict(verdict(judgement, token, expires_in)))
-            .await;
-        self.wait(held, |items| {
-            let one = items.and_then(|items| items.into_iter().next());
-            Response::Decided(one.unwrap_or_else(lost))
+        let mut reply = verdict(judgement, token.clone(), expires_in);
+        let uid = self.peer.uid;
+        let confine = judgement.confine.clone();
+        if let (Some(subject), Some(confine)) = (&wants_grant, &confine)
+            && judgement.ruling.decision == Decision::Allow
+        {
+            match self
+                .shared
+                .grants
+                .give(uid, subject, grants::granted(confine, false))
+            {
+                Ok(grant) => reply.grant = Some(grant),
+                Err(error) => {
+                    self.send(&Response::Error(error.to_wire())).await;
+                    return Flow::Continue;
+                }
+            }
+        }
+        self.send(&Response::Verdict(reply)).await;
+        let shared = self.shared.clone();
+        self.wait(held, move |items| {
+            let one = items
+                .and_then(|items| items.into_iter().next())
+                .unwrap_or_else(lost);
+            // A person's allow of a held line: its token becomes the grant to run it, with
+            // what was approved (given before the requester hears of it).
+            if let (Some(subject), Some(confine), Some(token)) = (wants_grant, confine, token)
+                && one.allow
+            {
+                let approved = one.by == DecidedBy::User;
+                shared
+                    .grants
+                    .give_as(token, uid, &subject, grants::granted(&confine, approved));
+            }
+            Response::Decided(one)
         })
         .await
     }
@@ -123,6 +156,7 @@ pub(super) fn verdict(
         token,
         expires_in_ms,
         confine: judgement.confine.clone(),
+        grant: None,
     }
 }
 

@@ -12,7 +12,10 @@
 
 use serde_json::Value;
 
-use super::{Answer, Call, check_event, pre_tool_use_output, shell_call, string_field, tool_call};
+use super::{
+    Answer, Call, check_event, pre_tool_use_output, rewritten_output, shell_call, string_field,
+    tool_call,
+};
 
 /// Turn Claude Code's hook input into a check.
 pub(super) fn parse(input: &Value) -> Result<Call, String> {
@@ -24,7 +27,10 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
     if tool == "Bash" {
         let command = string_field(tool_input, "command")?;
         let cwd = string_field(input, "cwd")?;
-        return shell_call(command, cwd, input);
+        // Claude Code runs the `updatedInput` an allow hands back: the line can run confined.
+        let mut call = shell_call(command, cwd, input)?;
+        call.rewritable = Some(tool_input.clone());
+        return Ok(call);
     }
     Ok(tool_call(tool, tool_input, input))
 }
@@ -35,6 +41,7 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) => pre_tool_use_output("allow", reason),
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         Answer::Ask(reason) => pre_tool_use_output("ask", reason),
+        Answer::Rewrite { reason, input } => rewritten_output(reason, input),
         // Nothing: Claude Code then applies its own permission rules, as with no hook.
         Answer::Defer(_) => String::new(),
     }

@@ -43,6 +43,10 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
         let cwd = string_field(input, "cwd")?;
         // The call may run elsewhere than the session: its `workdir`.
         let cwd = run_dir(cwd, tool_input.get("workdir").and_then(Value::as_str));
+        // Codex would run an `updatedInput` handed back with an allow, but inside its own
+        // sandbox (on by default) the rewritten door cannot reach the gate's socket (`connect`
+        // is refused), and nothing in the hook's input says whether that sandbox is on: so the
+        // call is not rewritten, and runs unconfined as Codex got it.
         return shell_call(&command, &cwd, input);
     }
     // `apply_patch` names its files relative to the session's directory, which Codex gives
@@ -86,6 +90,8 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         // Never produced for Codex (the flag is refused); a deny, should it ever be.
         Answer::Ask(reason) => pre_tool_use_output("deny", reason),
+        // Never produced for Codex (see `parse`); a deny, should it ever be.
+        Answer::Rewrite { reason, .. } => pre_tool_use_output("deny", reason),
     }
 }
 

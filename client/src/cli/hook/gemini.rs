@@ -31,7 +31,11 @@ pub(super) fn parse(input: &Value) -> Result<Call, String> {
             .iter()
             .find_map(|key| tool_input.get(*key).and_then(Value::as_str));
         let cwd = run_dir(cwd, dir);
-        return shell_call(command, &cwd, input);
+        // Gemini CLI merges `hookSpecificOutput.tool_input` into the call it runs: the line can
+        // run confined.
+        let mut call = shell_call(command, &cwd, input)?;
+        call.rewritable = Some(tool_input.clone());
+        return Ok(call);
     }
     Ok(tool_call(tool, tool_input, input))
 }
@@ -43,6 +47,16 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
         Answer::Deny(reason) => ("deny", reason),
         Answer::Ask(reason) => ("ask", reason),
+        Answer::Rewrite { reason, input } => {
+            // Only the command is handed back: Gemini merges it into the call's own input.
+            let command = input.get("command").cloned().unwrap_or_default();
+            return serde_json::json!({
+                "decision": "allow",
+                "reason": one_line(reason),
+                "hookSpecificOutput": {"tool_input": {"command": command}},
+            })
+            .to_string();
+        }
     };
     serde_json::json!({"decision": decision, "reason": one_line(reason)}).to_string()
 }

@@ -65,6 +65,7 @@ pub(super) fn shell_call(command: &str, cwd: &str, input: &Value) -> Result<Call
             session: session(input),
             ..Context::default()
         },
+        rewritable: None,
     })
 }
 
@@ -96,6 +97,7 @@ pub(super) fn tool_call(name: &str, args: &Value, input: &Value) -> Call {
             requires_confirmation,
             ..Context::default()
         },
+        rewritable: None,
     }
 }
 
@@ -124,6 +126,20 @@ pub(super) fn shorten(value: &Value) -> Value {
 }
 
 /// The hook-specific output shared by Claude Code and Codex.
+/// A PreToolUse allow that hands the agent `input` to run instead of the call's own (Claude
+/// Code's `updatedInput`).
+pub(super) fn rewritten_output(reason: &str, input: &Value) -> String {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": one_line(reason),
+            "updatedInput": input,
+        }
+    })
+    .to_string()
+}
+
 pub(super) fn pre_tool_use_output(decision: &str, reason: &str) -> String {
     serde_json::json!({
         "hookSpecificOutput": {

@@ -150,6 +150,7 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             prompt: false,
             agent: None,
             confines: false,
+            grant: false,
         },
         wait: !args.no_wait,
     });

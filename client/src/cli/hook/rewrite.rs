@@ -1,0 +1,129 @@
+//! An allowed shell call rewritten to run confined: the agent runs `assent sh --grant TOKEN
+//! -c LINE` in its place (see `cli/grant.rs` for the command and how the agent's working
+//! directory follows the line's `cd`).
+
+use std::path::Path;
+
+use assent_client::protocol::{Outcome, Verdict};
+use serde_json::Value;
+
+use super::Answer;
+use crate::cli::grant;
+
+/// The answer to a call the gate allowed (`verdict`: now, or after a hold a person answered),
+/// whose `input` the agent lets the hook rewrite: run confined under the verdict's grant, or a
+/// held line's token (which the daemon made its grant when the person allowed it). A verdict
+/// with no confinement gave no grant: the plain allow, as without a rewrite. `socket` is the
+/// daemon that gave it, where the door redeems it.
+pub(super) fn allowed(
+    reason: String,
+    input: &Value,
+    line: &str,
+    verdict: &Verdict,
+    socket: &Path,
+    follow_dir: bool,
+) -> Answer {
+    let held = match verdict.outcome() {
+        Outcome::Held(token) if verdict.confine.is_some() => Some(token),
+        _ => None,
+    };
+    match verdict.grant.as_deref().or(held) {
+        Some(grant) => answer(reason, input, line, grant, socket, follow_dir),
+        None => Answer::Allow(reason),
+    }
+}
+
+/// The answer to an allowed call `line` that the agent lets the hook rewrite (`input`, its tool
+/// input with a `command`): the same input with the command run through `assent sh --grant`.
+/// A call that cannot be rewritten faithfully is denied: it was allowed to run confined only.
+/// `follow_dir`: the agent's shell keeps the line's final directory ([`grant::rewrite`]).
+pub(super) fn answer(
+    reason: String,
+    input: &Value,
+    line: &str,
+    grant: &str,
+    socket: &Path,
+    follow_dir: bool,
+) -> Answer {
+    if line.contains('\0') {
+        return Answer::Deny(
+            "assent: the command holds a NUL byte, which a shell cannot run confined; not allowed"
+                .into(),
+        );
+    }
+    let Some(assent) = std::env::current_exe()
+        .ok()
+        .and_then(|path| path.into_os_string().into_string().ok())
+    else {
+        return Answer::Deny(
+            "assent: the hook cannot name its own program to run the call confined; not allowed"
+                .into(),
+        );
+    };
+    // The agent may hand its tools an environment of its own (Gemini CLI filters it): the door
+    // is told the daemon that gave the grant.
+    let Some(socket) = socket.to_str() else {
+        return Answer::Deny(
+            "assent: the gate's socket path is not UTF-8, so the call cannot run confined; not allowed"
+                .into(),
+        );
+    };
+    let mut input = input.clone();
+    let Some(fields) = input.as_object_mut() else {
+        return Answer::Deny("assent: the tool input is not an object; not allowed".into());
+    };
+    fields.insert(
+        "command".into(),
+        Value::String(grant::rewrite(&assent, socket, grant, line, follow_dir)),
+    );
+    Answer::Rewrite {
+        reason: format!("{reason}; runs confined"),
+        input,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_command_is_rewritten_and_the_rest_kept() {
+        let input = json!({"command": "cd sub && make", "description": "build", "timeout": 5});
+        let Answer::Rewrite { input: out, reason } = answer(
+            "ok".into(),
+            &input,
+            "cd sub && make",
+            "pg_1",
+            Path::new("/run/s"),
+            true,
+        ) else {
+            panic!("a rewrite");
+        };
+        assert!(reason.contains("confined"));
+        assert_eq!(out["description"], "build");
+        assert_eq!(out["timeout"], 5);
+        let command = out["command"].as_str().expect("a command");
+        assert!(
+            command
+                .contains(" --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' ")
+        );
+    }
+
+    #[test]
+    fn a_nul_byte_is_denied() {
+        let input = json!({"command": "ls\u{0}"});
+        assert!(matches!(
+            answer(
+                "ok".into(),
+                &input,
+                "ls\u{0}",
+                "pg_1",
+                Path::new("/run/s"),
+                true
+            ),
+            Answer::Deny(_)
+        ));
+    }
+}

@@ -1,0 +1,203 @@
+//! Claude Code's hook runs what it allows confined: it answers an allowed `Bash` call with an
+//! `updatedInput` whose command is `assent sh --grant TOKEN -c LINE`, and that door redeems the
+//! one-time grant (once, for that line and directory only) instead of judging the line again.
+//! The real daemon and client and real Landlock; the real agent is in `agent_claude_confined.rs`.
+//! The traps write in a temporary home, never delete.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use assent_tests::{TestDaemon, assent};
+use serde_json::Value;
+
+const DOCUMENT: &str = "notes the person keeps";
+
+/// A home with a document outside the project, and a project (a git repository) inside it.
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = assent_tests::home_scratch("assent-hook-confine-");
+        let root = dir.path().canonicalize().expect("real path");
+        let home = root.join("home");
+        let project = home.join("src/app");
+        for d in ["Documents/old", "src/app/.git", "src/app/sub"] {
+            std::fs::create_dir_all(home.join(d)).expect("mkdir");
+        }
+        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
+        Machine {
+            _dir: dir,
+            home,
+            project,
+        }
+    }
+
+    /// A Python program in the project that writes `below` the home by a path it computes as it
+    /// runs (reversed in its text), so only the kernel can stop it.
+    fn python(&self, name: &str, below: &str) {
+        let hidden: String = below.chars().rev().collect();
+        let text = format!(
+            "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], ''.join(reversed({hidden:?})))\nopen(p, 'w').write('overwritten')\n"
+        );
+        let path = self.project.join(name);
+        std::fs::write(&path, text).expect("program");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    fn notes(&self) -> String {
+        std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
+    }
+
+    /// `assent ARGS` from `cwd`, with `input` on stdin.
+    fn assent(&self, socket: &Path, cwd: &Path, args: &[&str], input: &str) -> Output {
+        let mut child = assent(socket)
+            .args(args)
+            .current_dir(cwd)
+            .env("HOME", &self.home)
+            .env("TMPDIR", "/tmp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("assent starts");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT)
+    }
+
+    /// Claude Code's hook for a `Bash` call of `line` in `cwd`: its JSON answer.
+    fn hook(&self, socket: &Path, line: &str, cwd: &Path) -> Value {
+        let input = serde_json::json!({
+            "session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": line, "description": "d"},
+        });
+        let out = self.assent(socket, cwd, &["hook", "claude-code"], &input.to_string());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("the hook's JSON")
+    }
+}
+
+/// The grant token in a rewritten command.
+fn grant_of(answer: &Value) -> String {
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no rewritten command: {answer}"));
+    let after = command
+        .split("--grant '")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no grant: {command}"));
+    after.split('\'').next().unwrap_or_default().to_string()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// This kernel confines (ABI 6 or later); a skip otherwise, a failure under `CI=true`.
+fn landlock() -> bool {
+    assent_tests::needs::skip_unless(
+        assentd::landlock::confines(),
+        "a kernel with Landlock ABI 6 or later",
+    )
+}
+
+#[test]
+fn an_allowed_call_is_rewritten_to_run_confined_once() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = TestDaemon::start();
+    m.python("cleanup.py", "Documents/old/notes.txt");
+    let line = "/usr/bin/python3 cleanup.py";
+    let answer = m.hook(daemon.socket(), line, &m.project);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{answer}"
+    );
+    assert_eq!(
+        answer["hookSpecificOutput"]["updatedInput"]["description"], "d",
+        "the rest of the input is kept: {answer}"
+    );
+    let grant = grant_of(&answer);
+    let run = |grant: &str, line: &str| {
+        m.assent(
+            daemon.socket(),
+            &m.project,
+            &["sh", "--grant", grant, "-c", line],
+            "",
+        )
+    };
+    // Another line under the grant runs nothing, and spends it.
+    let out = run(&grant, "touch not-granted");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("another command"), "{out:?}");
+    assert!(!m.project.join("not-granted").exists(), "{out:?}");
+    let out = run(&grant, line);
+    assert!(stderr(&out).contains("already used"), "{out:?}");
+    assert_eq!(m.notes(), DOCUMENT);
+
+    // A fresh grant runs the line once, confined: the document outside the project is intact.
+    let grant = grant_of(&m.hook(daemon.socket(), line, &m.project));
+    let out = run(&grant, line);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
+    assert!(stderr(&out).contains("Permission denied"), "{out:?}");
+    assert_eq!(
+        m.notes(),
+        DOCUMENT,
+        "the document outside the project is intact"
+    );
+    let out = run(&grant, line);
+    assert!(stderr(&out).contains("already used"), "{out:?}");
+
+    // Its twin inside the project works, and a grant is for its own directory only.
+    let inside = "/usr/bin/python3 -c \"open('made.txt', 'w').write('ok')\"";
+    let grant = grant_of(&m.hook(daemon.socket(), inside, &m.project));
+    let out = m.assent(
+        daemon.socket(),
+        &m.project.join("sub"),
+        &["sh", "--grant", &grant, "-c", inside],
+        "",
+    );
+    assert!(stderr(&out).contains("another command"), "{out:?}");
+    let grant = grant_of(&m.hook(daemon.socket(), inside, &m.project));
+    let out = run(&grant, inside);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(m.project.join("made.txt"))
+            .ok()
+            .as_deref(),
+        Some("ok")
+    );
+}
+
+#[test]
+fn a_refused_call_is_not_rewritten() {
+    let m = Machine::new();
+    let daemon = TestDaemon::with(assent_tests::Options {
+        no_approver: Some(assentd::policy::NoApprover::Deny),
+        ..assent_tests::Options::default()
+    });
+    let input = serde_json::json!({
+        "session_id": "s1", "cwd": m.project, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf ~/Documents"},
+    });
+    let out = m.assent(
+        daemon.socket(),
+        &m.project,
+        &["hook", "claude-code"],
+        &input.to_string(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(answer["hookSpecificOutput"].get("updatedInput").is_none());
+}
