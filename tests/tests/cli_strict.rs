@@ -1,6 +1,7 @@
 //! The `assent` command line is strict and its output parses: a flag that is not one is a usage
 //! error (64) before anything is checked or run, `--` still ends the options, and what
-//! `--json` prints is one JSON document, the token included.
+//! `--json` prints is one JSON document, the token included. `approve` on a machine without
+//! polkit says nothing of polkit for an approval that needs no password.
 //!
 //! Safety: the programs `run` is asked to start only touch a file in a temporary directory,
 //! and `rm` on the PATH is a fake that only leaves a marker.
@@ -8,7 +9,12 @@
 use std::path::Path;
 use std::process::Output;
 
-use assent_tests::{TestDaemon, assent, fake_rm, is_token, pending_tokens, run_bounded};
+use assent_tests::needs::{TMUX, needs};
+use assent_tests::tmux::Pane;
+use assent_tests::{
+    TestDaemon, assent, binary, decided, fake_rm, held_check, hold, is_token, pending_tokens,
+    run_bounded,
+};
 use serde_json::Value;
 
 fn assert_exit(output: &Output, want: i32, what: &str) {
@@ -123,5 +129,63 @@ fn tool_arguments_that_are_not_json_are_a_usage_error() {
             "{args:?}"
         );
         assert_nothing_checked(&daemon, &format!("assent {args:?}"));
+    }
+}
+
+/// Without polkit, `pkttyagent` fails to register and says so on its standard error; an
+/// approval that needs no password must not show that: the person sees only the approval.
+#[test]
+fn approve_without_polkit_says_nothing_of_polkit() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt as _;
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // A pkttyagent as one without polkit behaves: an error on stderr, exit 1.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("the bin directory can be made");
+    let ran = dir.path().join("pkttyagent-ran");
+    let fake = bin.join("pkttyagent");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho 'Error registering authentication agent: \
+             GDBus.Error:org.freedesktop.DBus.Error.ServiceUnknown: polkit is not there' >&2\n\
+             exit 1\n",
+            ran.display()
+        ),
+    )
+    .expect("the fake pkttyagent is written");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))
+        .expect("the fake is made executable");
+
+    let mut requester = daemon.connect();
+    let token = hold(&mut requester, &held_check("git push --force", true, None));
+    let assent_bin = binary("assent");
+    let socket = daemon.socket().to_str().expect("a UTF-8 socket path");
+    let env = [
+        (
+            "PATH".to_string(),
+            format!("{}:/usr/bin:/bin", bin.display()),
+        ),
+        ("TERM".to_string(), "screen".to_string()),
+    ];
+    let pane = Pane::start(
+        dir.path(),
+        &env,
+        &[
+            assent_bin.to_str().expect("a UTF-8 path"),
+            "--socket",
+            socket,
+            "approve",
+            &token,
+        ],
+    );
+    let screen = pane.wait_text("approved once");
+    assert!(decided(&mut requester).allow, "{screen}");
+    assert!(ran.exists(), "approve did not start pkttyagent: {screen}");
+    for word in ["polkit", "pkttyagent", "Error"] {
+        assert!(!screen.contains(word), "{word} shown:\n{screen}");
     }
 }
