@@ -347,6 +347,8 @@ mod tests {
                     token: None,
                     agent: None,
                     program: None,
+                    cwd: Some("/w".into()),
+                    refused: None,
                 }],
                 next: Some(7),
             }),
@@ -374,19 +376,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                9, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0, 0,
-                0, 0, 0, 0
+                10, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                0, 0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [9, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [9, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [10, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [10, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [9, 7, 5, 1, b'e']
+            [10, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -398,7 +400,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [9, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [10, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -414,7 +416,7 @@ mod tests {
         assert_eq!(
             encode_request(&batch).expect("encodes"),
             [
-                9, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 1
+                10, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 1
             ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
@@ -424,7 +426,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [9, 8, 0, 0, 0]
+            [10, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -435,13 +437,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [9, 9, 1, 1, 1, 1, b'r']
+            [10, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [9, 9, 0]
+            [10, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -450,11 +452,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [9, 11, 1, b't', 0, 3]
+            [10, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [9, 13, 2]
+            [10, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -475,7 +477,7 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [9, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [10, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
     }
 
@@ -546,6 +548,8 @@ mod tests {
             token: None,
             agent: None,
             program: None,
+            cwd: None,
+            refused: None,
         };
         let page = |n: usize, subject: usize| {
             let mut events = vec![event.clone(); n];
@@ -573,7 +577,7 @@ mod tests {
         let exact = page(n, pad);
         let packet = encode_response(&exact).expect("fits");
         assert!(packet.len() >= MAX_MESSAGE_LEN - 2, "{}", packet.len());
-        assert!(n > 10_000, "{n} events fill a packet");
+        assert!(n > 8_000, "{n} events fill a packet");
         assert_eq!(decode_response(&packet).expect("decodes"), exact);
         // One byte past the wire's limit: the encoder refuses it, and so does the decoder.
         assert!(matches!(

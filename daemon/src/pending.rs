@@ -453,6 +453,7 @@ impl Pending {
             by: DecidedBy::User,
             reason: format!("answer refused (self_approval), the request stays held: {why}"),
             token: Some(token.to_string()),
+            refused: Some("self_approval".to_string()),
             ..shown::about(hold)
         });
     }

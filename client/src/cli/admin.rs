@@ -378,13 +378,25 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
             .as_ref()
             .map(|a| format!("  {} (by its own account)", one_line(a)))
             .unwrap_or_default();
+        let cwd = event
+            .cwd
+            .as_ref()
+            .map(|cwd| format!("  in {}", one_line(cwd)))
+            .unwrap_or_default();
+        // An answer the daemon refused decided nothing: the request stays held, and the
+        // uid and pid are the answerer's.
+        let (decision, by) = match &event.refused {
+            Some(why) => ("refused", format!("{:<10}", one_line(why))),
+            None => (
+                event.decision.as_str(),
+                format!("by {:<10}", event.by.as_str()),
+            ),
+        };
         let _ = writeln!(
             out,
-            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}{agent}  {}",
-            event.decision.as_str(),
+            "{time}  {decision:<7} {:<11} {:<11} {by} uid {} pid {}{agent}  {}{cwd}",
             event.level.as_str(),
             event.origin.as_str(),
-            event.by.as_str(),
             event.uid,
             event.pid,
             one_line(&event.subject),

@@ -163,4 +163,12 @@ pub struct AuditEvent {
     pub program: Option<String>,
     /// The agent the requester says it serves (`Claude Code`): its own claim, not checked.
     pub agent: Option<String>,
+    /// The working directory the command was to run in (a tool call's, when it gave one).
+    /// Absent from events written before protocol 10.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// For an answer the daemon refused (`self_approval`): why; the request stays held, and
+    /// `uid` and `pid` are the answerer's. Absent from events written before protocol 10.
+    #[serde(default)]
+    pub refused: Option<String>,
 }
