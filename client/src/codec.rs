@@ -216,6 +216,7 @@ mod tests {
             token: Some("pa_0".into()),
             expires_in_ms: Some(300_000),
             confine: None,
+            another_answers: false,
         };
         let responses = vec![
             Response::Verdict(verdict.clone()),

@@ -104,6 +104,7 @@ mod tests {
             token: Some("pa_0123456789abcdef0123456789abcdef".into()),
             expires_in_ms: Some(300_000),
             confine: None,
+            another_answers: false,
         }
     }
 
@@ -151,6 +152,7 @@ mod tests {
             token: None,
             expires_in_ms: None,
             confine: None,
+            another_answers: false,
         };
         assert_eq!(
             super::verdict("denied", &verdict),

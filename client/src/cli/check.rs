@@ -296,7 +296,9 @@ fn gate_prompting(
                     forbidden: verdict.level == protocol::Level::Forbidden,
                 });
                 let show = json.is_none();
-                match wait::wait_prompting(&mut conn, &token, verdict.expires_in_ms, show, prompt) {
+                let another = verdict.another_answers;
+                let expires = verdict.expires_in_ms;
+                match wait::wait_prompting(&mut conn, &token, expires, show, another, prompt) {
                     wait::Waited::Decided(decided) => {
                         if json.is_none() {
                             messages::decided(&decided);

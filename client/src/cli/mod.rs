@@ -17,6 +17,7 @@ pub mod remembered;
 pub mod resume;
 pub mod setup;
 pub mod shell;
+mod term;
 pub mod tool;
 pub mod wait;
 pub mod watch;

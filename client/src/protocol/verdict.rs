@@ -79,6 +79,10 @@ pub struct Verdict {
     /// confines ([`super::Context::confines`]); for a held request, what it runs with once a
     /// person allows it.
     pub confine: Option<Confinement>,
+    /// Held for another person to answer (the policy's `[approvers]` maps the requester to
+    /// another user, who is not named): the requester cannot answer it, not even elsewhere.
+    #[serde(default)]
+    pub another_answers: bool,
 }
 
 /// The Landlock domain a door builds from a verdict before it runs the command: the places
@@ -252,6 +256,7 @@ mod tests {
             token: token.map(str::to_string),
             expires_in_ms: None,
             confine: None,
+            another_answers: false,
         };
         assert_eq!(verdict(Decision::Allow, None).outcome(), Outcome::Allow);
         assert_eq!(

@@ -38,8 +38,9 @@ impl Conn {
             return Flow::Continue;
         };
         let (token, expires_in) = held_for(held.as_ref());
-        self.send(&Response::Verdict(verdict(judgement, token, expires_in)))
-            .await;
+        let mut reply = verdict(judgement, token, expires_in);
+        reply.another_answers = held.as_ref().is_some_and(|held| held.another_answers);
+        self.send(&Response::Verdict(reply)).await;
         self.wait(held, |items| {
             let one = items.and_then(|items| items.into_iter().next());
             Response::Decided(one.unwrap_or_else(lost))
@@ -123,6 +124,7 @@ pub(super) fn verdict(
         token,
         expires_in_ms,
         confine: judgement.confine.clone(),
+        another_answers: false,
     }
 }
 
