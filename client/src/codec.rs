@@ -171,6 +171,7 @@ mod tests {
             }),
             Request::RegisterApprover(ApproverHello {
                 name: "assent-notify 0.1.0".into(),
+                buttons: Some(false),
             }),
             Request::ListRemembered { from: 0 },
             Request::Forget {
@@ -332,6 +333,7 @@ mod tests {
                 policy_waiting: None,
                 landlock_abi: 7,
                 hold_ttl_secs: 300,
+                approvers_without_buttons: 1,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

@@ -331,6 +331,13 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         ),
         (n, _) => println!("approval agents: {n}"),
     }
+    // A notification nobody can answer: the server lists no `actions` (the agent asked it).
+    match status.approvers_without_buttons {
+        0 => {}
+        n => println!(
+            "warning: {n} of them show requests on a notification server without buttons: answer with `assent watch` or `assent approve TOKEN`"
+        ),
+    }
     if let Some(error) = &status.policy_error {
         println!("policy reload failed (the running policy is kept): {error}");
     }

@@ -182,6 +182,8 @@ pub fn watch(socket: Option<PathBuf>, _args: WatchArgs) -> u8 {
     };
     let hello = Request::RegisterApprover(ApproverHello {
         name: format!("assent watch {}", env!("CARGO_PKG_VERSION")),
+        // A terminal: keys, not buttons.
+        buttons: None,
     });
     match conn.request(&hello) {
         Ok(Response::Done) => {}

@@ -132,6 +132,10 @@ pub struct StatusInfo {
     /// How long a request is held for a person before it expires (the hold TTL in force), in
     /// seconds: an agent that kills its hook sooner runs the call unanswered.
     pub hold_ttl_secs: u64,
+    /// Of `approvers`, those showing requests on a notification server that shows no
+    /// buttons: there a person answers with `assent watch` or `assent approve`.
+    #[serde(default)]
+    pub approvers_without_buttons: u32,
 }
 
 /// One audit event, as `assent log` shows it.
