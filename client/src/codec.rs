@@ -172,6 +172,7 @@ mod tests {
             }),
             Request::RegisterApprover(ApproverHello {
                 name: "assent-notify 0.1.0".into(),
+                buttons: Some(false),
             }),
             Request::ListRemembered { from: 0 },
             Request::Forget {
@@ -222,6 +223,7 @@ mod tests {
             expires_in_ms: Some(300_000),
             confine: None,
             grant: None,
+            another_answers: false,
         };
         let responses = vec![
             Response::Verdict(verdict.clone()),
@@ -337,6 +339,7 @@ mod tests {
                 policy_waiting: None,
                 landlock_abi: 7,
                 hold_ttl_secs: 300,
+                approvers_without_buttons: 1,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {
@@ -353,6 +356,8 @@ mod tests {
                     token: None,
                     agent: None,
                     program: None,
+                    cwd: Some("/w".into()),
+                    refused: None,
                 }],
                 next: Some(7),
             }),
@@ -380,19 +385,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                11, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                12, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [11, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [11, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [12, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [12, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [11, 7, 5, 1, b'e']
+            [12, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -404,7 +409,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [11, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [12, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false, version 11: grant false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -420,7 +425,7 @@ mod tests {
         assert_eq!(
             encode_request(&batch).expect("encodes"),
             [
-                11, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 1
+                12, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 1
             ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
@@ -430,7 +435,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [11, 8, 0, 0, 0]
+            [12, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -441,13 +446,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [11, 9, 1, 1, 1, 1, b'r']
+            [12, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [11, 9, 0]
+            [12, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -456,11 +461,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [11, 11, 1, b't', 0, 3]
+            [12, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [11, 13, 2]
+            [12, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -481,10 +486,10 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [11, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [12, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
         // Version 11: a verdict's confinement carries the project the daemon found, not a
-        // flag; then the grant (none here).
+        // flag; then the grant (none here); version 12: whether another person answers.
         let verdict = Response::Verdict(Verdict {
             decision: Decision::Allow,
             level: Level::Safe,
@@ -497,11 +502,12 @@ mod tests {
                 ..Confinement::default()
             }),
             grant: None,
+            another_answers: true,
         });
         let bytes = encode_response(&verdict).expect("encodes");
         assert_eq!(
-            bytes[bytes.len() - 13..],
-            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0, 0],
+            bytes[bytes.len() - 14..],
+            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0, 0, 1],
             "{bytes:?}"
         );
     }
@@ -573,6 +579,8 @@ mod tests {
             token: None,
             agent: None,
             program: None,
+            cwd: None,
+            refused: None,
         };
         let page = |n: usize, subject: usize| {
             let mut events = vec![event.clone(); n];
@@ -600,7 +608,7 @@ mod tests {
         let exact = page(n, pad);
         let packet = encode_response(&exact).expect("fits");
         assert!(packet.len() >= MAX_MESSAGE_LEN - 2, "{}", packet.len());
-        assert!(n > 10_000, "{n} events fill a packet");
+        assert!(n > 8_000, "{n} events fill a packet");
         assert_eq!(decode_response(&packet).expect("decodes"), exact);
         // One byte past the wire's limit: the encoder refuses it, and so does the decoder.
         assert!(matches!(

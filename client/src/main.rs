@@ -14,23 +14,26 @@
 //! `MSG_NOSIGNAL`.
 
 #![deny(unsafe_code)]
-#![no_main]
+#![cfg_attr(not(test), no_main)]
 
 mod cli;
 
-use std::ffi::{c_char, c_int};
-use std::io::Write as _;
-
-/// The process's entry, called by the C library.
+/// The process's entry, called by the C library (the test harness has its own).
+#[cfg(not(test))]
 #[allow(unsafe_code)] // `no_mangle` is what makes this the program's `main`.
 #[unsafe(no_mangle)]
-extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    use std::io::Write as _;
     standard_descriptors();
     let code = run();
     let _ = std::io::stdout().flush();
-    c_int::from(code)
+    std::ffi::c_int::from(code)
 }
 
+#[cfg_attr(test, allow(dead_code))]
 fn run() -> u8 {
     let mut args = std::env::args_os();
     let argv0 = args.next().unwrap_or_default();
@@ -50,6 +53,7 @@ fn run() -> u8 {
 /// library's start-up would: otherwise the daemon's socket could be opened as descriptor 1 and
 /// what is printed would be sent to the daemon. A descriptor opened here that is above 2 shows
 /// all three are open, and is closed again.
+#[cfg_attr(test, allow(dead_code))]
 fn standard_descriptors() {
     use std::os::fd::{AsRawFd as _, IntoRawFd as _};
     for _ in 0..3 {

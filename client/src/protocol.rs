@@ -25,7 +25,7 @@ pub use verdict::{
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 11;
+pub const PROTOCOL_VERSION: u32 = 12;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -452,6 +452,14 @@ impl Subject {
             command: command.to_string(),
             cwd,
             truncated,
+        }
+    }
+
+    /// Its working directory, when it has one.
+    pub fn cwd(&self) -> Option<&str> {
+        match self {
+            Subject::Shell { cwd, .. } => Some(cwd),
+            Subject::Tool { cwd, .. } => cwd.as_deref(),
         }
     }
 

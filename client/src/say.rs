@@ -105,6 +105,7 @@ mod tests {
             expires_in_ms: Some(300_000),
             confine: None,
             grant: None,
+            another_answers: false,
         }
     }
 
@@ -153,6 +154,7 @@ mod tests {
             expires_in_ms: None,
             confine: None,
             grant: None,
+            another_answers: false,
         };
         assert_eq!(
             super::verdict("denied", &verdict),

@@ -39,6 +39,8 @@ pub struct Agent {
     pub sid: i32,
     /// What it calls itself.
     pub name: String,
+    /// Whether it can show buttons ([`assent_client::protocol::ApproverHello::buttons`]).
+    pub buttons: Option<bool>,
 }
 
 #[derive(Debug)]
@@ -119,9 +121,20 @@ impl Approvers {
 
     /// How many agents are registered for `uid` (for every uid when `None`).
     pub fn count_for(&self, uid: Option<u32>) -> usize {
+        self.count_where(uid, |_| true)
+    }
+
+    /// How many of those show requests where no button can answer them.
+    pub fn without_buttons_for(&self, uid: Option<u32>) -> usize {
+        self.count_where(uid, |agent| agent.buttons == Some(false))
+    }
+
+    fn count_where(&self, uid: Option<u32>, what: impl Fn(&Agent) -> bool) -> usize {
         self.lock()
             .iter()
-            .filter(|r| !r.tx.is_closed() && uid.is_none_or(|uid| r.agent.uid == uid))
+            .filter(|r| {
+                !r.tx.is_closed() && uid.is_none_or(|uid| r.agent.uid == uid) && what(&r.agent)
+            })
             .count()
     }
 
@@ -229,6 +242,7 @@ mod tests {
             pid: 100 + i32::try_from(conn_id).unwrap_or(0),
             sid,
             name: "test".into(),
+            buttons: None,
         }
     }
 

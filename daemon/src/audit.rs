@@ -437,6 +437,8 @@ fn to_journal(event: &AuditEvent) {
         assent_token = event.token.as_deref().unwrap_or(""),
         assent_agent = event.agent.as_deref().unwrap_or(""),
         assent_program = event.program.as_deref().unwrap_or(""),
+        assent_cwd = event.cwd.as_deref().unwrap_or(""),
+        assent_refused = event.refused.as_deref().unwrap_or(""),
         assent_subject = event.subject.as_str(),
         assent_reason = event.reason.as_str(),
         "{} {} ({})",
@@ -466,7 +468,41 @@ mod tests {
             token: None,
             agent: None,
             program: None,
+            cwd: Some("/w".into()),
+            refused: None,
         }
+    }
+
+    /// The file says where each command was to run, and a line written before the working
+    /// directory was recorded (protocol 9) is still read, without one.
+    #[test]
+    fn the_file_keeps_the_cwd_and_older_lines_still_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("audit.jsonl");
+        let old = r#"{"time_ms":1,"uid":7,"pid":2,"origin":"agent","subject":"old","level":"safe","findings":[],"decision":"allow","by":"policy","reason":"","token":null,"program":null,"agent":null}"#;
+        std::fs::write(&path, format!("{old}\n")).expect("write");
+        let config = AuditConfig {
+            journald: false,
+            jsonl: Some(path.clone()),
+        };
+        let (audit, writer) = Audit::start(&config, 10);
+        audit.record(event(7, "new"));
+        audit.close();
+        writer.join();
+        let written = lines(&path);
+        assert!(written[1].contains(r#""cwd":"/w""#), "{written:?}");
+        let (again, writer) = Audit::start(&config, 10);
+        let read: Vec<(String, Option<String>)> = again
+            .recent(None, 10)
+            .into_iter()
+            .map(|e| (e.subject, e.cwd))
+            .collect();
+        assert_eq!(
+            read,
+            [("old".into(), None), ("new".into(), Some("/w".into()))]
+        );
+        again.close();
+        writer.join();
     }
 
     #[test]

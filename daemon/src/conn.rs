@@ -320,6 +320,13 @@ impl Conn {
             policy_waiting: self.shared.policy.waiting_change(),
             landlock_abi: crate::landlock::abi(),
             hold_ttl_secs: self.shared.pending.ttl().as_secs(),
+            approvers_without_buttons: u32::try_from(
+                self.shared
+                    .pending
+                    .approvers()
+                    .without_buttons_for((self.peer.uid != 0).then_some(self.peer.uid)),
+            )
+            .unwrap_or(u32::MAX),
         }
     }
 

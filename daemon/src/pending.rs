@@ -183,6 +183,8 @@ pub struct Held {
     pub expires_at: Instant,
     /// Every item's outcome in order, for a waiting requester, once the last held one ends.
     pub outcome: Option<oneshot::Receiver<Vec<Decided>>>,
+    /// Another user must answer (the policy's `[approvers]` maps the requester to them).
+    pub another_answers: bool,
 }
 
 #[derive(Debug)]
@@ -362,11 +364,13 @@ impl Pending {
             entry.hold.requester.sid,
             &shown::listed(&token, &entry, Instant::now()),
         );
+        let another_answers = entry.hold.owner != entry.hold.requester.uid;
         inner.entries.insert(token.clone(), entry);
         Ok(Held {
             token,
             expires_at,
             outcome: rx,
+            another_answers,
         })
     }
 
@@ -453,6 +457,7 @@ impl Pending {
             by: DecidedBy::User,
             reason: format!("answer refused (self_approval), the request stays held: {why}"),
             token: Some(token.to_string()),
+            refused: Some("self_approval".to_string()),
             ..shown::about(hold)
         });
     }

@@ -358,6 +358,8 @@ impl Asker<'_> {
             token: token.map(str::to_string),
             agent: crate::peer::claimed_agent(agent),
             program: None,
+            cwd: subject.cwd().map(str::to_string),
+            refused: None,
         });
     }
 

@@ -87,7 +87,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         }
         let register = tokio::time::timeout(
             REGISTER_TIMEOUT,
-            Daemon::register(&config.socket, &config.name),
+            Daemon::register(&config.socket, &config.name, desktop.caps().actions),
         );
         let registered = tokio::select! {
             registered = register => registered.unwrap_or_else(|_| {

@@ -36,8 +36,9 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Connect to `path` and register as approval agent `name`.
-    pub async fn register(path: &Path, name: &str) -> Result<Daemon, Error> {
+    /// Connect to `path` and register as approval agent `name`, saying whether the
+    /// notification server shows `buttons` (`assent status` warns when it does not).
+    pub async fn register(path: &Path, name: &str, buttons: bool) -> Result<Daemon, Error> {
         let socket = UnixSeqpacket::connect(path)
             .await
             .map_err(|source| Error::Connect {
@@ -53,6 +54,7 @@ impl Daemon {
         daemon
             .send(&Request::RegisterApprover(ApproverHello {
                 name: name.into(),
+                buttons: Some(buttons),
             }))
             .await?;
         match daemon.recv_response().await? {

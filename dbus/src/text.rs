@@ -238,13 +238,19 @@ impl Body {
         self.line(&who);
     }
 
-    /// Without buttons, say how to answer instead.
-    fn no_actions(&mut self, caps: Caps, token: &str) {
-        if !caps.actions {
-            self.line(&format!(
-                "This notification server shows no buttons: answer with `assent approve {token}` or `assent deny {token}`."
-            ));
-        }
+    /// How to answer elsewhere, always: a server may offer buttons it cannot show (stock
+    /// dunst's need dmenu, which Debian does not install, and a click there closes the card
+    /// unanswered); without buttons, it is the only way. `item`: one item of a batch.
+    fn elsewhere(&mut self, caps: Caps, token: &str, item: Option<u32>) {
+        let item = item.map(|n| format!(" --item {n}")).unwrap_or_default();
+        let approve = format!("assent approve {token}{item}");
+        self.line(&if caps.actions {
+            format!("Or answer in a terminal: assent watch, or {approve}")
+        } else {
+            format!(
+                "No buttons here: answer in a terminal with assent watch, or {approve} (assent deny {token}{item})"
+            )
+        });
     }
 }
 
@@ -306,7 +312,7 @@ pub fn request(
     if count > 1 {
         body.line(&format!("{count} identical requests: one answer for all"));
     }
-    body.no_actions(caps, &item.token);
+    body.elsewhere(caps, &item.token, None);
     Note {
         summary: format!("{} wants to {}", who(item), what(item.level, item.origin)),
         body: body.text,
@@ -330,7 +336,7 @@ pub fn batch(item: &PendingItem, left: Duration, caps: Caps) -> Note {
         body.findings(&entry.findings);
     }
     body.requester(item, left);
-    body.no_actions(caps, &item.token);
+    body.elsewhere(caps, &item.token, None);
     let count = item.items.len();
     Note {
         summary: format!(
@@ -361,13 +367,7 @@ pub fn review_item(
     }
     body.findings(&entry.findings);
     body.requester(batch, left);
-    if !caps.actions {
-        let token = &batch.token;
-        let n = entry.item;
-        body.line(&format!(
-            "This notification server shows no buttons: answer with `assent approve {token} --item {n}` or `assent deny {token} --item {n}`."
-        ));
-    }
+    body.elsewhere(caps, &batch.token, Some(entry.item));
     Note {
         summary: format!(
             "{} wants to {} (item {} of {})",

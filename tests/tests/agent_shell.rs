@@ -23,6 +23,11 @@ struct AgentEnv {
 impl AgentEnv {
     /// Do what an agent does with a command string: run `$SHELL -c STRING`.
     fn shell_out(&self, line: &str) -> Child {
+        self.shell_out_as(&["-c"], line)
+    }
+
+    /// `$SHELL FLAGS... STRING`, as each agent spells it (Claude Code: `-c -l STRING`).
+    fn shell_out_as(&self, flags: &[&str], line: &str) -> Child {
         let shell = self
             .vars
             .iter()
@@ -34,7 +39,7 @@ impl AgentEnv {
             command.env_remove(var);
         }
         command
-            .arg("-c")
+            .args(flags)
             .arg(line)
             .envs(self.vars.iter().map(|(k, v)| (k, v)))
             .current_dir(&self.home)
@@ -144,4 +149,55 @@ fn what_the_agent_starts_may_not_approve_what_its_shell_holds() {
     let output = wait_bounded(child.take(), PROCESS_TIMEOUT);
     assert_eq!(output.status.code(), Some(126));
     assert!(!marker.exists(), "the denied line ran");
+}
+
+/// Claude Code calls its shell `$SHELL -c -l STRING`, and bash runs STRING (options come before
+/// the command string, wherever `-c` stands); `-co pipefail STRING` likewise. The gate must
+/// check STRING, not the word after `-c`: a forbidden line is refused and never reaches `rm`.
+#[test]
+fn an_agents_shell_checks_the_line_bash_runs_whatever_the_flags_order() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (agent, marker) = agent_env(&daemon, dir.path());
+    for flags in [&["-c", "-l"][..], &["-co", "pipefail"], &["-c", "-"]] {
+        let output = wait_bounded(agent.shell_out_as(flags, "rm -rf /"), PROCESS_TIMEOUT);
+        assert_eq!(
+            output.status.code(),
+            Some(126),
+            "$SHELL {flags:?} 'rm -rf /': {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!marker.exists(), "$SHELL {flags:?} 'rm -rf /' ran rm");
+    }
+    let output = wait_bounded(agent.shell_out_as(&["-c", "-l"], "ls"), PROCESS_TIMEOUT);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "x\n",
+        "-c -l ls runs ls"
+    );
+}
+
+/// A flag bash does not know is a usage error (64) before anything is checked or run, as bash
+/// itself refuses it; so is `-c` without a command.
+#[test]
+fn an_agents_shell_refuses_an_unknown_flag_before_checking() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (agent, marker) = agent_env(&daemon, dir.path());
+    for flags in [&["--frobnicate", "-c"][..], &["-cZ"], &["-c", "--norc"]] {
+        let output = wait_bounded(agent.shell_out_as(flags, "rm -rf ~/x"), PROCESS_TIMEOUT);
+        assert_eq!(
+            output.status.code(),
+            Some(64),
+            "$SHELL {flags:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!marker.exists(), "$SHELL {flags:?} ran rm");
+    }
+    assert!(
+        pending_tokens(&mut daemon.connect()).is_empty(),
+        "nothing was held"
+    );
+    let log = daemon.connect().log(100).expect("the log can be read");
+    assert!(log.is_empty(), "nothing was checked: {log:?}");
 }

@@ -99,6 +99,32 @@ fn a_requester_may_deny_its_own_request_but_not_approve_it() {
         format!("denied {token}: {RISKY}")
     );
     assert!(!decided(&mut requester).allow);
+
+    // The log says where each was to run, and the refused approval as refused: it decided
+    // nothing (not "confirm ... by user").
+    let log = text(&elsewhere(&daemon, &["log"]).stdout);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 3, "held, refused, denied:\n{log}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.ends_with(&format!("{RISKY}  in /tmp"))),
+        "{log}"
+    );
+    let columns = |line: &str| line.split_whitespace().nth(1).map(str::to_string);
+    assert_eq!(columns(lines[1]).as_deref(), Some("refused"), "{log}");
+    assert!(
+        lines[1].contains("self_approval") && !lines[1].contains("by user"),
+        "{log}"
+    );
+    assert_eq!(columns(lines[2]).as_deref(), Some("deny"), "{log}");
+    let json = text(&elsewhere(&daemon, &["log", "--json"]).stdout);
+    let events: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(events[1]["refused"], "self_approval", "{json}");
+    assert!(events.iter().all(|e| e["cwd"] == "/tmp"), "{json}");
 }
 
 fn rules_json(daemon: &TestDaemon) -> serde_json::Value {

@@ -551,7 +551,7 @@ fn ctrl_c_on_a_waiting_check_withdraws_it() {
     });
     loop {
         match lines.recv_timeout(Duration::from_secs(10)) {
-            Ok(line) if line.contains("waiting for approval") => break,
+            Ok(line) if line.contains("waiting for an answer") => break,
             Ok(_) => {}
             Err(e) => {
                 panic!("`assent check -- rm -rf /home/user/project/src` never said it waits: {e}")

@@ -551,6 +551,32 @@ fn without_action_buttons_the_notification_says_how_to_answer() {
     );
     assert!(!shown.body.contains("<b>"), "no markup: {shown:#?}");
     assert!(agent.log().contains("no action buttons"), "{}", agent.log());
+    // The agent told the daemon, and `assent status` warns.
+    let status = status_of(&daemon);
+    assert!(
+        status
+            .contains("warning: 1 of them show requests on a notification server without buttons"),
+        "{status}"
+    );
+}
+
+/// `assent status` as the person would read it.
+fn status_of(daemon: &TestDaemon) -> String {
+    let output = assent_tests::run_bounded(assent_tests::assent(daemon.socket()).arg("status"));
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A server that shows buttons: no warning.
+#[test]
+fn status_does_not_warn_of_a_notification_server_with_buttons() {
+    if !needs(&[DBUS_DAEMON]) {
+        return;
+    }
+    let s = setup();
+    let status = status_of(&s.daemon);
+    assert!(status.contains("approval agents: 1"), "{status}");
+    assert!(!status.contains("without buttons"), "{status}");
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
-use assent_client::protocol::{Remember, Request, Response};
+use assent_client::protocol::{ErrorKind, Remember, Request, Response};
 use assent_client::shown::one_line;
 use clap::Args;
 
@@ -55,23 +55,36 @@ fn parse_remember(text: &str) -> Result<Remember, String> {
     }
 }
 
-/// Send one request and return its reply, or the exit code after printing why not.
 /// How long an approval may take to be accepted: polkit's two minutes for the password, and
 /// some.
 const ANSWER_DEADLINE: Duration = Duration::from_secs(150);
 
+/// Send one request and return its reply, or the exit code after printing why not.
 pub(super) fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response, u8> {
     let mut conn = super::connect(socket)?;
-    if matches!(request, Request::Answer { allow: true, .. }) {
-        // The daemon may put the answer to polkit, which waits up to two minutes for the
-        // person to type a password.
-        conn.set_deadline(ANSWER_DEADLINE);
-    }
     conn.request(request).map_err(|error| {
         messages::error(&error);
         match error {
             assent_client::Error::Refused(_) => exit::DENY,
             _ => exit::UNAVAILABLE,
+        }
+    })
+}
+
+/// [`ask`] for an answer, also saying why the daemon refused it.
+fn ask_answer(
+    socket: Option<PathBuf>,
+    request: &Request,
+) -> Result<Response, (u8, Option<ErrorKind>)> {
+    let mut conn = super::connect(socket).map_err(|code| (code, None))?;
+    // The daemon may put the answer to polkit, which waits up to two minutes for the person
+    // to type a password.
+    conn.set_deadline(ANSWER_DEADLINE);
+    conn.request(request).map_err(|error| {
+        messages::error(&error);
+        match error {
+            assent_client::Error::Refused(wire) => (exit::DENY, Some(wire.kind)),
+            _ => (exit::UNAVAILABLE, None),
         }
     })
 }
@@ -107,8 +120,17 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
     };
     // An allow the policy wants given with a password is put to polkit by the daemon; its
     // text agent, on this terminal, asks for the password (a deny needs no password).
-    let _agent = allow.then(super::polkit::TextAgent::start).flatten();
-    match ask(socket, &request) {
+    let mut agent = allow.then(super::polkit::TextAgent::start).flatten();
+    let answered = ask_answer(socket, &request);
+    // polkit's own words (no polkit to register with, say) matter only when the daemon wanted
+    // the password and did not get it.
+    if let (Err((_, Some(ErrorKind::NotAuthorized))), Some(agent)) = (&answered, agent.as_mut()) {
+        let told = agent.told();
+        if !told.is_empty() {
+            messages::say(&format!("pkttyagent said: {}", one_line(&told)));
+        }
+    }
+    match answered.map_err(|(code, _)| code) {
         Ok(Response::Done) => {
             let verb = match (allow, remember) {
                 (false, _) => "denied".to_string(),
@@ -309,6 +331,13 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         ),
         (n, _) => println!("approval agents: {n}"),
     }
+    // A notification nobody can answer: the server lists no `actions` (the agent asked it).
+    match status.approvers_without_buttons {
+        0 => {}
+        n => println!(
+            "warning: {n} of them show requests on a notification server without buttons: answer with `assent watch` or `assent approve TOKEN`"
+        ),
+    }
     if let Some(error) = &status.policy_error {
         println!("policy reload failed (the running policy is kept): {error}");
     }
@@ -356,13 +385,25 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
             .as_ref()
             .map(|a| format!("  {} (by its own account)", one_line(a)))
             .unwrap_or_default();
+        let cwd = event
+            .cwd
+            .as_ref()
+            .map(|cwd| format!("  in {}", one_line(cwd)))
+            .unwrap_or_default();
+        // An answer the daemon refused decided nothing: the request stays held, and the
+        // uid and pid are the answerer's.
+        let (decision, by) = match &event.refused {
+            Some(why) => ("refused", format!("{:<10}", one_line(why))),
+            None => (
+                event.decision.as_str(),
+                format!("by {:<10}", event.by.as_str()),
+            ),
+        };
         let _ = writeln!(
             out,
-            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}{agent}  {}",
-            event.decision.as_str(),
+            "{time}  {decision:<7} {:<11} {:<11} {by} uid {} pid {}{agent}  {}{cwd}",
             event.level.as_str(),
             event.origin.as_str(),
-            event.by.as_str(),
             event.uid,
             event.pid,
             one_line(&event.subject),

@@ -45,7 +45,6 @@ pub struct CheckArgs {
     #[arg(
         required = true,
         trailing_var_arg = true,
-        allow_hyphen_values = true,
         value_name = "COMMAND",
         value_parser = lossy_text()
     )]
@@ -85,6 +84,9 @@ pub enum Outcome {
 struct JsonOutcome<'a> {
     command: &'a str,
     decision: Decision,
+    /// The token of a request held and not waited for (also in `verdict`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<&'a str>,
     verdict: &'a Verdict,
     decided: Option<&'a Decided>,
 }
@@ -117,7 +119,7 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
                 ..Context::default()
             },
         };
-        return redeem(socket, request, json).exit_code();
+        return redeem(socket, request, json).exit_code(json.is_some());
     }
     // A person's own line, waited for in words on a terminal: ask there too.
     let tty = (origin == Origin::Interactive && !args.no_wait && !args.json)
@@ -135,17 +137,21 @@ pub fn check(socket: Option<PathBuf>, args: CheckArgs) -> u8 {
     };
     gate_prompting(socket, request, args.json.then_some(command.as_str()), tty)
         .0
-        .exit_code()
+        .exit_code(args.json)
 }
 
 impl Outcome {
-    /// The exit code of `check` and `tool` for this outcome; a held token goes to stdout.
-    pub fn exit_code(self) -> u8 {
+    /// The exit code of `check` and `tool` for this outcome; a held token goes to stdout,
+    /// unless the outcome was printed as `json` (the token is in it: stdout stays one
+    /// document a script can parse).
+    pub fn exit_code(self, json: bool) -> u8 {
         match self {
             Outcome::Allowed => exit::ALLOW,
             Outcome::Denied => exit::DENY,
             Outcome::Held(token) => {
-                println!("{token}");
+                if !json {
+                    println!("{token}");
+                }
                 exit::HELD
             }
             Outcome::Cancelled => exit::CANCELLED,
@@ -214,6 +220,10 @@ pub fn redeem(socket: Option<PathBuf>, request: RedeemRequest, json: Option<&str
         let printed = JsonOutcome {
             command,
             decision: verdict.decision,
+            token: match &outcome {
+                Outcome::Held(token) => Some(token),
+                _ => None,
+            },
             verdict: &verdict,
             decided: None,
         };
@@ -286,7 +296,9 @@ fn gate_prompting(
                     forbidden: verdict.level == protocol::Level::Forbidden,
                 });
                 let show = json.is_none();
-                match wait::wait_prompting(&mut conn, &token, verdict.expires_in_ms, show, prompt) {
+                let another = verdict.another_answers;
+                let expires = verdict.expires_in_ms;
+                match wait::wait_prompting(&mut conn, &token, expires, show, another, prompt) {
                     wait::Waited::Decided(decided) => {
                         if json.is_none() {
                             messages::decided(&decided);
@@ -317,6 +329,10 @@ fn gate_prompting(
         let printed = JsonOutcome {
             command,
             decision,
+            token: match &outcome.0 {
+                Outcome::Held(token) => Some(token),
+                _ => None,
+            },
             verdict: &verdict,
             decided: outcome.1.as_ref(),
         };

@@ -68,7 +68,6 @@ pub struct ExplainArgs {
     /// The command line (words are joined with spaces).
     #[arg(
         trailing_var_arg = true,
-        allow_hyphen_values = true,
         value_name = "COMMAND",
         required_unless_present = "batch"
     )]

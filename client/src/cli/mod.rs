@@ -18,6 +18,7 @@ pub mod remembered;
 pub mod resume;
 pub mod setup;
 pub mod shell;
+mod term;
 pub mod tool;
 pub mod wait;
 pub mod watch;
@@ -89,12 +90,7 @@ enum Command {
         #[command(flatten)]
         request: check::RequestArgs,
         /// The program and its arguments (shell-quoted into the line that is checked).
-        #[arg(
-            required = true,
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "PROG"
-        )]
+        #[arg(required = true, trailing_var_arg = true, value_name = "PROG")]
         argv: Vec<std::ffi::OsString>,
     },
     /// A shell for agents: `assent sh -c STRING` checks STRING, then runs `/bin/bash -c STRING`.

@@ -3,6 +3,10 @@
 //! the user's password for this approval, polkit asks for it right here. Where no terminal or
 //! no `pkttyagent` is at hand nothing is started: a desktop's own authentication agent asks
 //! instead, or the daemon refuses the approval and says why.
+//!
+//! Most approvals need no password, and most machines without a desktop have no polkit: what
+//! `pkttyagent` says on its standard error (that it found no polkit to register with) is kept
+//! aside and shown only when the daemon refused the approval for want of the password.
 
 use std::io::{IsTerminal, Read};
 use std::os::fd::AsRawFd;
@@ -16,15 +20,20 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 /// How long `pkttyagent` may take to register with polkit.
 const REGISTER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A running `pkttyagent`, stopped when dropped.
+/// A `pkttyagent` started for this process, stopped when dropped (it may have stopped
+/// already, failing to register).
 pub struct TextAgent {
-    child: Child,
+    child: Option<Child>,
+    /// The read end of its standard error, not blocking.
+    stderr: std::fs::File,
 }
 
 impl TextAgent {
     /// Start `pkttyagent` for this process and wait until it has registered, when standard
     /// input is a terminal and the program is installed; `None` otherwise.
     pub fn start() -> Option<TextAgent> {
+        let (stderr, stderr_write) =
+            nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).ok()?;
         if !std::io::stdin().is_terminal() {
             return None;
         }
@@ -40,10 +49,14 @@ impl TextAgent {
             .arg(std::process::id().to_string())
             .arg("--notify-fd")
             .arg(write.as_raw_fd().to_string())
+            .stderr(std::fs::File::from(stderr_write))
             .spawn()
             .ok()?;
         drop(write);
-        let mut agent = TextAgent { child };
+        let mut agent = TextAgent {
+            child: Some(child),
+            stderr: std::fs::File::from(stderr),
+        };
         let registered = {
             let mut fds = [PollFd::new(
                 std::os::fd::AsFd::as_fd(&read),
@@ -54,18 +67,35 @@ impl TextAgent {
         };
         let mut rest = Vec::new();
         let _ = std::fs::File::from(read).read_to_end(&mut rest);
-        let alive = matches!(agent.child.try_wait(), Ok(None));
-        if registered && alive {
-            Some(agent)
-        } else {
+        let alive = agent
+            .child
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)));
+        if !(registered && alive) {
             agent.stop();
-            None
         }
+        Some(agent)
+    }
+
+    /// What `pkttyagent` has said on its standard error so far (at most a few lines).
+    pub fn told(&mut self) -> String {
+        let mut said = Vec::new();
+        let mut buffer = [0u8; 4096];
+        // Not blocking: a pipe that is empty for now ends the reading.
+        while said.len() < 4096 {
+            match self.stderr.read(&mut buffer) {
+                Ok(n) if n > 0 => said.extend_from_slice(&buffer[..n]),
+                _ => break,
+            }
+        }
+        String::from_utf8_lossy(&said).trim().to_string()
     }
 
     fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

@@ -67,7 +67,7 @@ pub fn resume(args: ResumeArgs) -> u8 {
         }),
         _ => None,
     };
-    match wait::wait_prompting(&mut conn, &args.token, args.expires_ms, true, ask) {
+    match wait::wait_prompting(&mut conn, &args.token, args.expires_ms, true, false, ask) {
         wait::Waited::Decided(decided) => {
             messages::decided(&decided);
             if decided.allow {

@@ -12,6 +12,10 @@ use assent_client::protocol::{CheckRequest, Confinement, Context, Origin, Subjec
 use super::check::{Outcome, RequestArgs, gate_confining, working_dir};
 use super::{confine, exit, messages};
 
+mod args;
+
+use args::Invocation;
+
 /// The shell `assent sh` runs an allowed command with.
 const SHELL: &str = "/bin/bash";
 /// The most of a script read from stdin; more is checked as truncated (opaque) and refused.
@@ -58,9 +62,14 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
     if super::grant::asks(&args) {
         return super::grant::run(socket, &args);
     }
-    let Some(split) = ShellArgs::parse(&args) else {
+    let command = match args::parse(&args) {
+        Ok(Invocation::Command(command)) => command,
+        Err(why) => {
+            messages::say(&format!("sh: {why} (nothing was checked or run)"));
+            return exit::USAGE;
+        }
         // A script file is judged by its name, like any command.
-        if args.iter().any(|a| !a.to_string_lossy().starts_with('-')) {
+        Ok(Invocation::Script) => {
             let words: Vec<String> = std::iter::once("bash".to_string())
                 .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
                 .collect();
@@ -75,15 +84,15 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
             );
         }
         // No -c and no script: an interactive shell for a person, or a script on stdin.
-        if std::io::stdin().is_terminal() {
+        Ok(Invocation::Stdin) if std::io::stdin().is_terminal() => {
             return exec(
                 std::process::Command::new(SHELL).args(&args),
                 SHELL.as_ref(),
             );
         }
-        return stdin_script(socket, args);
+        Ok(Invocation::Stdin) => return stdin_script(socket, args),
     };
-    let Ok(command) = split.command.clone().into_string() else {
+    let Ok(command) = command.into_string() else {
         messages::say("a command that is not valid UTF-8 cannot be checked; not running");
         return exit::UNAVAILABLE;
     };
@@ -183,59 +192,5 @@ fn exec(command: &mut std::process::Command, program: &std::ffi::OsStr) -> u8 {
         exit::NOT_FOUND
     } else {
         exit::UNAVAILABLE
-    }
-}
-
-/// The `-c STRING` of a shell invocation: options before it may be clustered (`-lc`, `-ec`).
-struct ShellArgs {
-    command: OsString,
-}
-
-impl ShellArgs {
-    fn parse(args: &[OsString]) -> Option<ShellArgs> {
-        let mut iter = args.iter();
-        while let Some(arg) = iter.next() {
-            let text = arg.to_str()?;
-            if text == "--" || !text.starts_with('-') || text == "-" {
-                return None;
-            }
-            if text.starts_with("--") {
-                // Long options such as --norc, --login take no argument.
-                continue;
-            }
-            if text[1..].contains('c') {
-                return iter.next().map(|command| ShellArgs {
-                    command: command.clone(),
-                });
-            }
-            if text == "-o" || text == "-O" {
-                iter.next();
-            }
-        }
-        None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(args: &[&str]) -> Option<String> {
-        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-        ShellArgs::parse(&args).map(|s| s.command.to_string_lossy().into_owned())
-    }
-
-    #[test]
-    fn finds_the_command_string() {
-        assert_eq!(parse(&["-c", "ls"]).as_deref(), Some("ls"));
-        assert_eq!(parse(&["-lc", "ls -la"]).as_deref(), Some("ls -la"));
-        assert_eq!(
-            parse(&["--login", "-e", "-c", "x", "name"]).as_deref(),
-            Some("x")
-        );
-        assert_eq!(parse(&["-o", "pipefail", "-c", "y"]).as_deref(), Some("y"));
-        assert_eq!(parse(&["script.sh"]), None);
-        assert_eq!(parse(&[]), None);
-        assert_eq!(parse(&["-c"]), None);
     }
 }

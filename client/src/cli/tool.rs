@@ -90,6 +90,14 @@ fn read_args(args: &ToolArgs) -> Result<String, u8> {
         ));
         return Err(exit::DENY);
     }
+    // Arguments that are not JSON are the caller's mistake, told at once: sent on, they would
+    // be held as opaque and wait for a person who cannot read them either.
+    if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(&text) {
+        messages::say(&format!(
+            "the tool's arguments are not JSON ({error}): nothing was checked"
+        ));
+        return Err(exit::USAGE);
+    }
     Ok(text)
 }
 
@@ -128,7 +136,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
                 ..Context::default()
             },
         };
-        return redeem(socket, request, args.json.then_some(summary.as_str())).exit_code();
+        return redeem(socket, request, args.json.then_some(summary.as_str())).exit_code(args.json);
     }
     let request = CheckRequest {
         subject: Subject::Tool {
@@ -148,5 +156,5 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
         },
         wait: !args.no_wait,
     };
-    gate(socket, request, args.json.then_some(summary.as_str())).exit_code()
+    gate(socket, request, args.json.then_some(summary.as_str())).exit_code(args.json)
 }

@@ -49,19 +49,21 @@ impl Drop for MaskGuard {
 }
 
 /// Wait for the outcome of `token` on `conn`, asking at the terminal too when `prompt` is given
-/// (the request must have been sent with `Context::prompt` set).
+/// (the request must have been sent with `Context::prompt` set). `another`: another person
+/// must answer it ([`assent_client::protocol::Verdict::another_answers`]).
 pub fn wait_prompting(
     conn: &mut Connection,
     token: &str,
     expires_in_ms: Option<u64>,
     show: bool,
+    another: bool,
     prompt: Option<Prompt>,
 ) -> Waited {
     wait_for(
         conn,
         token,
         expires_in_ms,
-        show,
+        show.then_some(another),
         prompt,
         |response| match response {
             Response::Decided(decided) => Ok(decided),
@@ -81,7 +83,7 @@ pub fn wait_batch(
         conn,
         token,
         expires_in_ms,
-        show,
+        show.then_some(false),
         None,
         |response| match response {
             Response::BatchDecided(batch) => Ok(batch.items),
@@ -90,12 +92,13 @@ pub fn wait_batch(
     )
 }
 
-/// Wait for the response `accept` takes as the outcome.
+/// Wait for the response `accept` takes as the outcome, showing the wait when `show` says
+/// whether another person must answer.
 fn wait_for<T>(
     conn: &mut Connection,
     token: &str,
     expires_in_ms: Option<u64>,
-    show: bool,
+    show: Option<bool>,
     prompt: Option<Prompt>,
     accept: impl Fn(Response) -> Result<T, String>,
 ) -> Waited<T> {
@@ -106,14 +109,24 @@ fn wait_for<T>(
     let guard = MaskGuard(stop.thread_swap_mask(SigmaskHow::SIG_BLOCK).ok());
     let signals = SignalFd::with_flags(&stop, SfdFlags::SFD_CLOEXEC | SfdFlags::SFD_NONBLOCK).ok();
     let deadline = expires_in_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
-    let terminal = show && std::io::stderr().is_terminal();
-    if show {
+    let terminal = show.is_some() && std::io::stderr().is_terminal();
+    let mut waiting = show.map(|another| Waiting {
+        another,
+        deadline,
+        columns: if terminal {
+            super::term::size(std::io::stderr().as_fd()).0
+        } else {
+            usize::MAX
+        },
+    });
+    if let Some(waiting) = &waiting {
         if prompt.is_some() {
             // Under a prompt: one line for where else to answer; the prompt line below it is
             // the live one, with the time left.
             eprintln!("{}", assent_client::say::elsewhere(token));
         } else {
-            progress(token, deadline, terminal);
+            waiting.introduce(token);
+            waiting.progress(terminal);
         }
     }
     let mut asking = prompt
@@ -211,8 +224,8 @@ fn wait_for<T>(
                 }
             }
         }
-        if live {
-            progress(token, deadline, true);
+        if live && let Some(waiting) = waiting.as_mut() {
+            waiting.progress(true);
         }
     };
     if live {
@@ -242,19 +255,55 @@ fn cancel<T>(conn: &mut Connection, token: &str) -> Waited<T> {
     Waited::Cancelled
 }
 
-fn progress(token: &str, deadline: Option<Instant>, live: bool) {
-    let left = deadline
-        .map(|d| d.saturating_duration_since(Instant::now()).as_secs())
-        .map(|s| format!("{}:{:02} left", s / 60, s % 60))
-        .unwrap_or_else(|| "no deadline".into());
-    let text = format!(
-        "assent: waiting for approval ({left}); approve from the desktop or another terminal with `assent approve {token}`; Ctrl-C withdraws it"
-    );
-    let mut err = std::io::stderr().lock();
-    if live {
-        let _ = write!(err, "\r\x1b[2K{text}");
-    } else {
-        let _ = writeln!(err, "{text}");
+/// What a wait shows without a prompt: once, who must answer and how (the token once); then
+/// one line with the time left, redrawn in place. That line fits the terminal's width (less
+/// its last column, where a terminal would wrap), so a redraw never leaves a wrapped copy.
+struct Waiting {
+    /// Another person must answer: the requester is told so, and not how to answer.
+    another: bool,
+    deadline: Option<Instant>,
+    columns: usize,
+}
+
+impl Waiting {
+    fn introduce(&self, token: &str) {
+        let fit = |text: &str| super::term::fit(text, self.columns.saturating_sub(1));
+        let text = if self.another {
+            format!(
+                "{}\n  its token: {token}\n",
+                fit("assent: another person must answer this; you cannot answer it yourself")
+            )
+        } else {
+            format!(
+                "{}\n  or in another terminal: assent approve {token}\n",
+                fit("assent: answer it from the desktop notification, `assent watch`,")
+            )
+        };
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
-    let _ = err.flush();
+
+    /// The time-left line: redrawn in place on a terminal, else written once.
+    fn progress(&self, live: bool) {
+        let left = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()).as_secs())
+            .map(|s| format!("{}:{:02} left", s / 60, s % 60))
+            .unwrap_or_else(|| "no deadline".into());
+        let who = if self.another {
+            "another person"
+        } else {
+            "an answer"
+        };
+        let text = super::term::fit(
+            &format!("assent: waiting for {who}, {left} \u{b7} Ctrl-C withdraws it"),
+            self.columns.saturating_sub(1),
+        );
+        let mut err = std::io::stderr().lock();
+        if live {
+            let _ = write!(err, "\r\x1b[2K{text}");
+        } else {
+            let _ = writeln!(err, "{text}");
+        }
+        let _ = err.flush();
+    }
 }

@@ -23,7 +23,6 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use assent_client::Connection;
@@ -109,35 +108,9 @@ impl Keys {
         self.write(&text);
     }
 
-    /// The terminal's columns and rows: `$COLUMNS` and `$LINES` when set, else what `stty`
-    /// reads from it, else 80 × 24.
+    /// The terminal's columns and rows ([`super::term::size`]).
     fn size(&self) -> (usize, usize) {
-        let env = |name: &str| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|&n| n > 0)
-        };
-        let asked = || -> Option<(usize, usize)> {
-            let output = Command::new("stty")
-                .arg("size")
-                .stdin(self.tty.try_clone().ok()?)
-                .stderr(Stdio::null())
-                .output()
-                .ok()?;
-            let text = String::from_utf8(output.stdout).ok()?;
-            let mut words = text.split_whitespace().map(|w| w.parse::<usize>().ok());
-            let (rows, cols) = (words.next()??, words.next()??);
-            (rows > 0 && cols > 0).then_some((cols, rows))
-        };
-        let (cols, rows) = match (env("COLUMNS"), env("LINES")) {
-            (Some(cols), Some(rows)) => (cols, rows),
-            (cols, rows) => {
-                let (tty_cols, tty_rows) = asked().unwrap_or((80, 24));
-                (cols.unwrap_or(tty_cols), rows.unwrap_or(tty_rows))
-            }
-        };
-        (cols, rows)
+        super::term::size(std::os::fd::AsFd::as_fd(&self.tty))
     }
 }
 
@@ -209,6 +182,8 @@ pub fn watch(socket: Option<PathBuf>, _args: WatchArgs) -> u8 {
     };
     let hello = Request::RegisterApprover(ApproverHello {
         name: format!("assent watch {}", env!("CARGO_PKG_VERSION")),
+        // A terminal: keys, not buttons.
+        buttons: None,
     });
     match conn.request(&hello) {
         Ok(Response::Done) => {}

@@ -42,6 +42,11 @@ impl Remember {
 pub struct ApproverHello {
     /// Its name and version for logs (`assent-notify 0.1.0`).
     pub name: String,
+    /// Whether what it shows requests on can show buttons to answer them (a notification
+    /// server whose `GetCapabilities` lists `actions`); `None` where that does not apply (a
+    /// terminal's `assent watch`). Absent before protocol 10.
+    #[serde(default)]
+    pub buttons: Option<bool>,
 }
 
 /// A held request that ended, pushed to the approval agents it was shown to.

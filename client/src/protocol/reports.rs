@@ -132,6 +132,10 @@ pub struct StatusInfo {
     /// How long a request is held for a person before it expires (the hold TTL in force), in
     /// seconds: an agent that kills its hook sooner runs the call unanswered.
     pub hold_ttl_secs: u64,
+    /// Of `approvers`, those showing requests on a notification server that shows no
+    /// buttons: there a person answers with `assent watch` or `assent approve`.
+    #[serde(default)]
+    pub approvers_without_buttons: u32,
 }
 
 /// One audit event, as `assent log` shows it.
@@ -163,4 +167,12 @@ pub struct AuditEvent {
     pub program: Option<String>,
     /// The agent the requester says it serves (`Claude Code`): its own claim, not checked.
     pub agent: Option<String>,
+    /// The working directory the command was to run in (a tool call's, when it gave one).
+    /// Absent from events written before protocol 10.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// For an answer the daemon refused (`self_approval`): why; the request stays held, and
+    /// `uid` and `pid` are the answerer's. Absent from events written before protocol 10.
+    #[serde(default)]
+    pub refused: Option<String>,
 }

@@ -82,6 +82,10 @@ pub struct Verdict {
     /// A one-time grant to run this allowed line confined, when the request asked for one
     /// ([`super::Context::grant`]): redeemed with [`super::Request::Grant`].
     pub grant: Option<String>,
+    /// Held for another person to answer (the policy's `[approvers]` maps the requester to
+    /// another user, who is not named): the requester cannot answer it, not even elsewhere.
+    #[serde(default)]
+    pub another_answers: bool,
 }
 
 /// The Landlock domain a door builds from a verdict before it runs the command: the places
@@ -258,6 +262,7 @@ mod tests {
             expires_in_ms: None,
             confine: None,
             grant: None,
+            another_answers: false,
         };
         assert_eq!(verdict(Decision::Allow, None).outcome(), Outcome::Allow);
         assert_eq!(

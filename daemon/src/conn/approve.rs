@@ -273,6 +273,7 @@ impl Conn {
             pid: self.peer.pid,
             sid,
             name,
+            buttons: hello.buttons,
         })
     }
 

@@ -42,6 +42,7 @@ impl Conn {
         };
         let (token, expires_in) = held_for(held.as_ref());
         let mut reply = verdict(judgement, token.clone(), expires_in);
+        reply.another_answers = held.as_ref().is_some_and(|held| held.another_answers);
         let uid = self.peer.uid;
         let confine = judgement.confine.clone();
         if let (Some(subject), Some(confine)) = (&wants_grant, &confine)
@@ -157,6 +158,7 @@ pub(super) fn verdict(
         expires_in_ms,
         confine: judgement.confine.clone(),
         grant: None,
+        another_answers: false,
     }
 }
 

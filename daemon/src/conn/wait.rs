@@ -27,6 +27,7 @@ impl Conn {
             token,
             expires_at,
             outcome: Some(mut outcome),
+            ..
         }) = held
         else {
             return Flow::Continue;

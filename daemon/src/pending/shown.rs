@@ -102,7 +102,18 @@ pub(super) fn about(hold: &Hold) -> AuditEvent {
         token: None,
         agent: hold.agent.clone(),
         program: Some(hold.program.clone()),
+        cwd: common_cwd(hold),
+        refused: None,
     }
+}
+
+/// The one working directory of a hold's items, when they share it.
+fn common_cwd(hold: &Hold) -> Option<String> {
+    let first = hold.items.first()?.cwd.as_ref()?;
+    hold.items
+        .iter()
+        .all(|i| i.cwd.as_ref() == Some(first))
+        .then(|| first.clone())
 }
 
 /// The audit event of item `index` ended with `outcome`; a batch's reason names the item.
@@ -129,6 +140,8 @@ pub(super) fn item_event(token: &str, hold: &Hold, index: usize, outcome: &Decid
         token: Some(token.to_string()),
         agent: hold.agent.clone(),
         program: Some(hold.program.clone()),
+        cwd: item.cwd.clone(),
+        refused: None,
     }
 }
 

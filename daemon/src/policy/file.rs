@@ -43,11 +43,26 @@ pub struct Loaded {
 }
 
 /// One or several values.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
+}
+
+/// Read as the value it is: a value that fits neither form gets the one form's own error
+/// (`unknown variant `robot`, expected one of ...`), not serde's "did not match any variant".
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = toml::Value::deserialize(deserializer)?;
+        let described = |error: toml::de::Error| D::Error::custom(error.message().trim());
+        match value {
+            toml::Value::Array(_) => Vec::<T>::deserialize(value)
+                .map(OneOrMany::Many)
+                .map_err(described),
+            one => T::deserialize(one).map(OneOrMany::One).map_err(described),
+        }
+    }
 }
 
 impl<T> OneOrMany<T> {
@@ -93,6 +108,7 @@ struct FileSpec {
     observe: Option<bool>,
     observe_uids: Option<Vec<u32>>,
     observe_origins: Option<Vec<Origin>>,
+    #[serde(default, deserialize_with = "duration_text")]
     hold_ttl: Option<String>,
     no_approver: Option<NoApprover>,
     confirm_agent_moderate: Option<bool>,
@@ -149,6 +165,22 @@ struct RuleSpec {
     args: Option<BTreeMap<String, toml::Value>>,
     args_contain: Option<BTreeMap<String, String>>,
     approval: Option<Approval>,
+}
+
+/// What a duration may be written as, for the errors that say so.
+const DURATION_FORMS: &str = "a duration in quotes, such as \"90s\", \"5m\" or \"1h\"";
+
+/// A duration's text: a bare number has no unit, and the error says what is written instead.
+fn duration_text<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    use serde::de::Error as _;
+    match toml::Value::deserialize(deserializer)? {
+        toml::Value::String(text) => Ok(Some(text)),
+        other => Err(D::Error::custom(format!(
+            "expected {DURATION_FORMS}, not {other}"
+        ))),
+    }
 }
 
 /// The largest policy file read: far beyond any hand-written policy (a rule is a few lines),
@@ -484,8 +516,8 @@ fn threshold(value: f32, what: &str) -> Result<f32, String> {
 fn settings(spec: &FileSpec) -> Result<Settings, String> {
     let hold_ttl = match &spec.hold_ttl {
         Some(text) => {
-            let d: Duration =
-                humantime::parse_duration(text).map_err(|e| format!("hold_ttl {text:?}: {e}"))?;
+            let d: Duration = humantime::parse_duration(text)
+                .map_err(|e| format!("hold_ttl {text:?}: {e}; expected {DURATION_FORMS}"))?;
             if d.is_zero() {
                 return Err("hold_ttl must be longer than zero".into());
             }

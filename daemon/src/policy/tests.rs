@@ -251,6 +251,31 @@ fn errors_name_the_line_and_column() {
             "override_forbidden",
         ),
         ("hold_ttl = \"soon\"\n", 1, 1, "hold_ttl"),
+        // A bad value says what would be valid, where it stands.
+        (
+            "hold_ttl = 600\n",
+            1,
+            12,
+            "expected a duration in quotes, such as \"90s\"",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\norigin = \"robot\"\ndecision = \"deny\"\n",
+            3,
+            10,
+            "unknown variant `robot`, expected one of `interactive`, `agent`, `tool`",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\norigin = [\"agent\", \"robot\"]\ndecision = \"deny\"\n",
+            3,
+            10,
+            "expected one of `interactive`, `agent`, `tool`",
+        ),
+        (
+            "[[rule]]\nname = \"r\"\nuid = \"root\"\ndecision = \"deny\"\n",
+            3,
+            7,
+            "expected u32",
+        ),
         (
             "[confine]\nwritable = [\"data\"]\n",
             1,

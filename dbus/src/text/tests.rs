@@ -160,10 +160,16 @@ fn body_escapes_markup_and_names_the_requester() {
          • destructive: <i>rm</i> deletes a directory tree\n\
          Claude Code (pid 4242, session conv-1)"
     );
-    // HH:MM:SS, local time.
+    // HH:MM:SS, local time; then where else to answer, even where there are buttons (stock
+    // dunst offers buttons it cannot show).
+    let (by, elsewhere) = by.split_once('\n').expect("a line after the deadline");
     assert!(
         by.len() == 8 && by.bytes().filter(|b| *b == b':').count() == 2,
         "{by}"
+    );
+    assert_eq!(
+        elsewhere,
+        "Or answer in a terminal: assent watch, or assent approve pa_1"
     );
 }
 
@@ -178,7 +184,14 @@ fn without_markup_or_actions_the_body_is_plain_and_says_how_to_answer() {
     );
     assert!(note.body.starts_with("a < b\n"), "{}", note.body);
     assert!(note.body.contains("3 identical requests"), "{}", note.body);
-    assert!(note.body.contains("assent approve pa_1"), "{}", note.body);
+    assert!(
+        note.body.ends_with(
+            "No buttons here: answer in a terminal with assent watch, or assent approve pa_1 \
+             (assent deny pa_1)"
+        ),
+        "{}",
+        note.body
+    );
     assert!(note.actions.is_empty());
 }
 

@@ -255,6 +255,7 @@ fn agent(
     let mut conn = connect(socket)?;
     let hello = Request::RegisterApprover(ApproverHello {
         name: "assent-test-approver".into(),
+        buttons: None,
     });
     let registered = outcome(conn.request(&hello))?;
     println!("{registered}");
