@@ -89,16 +89,28 @@ fn write_pages(dir: &Path) -> std::io::Result<()> {
         ),
     ]);
     let signals = tagged(&[
-        ("SIGHUP", "Reload the policy (it is also reloaded when the file changes)."),
+        (
+            "SIGHUP",
+            "Reload the policy (it is also reloaded when the file changes).",
+        ),
         (
             "SIGTERM, SIGINT",
             "Stop: held requests are denied, the socket file is removed (unless systemd passed it).",
         ),
     ]);
     let files = tagged(&[
-        ("/run/assent/socket", "The system daemon's socket (mode 0666: the kernel names each caller)."),
-        ("/etc/assent/policy.toml", "The system daemon's policy: see assent-policy(5)."),
-        ("/var/lib/assent/remembered.json", "Approvals remembered always or for a duration."),
+        (
+            "/run/assent/socket",
+            "The system daemon's socket (mode 0666: the kernel names each caller).",
+        ),
+        (
+            "/etc/assent/policy.toml",
+            "The system daemon's policy: see assent-policy(5).",
+        ),
+        (
+            "/var/lib/assent/remembered.json",
+            "Approvals remembered always or for a duration.",
+        ),
         (
             "/var/lib/assent/audit.jsonl",
             "Every decision, one JSON line each, when the journal is not used.",
@@ -132,12 +144,30 @@ fn write_pages(dir: &Path) -> std::io::Result<()> {
     let page = assent_client::man::with_sections(
         &String::from_utf8_lossy(&page),
         &[
-            Section { title: "EXIT STATUS", body: &status },
-            Section { title: "ENVIRONMENT", body: &environment },
-            Section { title: "SIGNALS", body: &signals },
-            Section { title: "FILES", body: &files },
-            Section { title: "EXAMPLES", body: &examples },
-            Section { title: "SEE ALSO", body: &see },
+            Section {
+                title: "EXIT STATUS",
+                body: &status,
+            },
+            Section {
+                title: "ENVIRONMENT",
+                body: &environment,
+            },
+            Section {
+                title: "SIGNALS",
+                body: &signals,
+            },
+            Section {
+                title: "FILES",
+                body: &files,
+            },
+            Section {
+                title: "EXAMPLES",
+                body: &examples,
+            },
+            Section {
+                title: "SEE ALSO",
+                body: &see,
+            },
         ],
     );
     std::fs::write(dir.join(man.get_filename()), page)?;

@@ -133,10 +133,22 @@ fn write_page(dir: &std::path::Path) -> std::io::Result<()> {
     let page = with_sections(
         &String::from_utf8_lossy(&page),
         &[
-            Section { title: "EXIT STATUS", body: &status },
-            Section { title: "ENVIRONMENT", body: &environment },
-            Section { title: "FILES", body: &files },
-            Section { title: "SEE ALSO", body: &see },
+            Section {
+                title: "EXIT STATUS",
+                body: &status,
+            },
+            Section {
+                title: "ENVIRONMENT",
+                body: &environment,
+            },
+            Section {
+                title: "FILES",
+                body: &files,
+            },
+            Section {
+                title: "SEE ALSO",
+                body: &see,
+            },
         ],
     );
     std::fs::write(dir.join(man.get_filename()), page)

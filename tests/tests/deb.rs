@@ -249,7 +249,10 @@ fn the_control_data_and_maintainer_scripts_are_sound() {
     };
     let depends = field("Depends: ");
     for needed in ["libc6", "init-system-helpers"] {
-        assert!(depends.contains(needed), "Depends: {depends} lacks {needed}");
+        assert!(
+            depends.contains(needed),
+            "Depends: {depends} lacks {needed}"
+        );
     }
     // Debian policy 5.6.2: a name and an email address.
     let maintainer = field("Maintainer: ");

@@ -188,9 +188,17 @@ fn the_notify_user_unit_is_hardened_and_keeps_its_sockets() {
         .filter(|line| !line.starts_with('#') && line.contains('='))
         .collect();
     for needed in ["RestrictAddressFamilies=AF_UNIX", "ProtectHome=read-only"] {
-        assert!(settings.contains(&needed), "{needed} is not in the unit:\n{body}");
+        assert!(
+            settings.contains(&needed),
+            "{needed} is not in the unit:\n{body}"
+        );
     }
-    for hides in ["/run/user", "InaccessiblePaths=", "TemporaryFileSystem=", "BindPaths="] {
+    for hides in [
+        "/run/user",
+        "InaccessiblePaths=",
+        "TemporaryFileSystem=",
+        "BindPaths=",
+    ] {
         assert!(
             !settings.iter().any(|line| line.contains(hides)),
             "the unit touches {hides}, where the session bus is:\n{body}"

@@ -242,11 +242,23 @@ mod tests {
         assert!(dir.join("assent-check.1").is_file());
         assert!(dir.join("assent-completions.1").is_file());
         assert!(!dir.join("assent-man.1").exists());
-        for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"] {
-            assert!(top.contains(&format!(".SH \"{section}\"")), "{section}:\n{top}");
+        for section in [
+            "EXIT STATUS",
+            "ENVIRONMENT",
+            "FILES",
+            "EXAMPLES",
+            "SEE ALSO",
+        ] {
+            assert!(
+                top.contains(&format!(".SH \"{section}\"")),
+                "{section}:\n{top}"
+            );
         }
         let check = std::fs::read_to_string(dir.join("assent-check.1")).expect("a subpage");
-        assert!(check.contains(".SH \"SEE ALSO\"\n.BR assent (1)"), "{check}");
+        assert!(
+            check.contains(".SH \"SEE ALSO\"\n.BR assent (1)"),
+            "{check}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
