@@ -177,3 +177,50 @@ fn an_answer_names_what_it_answered() {
         "pa_01234567… claude: git push --force\\e[2J origin main and"
     );
 }
+
+/// Prose wraps between words, so no word is broken at the edge of the screen; a word longer
+/// than a line (a path, a token) is cut where the line ends; double spaces inside a line stay.
+#[test]
+fn prose_wraps_between_words() {
+    let header = "assent watch: watching for held requests · 3 more waiting · q quits";
+    let cases: [(&str, usize, &[&str]); 5] = [
+        (header, 80, &[header]),
+        (
+            header,
+            40,
+            &[
+                "assent watch: watching for held requests",
+                "· 3 more waiting · q quits",
+            ],
+        ),
+        ("[y] once  [s] session", 40, &["[y] once  [s] session"]),
+        (
+            "see /home/dev/projectdir",
+            10,
+            &["see", "/home/dev/", "projectdir"],
+        ),
+        ("", 10, &[""]),
+    ];
+    for (text, room, want) in cases {
+        assert_eq!(wrap_words(text, room), want, "{text:?} at {room}");
+    }
+    // The whole screen's header at 60 columns: every line ends at a word.
+    let said: Vec<String> = Vec::new();
+    let view = View {
+        front: None,
+        left: Duration::from_secs(10),
+        waiting: 12,
+        settling: false,
+        said: &said,
+        width: 60,
+        height: 24,
+    };
+    let screen = render(&view);
+    assert_eq!(
+        screen[..2],
+        [
+            "assent watch: watching for held requests · 12 more waiting ·".to_string(),
+            "q quits".to_string()
+        ]
+    );
+}
