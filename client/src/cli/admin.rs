@@ -8,7 +8,7 @@ use assent_client::protocol::{Remember, Request, Response};
 use assent_client::shown::one_line;
 use clap::Args;
 
-use super::{exit, messages};
+use super::{colour, exit, messages};
 
 /// `assent approve` / `assent deny`.
 #[derive(Debug, Args)]
@@ -175,6 +175,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         print_json(&assent_client::protocol::PendingList { items, next: None });
         return exit::ALLOW;
     }
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     if items.is_empty() {
         let _ = writeln!(out, "no held requests");
@@ -193,7 +194,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
             out,
             "{}  {}  {who}  uid {} pid {}  {}  {} s left{}",
             item.token,
-            item.level.as_str(),
+            colour::level(item.level, item.level.as_str(), paint),
             item.uid,
             item.pid,
             item.origin.as_str(),
@@ -219,7 +220,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
                 out,
                 "    item {}  {}  {}",
                 held.item,
-                held.level.as_str(),
+                colour::level(held.level, held.level.as_str(), paint),
                 one_line(&held.subject)
             );
             if let Some(cwd) = held.cwd {
@@ -255,11 +256,12 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
     let uptime = humantime::format_duration(Duration::from_secs(status.uptime_secs));
     // First, so that nobody reads on past it: the gate judges but stops nothing.
     if let Some(whom) = &status.observe {
-        println!(
+        let warning = format!(
             "OBSERVE MODE for {}: nothing is held or denied, only audited (observe in {})",
             assent_client::shown::one_line(whom),
             assent_client::shown::one_line(&status.policy)
         );
+        println!("{}", colour::warning(&warning, colour::stdout()));
     }
     println!(
         "assentd {} (protocol {}), {} mode\nsocket:   {}\nuptime:   {uptime}\nallowed:  {}\ndenied:   {}\nheld:     {}\npending:  {}",
@@ -341,6 +343,7 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         Ok(events) => events,
         Err(code) => return code,
     };
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     for event in events {
         if json {
@@ -358,9 +361,14 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{time}  {:<7} {:<11} {:<11} by {:<10} uid {} pid {}{agent}  {}",
-            event.decision.as_str(),
-            event.level.as_str(),
+            "{time}  {} {} {:<11} by {:<10} uid {} pid {}{agent}  {}",
+            // Padded before painting: the escapes take no columns.
+            colour::decision(
+                event.decision,
+                &format!("{:<7}", event.decision.as_str()),
+                paint
+            ),
+            colour::level(event.level, &format!("{:<11}", event.level.as_str()), paint),
             event.origin.as_str(),
             event.by.as_str(),
             event.uid,

@@ -95,6 +95,10 @@ fn sections() -> Vec<(&'static str, String)> {
                     "The session label and the agent's name sent with a request. They are the client's own claim: they can raise a decision, never lower it.",
                 ),
                 (
+                    "NO_COLOR",
+                    "Set and not empty: no colour with --color=auto (the default), as https://no-color.org asks. TERM=dumb does the same.",
+                ),
+                (
                     "COLUMNS",
                     "The width help text and assent watch fit, when the terminal does not say.",
                 ),

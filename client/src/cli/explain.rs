@@ -16,7 +16,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::check::working_dir;
-use super::{OriginArg, exit, messages};
+use super::{OriginArg, colour, exit, messages};
 
 /// The end of `assent explain --help`: the batch's records and the exit codes.
 pub const AFTER_HELP: &str = "\
@@ -172,14 +172,19 @@ fn print_json(command: &str, origin: Origin, explanation: &Explanation) {
 
 fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
     let verdict = &explanation.verdict;
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "command:  {command}");
     let _ = writeln!(out, "origin:   {}", origin.as_str());
-    let _ = writeln!(out, "level:    {}", verdict.level.as_str());
+    let _ = writeln!(
+        out,
+        "level:    {}",
+        colour::level(verdict.level, verdict.level.as_str(), paint)
+    );
     let _ = writeln!(
         out,
         "decision: {} ({})",
-        verdict.decision.as_str(),
+        colour::decision(verdict.decision, verdict.decision.as_str(), paint),
         verdict.reason
     );
     if !explanation.commands.is_empty() {
@@ -199,7 +204,7 @@ fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
             let _ = writeln!(
                 out,
                 "  {} [{}]: {}",
-                finding.level.as_str(),
+                colour::level(finding.level, finding.level.as_str(), paint),
                 finding.id,
                 finding.message
             );

@@ -68,6 +68,37 @@ pub fn render(view: &View) -> Vec<String> {
     out.lines
 }
 
+/// The card's level line (`level    DESTRUCTIVE`, the card's own words) in the level's colour
+/// when `on`; every other line, and all a requester wrote, as drawn.
+pub fn paint(lines: &mut [String], on: bool) {
+    use assent_client::protocol::Level;
+    if !on {
+        return;
+    }
+    let levels = [
+        Level::Safe,
+        Level::Moderate,
+        Level::Opaque,
+        Level::Destructive,
+        Level::Forbidden,
+    ];
+    for line in lines.iter_mut() {
+        let Some(name) = line.strip_prefix("level    ") else {
+            continue;
+        };
+        if let Some(level) = levels
+            .into_iter()
+            .find(|level| level.as_str().to_uppercase() == name)
+        {
+            *line = format!(
+                "level    {}",
+                super::super::colour::level(level, name, true)
+            );
+        }
+        return;
+    }
+}
+
 /// The held request: who, what, where, why, what remembering covers, and the keys.
 fn card(out: &mut Lines, item: &PendingItem, view: &View) {
     out.push("", &format!("held {}", item.token));

@@ -224,3 +224,23 @@ fn prose_wraps_between_words() {
         ]
     );
 }
+
+/// Only the card's own level line is painted, and only when colour is on.
+#[test]
+fn the_level_line_is_painted_and_nothing_else() {
+    let mut lines: Vec<String> = [
+        "held pa_0",
+        "level    DESTRUCTIVE",
+        "in       /home/level    FORBIDDEN",
+        "level    DESTRUCTIVE",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    let plain = lines.clone();
+    paint(&mut lines, false);
+    assert_eq!(lines, plain);
+    paint(&mut lines, true);
+    assert_eq!(lines[1], "level    \x1b[31mDESTRUCTIVE\x1b[0m");
+    assert_eq!(lines[0], plain[0]);
+    assert_eq!(lines[2..], plain[2..]);
+}
