@@ -108,25 +108,96 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
     // An allow the policy wants given with a password is put to polkit by the daemon; its
     // text agent, on this terminal, asks for the password (a deny needs no password).
     let _agent = allow.then(super::polkit::TextAgent::start).flatten();
-    match ask(socket, &request) {
+    let reply = match super::connect(socket) {
+        Ok(mut conn) => {
+            if allow {
+                // The daemon may put the answer to polkit, which waits up to two minutes for
+                // the person to type a password.
+                conn.set_deadline(ANSWER_DEADLINE);
+            }
+            conn.request(&request)
+        }
+        Err(code) => return code,
+    };
+    let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
+    let what = what
+        .map(|w| format!(": {}", one_line(&w)))
+        .unwrap_or_default();
+    let said = answer_said(allow, remember, reply, &format!("{token}{item}{what}"));
+    if let Some(line) = &said.out {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+    match said.error {
+        Some(Said::Error(error)) => messages::error(&error),
+        Some(Said::Text(text)) => messages::say(&text),
+        None => {}
+    }
+    said.code
+}
+
+/// What `approve`/`deny` say about the daemon's reply: a line on stdout, a word on stderr, and
+/// the exit code.
+struct AnswerSaid {
+    out: Option<String>,
+    error: Option<Said>,
+    code: u8,
+}
+
+enum Said {
+    Error(assent_client::Error),
+    Text(String),
+}
+
+/// The reply to an answer, in words. An approval that could not be remembered (the state's
+/// disk is full) still allowed the request this once, so it says that, warns that nothing was
+/// remembered, and exits 0 as the allow it was.
+fn answer_said(
+    allow: bool,
+    remember: Remember,
+    reply: Result<Response, assent_client::Error>,
+    what: &str,
+) -> AnswerSaid {
+    use assent_client::protocol::ErrorKind;
+    match reply {
         Ok(Response::Done) => {
             let verb = match (allow, remember) {
                 (false, _) => "denied".to_string(),
                 (true, Remember::Once) => "approved once".to_string(),
                 (true, how) => format!("approved, remembered {}", how.describe()),
             };
-            let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
-            let what = what
-                .map(|w| format!(": {}", one_line(&w)))
-                .unwrap_or_default();
-            let _ = writeln!(std::io::stdout().lock(), "{verb} {token}{item}{what}");
-            exit::ALLOW
+            AnswerSaid {
+                out: Some(format!("{verb} {what}")),
+                error: None,
+                code: exit::ALLOW,
+            }
         }
-        Ok(other) => {
-            messages::say(&format!("unexpected reply: {other:?}"));
-            exit::UNAVAILABLE
+        Err(assent_client::Error::Refused(wire)) if allow && wire.kind == ErrorKind::NotSaved => {
+            AnswerSaid {
+                out: Some(format!("approved once {what}")),
+                error: Some(Said::Text(format!(
+                    "not remembered ({}): {}",
+                    remember.describe(),
+                    one_line(&wire.message)
+                ))),
+                code: exit::ALLOW,
+            }
         }
-        Err(code) => code,
+        Ok(other) => AnswerSaid {
+            out: None,
+            error: Some(Said::Text(format!("unexpected reply: {other:?}"))),
+            code: exit::UNAVAILABLE,
+        },
+        Err(error) => {
+            let code = match error {
+                assent_client::Error::Refused(_) => exit::DENY,
+                _ => exit::UNAVAILABLE,
+            };
+            AnswerSaid {
+                out: None,
+                error: Some(Said::Error(error)),
+                code,
+            }
+        }
     }
 }
 
@@ -382,6 +453,44 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An approval the full disk could not remember was still given: it says so and exits 0;
+    /// a refusal and a deny read as before.
+    #[test]
+    fn an_approval_not_remembered_is_still_an_approval() {
+        use assent_client::protocol::{ErrorKind, WireError};
+        let refused = |kind: ErrorKind| {
+            Err(assent_client::Error::Refused(WireError {
+                kind,
+                message: "the request was allowed this once, but the disk is full".into(),
+            }))
+        };
+        let said = answer_said(
+            true,
+            Remember::Always,
+            refused(ErrorKind::NotSaved),
+            "pa_1: ls",
+        );
+        assert_eq!(said.code, exit::ALLOW);
+        assert_eq!(said.out.as_deref(), Some("approved once pa_1: ls"));
+        assert!(
+            matches!(&said.error, Some(Said::Text(t)) if t.starts_with("not remembered (always): ")),
+        );
+        let said = answer_said(true, Remember::Once, Ok(Response::Done), "pa_1: ls");
+        assert_eq!(
+            (said.out.as_deref(), said.code),
+            (Some("approved once pa_1: ls"), exit::ALLOW)
+        );
+        let said = answer_said(false, Remember::Once, Ok(Response::Done), "pa_1: ls");
+        assert_eq!(said.out.as_deref(), Some("denied pa_1: ls"));
+        let said = answer_said(
+            true,
+            Remember::Once,
+            refused(ErrorKind::SelfApproval),
+            "pa_1",
+        );
+        assert_eq!((said.out, said.code), (None, exit::DENY));
+    }
 
     #[test]
     fn remember_flag() {
