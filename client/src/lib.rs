@@ -13,6 +13,7 @@
 pub mod codec;
 pub mod connection;
 pub mod error;
+pub mod man;
 pub mod paths;
 pub mod protocol;
 pub mod say;

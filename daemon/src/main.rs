@@ -79,7 +79,7 @@ struct Args {
     /// Print shell completions for bash, zsh or fish and exit (for packaging).
     #[arg(long, value_name = "SHELL", hide = true)]
     completions: Option<docs::Shell>,
-    /// Write the man page assentd.1 into DIR and exit (for packaging).
+    /// Write the man pages assentd.8 and assent-policy.5 into DIR and exit (for packaging).
     #[arg(long, value_name = "DIR", hide = true)]
     man: Option<PathBuf>,
 }

@@ -60,9 +60,7 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     if let Some(dir) = &args.man {
-        // Generated from the clap definition, so the page cannot drift from the flags.
-        use clap::CommandFactory as _;
-        return match clap_mangen::generate_to(Args::command(), dir) {
+        return match write_page(dir) {
             Ok(()) => std::process::ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("assent-notify: could not write the man page: {error}");
@@ -89,6 +87,71 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// `assent-notify.1`, generated from the clap definition so the page cannot drift from the
+/// flags, with the sections the definition cannot give.
+fn write_page(dir: &std::path::Path) -> std::io::Result<()> {
+    use assent_client::man::{Section, see_also, statuses, tagged, with_sections};
+    use clap::CommandFactory as _;
+    let man = clap_mangen::Man::new(Args::command());
+    let mut page = Vec::new();
+    man.render(&mut page)?;
+    let status = statuses(&[
+        (
+            0,
+            "Stopped by SIGTERM or SIGINT, or another assent-notify already runs on this session bus.",
+        ),
+        (
+            1,
+            "The session bus cannot be used, at start or later (the graphical session ended).",
+        ),
+        (2, "Usage error."),
+    ]);
+    let environment = tagged(&[
+        (
+            "DBUS_SESSION_BUS_ADDRESS",
+            "The session bus, where the notification server is.",
+        ),
+        (
+            "ASSENT_SOCKET",
+            "The daemon's socket when --socket is not given.",
+        ),
+        ("ASSENT_LOG", "The log filter (ASSENT_LOG=debug)."),
+    ]);
+    let files = tagged(&[
+        (
+            "/usr/lib/systemd/user/assent-notify.service",
+            "The user unit: systemctl --user enable --now assent-notify.",
+        ),
+        (
+            "/etc/xdg/autostart/assent-notify.desktop",
+            "Starts it at desktop login where there is no systemd user session.",
+        ),
+    ]);
+    let see = see_also(&[("assent", "1"), ("assentd", "8"), ("assent-policy", "5")]);
+    let page = with_sections(
+        &String::from_utf8_lossy(&page),
+        &[
+            Section {
+                title: "EXIT STATUS",
+                body: &status,
+            },
+            Section {
+                title: "ENVIRONMENT",
+                body: &environment,
+            },
+            Section {
+                title: "FILES",
+                body: &files,
+            },
+            Section {
+                title: "SEE ALSO",
+                body: &see,
+            },
+        ],
+    );
+    std::fs::write(dir.join(man.get_filename()), page)
 }
 
 fn start(args: Args) -> anyhow::Result<()> {

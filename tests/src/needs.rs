@@ -102,6 +102,12 @@ pub const NPM: Tool = Tool {
     install: "apt-get install npm",
 };
 
+/// `man`, to render the man pages as a person reads them (at 80 columns).
+pub const MAN: Tool = Tool {
+    program: "man",
+    install: "apt-get install man-db",
+};
+
 /// Whether `tool` is installed.
 pub fn installed(tool: &Tool) -> bool {
     if tool.program.starts_with('/') {

@@ -106,7 +106,7 @@ fn contents(deb: &Path) -> BTreeMap<String, Entry> {
 }
 
 /// What the package must hold besides the man pages and completions.
-const FILES: [&str; 16] = [
+const FILES: [&str; 18] = [
     "/usr/bin/assentd",
     "/usr/bin/assent",
     "/usr/bin/assent-notify",
@@ -123,9 +123,12 @@ const FILES: [&str; 16] = [
     "/usr/share/assent/assent.bash",
     "/usr/share/assent/assent.zsh",
     "/usr/share/man/man1/assent-sh.1.gz",
+    // The daemon's page is in section 8 (system administration), the policy file's in 5.
+    "/usr/share/man/man8/assentd.8.gz",
+    "/usr/share/man/man5/assent-policy.5.gz",
 ];
 
-/// The binaries with man pages and bash, zsh and fish completions.
+/// The binaries with bash, zsh and fish completions.
 const COMMANDS: [&str; 3] = ["assent", "assentd", "assent-notify"];
 
 #[test]
@@ -136,7 +139,9 @@ fn the_package_holds_the_binaries_units_docs_and_hooks() {
     let files = contents(package());
     let mut expected: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
     for name in COMMANDS {
-        expected.push(format!("/usr/share/man/man1/{name}.1.gz"));
+        if name != "assentd" {
+            expected.push(format!("/usr/share/man/man1/{name}.1.gz"));
+        }
         expected.push(format!("/usr/share/bash-completion/completions/{name}"));
         expected.push(format!("/usr/share/zsh/vendor-completions/_{name}"));
         expected.push(format!("/usr/share/fish/vendor_completions.d/{name}.fish"));
@@ -227,14 +232,37 @@ fn the_control_data_and_maintainer_scripts_are_sound() {
     for field in [
         "Package: assent",
         "Architecture: ",
-        "Depends: libc6",
         "Section: admin",
+        // The maintainer scripts' deb-systemd-helper; polkitd for approvals by password.
+        "Recommends: polkitd",
     ] {
         assert!(
             info.contains(field),
             "no {field:?} in the control data:\n{info}"
         );
     }
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|line| line.trim_start().strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in the control data:\n{info}"))
+            .to_string()
+    };
+    let depends = field("Depends: ");
+    for needed in ["libc6", "init-system-helpers"] {
+        assert!(
+            depends.contains(needed),
+            "Depends: {depends} lacks {needed}"
+        );
+    }
+    // Debian policy 5.6.2: a name and an email address.
+    let maintainer = field("Maintainer: ");
+    let address = maintainer
+        .split_once('<')
+        .and_then(|(_, rest)| rest.strip_suffix('>'));
+    assert!(
+        address.is_some_and(|a| a.contains('@')),
+        "Maintainer: {maintainer} has no address"
+    );
 
     let dir = tempfile::tempdir().expect("a temporary directory");
     let control = dir.path().join("control");

@@ -278,6 +278,45 @@ fn a_shell_hook_is_added_to_the_start_up_file_once_and_removed_exactly() {
     assert_eq!(std::fs::read_to_string(&rc).expect("read"), original);
 }
 
+/// A start-up file that did not exist is made by the install and goes with the uninstall; one
+/// that existed, empty, stays.
+#[test]
+fn an_rc_file_setup_made_goes_with_the_uninstall() {
+    let daemon = TestDaemon::start();
+    let home = tempfile::tempdir().expect("a temporary HOME");
+    let rc = home.path().join(".zshrc");
+    let assent = installed_assent(home.path());
+    let assent_arg = assent.to_str().expect("a UTF-8 path");
+    ok(&setup(
+        home.path(),
+        daemon.socket(),
+        &["zsh", "--assent", assent_arg],
+    ));
+    assert!(rc.is_file(), "the install made {}", rc.display());
+    ok(&setup(
+        home.path(),
+        daemon.socket(),
+        &["zsh", "--uninstall", "--assent", assent_arg],
+    ));
+    assert!(!rc.exists(), "the uninstall left {}", rc.display());
+
+    std::fs::write(&rc, "").expect("an empty .zshrc");
+    ok(&setup(
+        home.path(),
+        daemon.socket(),
+        &["zsh", "--assent", assent_arg],
+    ));
+    ok(&setup(
+        home.path(),
+        daemon.socket(),
+        &["zsh", "--uninstall", "--assent", assent_arg],
+    ));
+    assert_eq!(
+        std::fs::read_to_string(&rc).expect("the .zshrc that existed stays"),
+        ""
+    );
+}
+
 #[test]
 fn a_file_that_does_not_parse_is_left_alone_with_the_reason() {
     let daemon = TestDaemon::start();

@@ -19,7 +19,7 @@ use assent_tests::{
 };
 use nix::sys::signal::{Signal, kill};
 
-/// The highest `systemd-analyze security` exposure the system unit may have.
+/// The highest `systemd-analyze security` exposure the hardened units may have.
 const MAX_EXPOSURE: f64 = 2.0;
 
 /// `packaging/systemd` in the workspace.
@@ -145,16 +145,12 @@ fn exposure(output: &str) -> Option<f64> {
     rest.split_whitespace().next()?.parse().ok()
 }
 
-#[test]
-fn the_system_unit_is_hardened() {
-    if !needs(&[SYSTEMD_ANALYZE]) {
-        return;
-    }
-    let unit = units_dir().join("assentd.service");
+/// `systemd-analyze security --offline` of the unit file `unit`: its overall exposure.
+fn exposure_of(unit: &Path) -> f64 {
     let output = run_bounded(
         Command::new("systemd-analyze")
             .args(["security", "--offline=true", "--no-pager"])
-            .arg(&unit)
+            .arg(unit)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
@@ -162,11 +158,56 @@ fn the_system_unit_is_hardened() {
     let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
     let level = exposure(&said)
         .unwrap_or_else(|| panic!("no overall exposure in systemd-analyze's output:\n{said}"));
-    println!("assentd.service exposure: {level}");
+    println!("{} exposure: {level}", unit.display());
     assert!(
         level <= MAX_EXPOSURE,
-        "assentd.service exposure {level} is above {MAX_EXPOSURE}:\n{said}"
+        "{} exposure {level} is above {MAX_EXPOSURE}:\n{said}",
+        unit.display()
     );
+    level
+}
+
+#[test]
+fn the_system_unit_is_hardened() {
+    if !needs(&[SYSTEMD_ANALYZE]) {
+        return;
+    }
+    exposure_of(&units_dir().join("assentd.service"));
+}
+
+/// The desktop agent's user unit scores as well as the system daemon's (offline, the analysis
+/// reads it as a system unit run as root, so it is scored stricter than a user manager would),
+/// and keeps what the agent cannot work without: Unix sockets, and `/run/user`, where the
+/// session bus and the user daemon's socket are (`ProtectHome=yes` or `tmpfs` would hide it).
+#[test]
+fn the_notify_user_unit_is_hardened_and_keeps_its_sockets() {
+    let unit = units_dir().join("user").join("assent-notify.service");
+    let body = std::fs::read_to_string(&unit).expect("the notify unit is readable");
+    let settings: Vec<&str> = body
+        .lines()
+        .filter(|line| !line.starts_with('#') && line.contains('='))
+        .collect();
+    for needed in ["RestrictAddressFamilies=AF_UNIX", "ProtectHome=read-only"] {
+        assert!(
+            settings.contains(&needed),
+            "{needed} is not in the unit:\n{body}"
+        );
+    }
+    for hides in [
+        "/run/user",
+        "InaccessiblePaths=",
+        "TemporaryFileSystem=",
+        "BindPaths=",
+    ] {
+        assert!(
+            !settings.iter().any(|line| line.contains(hides)),
+            "the unit touches {hides}, where the session bus is:\n{body}"
+        );
+    }
+    if !needs(&[SYSTEMD_ANALYZE]) {
+        return;
+    }
+    exposure_of(&unit);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use assent_client::protocol::{ErrorKind, Remember, Request, Response};
 use assent_client::shown::one_line;
 use clap::Args;
 
-use super::{exit, messages};
+use super::{colour, exit, messages};
 
 /// `assent approve` / `assent deny`.
 #[derive(Debug, Args)]
@@ -71,24 +71,6 @@ pub(super) fn ask(socket: Option<PathBuf>, request: &Request) -> Result<Response
     })
 }
 
-/// [`ask`] for an answer, also saying why the daemon refused it.
-fn ask_answer(
-    socket: Option<PathBuf>,
-    request: &Request,
-) -> Result<Response, (u8, Option<ErrorKind>)> {
-    let mut conn = super::connect(socket).map_err(|code| (code, None))?;
-    // The daemon may put the answer to polkit, which waits up to two minutes for the person
-    // to type a password.
-    conn.set_deadline(ANSWER_DEADLINE);
-    conn.request(request).map_err(|error| {
-        messages::error(&error);
-        match error {
-            assent_client::Error::Refused(wire) => (exit::DENY, Some(wire.kind)),
-            _ => (exit::UNAVAILABLE, None),
-        }
-    })
-}
-
 pub(super) fn print_json<T: serde::Serialize>(value: &T) {
     match serde_json::to_string(value) {
         Ok(text) => println!("{text}"),
@@ -121,34 +103,106 @@ fn send_answer(socket: Option<PathBuf>, args: AnswerArgs, allow: bool, remember:
     // An allow the policy wants given with a password is put to polkit by the daemon; its
     // text agent, on this terminal, asks for the password (a deny needs no password).
     let mut agent = allow.then(super::polkit::TextAgent::start).flatten();
-    let answered = ask_answer(socket, &request);
+    let reply = match super::connect(socket) {
+        Ok(mut conn) => {
+            if allow {
+                // The daemon may put the answer to polkit, which waits up to two minutes for
+                // the person to type a password.
+                conn.set_deadline(ANSWER_DEADLINE);
+            }
+            conn.request(&request)
+        }
+        Err(code) => return code,
+    };
     // polkit's own words (no polkit to register with, say) matter only when the daemon wanted
     // the password and did not get it.
-    if let (Err((_, Some(ErrorKind::NotAuthorized))), Some(agent)) = (&answered, agent.as_mut()) {
+    if let (Err(assent_client::Error::Refused(wire)), Some(agent)) = (&reply, agent.as_mut())
+        && wire.kind == ErrorKind::NotAuthorized
+    {
         let told = agent.told();
         if !told.is_empty() {
             messages::say(&format!("pkttyagent said: {}", one_line(&told)));
         }
     }
-    match answered.map_err(|(code, _)| code) {
+    let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
+    let what = what
+        .map(|w| format!(": {}", one_line(&w)))
+        .unwrap_or_default();
+    let said = answer_said(allow, remember, reply, &format!("{token}{item}{what}"));
+    if let Some(line) = &said.out {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+    match said.error {
+        Some(Said::Error(error)) => messages::error(&error),
+        Some(Said::Text(text)) => messages::say(&text),
+        None => {}
+    }
+    said.code
+}
+
+/// What `approve`/`deny` say about the daemon's reply: a line on stdout, a word on stderr, and
+/// the exit code.
+struct AnswerSaid {
+    out: Option<String>,
+    error: Option<Said>,
+    code: u8,
+}
+
+enum Said {
+    Error(assent_client::Error),
+    Text(String),
+}
+
+/// The reply to an answer, in words. An approval that could not be remembered (the state's
+/// disk is full) still allowed the request this once, so it says that, warns that nothing was
+/// remembered, and exits 0 as the allow it was.
+fn answer_said(
+    allow: bool,
+    remember: Remember,
+    reply: Result<Response, assent_client::Error>,
+    what: &str,
+) -> AnswerSaid {
+    use assent_client::protocol::ErrorKind;
+    match reply {
         Ok(Response::Done) => {
             let verb = match (allow, remember) {
                 (false, _) => "denied".to_string(),
                 (true, Remember::Once) => "approved once".to_string(),
                 (true, how) => format!("approved, remembered {}", how.describe()),
             };
-            let item = args.item.map(|n| format!(" item {n}")).unwrap_or_default();
-            let what = what
-                .map(|w| format!(": {}", one_line(&w)))
-                .unwrap_or_default();
-            let _ = writeln!(std::io::stdout().lock(), "{verb} {token}{item}{what}");
-            exit::ALLOW
+            AnswerSaid {
+                out: Some(format!("{verb} {what}")),
+                error: None,
+                code: exit::ALLOW,
+            }
         }
-        Ok(other) => {
-            messages::say(&format!("unexpected reply: {other:?}"));
-            exit::UNAVAILABLE
+        Err(assent_client::Error::Refused(wire)) if allow && wire.kind == ErrorKind::NotSaved => {
+            AnswerSaid {
+                out: Some(format!("approved once {what}")),
+                error: Some(Said::Text(format!(
+                    "not remembered ({}): {}",
+                    remember.describe(),
+                    one_line(&wire.message)
+                ))),
+                code: exit::ALLOW,
+            }
         }
-        Err(code) => code,
+        Ok(other) => AnswerSaid {
+            out: None,
+            error: Some(Said::Text(format!("unexpected reply: {other:?}"))),
+            code: exit::UNAVAILABLE,
+        },
+        Err(error) => {
+            let code = match error {
+                assent_client::Error::Refused(_) => exit::DENY,
+                _ => exit::UNAVAILABLE,
+            };
+            AnswerSaid {
+                out: None,
+                error: Some(Said::Error(error)),
+                code,
+            }
+        }
     }
 }
 
@@ -197,6 +251,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
         print_json(&assent_client::protocol::PendingList { items, next: None });
         return exit::ALLOW;
     }
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     if items.is_empty() {
         let _ = writeln!(out, "no held requests");
@@ -215,7 +270,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
             out,
             "{}  {}  {who}  uid {} pid {}  {}  {} s left{}",
             item.token,
-            item.level.as_str(),
+            colour::level(item.level, item.level.as_str(), paint),
             item.uid,
             item.pid,
             item.origin.as_str(),
@@ -241,7 +296,7 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
                 out,
                 "    item {}  {}  {}",
                 held.item,
-                held.level.as_str(),
+                colour::level(held.level, held.level.as_str(), paint),
                 one_line(&held.subject)
             );
             if let Some(cwd) = held.cwd {
@@ -277,11 +332,12 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
     let uptime = humantime::format_duration(Duration::from_secs(status.uptime_secs));
     // First, so that nobody reads on past it: the gate judges but stops nothing.
     if let Some(whom) = &status.observe {
-        println!(
+        let warning = format!(
             "OBSERVE MODE for {}: nothing is held or denied, only audited (observe in {})",
             assent_client::shown::one_line(whom),
             assent_client::shown::one_line(&status.policy)
         );
+        println!("{}", colour::warning(&warning, colour::stdout()));
     }
     println!(
         "assentd {} (protocol {}), {} mode\nsocket:   {}\nuptime:   {uptime}\nallowed:  {}\ndenied:   {}\nheld:     {}\npending:  {}",
@@ -370,6 +426,7 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         Ok(events) => events,
         Err(code) => return code,
     };
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     for event in events {
         if json {
@@ -401,8 +458,14 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
         };
         let _ = writeln!(
             out,
-            "{time}  {decision:<7} {:<11} {:<11} {by} uid {} pid {}{agent}  {}{cwd}",
-            event.level.as_str(),
+            "{time}  {} {} {:<11} {by} uid {} pid {}{agent}  {}{cwd}",
+            // Padded before painting: the escapes take no columns. A refused answer decided
+            // nothing, so it is not painted as a decision.
+            match &event.refused {
+                Some(_) => format!("{decision:<7}"),
+                None => colour::decision(event.decision, &format!("{decision:<7}"), paint),
+            },
+            colour::level(event.level, &format!("{:<11}", event.level.as_str()), paint),
             event.origin.as_str(),
             event.uid,
             event.pid,
@@ -415,6 +478,44 @@ pub fn log(socket: Option<PathBuf>, count: u32, json: bool) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An approval the full disk could not remember was still given: it says so and exits 0;
+    /// a refusal and a deny read as before.
+    #[test]
+    fn an_approval_not_remembered_is_still_an_approval() {
+        use assent_client::protocol::{ErrorKind, WireError};
+        let refused = |kind: ErrorKind| {
+            Err(assent_client::Error::Refused(WireError {
+                kind,
+                message: "the request was allowed this once, but the disk is full".into(),
+            }))
+        };
+        let said = answer_said(
+            true,
+            Remember::Always,
+            refused(ErrorKind::NotSaved),
+            "pa_1: ls",
+        );
+        assert_eq!(said.code, exit::ALLOW);
+        assert_eq!(said.out.as_deref(), Some("approved once pa_1: ls"));
+        assert!(
+            matches!(&said.error, Some(Said::Text(t)) if t.starts_with("not remembered (always): ")),
+        );
+        let said = answer_said(true, Remember::Once, Ok(Response::Done), "pa_1: ls");
+        assert_eq!(
+            (said.out.as_deref(), said.code),
+            (Some("approved once pa_1: ls"), exit::ALLOW)
+        );
+        let said = answer_said(false, Remember::Once, Ok(Response::Done), "pa_1: ls");
+        assert_eq!(said.out.as_deref(), Some("denied pa_1: ls"));
+        let said = answer_said(
+            true,
+            Remember::Once,
+            refused(ErrorKind::SelfApproval),
+            "pa_1",
+        );
+        assert_eq!((said.out, said.code), (None, exit::DENY));
+    }
 
     #[test]
     fn remember_flag() {

@@ -16,7 +16,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::check::working_dir;
-use super::{OriginArg, exit, messages};
+use super::{OriginArg, colour, exit, messages};
 
 /// The end of `assent explain --help`: the batch's records and the exit codes.
 pub const AFTER_HELP: &str = "\
@@ -171,46 +171,62 @@ fn print_json(command: &str, origin: Origin, explanation: &Explanation) {
 
 fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
     let verdict = &explanation.verdict;
+    let paint = colour::stdout();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "command:  {command}");
     let _ = writeln!(out, "origin:   {}", origin.as_str());
-    let _ = writeln!(out, "level:    {}", verdict.level.as_str());
+    let _ = writeln!(
+        out,
+        "level:    {}",
+        colour::level(verdict.level, verdict.level.as_str(), paint)
+    );
     let _ = writeln!(
         out,
         "decision: {} ({})",
-        verdict.decision.as_str(),
+        colour::decision(verdict.decision, verdict.decision.as_str(), paint),
         verdict.reason
     );
     if !explanation.commands.is_empty() {
+        // Each simple command as it would run; where it sits in the line's syntax tree is
+        // the analyser's business (`--json` keeps it as `path`).
         let _ = writeln!(out, "commands:");
         for found in &explanation.commands {
-            let _ = writeln!(
-                out,
-                "  {:<24} {}",
-                found.path,
-                shell_words::join(&found.argv)
-            );
+            let _ = writeln!(out, "  {}", shell_words::join(&found.argv));
         }
     }
+    let room = columns().map(|c| c.saturating_sub(CARET_INDENT.len()));
     if !verdict.findings.is_empty() {
         let _ = writeln!(out, "findings:");
         for finding in &verdict.findings {
             let _ = writeln!(
                 out,
                 "  {} [{}]: {}",
-                finding.level.as_str(),
+                colour::level(finding.level, finding.level.as_str(), paint),
                 finding.id,
                 finding.message
             );
-            for line in caret(command, finding.span) {
-                let _ = writeln!(out, "      {line}");
+            for line in caret(command, finding.span, room) {
+                let _ = writeln!(out, "{CARET_INDENT}{line}");
             }
         }
     }
 }
 
-/// The input line that holds the span, and a line of carets under the span.
-fn caret(input: &str, span: Span) -> Vec<String> {
+/// What the line under a finding is indented by.
+const CARET_INDENT: &str = "      ";
+
+/// The columns a person's terminal shows: `$COLUMNS`, else 80 on a terminal; `None` (no limit)
+/// when stdout is not a terminal and nothing says its width.
+fn columns() -> Option<usize> {
+    use std::io::IsTerminal as _;
+    let env = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+    env.or_else(|| std::io::stdout().is_terminal().then_some(80))
+}
+
+/// The input line that holds the span, and a line of carets under the span. A line wider than
+/// `room` columns is shown as a window around the span, cut with `…`, so the terminal never
+/// wraps it and the carets stay under what they mark.
+fn caret(input: &str, span: Span, room: Option<usize>) -> Vec<String> {
     let (start, end) = (span.start as usize, span.end as usize);
     if start >= end || end > input.len() || !input.is_char_boundary(start) {
         return Vec::new();
@@ -223,11 +239,40 @@ fn caret(input: &str, span: Span) -> Vec<String> {
     let width = input
         .get(start..stop)
         .map_or(1, |s| s.chars().count().max(1));
+    let chars: Vec<char> = line.chars().collect();
+    let room = room.unwrap_or(usize::MAX).max(MIN_ROOM);
+    if chars.len() <= room {
+        return vec![
+            line.to_string(),
+            format!("{}{}", " ".repeat(pad), "^".repeat(width)),
+        ];
+    }
+    // Room for the text between the two marks; a little context before the span.
+    let keep = room - 2;
+    let from = pad
+        .saturating_sub(CONTEXT)
+        .min(chars.len().saturating_sub(keep));
+    let to = (from + keep).min(chars.len());
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.extend(chars.get(from..to).unwrap_or_default());
+    if to < chars.len() {
+        shown.push('…');
+    }
+    let lead = usize::from(from > 0);
+    let marked = width.min(to.saturating_sub(pad)).max(1);
     vec![
-        line.to_string(),
-        format!("{}{}", " ".repeat(pad), "^".repeat(width)),
+        shown,
+        format!("{}{}", " ".repeat(pad - from + lead), "^".repeat(marked)),
     ]
 }
+
+/// The narrowest window a line is cut to.
+const MIN_ROOM: usize = 20;
+/// How much of the line before a span a cut window keeps.
+const CONTEXT: usize = 10;
 
 #[cfg(test)]
 mod tests {
@@ -247,11 +292,40 @@ mod tests {
     fn carets_sit_under_the_span() {
         let span = Span { start: 6, end: 14 };
         assert_eq!(
-            caret("ls && rm -rf x", span),
+            caret("ls && rm -rf x", span, None),
             ["ls && rm -rf x", "      ^^^^^^^^"]
         );
         let second_line = Span { start: 3, end: 5 };
-        assert_eq!(caret("ls\nrm x", second_line), ["rm x", "^^"]);
-        assert!(caret("ls", Span { start: 5, end: 9 }).is_empty());
+        assert_eq!(caret("ls\nrm x", second_line, Some(74)), ["rm x", "^^"]);
+        assert!(caret("ls", Span { start: 5, end: 9 }, None).is_empty());
+    }
+
+    /// A line wider than the terminal is shown as a window around the span, so the terminal
+    /// does not wrap it and the carets stay under what they mark.
+    #[test]
+    fn a_long_line_is_cut_around_the_span() {
+        let line = format!("{} && rm -rf target/{}", "x".repeat(100), "y".repeat(100));
+        let start = line.find("rm").expect("rm is there");
+        let span = Span {
+            start: start as u32,
+            end: (start + 5) as u32,
+        };
+        let shown = caret(&line, span, Some(40));
+        assert_eq!(shown.len(), 2);
+        for text in &shown {
+            assert!(text.chars().count() <= 40, "{text:?}");
+        }
+        let at = shown[1].find('^').expect("carets");
+        let marked: String = shown[0].chars().skip(at).take(5).collect();
+        assert_eq!(marked, "rm -r", "{shown:?}");
+        assert!(
+            shown[0].starts_with('…') && shown[0].ends_with('…'),
+            "{shown:?}"
+        );
+        // A line that fits is shown whole.
+        assert_eq!(
+            caret("rm -rf x", Span { start: 0, end: 2 }, Some(40))[0],
+            "rm -rf x"
+        );
     }
 }

@@ -46,6 +46,79 @@ pub fn decided(decided: &Decided) {
 
 /// One write for the whole message: stderr is unbuffered.
 fn verdict_text(what: &str, verdict: &Verdict) {
-    let text = assent_client::say::verdict(what, verdict);
+    let text = painted(what, verdict, super::colour::stderr());
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// [`assent_client::say::verdict`], with the levels in colour when `on`: only the words this
+/// client wrote at the start of each line are painted, never the reason or a message.
+fn painted(what: &str, verdict: &Verdict, on: bool) -> String {
+    use super::colour::level;
+    let text = assent_client::say::verdict(what, verdict);
+    if !on {
+        return text;
+    }
+    let mut lines = text.split_inclusive('\n');
+    let mut out = String::new();
+    if let Some(first) = lines.next() {
+        let prefix = format!("assent: {what} ({})", verdict.level.as_str());
+        match first.strip_prefix(&prefix) {
+            Some(rest) => out.push_str(&format!(
+                "assent: {what} ({}){rest}",
+                level(verdict.level, verdict.level.as_str(), true)
+            )),
+            None => out.push_str(first),
+        }
+    }
+    for (i, line) in lines.enumerate() {
+        let found = verdict.findings.get(i).and_then(|finding| {
+            let prefix = format!("  - {} [", finding.level.as_str());
+            let rest = line.strip_prefix(&prefix)?;
+            Some(format!(
+                "  - {} [{rest}",
+                level(finding.level, finding.level.as_str(), true)
+            ))
+        });
+        out.push_str(found.as_deref().unwrap_or(line));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use assent_client::protocol::{Decision, Finding, Level, Span};
+
+    /// The levels are painted and nothing else: the text without its escapes is the plain text.
+    #[test]
+    fn a_verdict_in_colour_is_the_plain_verdict_with_its_levels_painted() {
+        let verdict = Verdict {
+            level: Level::Forbidden,
+            decision: Decision::Deny,
+            reason: "default policy: forbidden (forbidden) from agent".into(),
+            findings: vec![Finding {
+                id: "delete.home".into(),
+                level: Level::Forbidden,
+                message: "`rm` deletes ~ (forbidden)".into(),
+                span: Span::default(),
+            }],
+            token: None,
+            expires_in_ms: None,
+            confine: None,
+            grant: None,
+            another_answers: false,
+        };
+        let plain = painted("denied", &verdict, false);
+        let colour = painted("denied", &verdict, true);
+        assert_eq!(
+            colour.replace("\x1b[1;31m", "").replace("\x1b[0m", ""),
+            plain
+        );
+        assert_eq!(
+            colour.matches("\x1b[1;31mforbidden\x1b[0m").count(),
+            2,
+            "{colour}"
+        );
+        assert!(!plain.contains('\x1b'));
+    }
 }

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod check;
 mod child;
+pub mod colour;
 pub mod confine;
 pub mod docs;
 pub mod explain;
@@ -70,6 +71,10 @@ pub struct Cli {
     /// The daemon's socket.
     #[arg(long, global = true, value_name = "PATH")]
     socket: Option<PathBuf>,
+    /// Levels and decisions in colour: auto (on a terminal, unless NO_COLOR is set), always,
+    /// never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: colour::When,
     #[command(subcommand)]
     command: Command,
 }
@@ -235,6 +240,7 @@ pub fn main() -> u8 {
             };
         }
     };
+    colour::set(cli.color);
     let socket = cli.socket;
     match cli.command {
         Command::Check(args) => check::check(socket, args),

@@ -354,6 +354,17 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
     };
     let mut said = Vec::new();
     match changed {
+        // A start-up file that held nothing but our block, with no backup beside it, is one
+        // setup made (a backup is kept of every file that existed): it goes, as it came.
+        Some(new) if target.hook(assent, false, None).is_none() && made_by_setup(file, &new) => {
+            std::fs::remove_file(file)
+                .map_err(|e| format!("could not remove {}: {e}", file.display()))?;
+            said.push(format!(
+                "removed {}, which `assent setup {}` had made for the hook alone",
+                file.display(),
+                target.name()
+            ));
+        }
         Some(new) => {
             write(file, &text, &new)?;
             said.push(format!(
@@ -375,6 +386,12 @@ fn uninstall(target: Target, place: &Place, assent: &str) -> Result<Vec<String>,
         ));
     }
     Ok(said)
+}
+
+/// Whether `file`, left with `rest` once the hook is out, is a file setup made: nothing is
+/// left, and there is no backup of an original beside it.
+fn made_by_setup(file: &Path, rest: &str) -> bool {
+    rest.trim().is_empty() && !Path::new(&format!("{}.assent-backup", file.display())).exists()
 }
 
 /// Record in Codex's `config.toml` that the hook in `hooks_json` is trusted, as a person's

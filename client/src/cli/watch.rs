@@ -247,6 +247,8 @@ impl State {
 fn run(conn: &mut Connection, keys: &mut Keys, signals: &Signals) -> (u8, String) {
     let mut state = State::default();
     let mut size = keys.size();
+    // The screen is the terminal it opened, so `auto` colours unless NO_COLOR says not to.
+    let colour = super::colour::terminal();
     loop {
         // The request on screen changed: keys wait again, and what was typed is dropped.
         let front = state.queue.front().map(|h| h.item.token.clone());
@@ -273,7 +275,9 @@ fn run(conn: &mut Connection, keys: &mut Keys, signals: &Signals) -> (u8, String
             width,
             height,
         };
-        keys.draw(&card::render(&view));
+        let mut screen = card::render(&view);
+        card::paint(&mut screen, colour);
+        keys.draw(&screen);
         // Redraw every second, and as soon as keys are taken.
         let until_settled = state
             .changed

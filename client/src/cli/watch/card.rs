@@ -53,10 +53,9 @@ pub fn render(view: &View) -> Vec<String> {
         0 => String::new(),
         n => format!(" · {n} more waiting"),
     };
-    out.push(
-        "",
-        &format!("assent watch: watching for held requests{more} · q quits"),
-    );
+    out.prose(&format!(
+        "assent watch: watching for held requests{more} · q quits"
+    ));
     out.push("", &"─".repeat(width));
     match view.front {
         Some(item) => card(&mut out, item, view),
@@ -67,6 +66,37 @@ pub fn render(view: &View) -> Vec<String> {
         out.push("", said);
     }
     out.lines
+}
+
+/// The card's level line (`level    DESTRUCTIVE`, the card's own words) in the level's colour
+/// when `on`; every other line, and all a requester wrote, as drawn.
+pub fn paint(lines: &mut [String], on: bool) {
+    use assent_client::protocol::Level;
+    if !on {
+        return;
+    }
+    let levels = [
+        Level::Safe,
+        Level::Moderate,
+        Level::Opaque,
+        Level::Destructive,
+        Level::Forbidden,
+    ];
+    for line in lines.iter_mut() {
+        let Some(name) = line.strip_prefix("level    ") else {
+            continue;
+        };
+        if let Some(level) = levels
+            .into_iter()
+            .find(|level| level.as_str().to_uppercase() == name)
+        {
+            *line = format!(
+                "level    {}",
+                super::super::colour::level(level, name, true)
+            );
+        }
+        return;
+    }
 }
 
 /// The held request: who, what, where, why, what remembering covers, and the keys.
@@ -140,7 +170,7 @@ fn card(out: &mut Lines, item: &PendingItem, view: &View) {
             left % 60
         )
     };
-    out.push("", &keys);
+    out.prose(&keys);
 }
 
 /// Every finding, never folded: its level and its message.
@@ -214,6 +244,45 @@ fn wrap(text: &str, room: usize) -> Vec<String> {
     pieces
 }
 
+/// `text` cut into lines of at most `room` columns between words, as prose is read; a word
+/// longer than a line is cut where the line ends (a path, a token). Spaces inside a line are
+/// kept as they are.
+fn wrap_words(text: &str, room: usize) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    let mut used = 0;
+    for (i, word) in text.split(' ').enumerate() {
+        let w: usize = word.chars().map(columns).sum();
+        if i > 0 {
+            if used > 0 && used + 1 + w > room {
+                pieces.push(String::new());
+                used = 0;
+            } else if let Some(last) = pieces.last_mut() {
+                last.push(' ');
+                used += 1;
+            }
+        }
+        if used + w <= room {
+            if let Some(last) = pieces.last_mut() {
+                last.push_str(word);
+            }
+            used += w;
+            continue;
+        }
+        for c in word.chars() {
+            let cw = columns(c);
+            if used + cw > room && used > 0 {
+                pieces.push(String::new());
+                used = 0;
+            }
+            if let Some(last) = pieces.last_mut() {
+                last.push(c);
+            }
+            used += cw;
+        }
+    }
+    pieces
+}
+
 /// The lines drawn so far, each fit to the width.
 struct Lines {
     width: usize,
@@ -222,7 +291,18 @@ struct Lines {
 
 impl Lines {
     /// `text` after `label`, wrapped at the width with its continuation lines under the text.
+    /// Cut by characters: a field a requester wrote is shown to the column, so where its lines
+    /// break is not for its words to choose.
     fn push(&mut self, label: &str, text: &str) {
+        self.push_wrapped(label, text, wrap);
+    }
+
+    /// The card's own words (the header, the keys), wrapped between words.
+    fn prose(&mut self, text: &str) {
+        self.push_wrapped("", text, wrap_words);
+    }
+
+    fn push_wrapped(&mut self, label: &str, text: &str, wrap: fn(&str, usize) -> Vec<String>) {
         let indent = " ".repeat(label.chars().count().min(self.width / 2));
         let label: String = label.chars().take(self.width / 2).collect();
         let room = self.width - indent.chars().count();

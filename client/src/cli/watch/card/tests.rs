@@ -177,3 +177,70 @@ fn an_answer_names_what_it_answered() {
         "pa_01234567… claude: git push --force\\e[2J origin main and"
     );
 }
+
+/// Prose wraps between words, so no word is broken at the edge of the screen; a word longer
+/// than a line (a path, a token) is cut where the line ends; double spaces inside a line stay.
+#[test]
+fn prose_wraps_between_words() {
+    let header = "assent watch: watching for held requests · 3 more waiting · q quits";
+    let cases: [(&str, usize, &[&str]); 5] = [
+        (header, 80, &[header]),
+        (
+            header,
+            40,
+            &[
+                "assent watch: watching for held requests",
+                "· 3 more waiting · q quits",
+            ],
+        ),
+        ("[y] once  [s] session", 40, &["[y] once  [s] session"]),
+        (
+            "see /home/dev/projectdir",
+            10,
+            &["see", "/home/dev/", "projectdir"],
+        ),
+        ("", 10, &[""]),
+    ];
+    for (text, room, want) in cases {
+        assert_eq!(wrap_words(text, room), want, "{text:?} at {room}");
+    }
+    // The whole screen's header at 60 columns: every line ends at a word.
+    let said: Vec<String> = Vec::new();
+    let view = View {
+        front: None,
+        left: Duration::from_secs(10),
+        waiting: 12,
+        settling: false,
+        said: &said,
+        width: 60,
+        height: 24,
+    };
+    let screen = render(&view);
+    assert_eq!(
+        screen[..2],
+        [
+            "assent watch: watching for held requests · 12 more waiting ·".to_string(),
+            "q quits".to_string()
+        ]
+    );
+}
+
+/// Only the card's own level line is painted, and only when colour is on.
+#[test]
+fn the_level_line_is_painted_and_nothing_else() {
+    let mut lines: Vec<String> = [
+        "held pa_0",
+        "level    DESTRUCTIVE",
+        "in       /home/level    FORBIDDEN",
+        "level    DESTRUCTIVE",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    let plain = lines.clone();
+    paint(&mut lines, false);
+    assert_eq!(lines, plain);
+    paint(&mut lines, true);
+    assert_eq!(lines[1], "level    \x1b[31mDESTRUCTIVE\x1b[0m");
+    assert_eq!(lines[0], plain[0]);
+    assert_eq!(lines[2..], plain[2..]);
+}
