@@ -23,7 +23,12 @@ daemon() { # BIN NAME [FLAGS...]: a user daemon from BIN on $work/NAME.socket
     XDG_CONFIG_HOME="$work/$name/config" ASSENT_LOG=warn \
     "$bin/assentd" --user --socket "$work/$name.socket" --state-dir "$work/$name/state" "$@" \
     2>>"$work/$name.log" &
-  until "$static" --socket "$work/$name.socket" status >/dev/null 2>&1; do sleep 0.005; done
+  local client=$static tries=0
+  [[ $name != old ]] || client=$bin/assent # an earlier build's client speaks its protocol
+  until "$client" --socket "$work/$name.socket" status >/dev/null 2>&1; do
+    ((++tries < 1000)) || { echo "the $name daemon did not start: $(cat "$work/$name.log")" >&2 && exit 1; }
+    sleep 0.005
+  done
 }
 daemon "$bin" d
 daemon "$bin" open --landlock-abi 0

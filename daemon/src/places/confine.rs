@@ -89,15 +89,10 @@ const SHARED: &[&str] = &[
 /// one. Each is absolute; a last component may be a glob for the door to expand.
 pub fn hidden(home: &str, added: &Added) -> Vec<String> {
     let home = home.trim_end_matches('/');
-    let mut out: Vec<String> = Vec::new();
-    let secret = ENTRIES.iter().filter_map(|(pattern, says, _)| match says {
-        Says::Is(Kind::Secret) | Says::Both(Kind::Secret, _) | Says::Both(_, Kind::Secret) => {
-            pattern
-                .strip_prefix("~*/")
-                .or_else(|| pattern.strip_prefix("~/"))
-        }
-        _ => None,
-    });
+    let mut out: Vec<String> = secret_below_home()
+        .iter()
+        .map(|below| format!("{home}/{below}"))
+        .collect();
     let mut add = |path: String| {
         if !out.contains(&path) {
             out.push(path);
@@ -108,7 +103,7 @@ pub fn hidden(home: &str, added: &Added) -> Vec<String> {
         p.strip_prefix("~/")
             .or_else(|| p.strip_prefix(home)?.strip_prefix('/'))
     });
-    for below in secret.chain(below_home) {
+    for below in below_home {
         if let Some(path) = hideable(below)
             && !path.is_empty()
         {
@@ -125,6 +120,33 @@ pub fn hidden(home: &str, added: &Added) -> Vec<String> {
         }
     }
     out
+}
+
+/// The vocabulary's secret places below a home, as the door can hide them, each once: the
+/// same for every request, so worked out once (every confined check used to spend tens of
+/// microseconds on it).
+fn secret_below_home() -> &'static [String] {
+    static BELOW: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    BELOW.get_or_init(|| {
+        let mut out: Vec<String> = Vec::new();
+        let secret = ENTRIES.iter().filter_map(|(pattern, says, _)| match says {
+            Says::Is(Kind::Secret) | Says::Both(Kind::Secret, _) | Says::Both(_, Kind::Secret) => {
+                pattern
+                    .strip_prefix("~*/")
+                    .or_else(|| pattern.strip_prefix("~/"))
+            }
+            _ => None,
+        });
+        for below in secret {
+            if let Some(path) = hideable(below)
+                && !path.is_empty()
+                && !out.contains(&path)
+            {
+                out.push(path);
+            }
+        }
+        out
+    })
 }
 
 /// What of a pattern below the home a door can hide: the pattern itself when it is literal or
