@@ -37,11 +37,17 @@ impl Pane {
         (columns, rows): (u16, u16),
     ) -> Pane {
         let socket = dir.join("tmux.sock");
+        // Keep the pane after its program exits, so a program that ends shows what it said, and
+        // why. Set in the server's configuration, read before the program starts: set after
+        // `new-session`, a program quicker than that second tmux call took its pane and the
+        // session with it, and the screen read empty.
+        let config = dir.join("tmux.conf");
+        std::fs::write(&config, "set-option -g remain-on-exit on\n")
+            .expect("the tmux configuration is written");
         let (columns, rows) = (columns.to_string(), rows.to_string());
         let mut command = tmux(&socket);
+        command.arg("-f").arg(&config);
         command.args([
-            "-f",
-            "/dev/null",
             "new-session",
             "-d",
             "-x",
@@ -64,14 +70,7 @@ impl Pane {
             "tmux new-session failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let pane = Pane { socket };
-        // Keep the pane after the shell exits, so a shell that dies shows why.
-        let _ =
-            crate::run_bounded(
-                pane.cmd()
-                    .args(["set-option", "-t", "t", "remain-on-exit", "on"]),
-            );
-        pane
+        Pane { socket }
     }
 
     /// The pane of a tmux server something else started on `socket`, with its session named
