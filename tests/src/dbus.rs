@@ -132,7 +132,10 @@ fn lock(recorded: &Mutex<Recorded>) -> MutexGuard<'_, Recorded> {
     recorded.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-#[zbus::interface(name = "org.freedesktop.Notifications")]
+// Calls are handled one after another in the order they arrive, as the real servers (a GLib
+// main loop, dunst's loop) do: a `Notify` replacing an id and a `CloseNotification` of that id
+// sent right after it must not swap places, or the replacement finds nothing to replace.
+#[zbus::interface(name = "org.freedesktop.Notifications", spawn = false)]
 impl Server {
     #[allow(clippy::too_many_arguments)]
     fn notify(
