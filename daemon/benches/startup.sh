@@ -63,6 +63,11 @@ if [[ -n ${OLD-} ]]; then
   daemon "$old" old
   all+=(check-old hook-claude-old)
 fi
+# ALT=FILE (another build of the static client, against the same daemon) adds it, side by side.
+if [[ -n ${ALT-} ]]; then
+  alt=$(realpath "$ALT")
+  all+=(check-alt hook-claude-alt)
+fi
 read -r -a names <<<"${VARIANTS:-${all[*]}}"
 run() { # NAME: one run of that variant
   case $1 in
@@ -78,6 +83,8 @@ run() { # NAME: one run of that variant
     sh-confined) ASSENT_SOCKET=$s "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
     check-old) "$old/assent" --socket "$work/old.socket" check -- "$simple" </dev/null ;;
     hook-claude-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude" >/dev/null ;;
+    check-alt) "$alt" --socket "$s" check -- "$simple" </dev/null ;;
+    hook-claude-alt) "$alt" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
     *) echo "no variant $1" >&2 && return 1 ;;
   esac
 }

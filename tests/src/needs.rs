@@ -25,6 +25,11 @@ pub struct Tool {
     pub install: &'static str,
 }
 
+/// `nm` and `c++filt`, to read the symbols of a built binary.
+pub const BINUTILS: Tool = Tool {
+    program: "c++filt",
+    install: "apt-get install binutils",
+};
 /// `tmux`, which drives the interactive shells.
 pub const TMUX: Tool = Tool {
     program: "tmux",

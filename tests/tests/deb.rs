@@ -8,7 +8,7 @@
 //! never built is not a tested one. The first test to need the package builds it (a release
 //! build the first time; afterwards only the packing).
 
-use assent_tests::needs::{CARGO_DEB, DPKG, SHELLCHECK, needs};
+use assent_tests::needs::{BINUTILS, CARGO_DEB, DPKG, SHELLCHECK, needs};
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixDatagram;
@@ -618,4 +618,137 @@ fn elf_interpreter(elf: &[u8]) -> Option<bool> {
         interpreter |= kind == 3;
     }
     Some(interpreter)
+}
+
+/// The client the package ships runs its hot path (the functions of `client/hot-path.txt`:
+/// `check`, the agents' hooks, `assent-sh -c`, a granted line) from code linked together, so its
+/// start touches a few 64 KiB windows of the binary instead of thirty (BENCHMARKS.md, "The
+/// client's start"). Fails when `scripts/static-client` stops ordering the link, or when the
+/// list no longer names the client's functions (run `scripts/client-hot-path`).
+#[test]
+fn the_shipped_client_has_its_hot_path_linked_together() {
+    if !needs(&[CARGO_DEB, DPKG, BINUTILS]) {
+        return;
+    }
+    package();
+    // packaging/deb/build leaves the unstripped static client among its assets.
+    let target = std::env::current_exe()
+        .expect("the test knows its path")
+        .ancestors()
+        .nth(3)
+        .expect("target/debug/deps/TEST")
+        .to_path_buf();
+    let client = target.join("release/deb-assets/assent");
+    let listing = succeed(
+        Command::new("nm")
+            .args(["--defined-only", "-S"])
+            .arg(&client),
+    );
+    let symbols: Vec<(u64, u64, &str)> = listing
+        .lines()
+        .filter_map(
+            |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                [address, size, kind, name] if "tTwWi".contains(kind) => Some((
+                    u64::from_str_radix(address, 16).ok()?,
+                    u64::from_str_radix(size, 16).ok()?,
+                    name,
+                )),
+                _ => None,
+            },
+        )
+        .collect();
+    let stripped: String = symbols
+        .iter()
+        .map(|(_, _, name)| format!("{}\n", name.split(".llvm.").next().unwrap_or(name)))
+        .collect();
+    let mut filt = Command::new("c++filt");
+    filt.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = filt.spawn().expect("c++filt starts");
+    let mut input = child.stdin.take().expect("c++filt's input");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        input.write_all(stripped.as_bytes())
+    });
+    let output = wait_bounded(child, std::time::Duration::from_secs(60));
+    writer
+        .join()
+        .expect("the writer ends")
+        .expect("c++filt reads its input");
+    let demangled = text(&output.stdout);
+    let demangled: Vec<&str> = demangled.lines().collect();
+    assert_eq!(
+        demangled.len(),
+        symbols.len(),
+        "c++filt answers a line per symbol"
+    );
+
+    let list = std::fs::read_to_string(workspace().join("client/hot-path.txt"))
+        .expect("client/hot-path.txt is readable");
+    let hot: Vec<&str> = list.lines().filter(|l| !l.is_empty()).collect();
+    let exact: std::collections::HashSet<&str> = demangled.iter().copied().collect();
+    let loose_names: std::collections::HashSet<String> =
+        demangled.iter().map(|name| loose(name)).collect();
+    let found = hot
+        .iter()
+        .filter(|name| exact.contains(**name) || loose_names.contains(&loose(name)))
+        .count();
+    assert!(
+        found * 100 >= hot.len() * 95,
+        "client/hot-path.txt is stale: only {found} of its {} functions are in the client; \
+         run scripts/client-hot-path",
+        hot.len()
+    );
+    // Where the hot functions landed: together, or spread over the binary.
+    let wanted: std::collections::HashSet<&str> = hot.iter().copied().collect();
+    let placed: Vec<(u64, u64)> = symbols
+        .iter()
+        .zip(&demangled)
+        .filter(|(_, name)| wanted.contains(**name))
+        .map(|((address, size, _), _)| (*address, *size))
+        .collect();
+    let size: u64 = placed.iter().map(|(_, size)| size).sum();
+    let start = placed
+        .iter()
+        .map(|(address, _)| *address)
+        .min()
+        .unwrap_or(0);
+    let end = placed.iter().map(|(a, s)| a + s).max().unwrap_or(0);
+    assert!(
+        end - start <= size + size / 4 + 64 * 1024,
+        "the hot path's {} functions ({} KiB) are spread over {} KiB of the client: \
+         scripts/static-client did not link them in order",
+        placed.len(),
+        size / 1024,
+        (end - start) / 1024
+    );
+}
+
+/// A demangled name without its symbol hash and crate hashes, which a rebuild may change.
+fn loose(name: &str) -> String {
+    let name = match name.rsplit_once("::h") {
+        Some((head, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            head
+        }
+        _ => name,
+    };
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        match rest[open + 1..].find(']') {
+            Some(close)
+                if rest[open + 1..open + 1 + close]
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit()) =>
+            {
+                rest = &rest[open + close + 2..];
+            }
+            _ => {
+                out.push('[');
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

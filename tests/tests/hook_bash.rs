@@ -416,6 +416,7 @@ fn the_scripts_are_shellcheck_clean() {
     let scripts = [
         "scripts/test",
         "scripts/static-client",
+        "scripts/client-hot-path",
         "daemon/benches/startup.sh",
         "daemon/benches/faults.sh",
         ".ci/run",

@@ -1,5 +1,7 @@
 //! The hot paths without clap: `assent [--socket S] check [FLAGS] -- COMMAND...` (the shell
-//! hook and agents' shells), and `assent [--socket S] hook ...` handed to the hook's own reader.
+//! hook and agents' shells), `assent [--socket S] hook ...` handed to the hook's own reader, and
+//! `assent [--socket S] sh --grant ...` (the line an agent's hook rewrote, which runs right after
+//! the hook) handed to the grant's own reader.
 //!
 //! Every gated line starts a client, and building clap's command tree is a measurable part of
 //! that start. This reader accepts only the exact forms the shell hook and agents use; anything
@@ -64,11 +66,24 @@ pub fn parse_check(argv: &[OsString]) -> Option<(Option<PathBuf>, CheckArgs)> {
 /// `Some((socket, rest))` when `argv` is `[--socket S] hook REST...`: the hook parses REST
 /// itself, and a usage error there must still block the call, so nothing here can fail.
 pub fn split_hook(argv: &[OsString]) -> Option<(Option<PathBuf>, Vec<OsString>)> {
-    let (socket, rest) = match argv.first()?.to_str()? {
+    let (socket, rest) = split_socket(argv)?;
+    (rest.first()?.to_str()? == "hook").then(|| (socket, rest[1..].to_vec()))
+}
+
+/// `Some((socket, rest))` when `argv` is `[--socket S] sh --grant REST...`: the grant's reader
+/// parses `--grant REST...` itself, and refuses to run anything on a usage error.
+pub fn split_grant(argv: &[OsString]) -> Option<(Option<PathBuf>, Vec<OsString>)> {
+    let (socket, rest) = split_socket(argv)?;
+    (rest.first()?.to_str()? == "sh" && rest.get(1)?.to_str()? == "--grant")
+        .then(|| (socket, rest[1..].to_vec()))
+}
+
+/// A leading `--socket S`, and the words after it.
+fn split_socket(argv: &[OsString]) -> Option<(Option<PathBuf>, &[OsString])> {
+    Some(match argv.first()?.to_str()? {
         "--socket" => (Some(PathBuf::from(argv.get(1)?)), argv.get(2..)?),
         _ => (None, argv),
-    };
-    (rest.first()?.to_str()? == "hook").then(|| (socket, rest[1..].to_vec()))
+    })
 }
 
 #[cfg(test)]
@@ -166,6 +181,35 @@ mod tests {
             &[],
         ] {
             assert_eq!(split_hook(&words(args)), None, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_granted_line_is_handed_to_the_grants_reader() {
+        let words = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            split_grant(&words(&[
+                "--socket", "/s", "sh", "--grant", "pg_1", "--dir-fd", "3", "-c", "ls"
+            ])),
+            Some((
+                Some(PathBuf::from("/s")),
+                words(&["--grant", "pg_1", "--dir-fd", "3", "-c", "ls"])
+            ))
+        );
+        assert_eq!(
+            split_grant(&words(&["sh", "--grant"])),
+            Some((None, words(&["--grant"])))
+        );
+        // Every other `sh` (and anything else) is clap's.
+        for args in [
+            &["sh", "-c", "ls"][..],
+            &["sh", "--help"],
+            &["sh"],
+            &["check", "--", "sh", "--grant"],
+            &["--socket", "/s"],
+            &[],
+        ] {
+            assert_eq!(split_grant(&words(args)), None, "{args:?}");
         }
     }
 }

@@ -229,6 +229,10 @@ pub fn main() -> u8 {
     if let Some((socket, args)) = fast::split_hook(&argv) {
         return hook::hook(socket, args);
     }
+    // The line a hook rewrote, run right after the hook: the grant reads its own flags.
+    if let Some((socket, args)) = fast::split_grant(&argv) {
+        return shell::sh(socket, args);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
