@@ -299,7 +299,7 @@ effect = "delete.database"
             ),
             (
                 "acmectl db drop users",
-                Is(Level::Destructive, Confirm, &["delete.database"]),
+                Is(Level::Destructive, Confirm, &["delete.database", "delete.remote"]),
                 true,
             ),
             ("acmectl db", Unchanged, false),
