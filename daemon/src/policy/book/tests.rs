@@ -299,7 +299,11 @@ effect = "delete.database"
             ),
             (
                 "acmectl db drop users",
-                Is(Level::Destructive, Confirm, &["delete.database", "delete.remote"]),
+                Is(
+                    Level::Destructive,
+                    Confirm,
+                    &["delete.database", "delete.remote"],
+                ),
                 true,
             ),
             ("acmectl db", Unchanged, false),
