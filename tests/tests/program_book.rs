@@ -125,3 +125,50 @@ fn the_issues_example_judges_its_lines_and_explain_names_the_entry() {
         "agents stay under the approved book until a person approves the change"
     );
 }
+
+/// `assentd --check-policy FILE` explains each entry a line per subcommand, and refuses a bad
+/// one at its file:line:column with exit status 1.
+#[test]
+fn check_policy_explains_the_entries_and_refuses_a_bad_one() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let check = |text: &str| {
+        let file = dir.path().join("policy.toml");
+        std::fs::write(&file, text).expect("the policy is written");
+        let out = run_bounded(
+            assent_tests::our_command("assentd")
+                .args(["--user", "--check-policy"])
+                .arg(&file)
+                .env("XDG_RUNTIME_DIR", dir.path())
+                .env("XDG_STATE_HOME", dir.path())
+                .env("XDG_CONFIG_HOME", dir.path().join("config")),
+        );
+        let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        (
+            out.status.code(),
+            said(&out.stdout),
+            said(&out.stderr),
+            file,
+        )
+    };
+    let (code, stdout, stderr, file) = check(ACME);
+    assert_eq!(code, Some(0), "{stderr}");
+    for line in [
+        format!("# program book, {}:3:", file.display()),
+        "#   acmectl deploy: it publishes the remote (publish.remote: moderate)".into(),
+        "#   acmectl nuke: each operand is a place it deletes (delete.*), with what lies beneath it"
+            .into(),
+        "#   acmectl status: it changes nothing (safe)".into(),
+    ] {
+        assert!(stdout.contains(&line), "{line} in:\n{stdout}");
+    }
+    let bad = ACME.replace("effect = \"none\"", "");
+    let (code, _, stderr, file) = check(&bad);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(&format!(
+            "{}:9:1: acmectl status: says nothing of what it does",
+            file.display()
+        )),
+        "{stderr}"
+    );
+}
