@@ -4,17 +4,20 @@
 //! and places (`remote`, `services`), so a finding it gives is a cell of `levels.md` like any
 //! other, and a rule about `delete.home` holds whichever book said it.
 //!
-//! An entry only adds. For a program the built-in book knows (the index, and what the
-//! judgement of unknown programs recognises by name: credential printers, service CLIs'
-//! deleting verbs, toolchain removals), the built-in judgement runs as before and the entry's
+//! An entry only adds. For a program the built-in book knows (the index, and the programs the
+//! judgement of unknown programs knows by name: credential printers, service CLIs, `docker
+//! rm`'s kin), the built-in judgement runs as before and the entry's
 //! findings are added beside it: a line's level is its highest finding, and a policy rule
 //! that lowers must name every finding that needs more, so an added finding can never take
 //! anything away (`rm` with `effect = "none"` leaves `rm -rf ~` where it was). Refusing
 //! entries for known programs would refuse the useful ones too (a site's `git deploy`
 //! alias); judging both and keeping every finding is the one rule that needs no list of
 //! what may be raised. Only for a program the gate does not know at all does the entry take
-//! the place of the guess made for unknown programs (everything it is given is a place it may
-//! do anything with), and only for the subcommands it names.
+//! the place of the guess made for unknown programs (a service verb such as `nuke` deletes on
+//! a service; everything it is given is a place it may do anything with), and only for the
+//! subcommands it names: `acmectl nuke build` is then the delete of build output it says,
+//! at the level the places give. What is recognised in any program's words (a toolchain
+//! removal, a schema reset, a credential printed) stays beside it.
 //!
 //! This module does no I/O and knows nothing of TOML; it must not decide levels (the
 //! findings it gives get theirs from `levels.md` through `act`).

@@ -276,7 +276,7 @@ const SELF_DESCRIBING: &[&str] = &["--version", "-V", "--help", "-h", "version",
 /// credential printer): an entry of the policy's book then adds to the guess for it, never
 /// takes its place.
 pub fn named(name: &str) -> bool {
-    SERVICE_CLIS.contains(&name) || may_print_secret(name)
+    SERVICE_CLIS.contains(&name) || may_print_secret(name) || cloud::by_name(name)
 }
 
 /// Judges a program no entry of the index names.
@@ -288,7 +288,8 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 
 /// What is known of a program the index does not name, by its name and words (credential
 /// printers, service CLIs, toolchain removals, schema resets); `true` when that is the whole
-/// judgement and nothing is to be guessed. The policy's program book adds to this, never
+/// judgement and nothing is to be guessed. Programs `cloud` knows by name are [`named`], so an
+/// entry never takes the place of their rules in [`guess`]. The policy's program book adds to this, never
 /// instead of it.
 pub fn by_name<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
     if let [only] = words
@@ -325,16 +326,17 @@ pub fn by_name<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool 
         site.say(catalogue::CODE_UNREAD, &shown);
         return true;
     }
-    if cloud::service(words, site) {
-        return true;
-    }
-    cloud::publishing(words, site);
     false
 }
 
-/// The guess for a program nothing describes: it works in the current directory, and every
-/// word that could name a place is one it may do anything with.
+/// The guess for a program nothing describes: the service verbs it uses (`nuke`, `drop`,
+/// `publish`); else it works in the current directory, and every word that could name a place
+/// is one it may do anything with.
 pub fn guess<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if cloud::service(words, site) {
+        return;
+    }
+    cloud::publishing(words, site);
     let here = Word::made(".".to_owned(), ".", 0..0);
     site.on(Use, &here);
     // A service CLI's arguments name things on the service, not files: only the secrets a

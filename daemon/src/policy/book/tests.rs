@@ -69,8 +69,7 @@ fn noted(policy: &Policy, line: &str) -> Option<String> {
 /// What a line is expected to be with the book.
 enum Want {
     /// Judged as this other line is without the book: its level and decision, and at least
-    /// its cells (what the built-in book knows of the name stays: `nuke` is a service CLI's
-    /// deleting verb, `delete.remote`).
+    /// its cells (what the built-in book knows of a known program stays beside the entry's).
     As(&'static str),
     /// This level and agent's decision, with exactly these cells.
     Is(Level, Decision, &'static [&'static str]),
@@ -120,6 +119,10 @@ fn the_issues_example_judges_its_three_subcommands() {
             ),
             ("acmectl nuke ~/Documents", As("rm -rf ~/Documents"), true),
             ("acmectl nuke ~", As("rm -rf ~"), true),
+            // At the level the places give: the entry's knowledge takes the place of the
+            // guess that `nuke` is a service's deleting verb.
+            ("acmectl nuke -- build", As("rm -rf -- build"), true),
+            ("acmectl nuke /tmp/x", As("rm -rf /tmp/x"), true),
             // A subcommand the entry does not name, or none: a program the gate does not know.
             ("acmectl frobnicate ~/Documents", Unchanged, false),
             ("acmectl", Unchanged, false),
@@ -205,6 +208,10 @@ name = "kubectl"
 effect = "none"
 
 [[program]]
+name = "docker"
+effect = "none"
+
+[[program]]
 name = "bash"
 effect = "none"
 
@@ -226,6 +233,7 @@ operands = "read"
             ("git push", Unchanged, true),
             ("git status", Unchanged, false),
             ("kubectl delete namespace prod", Unchanged, true),
+            ("docker rm -f web", Unchanged, true),
             ("kubectl get secret x -o yaml", Unchanged, true),
             ("bash -c 'rm -rf ~'", Unchanged, true),
             ("sudo rm -rf /", Unchanged, true),
@@ -299,11 +307,7 @@ effect = "delete.database"
             ),
             (
                 "acmectl db drop users",
-                Is(
-                    Level::Destructive,
-                    Confirm,
-                    &["delete.database", "delete.remote"],
-                ),
+                Is(Level::Destructive, Confirm, &["delete.database"]),
                 true,
             ),
             ("acmectl db", Unchanged, false),
