@@ -490,3 +490,26 @@ fn check_policy_explains_each_entry() {
         git.text
     );
 }
+
+/// Subcommands nest as deep as real CLIs go, and no deeper: a file cannot make the judgement
+/// recurse without end.
+#[test]
+fn subcommands_nest_only_so_deep() {
+    let nested = |depth: usize| {
+        let path: Vec<String> = (0..depth).map(|i| format!("subcommands.s{i}")).collect();
+        format!(
+            "[[program]]\nname = \"deep\"\n[program.{}]\neffect = \"none\"\n",
+            path.join(".")
+        )
+    };
+    let words: Vec<String> = (0..8).map(|i| format!("s{i}")).collect();
+    let with = policy(&nested(8));
+    let line = format!("deep {}", words.join(" "));
+    assert!(noted(&with, &line).is_some(), "eight levels are read");
+    let error = match parse(&nested(10), "p.toml") {
+        Ok(_) => panic!("ten levels are refused"),
+        Err(error) => error,
+    };
+    assert!(error.message.contains("nest deeper than 8"), "{error}");
+    assert_eq!(error.line, 3, "{error}");
+}
