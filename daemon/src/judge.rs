@@ -105,6 +105,7 @@ pub fn judge_read(
                     .protected_paths
                     .as_ref()
                     .map(Globs::patterns),
+                programs: Some(&policy.settings.programs).filter(|b| !b.is_empty()),
             };
             let analysis = match disk {
                 Some(disk) => analyse::shell_read(command, &ctx, added, disk),

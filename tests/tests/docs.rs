@@ -83,6 +83,11 @@ fn the_policy_page_names_every_key_the_loader_takes() {
         ("[levels]", ""),
         ("[levels.safe]", ""),
         ("[approval]", ""),
+        ("[[program]]", "name = \"x\"\neffect = \"none\""),
+        (
+            "[[program]]\nname = \"x\"\n[program.subcommands.y]",
+            "effect = \"none\"",
+        ),
     ];
     let mut all = Vec::new();
     for (header, rest) in tables {
@@ -294,7 +299,8 @@ fn the_readme_names_findings_that_exist() {
         let Some((toml, _)) = block.split_once("```") else {
             continue;
         };
-        if !toml.contains("[[rule]]") && !toml.contains("decision") {
+        if !toml.contains("[[rule]]") && !toml.contains("decision") && !toml.contains("[[program]]")
+        {
             continue;
         }
         blocks += 1;

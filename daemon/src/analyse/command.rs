@@ -11,6 +11,7 @@ use std::ops::Range;
 use std::rc::Rc;
 
 use super::act::Site;
+use super::book;
 use super::catalogue;
 use super::disk::{self, Runs};
 use super::effects::Effect::{self, Read, Run, Use};
@@ -261,12 +262,14 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
     programs::channel::judge(name, &job.words[1..], span.clone(), st);
+    let book = st.programs.and_then(|b| b.entry(name));
     // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
     // or something else entirely; `php8.2`, `lua5.4`, `node-20` may be a build of a program
     // the gate knows, or only named like one. Each is judged both ways.
     let family = index::family(name);
     let by_path = full.contains('/') && !system_program(&full);
-    if by_path || family != name {
+    let versioned = family != name;
+    if by_path || versioned {
         unknown(
             &first,
             name,
@@ -312,6 +315,17 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         );
     }
     let name = family;
+    // The policy's book adds to what the gate knows; only for a program it knows nothing of
+    // does an entry take the place of the guess (`unknown`, below).
+    let replaces =
+        !by_path && !versioned && index::lookup(name).is_none() && !programs::unknown::named(name);
+    if let Some(entry) = book
+        && !replaces
+    {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        book::judge(entry, &job.words[1..], &mut site);
+        site.report();
+    }
     if by_path && index::lookup(name).is_none() {
         return;
     }
@@ -451,7 +465,8 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         },
         None => {
             if !full.contains('/') || system_program(&full) {
-                unknown(
+                let described = book.filter(|_| replaces);
+                unknown_or_described(
                     &first,
                     name,
                     args,
@@ -459,6 +474,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                     job.stdin.secret(),
                     span,
                     st,
+                    described,
                 );
             }
         }
@@ -526,13 +542,37 @@ fn unknown(
     span: Range<usize>,
     st: &mut State,
 ) {
+    unknown_or_described(first, name, args, assigned, input, span, st, None);
+}
+
+/// [`unknown`], or a program only the policy's book describes: what is known of it by name
+/// stays, and the entry takes the place of the guess for the commands it names.
+#[allow(clippy::too_many_arguments)]
+fn unknown_or_described(
+    first: &Word,
+    name: &str,
+    args: &[Word],
+    assigned: &[Word],
+    input: Option<Secret>,
+    span: Range<usize>,
+    st: &mut State,
+    described: Option<&book::Entry>,
+) {
     let mut site = Site::new(name, Args::default(), span, st);
     site.input = input;
     if first.text.contains('/') {
         site.on(Run, first);
     }
     given_through_env(assigned, &mut site);
-    programs::unknown::judge(args, &mut site);
+    match described {
+        Some(entry) => {
+            let known = programs::unknown::by_name(args, &mut site);
+            if !book::judge(entry, args, &mut site) && !known {
+                programs::unknown::guess(args, &mut site);
+            }
+        }
+        None => programs::unknown::judge(args, &mut site),
+    }
     if programs::channel::types_input(name, args) {
         site.say(catalogue::TYPED_ELSEWHERE, &format!("`{name}`"));
     }

@@ -11,9 +11,11 @@
 //! could be) with `flow` (what a substitution or a pipe carries), `command` (the order a
 //! program is tried in), `index` (every program the gate knows: grammar and effects) with
 //! `getopt` and `programs/`, `act` (effects to findings, through `places`), `effects` and
-//! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences).
+//! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences),
+//! `book` (the programs a policy describes, judged beside the index).
 
 mod act;
+pub mod book;
 mod catalogue;
 mod command;
 mod disk;
@@ -217,7 +219,9 @@ const INNER_BUDGET: usize = 64 * 1024;
 /// Every finding id the analyser can report: the cells of the level table, and the ids of
 /// input that cannot be read.
 pub fn finding_ids() -> impl Iterator<Item = &'static str> {
-    effects::cell_ids().chain(catalogue::UNREADABLE.iter().map(|u| u.id))
+    effects::cell_ids()
+        .chain(catalogue::UNREADABLE.iter().map(|u| u.id))
+        .chain([book::BOOK_FINDING])
 }
 
 /// Analyses a shell command line. Never fails and never panics: unparsable input is a verdict.
@@ -653,6 +657,8 @@ pub(crate) struct State<'c, 'a> {
     wants: std::cell::RefCell<Vec<Want>>,
     /// The file read from the disk the text being walked comes from.
     pub from: Option<Rc<str>>,
+    /// The programs the policy's book describes.
+    pub programs: Option<&'c book::Book>,
     /// Files read from the disk whose text was queued: a script that runs itself is read a
     /// few times, then opaque.
     pub disk_runs: usize,
@@ -713,6 +719,7 @@ impl<'c, 'a> State<'c, 'a> {
             from: None,
             disk_runs: 0,
             follow_links: Default::default(),
+            programs: added.programs,
         }
     }
 

@@ -34,11 +34,13 @@ use vocabulary::{At, Rule, Says, meets, names, views, within};
 
 /// Places a policy adds to the vocabulary (`sensitive_paths`, `protected_paths`): globs over
 /// a path's text, as it is absolute and, below the requester's home, as `~/…`. They add to
-/// what the vocabulary says, never take from it.
+/// what the vocabulary says, never take from it. The policy's program book rides along, for
+/// the analysis that takes these (`analyse::book`); placing paths never reads it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Added<'a> {
     pub secret: Option<Patterns<'a>>,
     pub protected: Option<Patterns<'a>>,
+    pub programs: Option<&'a crate::analyse::book::Book>,
 }
 
 /// Globs as written and compiled.

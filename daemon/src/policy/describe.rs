@@ -201,5 +201,17 @@ pub(super) fn describe(policy: &Policy) -> String {
         one.insert("rule".into(), Value::Array(vec![Value::Table(t)]));
         let _ = write!(out, "\n# {}\n{one}", rule.source);
     }
+    for entry in policy.settings.programs.entries() {
+        let _ = writeln!(out, "\n# program book, {}:", entry.source);
+        for line in entry.explain() {
+            let _ = writeln!(out, "#   {line}");
+        }
+        let mut one = Table::new();
+        one.insert(
+            "program".into(),
+            Value::Array(vec![Value::Table(super::book::to_toml(entry))]),
+        );
+        let _ = write!(out, "{one}");
+    }
     out
 }

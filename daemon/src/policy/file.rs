@@ -3,7 +3,7 @@
 //! `parse` is pure and unit-tested with inline strings; `load` reads a file. Errors name the
 //! file, line, column and reason. Warnings name rules that can never match. The embedded
 //! default's rules apply under every file unless it says `default_rules = false`; keys a file
-//! leaves out take the embedded values.
+//! leaves out take the embedded values. `[[program]]` entries are `book.rs`'s.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,7 +16,7 @@ use toml::Spanned;
 
 use super::{
     Approval, ArgTest, Confine, DEFAULT_CONFIDENCE_THRESHOLD, DEFAULT_POLICY, Globs, NoApprover,
-    Policy, Rule, Settings, tools,
+    Policy, Rule, Settings, book, tools,
 };
 
 /// A policy file that could not be used.
@@ -126,6 +126,8 @@ struct FileSpec {
     confine: Option<ConfineSpec>,
     #[serde(default)]
     rule: Vec<Spanned<RuleSpec>>,
+    #[serde(default)]
+    program: Vec<Spanned<book::ProgramSpec>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -304,6 +306,11 @@ pub fn parse(text: &str, name: &str) -> Result<Loaded, PolicyError> {
     let table = table(&spec, &defaults).map_err(|m| error_at(0, m))?;
     let mut settings = settings(&spec).map_err(|m| error_at(0, m))?;
     settings.approval = approvals(&spec, &defaults);
+    let lines = Lines::new(text);
+    settings.programs = book::compile(&spec.program, |offset| {
+        format!("{name}:{}", lines.at(offset).0)
+    })
+    .map_err(|(offset, message)| error_at(offset, message))?;
     let mut policy = Policy {
         table,
         rules,
@@ -567,6 +574,7 @@ fn settings(spec: &FileSpec) -> Result<Settings, String> {
         tools: spec.tools.clone().unwrap_or_default(),
         approval: [Approval::Click; 5],
         confine: confine(spec.confine.as_ref())?,
+        programs: Default::default(),
     })
 }
 

@@ -13,6 +13,7 @@
 //! decision and never lower it. Observe mode turns whatever was decided into an allow and says
 //! so in the reason. This module does no I/O except in [`file::load`].
 
+mod book;
 mod describe;
 pub mod file;
 pub mod live;
@@ -226,6 +227,8 @@ pub struct Settings {
     pub approval: [Approval; 5],
     /// How what `assent run`/`sh` run is confined by the kernel (`[confine]`).
     pub confine: Confine,
+    /// The programs the file describes (`[[program]]`), judged beside the built-in book.
+    pub programs: crate::analyse::book::Book,
 }
 
 /// `[confine]`: whether what a door runs is confined by the kernel (Landlock), which held

@@ -428,6 +428,7 @@ pub fn classify(
             .protected_paths
             .as_ref()
             .map(super::Globs::patterns),
+        programs: Some(&policy.settings.programs).filter(|b| !b.is_empty()),
     };
     if let Some(Value::Object(map)) = &args {
         let cwd = map

@@ -8,8 +8,8 @@
 //! level table lowered, a rule that allows or holds added or changed, a deny rule removed or
 //! changed, the fallback without an approver lowered, moderate changes no longer held, a lower
 //! confidence threshold, fewer protected or secret places, a click where a password was asked,
-//! another approver for a uid, a tool's level lowered. A change that only raises is in force
-//! at once. Pure: no I/O.
+//! another approver for a uid, a tool's level lowered, a `[[program]]` entry added, changed or
+//! removed. A change that only raises is in force at once. Pure: no I/O.
 
 use assent_client::protocol::{Decision, Level, Origin};
 
@@ -46,6 +46,32 @@ fn confine(o: &super::Confine, n: &super::Confine, out: &mut Vec<String>) {
     }
 }
 
+/// `[[program]]` entries added, changed or removed. An entry takes the place of the guess for
+/// a program the gate knows nothing of (`acmectl status` allowed where it was the guess's), and
+/// one taken away takes its findings with it: any change to the book may let more through, so
+/// every one is a weakening rather than a judgement of which ones raise.
+fn programs(o: &crate::analyse::book::Book, n: &crate::analyse::book::Book, out: &mut Vec<String>) {
+    for entry in n.entries() {
+        match o.entry(&entry.name) {
+            None => out.push(format!(
+                "[[program]] {:?} added: its commands are judged as the entry says",
+                entry.name
+            )),
+            Some(was) if was.command != entry.command => out.push(format!(
+                "[[program]] {:?} changed: its commands are judged as the entry now says",
+                entry.name
+            )),
+            Some(_) => {}
+        }
+    }
+    for entry in o.entries().filter(|e| n.entry(&e.name).is_none()) {
+        out.push(format!(
+            "[[program]] {:?} removed: what it added to the judgement is gone",
+            entry.name
+        ));
+    }
+}
+
 /// Each way `new` is weaker than `old`, one line each; empty when `new` only keeps or raises.
 pub fn weakenings(old: &Policy, new: &Policy) -> Vec<String> {
     let mut out = Vec::new();
@@ -77,6 +103,7 @@ pub fn weakenings(old: &Policy, new: &Policy) -> Vec<String> {
         ));
     }
     confine(&o.confine, &n.confine, &mut out);
+    programs(&o.programs, &n.programs, &mut out);
     if o.confirm_agent_moderate && !n.confirm_agent_moderate {
         out.push("confirm_agent_moderate = false: agents' moderate changes run unasked".into());
     }
@@ -305,6 +332,10 @@ mod tests {
                 "project_paths = [\"~/Documents\"]\n",
                 "project_paths: \"~/Documents\" added",
             ),
+            (
+                "[[program]]\nname = \"acmectl\"\neffect = \"none\"\n",
+                "[[program]] \"acmectl\" added",
+            ),
         ];
         for (extra, says) in weaker {
             // The base's own keys stay; each case adds one thing.
@@ -329,6 +360,25 @@ mod tests {
         assert!(
             found.iter().any(|w| w.contains("\"/srv/**\" removed")),
             "{found:?}"
+        );
+        // An entry changed or taken out.
+        let acme = format!("{BASE}[[program]]\nname = \"acmectl\"\neffect = \"delete\"\n");
+        let found = weakenings(
+            &policy(&acme),
+            &policy(&acme.replace("\"delete\"", "\"none\"")),
+        );
+        assert!(
+            found.iter().any(|w| w.contains("\"acmectl\" changed")),
+            "{found:?}"
+        );
+        let found = weakenings(&policy(&acme), &base);
+        assert!(
+            found.iter().any(|w| w.contains("\"acmectl\" removed")),
+            "{found:?}"
+        );
+        assert_eq!(
+            weakenings(&policy(&acme), &policy(&acme)),
+            Vec::<String>::new()
         );
         // The same policy, a stricter one, a comment added: nothing to approve.
         for same_or_stricter in [

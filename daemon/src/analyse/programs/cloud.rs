@@ -21,6 +21,12 @@ pub fn service<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
         || verbs::destructive(args, site)
 }
 
+/// Whether a rule of this module knows the program by its name (`docker rm`, `http DELETE`),
+/// rather than by the verbs any program may use.
+pub fn by_name(name: &str) -> bool {
+    programs::known(name) || http::method_first(name)
+}
+
 /// Reports publishing by a program no family knows (`docker push`, `twine upload`, `gh release
 /// create`); its words are still judged for what they name (`twine upload ~/.ssh/id_rsa`).
 pub fn publishing<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {

@@ -272,12 +272,30 @@ pub fn prints_secret(name: &str, words: &[Word]) -> Option<&'static str> {
 /// Options that, given alone, ask any program only to describe itself.
 const SELF_DESCRIBING: &[&str] = &["--version", "-V", "--help", "-h", "version", "help"];
 
+/// Whether the gate knows something of a program by its name alone (a service CLI, a
+/// credential printer): an entry of the policy's book then adds to the guess for it, never
+/// takes its place.
+pub fn named(name: &str) -> bool {
+    SERVICE_CLIS.contains(&name) || may_print_secret(name) || cloud::by_name(name)
+}
+
 /// Judges a program no entry of the index names.
 pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if !by_name(words, site) {
+        guess(words, site);
+    }
+}
+
+/// What is known of a program the index does not name, by its name and words (credential
+/// printers, service CLIs, toolchain removals, schema resets); `true` when that is the whole
+/// judgement and nothing is to be guessed. Programs `cloud` knows by name are [`named`], so an
+/// entry never takes the place of their rules in [`guess`]. The policy's program book adds to this, never
+/// instead of it.
+pub fn by_name<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
     if let [only] = words
         && only.literal().is_some_and(|t| SELF_DESCRIBING.contains(&t))
     {
-        return;
+        return true;
     }
     if !words.is_empty()
         && let Some(what) = prints_secret(site.name, words)
@@ -298,16 +316,23 @@ pub fn judge<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
     if let Some(shown) = super::toolchains::removal(site.name, words) {
         site.say(catalogue::PACKAGES_REMOVE, &shown);
-        return;
+        return true;
     }
     if let Some(shown) = super::data::schema_reset(site.name, words) {
         site.say(catalogue::DATA_RESET, &shown);
-        return;
+        return true;
     }
     if let Some(shown) = super::data::app_console(site.name, words) {
         site.say(catalogue::CODE_UNREAD, &shown);
-        return;
+        return true;
     }
+    false
+}
+
+/// The guess for a program nothing describes: the service verbs it uses (`nuke`, `drop`,
+/// `publish`); else it works in the current directory, and every word that could name a place
+/// is one it may do anything with.
+pub fn guess<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if cloud::service(words, site) {
         return;
     }

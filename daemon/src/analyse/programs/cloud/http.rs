@@ -125,6 +125,11 @@ fn names_deletion(args: &[Word]) -> bool {
 }
 
 /// How the program named `name` takes its method, when no family models it.
+/// Whether the program takes its method first (httpie and its kin).
+pub(super) fn method_first(name: &str) -> bool {
+    METHOD_FIRST.contains(&name)
+}
+
 pub fn for_program(name: &str) -> &'static Methods {
     if METHOD_FIRST.contains(&name) {
         &HTTPIE

@@ -31,6 +31,11 @@ const PROGRAMS: &[(&str, Special)] = &[
     ("nginx", nginx),
 ];
 
+/// Whether a special rule names the program.
+pub(super) fn known(name: &str) -> bool {
+    PROGRAMS.iter().any(|(n, _)| *n == name)
+}
+
 /// Reports what a known program's special rule finds; true if it did.
 pub(super) fn special<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) -> bool {
     let Some((_, rule)) = PROGRAMS.iter().find(|(n, _)| *n == site.name) else {
