@@ -16,6 +16,7 @@ mod approve;
 mod check;
 mod explain;
 mod redeem;
+mod refused;
 mod replies;
 mod wait;
 
@@ -212,6 +213,10 @@ impl Conn {
                         Ok(granted) => Response::Granted(granted),
                         Err(error) => Response::Error(error.to_wire()),
                     };
+                self.send(&reply).await;
+            }
+            Request::Refused(refused) => {
+                let reply = self.refused(refused).await;
                 self.send(&reply).await;
             }
             Request::Explain(explain) => {

@@ -360,6 +360,8 @@ impl Asker<'_> {
             program: None,
             cwd: subject.cwd().map(str::to_string),
             refused: None,
+            refused_places: Vec::new(),
+            grant: None,
         });
     }
 

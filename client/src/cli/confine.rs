@@ -16,7 +16,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assent_client::protocol::Confinement;
+use assent_client::protocol::{
+    Confinement, Origin, Refusal, Refusals, RefusedRequest, Request, Response, Subject,
+};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
@@ -48,6 +50,18 @@ pub struct Plan {
     pub offline: bool,
     /// The project found, for the message after a failed run.
     pub project: Option<PathBuf>,
+    /// Ask the kernel to log what the run's program is refused.
+    pub log_denials: bool,
+}
+
+/// What a door tells the daemon after a confined run failed, to learn what the kernel refused.
+#[derive(Debug, Clone)]
+pub struct After {
+    /// The daemon's socket, as the door was given it.
+    pub socket: Option<PathBuf>,
+    /// The line, as it was checked.
+    pub subject: Subject,
+    pub origin: Origin,
 }
 
 impl Plan {
@@ -65,6 +79,7 @@ impl Plan {
         }
         let mut plan = Plan {
             offline: confine.offline,
+            log_denials: confine.log_denials,
             ..Plan::default()
         };
         // Directories may be listed everywhere: names are not contents.
@@ -144,6 +159,11 @@ impl Plan {
             // have; a rule the kernel refuses grants less, never more.
             let rule = PathBeneath::new(fd, *access).set_compatibility(CompatLevel::BestEffort);
             created = created.add_rule(rule).map_err(|e| e.to_string())?;
+        }
+        if self.log_denials {
+            // The daemon reads the kernel's records (it said so only where the ABI logs):
+            // without this, what the started program is refused after `execve` goes unlogged.
+            created = created.log_new_exec(true).map_err(|e| e.to_string())?;
         }
         let status = created.restrict_self().map_err(|e| e.to_string())?;
         match status.ruleset {
@@ -306,7 +326,13 @@ fn own_terminal() -> Option<PathBuf> {
 /// Confines this process as `confine` says, then runs `command` and waits for it, and exits
 /// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
 /// person allowed this run.
-pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approved: bool) -> u8 {
+pub fn run(
+    command: &mut Command,
+    program: &OsStr,
+    confine: &Confinement,
+    approved: bool,
+    after: After,
+) -> u8 {
     // The home the daemon knows, else the user database's: never `$HOME`, which the caller
     // sets (unset, or elsewhere, it would let the real home pass for a project).
     let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
@@ -316,7 +342,9 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
             .map(|u| u.dir)
     });
     let plan = Plan::of(confine, home.as_deref(), approved);
+    let mut confined = true;
     if let Err(error) = plan.enforce(confine.required) {
+        confined = false;
         if confine.required {
             messages::say(&format!(
                 "not running: the gate let this line through only to run confined, and {error}"
@@ -344,10 +372,85 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
         (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),
         _ => 1,
     };
-    if code != 0 {
-        messages::say(&failed_confined(confine, plan.project.as_deref()));
+    if code != 0 && confined {
+        let fallback = failed_confined(confine, plan.project.as_deref());
+        messages::say(&match ask_refused(after) {
+            Ok(refusals) => refused_text(&refusals, &fallback),
+            Err(why) => format!("{fallback} (what was refused is not known: {why})"),
+        });
     }
     code
+}
+
+/// What the kernel refused the run, asked of the daemon, which read the kernel's records.
+fn ask_refused(after: After) -> Result<Refusals, String> {
+    let path = assent_client::paths::resolve_door_socket(after.socket.as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut conn =
+        assent_client::Connection::connect(&path).map_err(|e| e.to_string())?;
+    let request = Request::Refused(RefusedRequest {
+        subject: after.subject,
+        origin: after.origin,
+    });
+    match conn.request(&request) {
+        Ok(Response::Refusals(refusals)) => Ok(refusals),
+        Ok(_) => Err("the daemon gave another reply".into()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The line after a failed confined run: what was refused and how to allow it, or, when that
+/// is not known, what the run could do.
+fn refused_text(refusals: &Refusals, fallback: &str) -> String {
+    if let Some(why) = &refusals.unknown {
+        return format!("{fallback} (what was refused is not known: {why})");
+    }
+    if refusals.refused.is_empty() {
+        return "ran confined; the kernel recorded no access it refused, so the run failed for reasons of its own".into();
+    }
+    let what: Vec<String> = refusals.refused.iter().map(refusal_words).collect();
+    format!(
+        "ran confined, and the confinement refused {}; to let it, a person approves a line that names that place, or the policy adds it to [confine] writable",
+        what.join("; ")
+    )
+}
+
+fn refusal_words(refusal: &Refusal) -> String {
+    let verbs: Vec<&str> = refusal
+        .access
+        .split(',')
+        .map(|access| match access {
+            "fs.write_file" => "writing",
+            "fs.truncate" => "truncating",
+            "fs.read_file" => "reading",
+            "fs.read_dir" => "listing",
+            "fs.execute" => "running",
+            "fs.make_reg" => "making a file in",
+            "fs.make_dir" => "making a directory in",
+            "fs.make_sym" => "making a link in",
+            "fs.make_char" | "fs.make_block" | "fs.make_fifo" | "fs.make_sock" => {
+                "making a special file in"
+            }
+            "fs.remove_file" => "removing a file from",
+            "fs.remove_dir" => "removing a directory from",
+            "fs.refer" => "moving or linking across",
+            "fs.ioctl_dev" => "controlling the device",
+            "net.connect_tcp" => "a TCP connection",
+            "net.bind_tcp" => "listening on TCP",
+            "scope.signal" => "a signal to",
+            "scope.abstract_unix_socket" => "a socket outside the run",
+            _ => "an access to",
+        })
+        .collect();
+    let verb = verbs.join(" and ");
+    match &refusal.path {
+        Some(path) => format!(
+            "{verb} {} ({})",
+            assent_client::shown::one_line(path),
+            refusal.place
+        ),
+        None => format!("{verb} ({})", refusal.place),
+    }
 }
 
 /// What a person and an agent read after a confined run failed.

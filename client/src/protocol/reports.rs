@@ -175,4 +175,12 @@ pub struct AuditEvent {
     /// `uid` and `pid` are the answerer's. Absent from events written before protocol 10.
     #[serde(default)]
     pub refused: Option<String>,
+    /// For a confined run that failed: what the kernel refused it, each as `ACCESS PATH
+    /// (PLACE)`. Absent from events written before protocol 13.
+    #[serde(default)]
+    pub refused_places: Vec<String>,
+    /// For a one-time grant (`assent sh --grant`): `issued`, `redeemed`, or `refused: WHY`
+    /// (spent, expired, another uid or line). Absent from events written before protocol 13.
+    #[serde(default)]
+    pub grant: Option<String>,
 }
