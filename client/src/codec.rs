@@ -362,7 +362,9 @@ mod tests {
                     program: None,
                     cwd: Some("/w".into()),
                     refused: None,
-                    refused_places: vec!["fs.make_reg /home/u/Documents (files outside the project)".into()],
+                    refused_places: vec![
+                        "fs.make_reg /home/u/Documents (files outside the project)".into(),
+                    ],
                     grant: Some("redeemed".into()),
                 }],
                 next: Some(7),

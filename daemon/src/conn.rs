@@ -204,10 +204,10 @@ impl Conn {
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Grant(grant) => {
-                let redeemed = self
-                    .shared
-                    .grants
-                    .redeem(&grant.token, self.peer.uid, &grant.subject);
+                let redeemed =
+                    self.shared
+                        .grants
+                        .redeem(&grant.token, self.peer.uid, &grant.subject);
                 let who = crate::grants::Who {
                     uid: self.peer.uid,
                     pid: self.peer.pid,

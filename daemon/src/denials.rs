@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use nix::sys::socket::{
-    AddressFamily, MsgFlags, NetlinkAddr, SockFlag, SockProtocol, SockType, bind, recv,
-    setsockopt, socket, sockopt,
+    AddressFamily, MsgFlags, NetlinkAddr, SockFlag, SockProtocol, SockType, bind, recv, setsockopt,
+    socket, sockopt,
 };
 
 /// `AUDIT_GET`, `AUDIT_LANDLOCK_ACCESS` and `AUDIT_LANDLOCK_DOMAIN` (linux/audit.h).
@@ -39,7 +39,7 @@ const MAX_PER_DOMAIN: usize = 8;
 const MAX_PATH: usize = 1024;
 /// How long a query waits for the kernel's records to reach the reader: they are queued as
 /// the access is refused, before the run ends, and sent on by the kernel's audit thread.
-const SETTLE_MAX: Duration = Duration::from_millis(150);
+const SETTLE_MAX: Duration = Duration::from_millis(200);
 /// Once a domain's records arrived, how long without another one means they all did.
 const QUIET: Duration = Duration::from_millis(15);
 
@@ -198,7 +198,9 @@ fn read_loop(socket: &OwnedFd, store: &Weak<Mutex<Store>>) {
                 }
             }
             // The timeout, a signal, or records the kernel dropped for a full buffer: go on.
-            Err(nix::errno::Errno::EAGAIN | nix::errno::Errno::EINTR | nix::errno::Errno::ENOBUFS) => {}
+            Err(
+                nix::errno::Errno::EAGAIN | nix::errno::Errno::EINTR | nix::errno::Errno::ENOBUFS,
+            ) => {}
             Err(error) => {
                 tracing::warn!(%error, "stopped reading the kernel's audit");
                 return;
@@ -227,7 +229,12 @@ impl Store {
         else {
             return;
         };
-        let value = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_str());
+        let value = |key: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.as_str())
+        };
         match kind {
             LANDLOCK_ACCESS => {
                 let Some(access) = value("blockers") else {
@@ -293,7 +300,8 @@ fn unquote(value: &str) -> String {
     if let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
         return inner.to_owned();
     }
-    let hex = value.len() % 2 == 0 && !value.is_empty() && value.bytes().all(|b| b.is_ascii_hexdigit());
+    let hex =
+        value.len() % 2 == 0 && !value.is_empty() && value.bytes().all(|b| b.is_ascii_hexdigit());
     if hex && value.bytes().any(|b| b.is_ascii_uppercase()) {
         let bytes: Option<Vec<u8>> = (0..value.len())
             .step_by(2)
@@ -439,19 +447,37 @@ mod tests {
         let mut store = Store::default();
         for i in 0..(MAX_DOMAINS as u64 + 10) {
             for j in 0..20 {
-                let text = format!("audit(1.0:1): domain={i:x} blockers=fs.write_file path=\"/p/{j}\"");
+                let text =
+                    format!("audit(1.0:1): domain={i:x} blockers=fs.write_file path=\"/p/{j}\"");
                 store.take(LANDLOCK_ACCESS, &text, now);
             }
         }
         assert_eq!(store.domains.len(), MAX_DOMAINS);
-        assert!(store.domains.values().all(|d| d.refused.len() <= MAX_PER_DOMAIN));
-        for text in ["", "domain=", "domain=zz blockers=x", "audit(: x", "\u{0}\u{1}"] {
+        assert!(
+            store
+                .domains
+                .values()
+                .all(|d| d.refused.len() <= MAX_PER_DOMAIN)
+        );
+        for text in [
+            "",
+            "domain=",
+            "domain=zz blockers=x",
+            "audit(: x",
+            "\u{0}\u{1}",
+        ] {
             store.take(LANDLOCK_ACCESS, text, now);
         }
         assert_eq!(message(&[1, 2, 3]), None);
-        let long = format!("audit(1.0:1): domain=1 blockers=fs.write_file path=\"/{}\"", "é".repeat(2000));
+        let long = format!(
+            "audit(1.0:1): domain=1 blockers=fs.write_file path=\"/{}\"",
+            "é".repeat(2000)
+        );
         store.take(LANDLOCK_ACCESS, &long, now);
         let kept = &store.domains[&1].refused;
-        assert!(kept.iter().all(|r| r.path.as_ref().is_none_or(|p| p.len() <= MAX_PATH)));
+        assert!(
+            kept.iter()
+                .all(|r| r.path.as_ref().is_none_or(|p| p.len() <= MAX_PATH))
+        );
     }
 }

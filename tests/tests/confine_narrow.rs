@@ -89,7 +89,10 @@ fn a_project_that_says_so_keeps_its_confined_runs_from_writing_in_it() {
     let out = m.agent_sh(daemon.socket(), "/usr/bin/python3 build.py");
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     assert!(!m.built(), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ran confined"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ran confined"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -154,5 +157,8 @@ fn a_project_that_says_network_false_cuts_tcp_for_a_line_that_could_send() {
     let out = m.agent_sh(daemon.socket(), "/usr/bin/python3 fetch.py");
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     std::thread::sleep(Duration::from_millis(50));
-    assert!(listener.accept().is_err(), "the narrowed run connected: {out:?}");
+    assert!(
+        listener.accept().is_err(),
+        "the narrowed run connected: {out:?}"
+    );
 }

@@ -42,7 +42,11 @@ impl Machine {
     /// where it writes, the kernel decides.
     fn python(&self, name: &str, below: &str, in_project: bool) {
         let hidden: String = below.chars().rev().collect();
-        let base = if in_project { "os.getcwd()" } else { "os.environ['HOME']" };
+        let base = if in_project {
+            "os.getcwd()"
+        } else {
+            "os.environ['HOME']"
+        };
         let text = format!(
             "#!/usr/bin/python3\nimport os\np = os.path.join({base}, ''.join(reversed({hidden:?})))\nopen(p, 'w').write('changed by the script')\n"
         );
@@ -138,13 +142,18 @@ fn a_refused_write_is_named_with_how_to_allow_it_and_audited() {
     m.python("cleanup.py", "Documents/old/notes.txt", false);
     let out = m.agent_sh(daemon.socket(), "/usr/bin/python3 cleanup.py");
     assert_ne!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(m.notes(), DOCUMENT, "the document outside the project is intact");
+    assert_eq!(
+        m.notes(),
+        DOCUMENT,
+        "the document outside the project is intact"
+    );
     let said = stderr(&out);
     let notes = m.home.join("Documents/old/notes.txt");
     let notes = notes.to_str().expect("utf-8");
     if audit {
         assert!(
-            said.contains(&format!("refused writing {notes} (")) && said.contains("files outside the project)"),
+            said.contains(&format!("refused writing {notes} ("))
+                && said.contains("files outside the project)"),
             "{said}"
         );
         assert!(said.contains("[confine] writable"), "{said}");

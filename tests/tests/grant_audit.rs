@@ -48,7 +48,10 @@ fn a_grant_given_redeemed_and_refused_is_audited() {
             subject: shell(command),
         }))
     };
-    assert!(matches!(redeem(&mut conn, "ls -la"), Ok(Response::Granted(_))));
+    assert!(matches!(
+        redeem(&mut conn, "ls -la"),
+        Ok(Response::Granted(_))
+    ));
     assert!(redeem(&mut conn, "ls -la").is_err(), "spent");
 
     // Another line under a fresh grant: refused, and the grant is spent all the same.
@@ -91,7 +94,10 @@ fn a_grant_given_redeemed_and_refused_is_audited() {
         .find(|e| e.token.as_deref() == Some(&token) && e.decision == Decision::Deny)
         .expect("the spent redeem");
     assert!(
-        spent.grant.as_deref().is_some_and(|g| g.contains("already used")),
+        spent
+            .grant
+            .as_deref()
+            .is_some_and(|g| g.contains("already used")),
         "{spent:?}"
     );
     let wrong = events
@@ -99,7 +105,10 @@ fn a_grant_given_redeemed_and_refused_is_audited() {
         .find(|e| e.token.as_deref() == Some(&other) && e.decision == Decision::Deny)
         .expect("the wrong line's redeem");
     assert!(
-        wrong.grant.as_deref().is_some_and(|g| g.contains("another command")),
+        wrong
+            .grant
+            .as_deref()
+            .is_some_and(|g| g.contains("another command")),
         "{wrong:?}"
     );
     assert_eq!(wrong.subject, "rm -rf build", "the line the door asked for");

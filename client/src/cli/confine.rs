@@ -1,7 +1,7 @@
 //! Running an allowed command inside the Landlock domain its verdict gives
 //! ([`Confinement`]): the client confines itself, then starts the command and waits for it,
-//! so that when the run fails the person and the agent learn that it ran confined and how to
-//! let it do more.
+//! so that when the run fails the person and the agent learn what the kernel refused it and how
+//! to let it do more (`refused.rs`).
 //!
 //! The plan ([`Plan::of`]) is made as the requester, from the disk: the project is the one the
 //! daemon found and judged the line in (`Confinement.project`), never looked for again here; a
@@ -16,15 +16,15 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assent_client::protocol::{
-    Confinement, Origin, Refusal, Refusals, RefusedRequest, Request, Response, Subject,
-};
+use assent_client::protocol::{Confinement, Origin, Subject};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use super::{exit, messages};
+
+mod refused;
 
 /// The ABI whose rights the domain asks for: files (with truncation and device ioctls), TCP,
 /// and the scopes (signals, abstract Unix sockets) that keep the run to itself.
@@ -324,8 +324,9 @@ fn own_terminal() -> Option<PathBuf> {
 }
 
 /// Confines this process as `confine` says, then runs `command` and waits for it, and exits
-/// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
-/// person allowed this run.
+/// as it did. A run that fails is followed by one line saying what the kernel refused it (the
+/// daemon read the kernel's records; `after` says how to ask) or, when that cannot be known,
+/// that it ran confined and what it could change. `approved`: a person allowed this run.
 pub fn run(
     command: &mut Command,
     program: &OsStr,
@@ -374,83 +375,12 @@ pub fn run(
     };
     if code != 0 && confined {
         let fallback = failed_confined(confine, plan.project.as_deref());
-        messages::say(&match ask_refused(after) {
-            Ok(refusals) => refused_text(&refusals, &fallback),
+        messages::say(&match refused::ask(after) {
+            Ok(refusals) => refused::text(&refusals, &fallback),
             Err(why) => format!("{fallback} (what was refused is not known: {why})"),
         });
     }
     code
-}
-
-/// What the kernel refused the run, asked of the daemon, which read the kernel's records.
-fn ask_refused(after: After) -> Result<Refusals, String> {
-    let path = assent_client::paths::resolve_door_socket(after.socket.as_deref())
-        .map_err(|e| e.to_string())?;
-    let mut conn =
-        assent_client::Connection::connect(&path).map_err(|e| e.to_string())?;
-    let request = Request::Refused(RefusedRequest {
-        subject: after.subject,
-        origin: after.origin,
-    });
-    match conn.request(&request) {
-        Ok(Response::Refusals(refusals)) => Ok(refusals),
-        Ok(_) => Err("the daemon gave another reply".into()),
-        Err(error) => Err(error.to_string()),
-    }
-}
-
-/// The line after a failed confined run: what was refused and how to allow it, or, when that
-/// is not known, what the run could do.
-fn refused_text(refusals: &Refusals, fallback: &str) -> String {
-    if let Some(why) = &refusals.unknown {
-        return format!("{fallback} (what was refused is not known: {why})");
-    }
-    if refusals.refused.is_empty() {
-        return "ran confined; the kernel recorded no access it refused, so the run failed for reasons of its own".into();
-    }
-    let what: Vec<String> = refusals.refused.iter().map(refusal_words).collect();
-    format!(
-        "ran confined, and the confinement refused {}; to let it, a person approves a line that names that place, or the policy adds it to [confine] writable",
-        what.join("; ")
-    )
-}
-
-fn refusal_words(refusal: &Refusal) -> String {
-    let verbs: Vec<&str> = refusal
-        .access
-        .split(',')
-        .map(|access| match access {
-            "fs.write_file" => "writing",
-            "fs.truncate" => "truncating",
-            "fs.read_file" => "reading",
-            "fs.read_dir" => "listing",
-            "fs.execute" => "running",
-            "fs.make_reg" => "making a file in",
-            "fs.make_dir" => "making a directory in",
-            "fs.make_sym" => "making a link in",
-            "fs.make_char" | "fs.make_block" | "fs.make_fifo" | "fs.make_sock" => {
-                "making a special file in"
-            }
-            "fs.remove_file" => "removing a file from",
-            "fs.remove_dir" => "removing a directory from",
-            "fs.refer" => "moving or linking across",
-            "fs.ioctl_dev" => "controlling the device",
-            "net.connect_tcp" => "a TCP connection",
-            "net.bind_tcp" => "listening on TCP",
-            "scope.signal" => "a signal to",
-            "scope.abstract_unix_socket" => "a socket outside the run",
-            _ => "an access to",
-        })
-        .collect();
-    let verb = verbs.join(" and ");
-    match &refusal.path {
-        Some(path) => format!(
-            "{verb} {} ({})",
-            assent_client::shown::one_line(path),
-            refusal.place
-        ),
-        None => format!("{verb} ({})", refusal.place),
-    }
 }
 
 /// What a person and an agent read after a confined run failed.

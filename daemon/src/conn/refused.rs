@@ -3,7 +3,7 @@
 //! (the socket's credentials); the line is the door's own word, kept beside them.
 
 use assent_client::protocol::{
-    AuditEvent, DecidedBy, Decision, Level, RefusedRequest, Refusal, Refusals, Response,
+    AuditEvent, DecidedBy, Decision, Level, Refusal, Refusals, RefusedRequest, Response,
 };
 
 use super::Conn;
@@ -82,7 +82,9 @@ fn named(refused: &Refused, cwd: Option<&str>, home: Option<&str>) -> Refusal {
             placed
                 .kinds()
                 .next()
-                .map_or("a place outside what the line may change", |k| placed.why(k))
+                .map_or("a place outside what the line may change", |k| {
+                    placed.why(k)
+                })
         }
         (None, Some("net")) => "the network",
         (None, Some("scope")) => "a process outside the run",
@@ -103,8 +105,16 @@ mod tests {
     fn a_refused_place_is_named_in_the_vocabulary_s_words() {
         let home = Some("/home/u");
         for (access, path, place) in [
-            ("fs.make_reg", Some("/home/u/Documents/old"), "files outside the project"),
-            ("fs.read_file", Some("/home/u/.ssh/id_ed25519"), "SSH private keys"),
+            (
+                "fs.make_reg",
+                Some("/home/u/Documents/old"),
+                "files outside the project",
+            ),
+            (
+                "fs.read_file",
+                Some("/home/u/.ssh/id_ed25519"),
+                "SSH private keys",
+            ),
             ("net.connect_tcp", None, "the network"),
             ("scope.signal", None, "a process outside the run"),
         ] {

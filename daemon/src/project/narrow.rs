@@ -157,7 +157,9 @@ fn read_as(who: &read::As, root: &str) -> Narrowing {
             return Narrowing::ALL;
         }
     };
-    let regular = file.metadata().is_ok_and(|m| m.is_file() && m.len() <= MAX_LEN);
+    let regular = file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() <= MAX_LEN);
     let mut text = String::new();
     if !regular || file.take(MAX_LEN + 1).read_to_string(&mut text).is_err() {
         return Narrowing::ALL;
@@ -190,9 +192,24 @@ mod tests {
         let policy = vec!["/srv/shared".to_owned()];
         for (text, want) in [
             ("", Ok(Narrowing::NONE)),
-            ("network = false", Ok(Narrowing { network: false, ..Narrowing::NONE })),
-            ("network = true\ncaches = true\nproject = true", Ok(Narrowing::NONE)),
-            ("caches = false\nproject = false", Ok(Narrowing { network: true, ..Narrowing::ALL })),
+            (
+                "network = false",
+                Ok(Narrowing {
+                    network: false,
+                    ..Narrowing::NONE
+                }),
+            ),
+            (
+                "network = true\ncaches = true\nproject = true",
+                Ok(Narrowing::NONE),
+            ),
+            (
+                "caches = false\nproject = false",
+                Ok(Narrowing {
+                    network: true,
+                    ..Narrowing::ALL
+                }),
+            ),
             // Whatever would widen is not a key: the file is refused, and everything narrowed.
             ("writable = [\"/\"]", Err(())),
             ("enabled = false", Err(())),
@@ -206,9 +223,15 @@ mod tests {
             let before = confinement();
             let mut after = before.clone();
             narrowing.apply(&mut after, Some("/home/u"), &policy);
-            assert!(after.write.iter().all(|w| before.write.contains(w)), "{text}: {after:?}");
+            assert!(
+                after.write.iter().all(|w| before.write.contains(w)),
+                "{text}: {after:?}"
+            );
             assert!(after.offline >= before.offline, "{text}");
-            assert!(after.project.is_none() || after.project == before.project, "{text}");
+            assert!(
+                after.project.is_none() || after.project == before.project,
+                "{text}"
+            );
             assert_eq!(after.write_anywhere, before.write_anywhere, "{text}");
             assert_eq!(after.write_within, before.write_within, "{text}");
             assert_eq!(after.hide, before.hide, "{text}");
@@ -220,9 +243,15 @@ mod tests {
         let mut c = confinement();
         Narrowing::ALL.apply(&mut c, Some("/home/u"), &["/srv/shared".to_owned()]);
         assert!(c.write.contains(&"/tmp".to_owned()), "{c:?}");
-        assert!(c.write.contains(&"/home/u/Documents/named.txt".to_owned()), "{c:?}");
+        assert!(
+            c.write.contains(&"/home/u/Documents/named.txt".to_owned()),
+            "{c:?}"
+        );
         assert!(!c.write.contains(&"/srv/shared".to_owned()), "{c:?}");
-        assert!(!c.write.contains(&"/home/u/.cargo/registry".to_owned()), "{c:?}");
+        assert!(
+            !c.write.contains(&"/home/u/.cargo/registry".to_owned()),
+            "{c:?}"
+        );
         assert!(c.offline && c.project.is_none());
     }
 
