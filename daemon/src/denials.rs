@@ -300,8 +300,9 @@ fn unquote(value: &str) -> String {
     if let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
         return inner.to_owned();
     }
-    let hex =
-        value.len() % 2 == 0 && !value.is_empty() && value.bytes().all(|b| b.is_ascii_hexdigit());
+    let hex = value.len().is_multiple_of(2)
+        && !value.is_empty()
+        && value.bytes().all(|b| b.is_ascii_hexdigit());
     if hex && value.bytes().any(|b| b.is_ascii_uppercase()) {
         let bytes: Option<Vec<u8>> = (0..value.len())
             .step_by(2)
