@@ -194,3 +194,49 @@ fn a_run_that_fails_for_its_own_reasons_is_not_blamed_on_the_confinement() {
         assert!(said.contains("what was refused is not known"), "{said}");
     }
 }
+
+/// A daemon that cannot know what was refused (here: it acts on Landlock ABI 6, which logs
+/// nothing) says so after a failed run, with what the run could do, and names no place.
+#[test]
+fn without_the_kernel_s_records_the_door_says_what_it_can_and_no_more() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let socket = dir.path().join("socket");
+    let mut child = std::process::Command::new(assent_tests::binary("assentd"))
+        .args(["--user", "--landlock-abi", "6", "--socket"])
+        .arg(&socket)
+        .arg("--state-dir")
+        .arg(dir.path().join("state"))
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_STATE_HOME", dir.path())
+        .env("XDG_RUNTIME_DIR", dir.path())
+        .env("ASSENT_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("assentd starts");
+    assert!(
+        assent_tests::wait_for_socket(&socket, std::time::Duration::from_secs(20)),
+        "assentd listens"
+    );
+    m.python("cleanup.py", "Documents/old/notes.txt", false);
+    let out = m.agent_sh(&socket, "/usr/bin/python3 cleanup.py");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(m.notes(), DOCUMENT);
+    let said = stderr(&out);
+    assert!(
+        said.contains("ran confined: it could change only"),
+        "{said}"
+    );
+    assert!(
+        said.contains("what was refused is not known: this kernel's Landlock does not log"),
+        "{said}"
+    );
+    assert!(!said.contains("refused writing"), "{said}");
+}

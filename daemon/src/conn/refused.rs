@@ -13,6 +13,15 @@ use crate::places::{self, Where};
 
 impl Conn {
     pub(super) async fn refused(&mut self, request: RefusedRequest) -> Response {
+        // Each answer may wait on the blocking pool and write an audit event: counted against
+        // the policy's rate limit like a check.
+        let policy = self.shared.policy.for_origin(request.origin);
+        if let Err(error) = self
+            .shared
+            .take_rate(self.peer.uid, policy.settings.rate_limit)
+        {
+            return Response::Error(error.to_wire());
+        }
         let denials = self.shared.denials.clone();
         let (pid, uid) = (self.peer.pid, self.peer.uid);
         let found = tokio::task::spawn_blocking(move || denials.refused(pid, uid))
