@@ -344,6 +344,7 @@ mod tests {
                 landlock_abi: 7,
                 hold_ttl_secs: 300,
                 approvers_without_buttons: 1,
+                refusals_unknown: Some("the kernel's audit is off".into()),
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {

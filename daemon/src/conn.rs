@@ -338,6 +338,7 @@ impl Conn {
             observe: self.shared.policy.current().observing(),
             policy_waiting: self.shared.policy.waiting_change(),
             landlock_abi: crate::landlock::abi(),
+            refusals_unknown: self.shared.denials.why_not(),
             hold_ttl_secs: self.shared.pending.ttl().as_secs(),
             approvers_without_buttons: u32::try_from(
                 self.shared

@@ -43,6 +43,9 @@ const SETTLE_MAX: Duration = Duration::from_millis(200);
 /// Once a domain's records arrived, how long without another one means they all did.
 const QUIET: Duration = Duration::from_millis(15);
 
+const AUDIT_OFF: &str =
+    "the kernel's audit is off, so it recorded nothing (`auditctl -e 1` turns it on)";
+
 /// Whether this daemon reads the kernel's denials: a confinement then asks the kernel to log
 /// what the run's program is refused (`Confinement.log_denials`).
 static READING: AtomicBool = AtomicBool::new(false);
@@ -125,6 +128,14 @@ impl Denials {
         denials
     }
 
+    /// Why what the kernel refuses cannot be read right now; `None` when it can.
+    pub fn why_not(&self) -> Option<String> {
+        if let Some(why) = &self.why_not {
+            return Some(why.clone());
+        }
+        (audit_enabled() == Some(false)).then(|| AUDIT_OFF.to_owned())
+    }
+
     /// What the kernel refused to the domains process `pid` of `uid` made, waiting briefly for
     /// records still on their way; or why that cannot be known. Blocking: run it on the
     /// blocking pool.
@@ -133,10 +144,7 @@ impl Denials {
             return Err(why.clone());
         }
         if audit_enabled() == Some(false) {
-            return Err(
-                "the kernel's audit is off, so it recorded nothing (`auditctl -e 1` turns it on)"
-                    .into(),
-            );
+            return Err(AUDIT_OFF.into());
         }
         let start = Instant::now();
         loop {

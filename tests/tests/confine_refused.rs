@@ -157,6 +157,12 @@ fn a_refused_write_is_named_with_how_to_allow_it_and_audited() {
             "{said}"
         );
         assert!(said.contains("[confine] writable"), "{said}");
+        let status = run_bounded(assent(daemon.socket()).arg("status"));
+        assert!(
+            String::from_utf8_lossy(&status.stdout)
+                .contains("refused places: a confined run that fails is told"),
+            "{status:?}"
+        );
         let log = audit_log(daemon.socket());
         assert!(log.contains("refused_places"), "{log}");
         assert!(log.contains(&format!("fs.write_file {notes}")), "{log}");
@@ -225,6 +231,7 @@ fn without_the_kernel_s_records_the_door_says_what_it_can_and_no_more() {
     );
     m.python("cleanup.py", "Documents/old/notes.txt", false);
     let out = m.agent_sh(&socket, "/usr/bin/python3 cleanup.py");
+    let status = run_bounded(assent(&socket).arg("status"));
     let _ = child.kill();
     let _ = child.wait();
     assert_ne!(out.status.code(), Some(0), "{out:?}");
@@ -239,4 +246,9 @@ fn without_the_kernel_s_records_the_door_says_what_it_can_and_no_more() {
         "{said}"
     );
     assert!(!said.contains("refused writing"), "{said}");
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("refused places: not known after a failed confined run: this kernel's Landlock does not log"),
+        "{status}"
+    );
 }

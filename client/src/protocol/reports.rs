@@ -136,6 +136,10 @@ pub struct StatusInfo {
     /// buttons: there a person answers with `assent watch` or `assent approve`.
     #[serde(default)]
     pub approvers_without_buttons: u32,
+    /// Why a confined run that failed cannot be told what the kernel refused it (the kernel's
+    /// audit is off, the daemon may not read it, the ABI logs nothing); `None` when it can.
+    #[serde(default)]
+    pub refusals_unknown: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.
