@@ -145,7 +145,7 @@ pub struct Who {
 }
 
 /// The audit event for `step` of grant `token` for `subject`. A token a peer sent (and a
-/// refusal that repeats it) is kept only [`MAX_SHOWN`] characters long.
+/// refusal that repeats it) is kept only a few dozen characters long.
 pub fn event(token: &str, who: Who, subject: &Subject, step: Step) -> AuditEvent {
     let token: String = token.chars().take(MAX_SHOWN).collect();
     let (decision, by, grant) = match step {
