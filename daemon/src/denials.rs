@@ -43,6 +43,7 @@ const SETTLE_MAX: Duration = Duration::from_millis(200);
 /// Once a domain's records arrived, how long without another one means they all did.
 const QUIET: Duration = Duration::from_millis(15);
 
+const CANNOT_TELL: &str = "the kernel recorded nothing refused, and the daemon may not ask whether its audit is on (CAP_AUDIT_CONTROL)";
 const AUDIT_OFF: &str =
     "the kernel's audit is off, so it recorded nothing (`auditctl -e 1` turns it on)";
 
@@ -143,7 +144,8 @@ impl Denials {
         if let Some(why) = &self.why_not {
             return Err(why.clone());
         }
-        if audit_enabled() == Some(false) {
+        let enabled = audit_enabled();
+        if enabled == Some(false) {
             return Err(AUDIT_OFF.into());
         }
         let start = Instant::now();
@@ -151,6 +153,10 @@ impl Denials {
             let (found, last) = self.lookup(pid, uid);
             let settled = last.is_some_and(|t| t.elapsed() >= QUIET);
             if settled || start.elapsed() >= SETTLE_MAX {
+                // Nothing recorded says nothing refused only where the audit is known to be on.
+                if found.is_empty() && enabled.is_none() {
+                    return Err(CANNOT_TELL.into());
+                }
                 return Ok(found);
             }
             std::thread::sleep(Duration::from_millis(5));
