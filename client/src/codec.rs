@@ -193,6 +193,10 @@ mod tests {
                 token: "pg_1".into(),
                 subject: shell("make"),
             }),
+            Request::Refused(RefusedRequest {
+                subject: shell("make"),
+                origin: Origin::Agent,
+            }),
         ]
     }
 
@@ -340,6 +344,7 @@ mod tests {
                 landlock_abi: 7,
                 hold_ttl_secs: 300,
                 approvers_without_buttons: 1,
+                refusals_unknown: Some("the kernel's audit is off".into()),
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {
@@ -358,8 +363,20 @@ mod tests {
                     program: None,
                     cwd: Some("/w".into()),
                     refused: None,
+                    refused_places: vec![
+                        "fs.make_reg /home/u/Documents (files outside the project)".into(),
+                    ],
+                    grant: Some("redeemed".into()),
                 }],
                 next: Some(7),
+            }),
+            Response::Refusals(Refusals {
+                unknown: None,
+                refused: vec![Refusal {
+                    access: "fs.write_file".into(),
+                    path: Some("/home/u/notes.txt".into()),
+                    place: "files outside the project".into(),
+                }],
             }),
             Response::Error(WireError {
                 kind: ErrorKind::NotFound,
@@ -385,19 +402,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                12, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                13, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [12, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [12, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [13, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [13, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [12, 7, 5, 1, b'e']
+            [13, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -409,7 +426,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [12, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [13, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false, version 11: grant false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -425,7 +442,7 @@ mod tests {
         assert_eq!(
             encode_request(&batch).expect("encodes"),
             [
-                12, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 1
+                13, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 1
             ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
@@ -435,7 +452,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [12, 8, 0, 0, 0]
+            [13, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -446,13 +463,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [12, 9, 1, 1, 1, 1, b'r']
+            [13, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [12, 9, 0]
+            [13, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -461,11 +478,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [12, 11, 1, b't', 0, 3]
+            [13, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [12, 13, 2]
+            [13, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -486,7 +503,7 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [12, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [13, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
         // Version 11: a verdict's confinement carries the project the daemon found, not a
         // flag; then the grant (none here); version 12: whether another person answers.
@@ -505,9 +522,10 @@ mod tests {
             another_answers: true,
         });
         let bytes = encode_response(&verdict).expect("encodes");
+        // Version 13: then whether the kernel is to log what the run is refused.
         assert_eq!(
-            bytes[bytes.len() - 14..],
-            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0, 0, 1],
+            bytes[bytes.len() - 15..],
+            [1, 0, 1, 2, b'/', b'p', 0, 0, 0, 0, 0, 0, 0, 0, 1],
             "{bytes:?}"
         );
     }
@@ -581,6 +599,8 @@ mod tests {
             program: None,
             cwd: None,
             refused: None,
+            refused_places: Vec::new(),
+            grant: None,
         };
         let page = |n: usize, subject: usize| {
             let mut events = vec![event.clone(); n];
@@ -608,7 +628,7 @@ mod tests {
         let exact = page(n, pad);
         let packet = encode_response(&exact).expect("fits");
         assert!(packet.len() >= MAX_MESSAGE_LEN - 2, "{}", packet.len());
-        assert!(n > 8_000, "{n} events fill a packet");
+        assert!(n > 7_500, "{n} events fill a packet");
         assert_eq!(decode_response(&packet).expect("decodes"), exact);
         // One byte past the wire's limit: the encoder refuses it, and so does the decoder.
         assert!(matches!(

@@ -25,7 +25,7 @@ pub use verdict::{
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 12;
+pub const PROTOCOL_VERSION: u32 = 13;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -36,7 +36,7 @@ pub const TRUNCATE_COMMAND_AT: usize = 16 * 1024;
 
 /// The number of variants of [`Request`], so the daemon can tell an unknown request (a newer
 /// client) from a malformed one before decoding the body.
-pub const REQUEST_VARIANTS: u32 = 14;
+pub const REQUEST_VARIANTS: u32 = 15;
 
 /// The most subjects one [`Request::CheckBatch`] may carry; more is refused as `invalid`.
 pub const MAX_BATCH_ITEMS: usize = 64;
@@ -155,6 +155,45 @@ pub enum Request {
     /// [`Response::Error`] (`invalid`: unknown, spent, expired, another uid or another
     /// subject); a refused grant is spent all the same.
     Grant(GrantRequest),
+    /// What the kernel refused to the confined run this client made (`assent sh`, `assent
+    /// run`), asked after the run failed. The daemon reads the kernel audit's Landlock denial
+    /// records and takes those of the domains this peer's pid made (the socket's peer
+    /// credentials, never a field); it records them in the audit trail. Reply:
+    /// [`Response::Refusals`].
+    Refused(RefusedRequest),
+}
+
+/// The body of [`Request::Refused`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefusedRequest {
+    /// The line that ran confined, as it was checked: the requester's own word, kept in the
+    /// audit record beside what the kernel refused.
+    pub subject: Subject,
+    /// Who asked for the line, as the check said.
+    pub origin: Origin,
+}
+
+/// The reply to [`Request::Refused`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusals {
+    /// Why the daemon cannot tell what was refused (the kernel's audit is off, or the daemon
+    /// may not read it); `None` when it read the kernel's records.
+    pub unknown: Option<String>,
+    /// What the kernel refused, in the order it refused it; at most a few.
+    pub refused: Vec<Refusal>,
+}
+
+/// One access the kernel refused to a confined run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The kernel's name for it: `fs.write_file`, `fs.make_reg`, `fs.remove_file`,
+    /// `fs.read_file`, `net.connect_tcp`, `scope.signal`.
+    pub access: String,
+    /// The file or directory the kernel named (for a new file, the directory it was to be
+    /// made in), when it named one: a path anyone may have chosen, to be shown escaped.
+    pub path: Option<String>,
+    /// What the place is, in the vocabulary's words (`files outside the project`).
+    pub place: String,
 }
 
 /// The body of [`Request::Grant`].
@@ -346,6 +385,8 @@ pub enum Response {
     },
     /// A redeemed grant: what the door runs the line with.
     Granted(Granted),
+    /// What the kernel refused to a confined run: the reply to [`Request::Refused`].
+    Refusals(Refusals),
 }
 
 /// An error as it crosses the wire: a stable kind plus a message for a person.

@@ -470,6 +470,8 @@ mod tests {
             program: None,
             cwd: Some("/w".into()),
             refused: None,
+            refused_places: Vec::new(),
+            grant: None,
         }
     }
 

@@ -170,6 +170,7 @@ pub fn confinement(
         home: home.map(str::to_owned),
         offline: sends_nothing(analysis),
         required: false,
+        log_denials: crate::denials::reading(),
     })
 }
 

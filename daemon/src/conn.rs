@@ -16,6 +16,7 @@ mod approve;
 mod check;
 mod explain;
 mod redeem;
+mod refused;
 mod replies;
 mod wait;
 
@@ -203,15 +204,33 @@ impl Conn {
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Grant(grant) => {
-                let reply =
-                    match self
-                        .shared
+                let redeemed =
+                    self.shared
                         .grants
-                        .redeem(&grant.token, self.peer.uid, &grant.subject)
-                    {
-                        Ok(granted) => Response::Granted(granted),
-                        Err(error) => Response::Error(error.to_wire()),
-                    };
+                        .redeem(&grant.token, self.peer.uid, &grant.subject);
+                let who = crate::grants::Who {
+                    uid: self.peer.uid,
+                    pid: self.peer.pid,
+                    origin: assent_client::protocol::Origin::Agent,
+                };
+                let (reply, step_why) = match redeemed {
+                    Ok(granted) => (Response::Granted(granted), None),
+                    Err(error) => {
+                        let wire = error.to_wire();
+                        let why = wire.message.clone();
+                        (Response::Error(wire), Some(why))
+                    }
+                };
+                let step = match &step_why {
+                    None => crate::grants::Step::Redeemed,
+                    Some(why) => crate::grants::Step::Refused(why),
+                };
+                let event = crate::grants::event(&grant.token, who, &grant.subject, step);
+                self.shared.audit.record(event);
+                self.send(&reply).await;
+            }
+            Request::Refused(refused) => {
+                let reply = self.refused(refused).await;
                 self.send(&reply).await;
             }
             Request::Explain(explain) => {
@@ -319,6 +338,7 @@ impl Conn {
             observe: self.shared.policy.current().observing(),
             policy_waiting: self.shared.policy.waiting_change(),
             landlock_abi: crate::landlock::abi(),
+            refusals_unknown: self.shared.denials.why_not(),
             hold_ttl_secs: self.shared.pending.ttl().as_secs(),
             approvers_without_buttons: u32::try_from(
                 self.shared

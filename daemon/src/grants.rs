@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use assent_client::protocol::{Confinement, Granted, Subject};
+use assent_client::protocol::{
+    AuditEvent, Confinement, DecidedBy, Decision, Granted, Level, Origin, Subject,
+};
 
 use crate::error::RequestError;
 use crate::pending;
@@ -22,6 +24,8 @@ pub const GRANT_TTL: Duration = Duration::from_secs(15);
 /// The most grants alive at once; past it the oldest are dropped (an agent that never runs
 /// what it was allowed cannot fill the daemon's memory).
 const MAX_GRANTS: usize = 4096;
+/// The most of a peer's token an audit event keeps.
+const MAX_SHOWN: usize = 64;
 
 #[derive(Debug)]
 struct Grant {
@@ -119,6 +123,58 @@ pub fn granted(confine: &Confinement, approved: bool) -> Granted {
     let mut confine = confine.clone();
     confine.write_anywhere &= approved;
     Granted { confine, approved }
+}
+
+/// What happened to a grant, for the audit trail.
+#[derive(Debug, Clone, Copy)]
+pub enum Step<'a> {
+    /// Given with an allow (`by` the policy, or a person's answer to a held line).
+    Issued(DecidedBy),
+    /// Redeemed by the door that runs the line.
+    Redeemed,
+    /// Redeemed and refused: unknown, spent, expired, another uid or line.
+    Refused(&'a str),
+}
+
+/// Who a grant's audit event is about: the peer that was given or redeemed it.
+#[derive(Debug, Clone, Copy)]
+pub struct Who {
+    pub uid: u32,
+    pub pid: i32,
+    pub origin: Origin,
+}
+
+/// The audit event for `step` of grant `token` for `subject`. A token a peer sent (and a
+/// refusal that repeats it) is kept only a few dozen characters long.
+pub fn event(token: &str, who: Who, subject: &Subject, step: Step) -> AuditEvent {
+    let token: String = token.chars().take(MAX_SHOWN).collect();
+    let (decision, by, grant) = match step {
+        Step::Issued(by) => (Decision::Allow, by, "issued".to_owned()),
+        Step::Redeemed => (Decision::Allow, DecidedBy::Policy, "redeemed".to_owned()),
+        Step::Refused(why) => {
+            let why: String = why.chars().take(4 * MAX_SHOWN).collect();
+            (Decision::Deny, DecidedBy::Policy, format!("refused: {why}"))
+        }
+    };
+    AuditEvent {
+        time_ms: pending::now_ms(),
+        uid: who.uid,
+        pid: who.pid,
+        origin: who.origin,
+        subject: subject.summary(),
+        level: Level::Safe,
+        findings: Vec::new(),
+        decision,
+        by,
+        reason: format!("grant {token} {grant}"),
+        token: Some(token),
+        program: None,
+        agent: None,
+        cwd: subject.cwd().map(str::to_owned),
+        refused: None,
+        refused_places: Vec::new(),
+        grant: Some(grant),
+    }
 }
 
 #[cfg(test)]

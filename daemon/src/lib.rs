@@ -12,6 +12,7 @@ pub mod config;
 pub mod confine;
 pub mod conn;
 pub mod decide;
+pub mod denials;
 pub mod error;
 pub mod grants;
 pub mod judge;

@@ -458,6 +458,8 @@ impl Pending {
             reason: format!("answer refused (self_approval), the request stays held: {why}"),
             token: Some(token.to_string()),
             refused: Some("self_approval".to_string()),
+            refused_places: Vec::new(),
+            grant: None,
             ..shown::about(hold)
         });
     }

@@ -14,7 +14,8 @@
 //! confinement a door builds (`Confinement.project`) are both handed the one project found
 //! here, so what was judged and what the kernel grants agree.
 //!
-//! This module owns the rule and the look; [`choose`] is pure and table-tested.
+//! This module owns the rule and the look; [`choose`] is pure and table-tested. `narrow.rs`
+//! reads what a project takes away from its confined runs.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,10 +36,14 @@ pub const CACHE_TIME: Duration = Duration::from_secs(10);
 /// Directories remembered at once; past this the stale ones go, then all.
 const CACHE_MAX: usize = 4096;
 
+pub mod narrow;
+
 /// The repositories found lately, by uid and working directory.
 #[derive(Debug, Default)]
 pub struct Cache {
     found: Mutex<HashMap<(u32, String), Found>>,
+    /// The projects' own narrowings of their confined runs (`.assent/confine.toml`).
+    pub narrowings: narrow::Cache,
 }
 
 /// When a repository was looked for, and what was found.

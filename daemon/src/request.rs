@@ -269,6 +269,9 @@ impl Asker<'_> {
             }
             None => None,
         };
+        // What a project's narrowing is applied with, once the line is judged.
+        let (narrow_policy, narrow_home, narrow_root) =
+            (Arc::clone(&policy), home.clone(), project.clone());
         let mut disk: Option<Disk> = None;
         let mut spent = read::Spent::default();
         let mut round = 0;
@@ -316,6 +319,13 @@ impl Asker<'_> {
             // with it; a line that reads nothing is analysed once.
             let last = disk.as_ref().is_some_and(|d| d.complete);
             if judgement.analysis.wants.is_empty() || last {
+                let mut judgement = judgement;
+                // A project may only narrow what its confined runs may do.
+                if let (Some(confine), Some(root)) = (judgement.confine.as_mut(), &narrow_root) {
+                    let narrowing = self.shared.projects.narrowings.narrowing(&who, root).await;
+                    let writable = &narrow_policy.settings.confine.writable;
+                    narrowing.apply(confine, narrow_home.as_deref(), writable);
+                }
                 return Ok((judgement, back, ctx));
             }
             (subject, context) = (back, ctx);
@@ -360,6 +370,8 @@ impl Asker<'_> {
             program: None,
             cwd: subject.cwd().map(str::to_string),
             refused: None,
+            refused_places: Vec::new(),
+            grant: None,
         });
     }
 

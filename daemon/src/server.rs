@@ -63,6 +63,8 @@ pub struct Shared {
     pub pending: Pending,
     /// One-time grants to run an allowed line confined (`assent sh --grant`).
     pub grants: crate::grants::Grants,
+    /// What the kernel refused to confined runs, as its audit records say.
+    pub denials: crate::denials::Denials,
     /// Remembered approvals.
     pub remembered: Remembered,
     /// The audit trail.
@@ -138,6 +140,7 @@ pub async fn serve(
     let config_limit = config.max_connections_per_uid;
     let shared = Arc::new(Shared {
         grants: crate::grants::Grants::default(),
+        denials: crate::denials::Denials::start(),
         pending: Pending::new(
             config.hold_ttl,
             config.max_pending_per_uid,

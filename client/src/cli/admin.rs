@@ -371,9 +371,20 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
         abi if abi < 6 => println!(
             "confinement: none (Landlock ABI {abi}; 6 or later confines files, TCP and signals): what assent run/sh run is not confined, and opaque agent lines are held instead of run confined"
         ),
-        abi => println!(
-            "confinement: Landlock ABI {abi}: what assent run/sh run may change only what its line was judged to, and reads no secrets"
-        ),
+        abi => {
+            println!(
+                "confinement: Landlock ABI {abi}: what assent run/sh run may change only what its line was judged to, and reads no secrets"
+            );
+            match &status.refusals_unknown {
+                None => println!(
+                    "refused places: a confined run that fails is told what the kernel refused it (the kernel's audit)"
+                ),
+                Some(why) => println!(
+                    "refused places: not known after a failed confined run: {}",
+                    assent_client::shown::one_line(why)
+                ),
+            }
+        }
     }
     match (status.approvers, status.no_approver.as_str()) {
         (0, "hold") => println!(

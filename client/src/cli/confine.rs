@@ -1,7 +1,7 @@
 //! Running an allowed command inside the Landlock domain its verdict gives
 //! ([`Confinement`]): the client confines itself, then starts the command and waits for it,
-//! so that when the run fails the person and the agent learn that it ran confined and how to
-//! let it do more.
+//! so that when the run fails the person and the agent learn what the kernel refused it and how
+//! to let it do more (`refused.rs`).
 //!
 //! The plan ([`Plan::of`]) is made as the requester, from the disk: the project is the one the
 //! daemon found and judged the line in (`Confinement.project`), never looked for again here; a
@@ -16,13 +16,15 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assent_client::protocol::Confinement;
+use assent_client::protocol::{Confinement, Origin, Subject};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use super::{exit, messages};
+
+mod refused;
 
 /// The ABI whose rights the domain asks for: files (with truncation and device ioctls), TCP,
 /// and the scopes (signals, abstract Unix sockets) that keep the run to itself.
@@ -48,6 +50,18 @@ pub struct Plan {
     pub offline: bool,
     /// The project found, for the message after a failed run.
     pub project: Option<PathBuf>,
+    /// Ask the kernel to log what the run's program is refused.
+    pub log_denials: bool,
+}
+
+/// What a door tells the daemon after a confined run failed, to learn what the kernel refused.
+#[derive(Debug, Clone)]
+pub struct After {
+    /// The daemon's socket, as the door was given it.
+    pub socket: Option<PathBuf>,
+    /// The line, as it was checked.
+    pub subject: Subject,
+    pub origin: Origin,
 }
 
 impl Plan {
@@ -65,6 +79,7 @@ impl Plan {
         }
         let mut plan = Plan {
             offline: confine.offline,
+            log_denials: confine.log_denials,
             ..Plan::default()
         };
         // Directories may be listed everywhere: names are not contents.
@@ -144,6 +159,11 @@ impl Plan {
             // have; a rule the kernel refuses grants less, never more.
             let rule = PathBeneath::new(fd, *access).set_compatibility(CompatLevel::BestEffort);
             created = created.add_rule(rule).map_err(|e| e.to_string())?;
+        }
+        if self.log_denials {
+            // The daemon reads the kernel's records (it said so only where the ABI logs):
+            // without this, what the started program is refused after `execve` goes unlogged.
+            created = created.log_new_exec(true).map_err(|e| e.to_string())?;
         }
         let status = created.restrict_self().map_err(|e| e.to_string())?;
         match status.ruleset {
@@ -304,9 +324,16 @@ fn own_terminal() -> Option<PathBuf> {
 }
 
 /// Confines this process as `confine` says, then runs `command` and waits for it, and exits
-/// as it did. A run that fails is followed by one line saying it ran confined. `approved`: a
-/// person allowed this run.
-pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approved: bool) -> u8 {
+/// as it did. A run that fails is followed by one line saying what the kernel refused it (the
+/// daemon read the kernel's records; `after` says how to ask) or, when that cannot be known,
+/// that it ran confined and what it could change. `approved`: a person allowed this run.
+pub fn run(
+    command: &mut Command,
+    program: &OsStr,
+    confine: &Confinement,
+    approved: bool,
+    after: After,
+) -> u8 {
     // The home the daemon knows, else the user database's: never `$HOME`, which the caller
     // sets (unset, or elsewhere, it would let the real home pass for a project).
     let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
@@ -316,7 +343,9 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
             .map(|u| u.dir)
     });
     let plan = Plan::of(confine, home.as_deref(), approved);
+    let mut confined = true;
     if let Err(error) = plan.enforce(confine.required) {
+        confined = false;
         if confine.required {
             messages::say(&format!(
                 "not running: the gate let this line through only to run confined, and {error}"
@@ -344,8 +373,12 @@ pub fn run(command: &mut Command, program: &OsStr, confine: &Confinement, approv
         (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),
         _ => 1,
     };
-    if code != 0 {
-        messages::say(&failed_confined(confine, plan.project.as_deref()));
+    if code != 0 && confined {
+        let fallback = failed_confined(confine, plan.project.as_deref());
+        messages::say(&match refused::ask(after) {
+            Ok(refusals) => refused::text(&refusals, &fallback),
+            Err(why) => format!("{fallback} (what was refused is not known: {why})"),
+        });
     }
     code
 }

@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 
-use assent_client::protocol::{GrantRequest, Request, Response, Subject};
+use assent_client::protocol::{GrantRequest, Origin, Request, Response, Subject};
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 
 use super::check::working_dir;
@@ -63,6 +63,11 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
+    let after = confine::After {
+        socket: socket.clone(),
+        subject: Subject::shell(&granted.line, cwd.clone()),
+        origin: Origin::Agent,
+    };
     let answer = super::connect_door(socket).and_then(|mut conn| {
         let request = Request::Grant(GrantRequest {
             token: granted.token.clone(),
@@ -107,6 +112,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         SHELL.as_ref(),
         &granted_run.confine,
         granted_run.approved,
+        after,
     );
     if let (Some(mut report), Some((read, _))) = (report, pipe)
         && let Some(dir) = final_dir(read)

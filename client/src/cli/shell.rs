@@ -33,6 +33,11 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
         Ok(cwd) => cwd,
         Err(code) => return code,
     };
+    let after = confine::After {
+        socket: socket.clone(),
+        subject: Subject::shell(&line, cwd.clone()),
+        origin: request.origin.into(),
+    };
     let check = CheckRequest {
         subject: Subject::shell(&line, cwd),
         origin: request.origin.into(),
@@ -53,6 +58,7 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
         std::process::Command::new(program).args(args),
         program,
         confinement.as_ref(),
+        after,
     )
 }
 
@@ -73,14 +79,15 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
             let words: Vec<String> = std::iter::once("bash".to_string())
                 .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
                 .collect();
-            let confinement = match check_agent_line(socket, &shell_words::join(&words)) {
-                Ok(confinement) => confinement,
+            let (confinement, after) = match check_agent_line(socket, &shell_words::join(&words)) {
+                Ok(checked) => checked,
                 Err(code) => return code,
             };
             return start(
                 std::process::Command::new(SHELL).args(&args),
                 SHELL.as_ref(),
                 confinement.as_ref(),
+                after,
             );
         }
         // No -c and no script: an interactive shell for a person, or a script on stdin.
@@ -96,14 +103,15 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         messages::say("a command that is not valid UTF-8 cannot be checked; not running");
         return exit::UNAVAILABLE;
     };
-    let confinement = match check_agent_line(socket, &command) {
-        Ok(confinement) => confinement,
+    let (confinement, after) = match check_agent_line(socket, &command) {
+        Ok(checked) => checked,
         Err(code) => return code,
     };
     start(
         std::process::Command::new(SHELL).args(&args),
         SHELL.as_ref(),
         confinement.as_ref(),
+        after,
     )
 }
 
@@ -127,22 +135,28 @@ fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         messages::say("a script that is not valid UTF-8 cannot be checked; not running");
         return exit::UNAVAILABLE;
     };
-    let confinement = match check_agent_line(socket, &script) {
-        Ok(confinement) => confinement,
+    let (confinement, after) = match check_agent_line(socket, &script) {
+        Ok(checked) => checked,
         Err(code) => return code,
     };
     let mut command = std::process::Command::new(SHELL);
     command.args(&args).arg("-c").arg(&script);
-    start(&mut command, SHELL.as_ref(), confinement.as_ref())
+    start(&mut command, SHELL.as_ref(), confinement.as_ref(), after)
 }
 
 /// Check a line on an agent's behalf (a shell spawned by a program is automation): the
-/// confinement to run it in, or the exit code for a line that will not run.
+/// confinement to run it in (and what to ask after a failed run), or the exit code for a line
+/// that will not run.
 fn check_agent_line(
     socket: Option<PathBuf>,
     line: &str,
-) -> Result<Option<(Confinement, bool)>, u8> {
+) -> Result<(Option<(Confinement, bool)>, confine::After), u8> {
     let cwd = working_dir(None)?;
+    let after = confine::After {
+        socket: socket.clone(),
+        subject: Subject::shell(line, cwd.clone()),
+        origin: Origin::Agent,
+    };
     let check = CheckRequest {
         subject: Subject::shell(line, cwd),
         origin: Origin::Agent,
@@ -154,7 +168,7 @@ fn check_agent_line(
         },
         wait: true,
     };
-    allowed(gate_confining(socket, check))
+    allowed(gate_confining(socket, check)).map(|confinement| (confinement, after))
 }
 
 /// The confinement to run in when allowed; otherwise the exit code for a command that will
@@ -175,9 +189,12 @@ fn start(
     command: &mut std::process::Command,
     program: &std::ffi::OsStr,
     confinement: Option<&(Confinement, bool)>,
+    after: confine::After,
 ) -> u8 {
     match confinement {
-        Some((confinement, approved)) => confine::run(command, program, confinement, *approved),
+        Some((confinement, approved)) => {
+            confine::run(command, program, confinement, *approved, after)
+        }
         None => exec(command, program),
     }
 }

@@ -136,6 +136,10 @@ pub struct StatusInfo {
     /// buttons: there a person answers with `assent watch` or `assent approve`.
     #[serde(default)]
     pub approvers_without_buttons: u32,
+    /// Why a confined run that failed cannot be told what the kernel refused it (the kernel's
+    /// audit is off, the daemon may not read it, the ABI logs nothing); `None` when it can.
+    #[serde(default)]
+    pub refusals_unknown: Option<String>,
 }
 
 /// One audit event, as `assent log` shows it.
@@ -175,4 +179,12 @@ pub struct AuditEvent {
     /// `uid` and `pid` are the answerer's. Absent from events written before protocol 10.
     #[serde(default)]
     pub refused: Option<String>,
+    /// For a confined run that failed: what the kernel refused it, each as `ACCESS PATH
+    /// (PLACE)`. Absent from events written before protocol 13.
+    #[serde(default)]
+    pub refused_places: Vec<String>,
+    /// For a one-time grant (`assent sh --grant`): `issued`, `redeemed`, or `refused: WHY`
+    /// (spent, expired, another uid or line). Absent from events written before protocol 13.
+    #[serde(default)]
+    pub grant: Option<String>,
 }

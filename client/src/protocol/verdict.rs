@@ -120,6 +120,11 @@ pub struct Confinement {
     /// The requester's home as the daemon knows it (from the user database), not as the
     /// environment says: the door never takes it, or anything above it, for a project.
     pub home: Option<String>,
+    /// Ask the kernel to log what it refuses to the run after it starts its program (Landlock
+    /// ABI 7's `LOG_NEW_EXEC_ON`): the daemon reads those records, so that after a failed run
+    /// it can name the refused place ([`super::Request::Refused`]).
+    #[serde(default)]
+    pub log_denials: bool,
 }
 
 /// What a [`Verdict`] asks of its caller: the one reading of a verdict every client uses.

@@ -53,7 +53,16 @@ impl Conn {
                 .grants
                 .give(uid, subject, grants::granted(confine, false))
             {
-                Ok(grant) => reply.grant = Some(grant),
+                Ok(grant) => {
+                    let who = grants::Who {
+                        uid,
+                        pid: self.peer.pid,
+                        origin,
+                    };
+                    let step = grants::Step::Issued(DecidedBy::Policy);
+                    (self.shared.audit).record(grants::event(&grant, who, subject, step));
+                    reply.grant = Some(grant);
+                }
                 Err(error) => {
                     self.send(&Response::Error(error.to_wire())).await;
                     return Flow::Continue;
@@ -62,6 +71,7 @@ impl Conn {
         }
         self.send(&Response::Verdict(reply)).await;
         let shared = self.shared.clone();
+        let pid = self.peer.pid;
         self.wait(held, move |items| {
             let one = items
                 .and_then(|items| items.into_iter().next())
@@ -72,6 +82,9 @@ impl Conn {
                 && one.allow
             {
                 let approved = one.by == DecidedBy::User;
+                let who = grants::Who { uid, pid, origin };
+                let step = grants::Step::Issued(one.by);
+                (shared.audit).record(grants::event(&token, who, &subject, step));
                 shared
                     .grants
                     .give_as(token, uid, &subject, grants::granted(&confine, approved));

@@ -104,6 +104,8 @@ pub(super) fn about(hold: &Hold) -> AuditEvent {
         program: Some(hold.program.clone()),
         cwd: common_cwd(hold),
         refused: None,
+        refused_places: Vec::new(),
+        grant: None,
     }
 }
 
@@ -140,6 +142,8 @@ pub(super) fn item_event(token: &str, hold: &Hold, index: usize, outcome: &Decid
         token: Some(token.to_string()),
         agent: hold.agent.clone(),
         program: Some(hold.program.clone()),
+        refused_places: Vec::new(),
+        grant: None,
         cwd: item.cwd.clone(),
         refused: None,
     }

@@ -1,0 +1,132 @@
+//! What the kernel refused a confined run that failed, asked of the daemon (which read the
+//! kernel audit's Landlock records for the domain this door made), and the line that says it
+//! to the person and the agent: the place, in the vocabulary's words, and how to allow it.
+
+use assent_client::protocol::{Refusal, Refusals, RefusedRequest, Request, Response};
+
+use super::After;
+
+/// What the kernel refused the run, asked of the daemon, which read the kernel's records.
+pub(super) fn ask(after: After) -> Result<Refusals, String> {
+    let path = assent_client::paths::resolve_door_socket(after.socket.as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut conn = assent_client::Connection::connect(&path).map_err(|e| e.to_string())?;
+    let request = Request::Refused(RefusedRequest {
+        subject: after.subject,
+        origin: after.origin,
+    });
+    match conn.request(&request) {
+        Ok(Response::Refusals(refusals)) => Ok(refusals),
+        Ok(_) => Err("the daemon gave another reply".into()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The line after a failed confined run: what was refused and how to allow it, or, when that
+/// is not known, what the run could do.
+pub(super) fn text(refusals: &Refusals, fallback: &str) -> String {
+    if let Some(why) = &refusals.unknown {
+        return format!("{fallback} (what was refused is not known: {why})");
+    }
+    if refusals.refused.is_empty() {
+        return "ran confined; the kernel recorded no access it refused, so it most likely failed for reasons of its own".into();
+    }
+    let what: Vec<String> = refusals.refused.iter().map(refusal_words).collect();
+    format!(
+        "ran confined, and the confinement refused {}; to let it, a person approves a line that names that place, or the policy adds it to [confine] writable",
+        what.join("; ")
+    )
+}
+
+fn refusal_words(refusal: &Refusal) -> String {
+    let verbs: Vec<&str> = refusal
+        .access
+        .split(',')
+        .map(|access| match access {
+            "fs.write_file" => "writing",
+            "fs.truncate" => "truncating",
+            "fs.read_file" => "reading",
+            "fs.read_dir" => "listing",
+            "fs.execute" => "running",
+            "fs.make_reg" => "making a file in",
+            "fs.make_dir" => "making a directory in",
+            "fs.make_sym" => "making a link in",
+            "fs.make_char" | "fs.make_block" | "fs.make_fifo" | "fs.make_sock" => {
+                "making a special file in"
+            }
+            "fs.remove_file" => "removing a file from",
+            "fs.remove_dir" => "removing a directory from",
+            "fs.refer" => "moving or linking across",
+            "fs.ioctl_dev" => "controlling the device",
+            "net.connect_tcp" => "a TCP connection",
+            "net.bind_tcp" => "listening on TCP",
+            "scope.signal" => "a signal to",
+            "scope.abstract_unix_socket" => "a socket outside the run",
+            _ => "an access to",
+        })
+        .collect();
+    let verb = verbs.join(" and ");
+    match &refusal.path {
+        Some(path) => format!(
+            "{verb} {} ({})",
+            assent_client::shown::one_line(path),
+            refusal.place
+        ),
+        None => format!("{verb} ({})", refusal.place),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(access: &str, path: Option<&str>, place: &str) -> Refusal {
+        Refusal {
+            access: access.into(),
+            path: path.map(str::to_owned),
+            place: place.into(),
+        }
+    }
+
+    #[test]
+    fn the_line_names_what_was_refused_or_says_why_it_cannot() {
+        let known = |refused| Refusals {
+            unknown: None,
+            refused,
+        };
+        for (refusals, says) in [
+            (
+                known(vec![refusal(
+                    "fs.make_reg",
+                    Some("/home/u/Documents"),
+                    "your files outside the project",
+                )]),
+                "refused making a file in /home/u/Documents (your files outside the project); to let it",
+            ),
+            (
+                known(vec![refusal(
+                    "fs.write_file,fs.truncate",
+                    Some("/etc/x\nforged"),
+                    "a directory the system needs",
+                )]),
+                "refused writing and truncating /etc/x\\nforged (",
+            ),
+            (
+                known(vec![refusal("net.connect_tcp", None, "the network")]),
+                "refused a TCP connection (the network)",
+            ),
+            (known(Vec::new()), "recorded no access it refused"),
+            (
+                Refusals {
+                    unknown: Some("the kernel's audit is off".into()),
+                    refused: Vec::new(),
+                },
+                "FALLBACK (what was refused is not known: the kernel's audit is off)",
+            ),
+        ] {
+            let line = text(&refusals, "FALLBACK");
+            assert!(line.contains(says), "{line}");
+            assert!(!line.contains('\n'), "one line: {line}");
+        }
+    }
+}
