@@ -215,12 +215,18 @@ fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
 /// What the line under a finding is indented by.
 const CARET_INDENT: &str = "      ";
 
-/// The columns a person's terminal shows: `$COLUMNS`, else 80 on a terminal; `None` (no limit)
-/// when stdout is not a terminal and nothing says its width.
+/// The columns a person's terminal shows: `$COLUMNS`, else the terminal's own width (as the
+/// waiting line reads it); `None` (no limit) when stdout is not a terminal and nothing says
+/// its width.
 fn columns() -> Option<usize> {
     use std::io::IsTerminal as _;
     let env = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
-    env.or_else(|| std::io::stdout().is_terminal().then_some(80))
+    let stdout = std::io::stdout();
+    env.or_else(|| {
+        stdout
+            .is_terminal()
+            .then(|| super::term::size(std::os::fd::AsFd::as_fd(&stdout)).0)
+    })
 }
 
 /// The input line that holds the span, and a line of carets under the span. A line wider than
