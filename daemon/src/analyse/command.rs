@@ -254,7 +254,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     });
     let Some(full) = first.literal().map(str::to_owned) else {
         let span = at.src.map.span(first.span.clone());
-        st.add(catalogue::DYNAMIC_COMMAND.at(span, &format!("`{}`", first.raw)));
+        st.add(catalogue::DYNAMIC_COMMAND.at(span, &first.quoted()));
         return;
     };
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
@@ -1374,7 +1374,7 @@ fn command_string_in(
     let Some(word) = word else { return };
     let Some(text) = word.literal() else {
         let span = at.src.map.span(word.span.clone());
-        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", word.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &word.quoted()));
         return;
     };
     let from = verbatim(text, word).ok_or(std::slice::from_ref(&word));
@@ -1479,7 +1479,7 @@ fn eval(args: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
     };
     if let Some(dynamic) = args.iter().find(|w| w.dynamic) {
         let span = at.src.map.span(first.span.start..last.span.end);
-        st.add(catalogue::EVAL_DYNAMIC.at(span, &format!("`{}`", dynamic.raw)));
+        st.add(catalogue::EVAL_DYNAMIC.at(span, &dynamic.quoted()));
         return;
     }
     let text = args
