@@ -233,3 +233,26 @@ fn literal_text_of_tool_arguments() {
     assert!(classify_text("notes/../.env", false, &w, Some(HOME)).has(Kind::Secret));
     assert!(classify_text("README.md", false, &w, Some(HOME)).has(Kind::Project));
 }
+
+/// A place is described to the requester ("your files"); the approver of another uid's
+/// request reads it through `whose::for_another`, which must leave no "you" in any of them.
+#[test]
+fn every_description_names_another_users_files_for_them() {
+    let extra = [
+        "your files outside the project",
+        "a place your policy names as secret",
+        "a place your policy protects",
+    ];
+    let whys = vocabulary::ENTRIES.iter().map(|(_, _, why)| *why);
+    for why in whys.chain(extra) {
+        let read = assent_client::whose::for_another(why, "alice");
+        let words: Vec<String> = read
+            .split(|c: char| !c.is_alphanumeric())
+            .map(str::to_lowercase)
+            .collect();
+        assert!(
+            !words.iter().any(|w| w.starts_with("you")),
+            "{why:?} reads {read:?}"
+        );
+    }
+}

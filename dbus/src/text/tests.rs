@@ -102,6 +102,19 @@ fn program_names() {
     }
 }
 
+/// A terminal is "your terminal" only to its own user; to the approver of another uid's
+/// request (`[approvers]`), it is that user's.
+#[test]
+fn another_users_terminal_is_theirs() {
+    let mut held = item("rm -rf src", Level::Destructive, "bash");
+    held.origin = Origin::Interactive;
+    held.uid = 0;
+    assert_eq!(asker(&held, 0), "Your terminal");
+    assert_eq!(asker(&held, 1000), "root's terminal");
+    held.program = "claude".into();
+    assert_eq!(asker(&held, 1000), "Claude Code");
+}
+
 #[test]
 fn summary_says_who_wants_what_at_which_level() {
     let note = request(
