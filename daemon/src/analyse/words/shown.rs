@@ -49,12 +49,8 @@ fn without_outer_quotes(raw: &str) -> &str {
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    // The closing quote was escaped: it is not one.
-                    return raw;
-                }
-            }
+            // The closing quote escaped: it is not one.
+            '\\' if chars.next().is_none() => return raw,
             '`' => in_backquote = !in_backquote,
             '$' if chars.peek() == Some(&'(') => {
                 chars.next();
