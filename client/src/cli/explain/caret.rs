@@ -2,11 +2,13 @@
 //! of carets under the span, counted in terminal columns. A character that would not show as
 //! itself (a tab, an escape, a bidi control) is shown as its visible escape, as everywhere a
 //! requester's words are shown, and counts as wide as that escape; a wide character (CJK, most
-//! emoji) counts two columns. A line wider than the room is shown as a window around the span,
+//! emoji) counts two columns, as `assent watch` counts them (`term::columns`). A line wider than the room is shown as a window around the span,
 //! cut with `…`, so the terminal never wraps it and the carets stay under what they mark.
 
 use assent_client::protocol::Span;
 use assent_client::shown::{is_hidden, one_line};
+
+use super::super::term::columns;
 
 /// The narrowest window a line is cut to.
 const MIN_ROOM: usize = 20;
@@ -102,38 +104,6 @@ pub(super) fn caret(input: &str, span: Span, room: Option<usize>) -> Vec<String>
             "^".repeat(under)
         ),
     ]
-}
-
-/// The columns a terminal gives `c`: two for East Asian wide and fullwidth characters and the
-/// emoji drawn wide, none for combining marks, else one. A small table of the wide blocks: the
-/// client takes no Unicode width crate for explain's carets.
-fn columns(c: char) -> usize {
-    let u = c as u32;
-    let combining = matches!(u, 0x0300..=0x036f | 0x1ab0..=0x1aff | 0x20d0..=0x20ff);
-    let wide = matches!(
-        u,
-        0x1100..=0x115f
-            | 0x2e80..=0x303e
-            | 0x3041..=0x33ff
-            | 0x3400..=0x4dbf
-            | 0x4e00..=0x9fff
-            | 0xa000..=0xa4cf
-            | 0xac00..=0xd7a3
-            | 0xf900..=0xfaff
-            | 0xfe30..=0xfe4f
-            | 0xff00..=0xff60
-            | 0xffe0..=0xffe6
-            | 0x1f300..=0x1f64f
-            | 0x1f900..=0x1f9ff
-            | 0x20000..=0x3fffd
-    );
-    if combining {
-        0
-    } else if wide {
-        2
-    } else {
-        1
-    }
 }
 
 #[cfg(test)]
