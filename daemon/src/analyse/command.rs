@@ -303,7 +303,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         disk::run_file(
             Runs::Shebang,
             &file,
-            first.raw,
+            &first.shown(),
             Some(words),
             at_span,
             &job.path,
@@ -442,7 +442,16 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                         // A program file on the disk: its text is the program.
                         let at_span = at.src.map.span(file.span.clone());
                         let runs = Runs::Lang(lang, name);
-                        disk::run_file(runs, &read, file.raw, None, at_span, &job.path, at, st);
+                        disk::run_file(
+                            runs,
+                            &read,
+                            &file.shown(),
+                            None,
+                            at_span,
+                            &job.path,
+                            at,
+                            st,
+                        );
                     }
                     script(name, args, &job.assigned, span, st);
                 }
@@ -676,7 +685,16 @@ fn source(name: &str, args: &[Word], span: Range<usize>, path: &Rc<str>, at: &Ct
         let at_span = at.src.map.span(file.span.clone());
         // Without arguments a sourced file sees the shell's own.
         let given = (args.len() > 1).then_some(args);
-        disk::run_file(Runs::Shell, &read, file.raw, given, at_span, path, at, st);
+        disk::run_file(
+            Runs::Shell,
+            &read,
+            &file.shown(),
+            given,
+            at_span,
+            path,
+            at,
+            st,
+        );
     }
     if !is_plain_file(file) {
         st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
@@ -1219,13 +1237,13 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
         if !run_written(name, script, &job.path, at, st)
             && let Some(file) = disk::file_path(st, script)
         {
-            let shown = script.raw;
+            let shown = script.shown();
             let at_span = at.src.map.span(script.span.clone());
             let args = &args[i..];
             disk::run_file(
                 Runs::Shell,
                 &file,
-                shown,
+                &shown,
                 Some(args),
                 at_span,
                 &job.path,

@@ -20,6 +20,11 @@ fn findings_quote_a_word_once() {
         ("echo hi > 'out.txt'", "overwrites `out.txt`", "`'out.txt'`"),
         ("cat .e''nv", "reads `.env`", "`.e''nv`"),
         ("cat ~/.ssh/id_rsa", "reads `~/.ssh/id_rsa`", "/home/u/.ssh"),
+        (
+            "chmod 644 '/home/u/.ssh/id_rsa'",
+            "mode or ACL of `/home/u/.ssh/id_rsa`",
+            "`'/home",
+        ),
         // An option with its value attached: the value, not the end of the written word.
         ("tar xf a.tar -C\"$HOME\"", "to `/home/u`", "`HOME\"`"),
         (
