@@ -1,7 +1,8 @@
 //! Whose files a held request's words speak of. The daemon writes a finding for the person who
 //! asked ("your files outside the project", "the keys that may log in as you"); a person who
 //! answers another uid's request (the policy's `[approvers]`, or root) reads it with that user
-//! named instead ("alice's files outside the project", "the keys that may log in as alice").
+//! named instead ("alice's files outside the project", "the keys that may log in as alice"),
+//! and a word written from the home (`~/Documents`) from theirs (`~alice/Documents`).
 //! Every text an approver sees passes a held request through [`seen_by`] first: the
 //! notification, `assent watch`, `assent pending`.
 //!
@@ -16,10 +17,14 @@ pub fn own_uid() -> u32 {
 
 /// The user name of `uid`, or `uid N` when it has none.
 pub fn name_of(uid: u32) -> String {
+    user_name(uid).unwrap_or_else(|| format!("uid {uid}"))
+}
+
+fn user_name(uid: u32) -> Option<String> {
     nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
         .ok()
         .flatten()
-        .map_or_else(|| format!("uid {uid}"), |user| user.name)
+        .map(|user| user.name)
 }
 
 /// `text` said of the files of `name` rather than the reader's: "your home directory" is "the
@@ -45,6 +50,27 @@ pub fn for_another(text: &str, name: &str) -> String {
         rest = after;
     }
     out.push_str(rest);
+    out
+}
+
+/// `text` with each quoted word that starts at the reader's own home (`` `~/x` ``, `` `~` ``)
+/// started at `name`'s instead (`` `~alice/x` ``): for another user's request, `~` was theirs.
+pub fn tilde_of(text: &str, name: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, part) in text.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let quoted = i % 2 == 1;
+        match part.strip_prefix('~') {
+            Some(rest) if quoted && (rest.is_empty() || rest.starts_with('/')) => {
+                out.push('~');
+                out.push_str(name);
+                out.push_str(rest);
+            }
+            _ => out.push_str(part),
+        }
+    }
     out
 }
 
@@ -80,13 +106,19 @@ pub fn seen_by(item: &mut PendingItem, viewer: u32) {
     if item.uid == viewer {
         return;
     }
-    let name = name_of(item.uid);
+    let user = user_name(item.uid);
+    let name = user.clone().unwrap_or_else(|| format!("uid {}", item.uid));
     let findings = item
         .findings
         .iter_mut()
         .chain(item.items.iter_mut().flat_map(|i| i.findings.iter_mut()));
     for finding in findings {
-        finding.message = for_another(&finding.message, &name);
+        let read = for_another(&finding.message, &name);
+        // `~uid 1001` would name nobody: a uid without a name keeps the `~` as written.
+        finding.message = match &user {
+            Some(user) => tilde_of(&read, user),
+            None => read,
+        };
     }
 }
 
@@ -159,5 +191,55 @@ mod tests {
             "{:?}",
             item.findings
         );
+    }
+
+    /// A requester with a user name (root has one everywhere): its home's words start at it.
+    #[test]
+    fn a_named_requesters_home_is_named() {
+        let mut item = PendingItem {
+            token: "pa_0".into(),
+            uid: 0,
+            pid: 1,
+            origin: crate::protocol::Origin::Agent,
+            subject: "rm -rf ~/Documents".into(),
+            cwd: None,
+            level: crate::protocol::Level::Destructive,
+            findings: vec![crate::protocol::Finding {
+                id: "delete.data".into(),
+                level: crate::protocol::Level::Destructive,
+                message: "`rm` deletes `~/Documents` (your files outside the project)".into(),
+                span: crate::protocol::Span::default(),
+            }],
+            session: None,
+            expires_in_ms: 1000,
+            items: Vec::new(),
+            program: "claude".into(),
+            signature: String::new(),
+            agent: None,
+            digest: String::new(),
+        };
+        seen_by(&mut item, 1000);
+        assert_eq!(
+            item.findings[0].message,
+            "`rm` deletes `~root/Documents` (root's files outside the project)"
+        );
+    }
+
+    #[test]
+    fn a_word_from_the_home_is_from_the_requesters() {
+        let table = [
+            (
+                "`rm` deletes `~/Documents` (x)",
+                "`rm` deletes `~alice/Documents` (x)",
+            ),
+            ("`rm` deletes `~` (x)", "`rm` deletes `~alice` (x)"),
+            // Another user's home already, or not a quoted word: left alone.
+            ("`cat` reads `~bob/.netrc`", "`cat` reads `~bob/.netrc`"),
+            ("in ~/.bashrc: `ls`", "in ~/.bashrc: `ls`"),
+            ("`a` and `~/x` and ~/y", "`a` and `~alice/x` and ~/y"),
+        ];
+        for (said, read) in table {
+            assert_eq!(tilde_of(said, "alice"), read, "{said}");
+        }
     }
 }
