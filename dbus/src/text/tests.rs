@@ -72,6 +72,10 @@ fn findings_quote_words_without_showing_backticks() {
         quoted_plain("`rm` deletes `src` (the project)"),
         "rm deletes src (the project)"
     );
+    assert_eq!(
+        quoted_plain("`rm` deletes `target dir` (the project)"),
+        "rm deletes `target dir` (the project)"
+    );
     let plain = request(
         &item("rm -rf src", Level::Destructive, "claude"),
         1,
