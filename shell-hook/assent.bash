@@ -68,6 +68,7 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
       __assent_fd=          # a held line's connection, left by the builtin
       __assent_token=       # and its token
       __assent_expires=     # and the milliseconds it had left
+      __assent_another=     # and 1 when another person must answer it
       __assent_ignorespace= # the user asked for ignorespace, which history 1 cannot honour
       __assent_histignore=  # the user's HISTIGNORE, applied by hand after the check
       __assent_nohist_seq=-1
@@ -339,7 +340,7 @@ if [ -n "${BASH_VERSION-}" ] && [ -z "${__assent_loaded-}" ] && case $- in *i*) 
       # away while the line was held, does not run it.
       __assent_resume() {
         local __assent_status=0
-        "$__assent_bin" __resume ${__assent_expires:+--expires "$__assent_expires"} ${__assent_level:+--level "$__assent_level"} "$__assent_token" -- "$1" >&"$__assent_fd" || __assent_status=$?
+        "$__assent_bin" __resume ${__assent_expires:+--expires "$__assent_expires"} ${__assent_level:+--level "$__assent_level"} ${__assent_another:+--another} "$__assent_token" -- "$1" >&"$__assent_fd" || __assent_status=$?
         exec {__assent_fd}>&-
         return "$__assent_status"
       }

@@ -18,6 +18,7 @@ pub mod paths;
 pub mod protocol;
 pub mod say;
 pub mod shown;
+pub mod whose;
 
 pub use connection::Connection;
 pub use error::{CodecError, Error};

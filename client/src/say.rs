@@ -20,11 +20,32 @@ fn plain(message: &str) -> String {
     let what = what
         .split_once(": ")
         .map_or(what.clone(), |(what, _)| what.to_string());
-    if what.matches('`').count().is_multiple_of(2) {
-        what.replace('`', "")
-    } else {
-        what
+    unquoted(&what)
+}
+
+/// `message` without the backticks that quote its words, where a word reads as itself without
+/// them; a word with a space in it (or none at all) keeps them, since without them it would run
+/// into the sentence (`rm` deletes `target dir`). An odd backtick leaves the message as it is.
+pub fn unquoted(message: &str) -> String {
+    if !message.matches('`').count().is_multiple_of(2) {
+        return message.to_string();
     }
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        let quoted = i % 2 == 1;
+        // A control character is shown as its escape (`\n`), which has no space in it.
+        let spaced = part
+            .chars()
+            .any(|c| c.is_whitespace() && !crate::shown::is_hidden(c));
+        if quoted && (part.is_empty() || spaced) {
+            out.push('`');
+            out.push_str(part);
+            out.push('`');
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 /// Cut `text` to `width` characters, marking the cut.
@@ -107,6 +128,15 @@ mod tests {
             grant: None,
             another_answers: false,
         }
+    }
+
+    #[test]
+    fn words_lose_their_backticks_unless_they_hold_a_space() {
+        assert_eq!(
+            unquoted("`rm` deletes `target dir`, `src` (x)"),
+            "rm deletes `target dir`, src (x)"
+        );
+        assert_eq!(unquoted("an odd ` one"), "an odd ` one");
     }
 
     #[test]

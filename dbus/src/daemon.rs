@@ -98,7 +98,11 @@ impl Daemon {
     pub async fn recv(&mut self) -> Result<Pushed, Error> {
         let response = self.recv_response().await?;
         match response {
-            Response::Held(item) => Ok(Pushed::Held(Box::new(item))),
+            Response::Held(mut item) => {
+                // Another uid's request (`[approvers]`) speaks of that user's files by name.
+                assent_client::whose::seen_by(&mut item, assent_client::whose::own_uid());
+                Ok(Pushed::Held(Box::new(item)))
+            }
             Response::Withdrawn(withdrawn) => Ok(Pushed::Withdrawn(withdrawn)),
             Response::Done | Response::Error(_) => {
                 let Some(answer) = self.waiting.pop_front() else {

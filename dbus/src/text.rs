@@ -116,7 +116,20 @@ pub fn program_name(program: &str, origin: Origin) -> String {
 fn who(item: &PendingItem) -> String {
     match &item.agent {
         Some(agent) => clean(agent, 40),
-        None => program_name(&item.program, item.origin),
+        None => asker(item, assent_client::whose::own_uid()),
+    }
+}
+
+/// [`program_name`] for `viewer` (a uid): another user's terminal is that user's, not "your".
+fn asker(item: &PendingItem, viewer: u32) -> String {
+    let name = program_name(&item.program, item.origin);
+    if item.uid != viewer && name == "Your terminal" {
+        format!(
+            "{}'s terminal",
+            clean(&assent_client::whose::name_of(item.uid), 32)
+        )
+    } else {
+        name
     }
 }
 
@@ -227,7 +240,7 @@ impl Body {
             ),
             None => format!(
                 "{} (pid {}",
-                program_name(&item.program, item.origin),
+                asker(item, assent_client::whose::own_uid()),
                 item.pid
             ),
         };

@@ -294,3 +294,26 @@ fn items_that_need_a_person_with_nobody_to_ask_are_denied_not_held() {
         "nothing was held"
     );
 }
+
+/// The policy maps the requester to another user (`nobody`): a waiting batch tells the
+/// requester that another person must answer it, as a single check's wait does, and neither
+/// how to answer nor who answers.
+#[test]
+fn a_batch_another_person_answers_says_so_while_it_waits() {
+    let uid = nix::unistd::getuid().as_raw();
+    let daemon = TestDaemon::with(Options {
+        policy: Some(format!("[approvers]\n\"{uid}\" = 65534\n")),
+        hold_ttl: std::time::Duration::from_secs(2),
+        ..Options::default()
+    });
+    let mut waiting = tool_batch(&daemon, &[], THREE);
+    let output = wait_bounded(waiting.take(), PROCESS_TIMEOUT);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("another person must answer"), "{said}");
+    assert!(said.contains("waiting for another person"), "{said}");
+    assert!(!said.contains("assent approve"), "{said}");
+    assert!(
+        !said.contains("nobody") && !said.contains("65534"),
+        "{said}"
+    );
+}

@@ -150,6 +150,31 @@ fn a_held_line_is_answered_at_the_terminal_prompt_as_with_the_client() {
     assert!(!held_fd_open(&sh), "the shell closed the held connection");
 }
 
+/// The policy maps the shell's uid to another user (`nobody`): `assent __resume` asks nothing
+/// at the terminal (the daemon would refuse the requester's answer) and says that another
+/// person must answer, as `assent check` does.
+#[test]
+fn a_held_line_another_person_answers_is_not_asked_at_the_terminal() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let uid = nix::unistd::getuid().as_raw();
+    let daemon = TestDaemon::with(Options {
+        policy: Some(format!("[approvers]\n\"{uid}\" = 65534\n")),
+        ..Options::default()
+    });
+    let sh = Bash::start(daemon.socket(), &[]);
+    sh.expect_fake_rm();
+    sh.pane
+        .line(&format!(r#"{RISKY} && echo "AFTER-$((1+1))""#));
+    held(&daemon);
+    let screen = sh.pane.wait_text("waiting for another person");
+    assert!(screen.contains("another person must answer"), "{screen}");
+    assert!(!screen.contains("[y] once"), "{screen}");
+    assert!(!screen.contains("assent approve"), "{screen}");
+    assert!(!sh.ran(), "a held line must not run before the answer");
+}
+
 #[test]
 fn a_held_line_denied_from_another_session_does_not_run() {
     if !needs(&[TMUX]) {

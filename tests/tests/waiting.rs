@@ -16,6 +16,11 @@ use assent_tests::{Options, TestDaemon, binary, pending_tokens, wait_until};
 /// `assent check -- git push --force` (held for an agent) waiting in a terminal of `columns`;
 /// the screen after a few redraws, and the token.
 fn waiting(daemon: &TestDaemon, dir: &Path, columns: u16) -> (String, String) {
+    waiting_as(daemon, dir, columns, "agent")
+}
+
+/// [`waiting`], the request made for `origin`.
+fn waiting_as(daemon: &TestDaemon, dir: &Path, columns: u16, origin: &str) -> (String, String) {
     let assent = binary("assent").display().to_string();
     let socket = daemon.socket().display().to_string();
     let pane = Pane::start_sized(
@@ -25,7 +30,8 @@ fn waiting(daemon: &TestDaemon, dir: &Path, columns: u16) -> (String, String) {
             ("PATH".into(), "/usr/bin:/bin".into()),
         ],
         &[
-            &assent, "--socket", &socket, "check", "--", "git", "push", "--force",
+            &assent, "--socket", &socket, "check", "--origin", origin, "--", "git", "push",
+            "--force",
         ],
         (columns, 30),
     );
@@ -112,4 +118,25 @@ fn with_an_approvers_mapping_the_requester_is_told_another_person_answers() {
     }
     assert_eq!(screen.matches(&token).count(), 1, "{screen}");
     assert_eq!(times(&screen, "withdraws it"), 1, "{screen}");
+}
+
+/// A person's own line (origin interactive) that another person must answer: no prompt at the
+/// requester's terminal (the daemon would refuse its answer), but the same words as an agent's
+/// wait: another person answers, and not how.
+#[test]
+fn an_interactive_line_another_person_answers_is_not_asked_at_the_terminal() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let uid = nix::unistd::getuid().as_raw();
+    let daemon = TestDaemon::with(Options {
+        policy: Some(format!("[approvers]\n\"{uid}\" = 65534\n")),
+        ..Options::default()
+    });
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (screen, _) = waiting_as(&daemon, dir.path(), 80, "interactive");
+    assert!(screen.contains("another person must answer"), "{screen}");
+    assert!(screen.contains("waiting for another person"), "{screen}");
+    assert!(!screen.contains("[y] once"), "{screen}");
+    assert!(!screen.contains("assent approve"), "{screen}");
 }

@@ -256,7 +256,10 @@ pub fn pending(socket: Option<PathBuf>, json: bool) -> u8 {
     if items.is_empty() {
         let _ = writeln!(out, "no held requests");
     }
-    for item in items {
+    let viewer = assent_client::whose::own_uid();
+    for mut item in items {
+        // Another uid's request (`[approvers]`) speaks of that user's files by name.
+        assent_client::whose::seen_by(&mut item, viewer);
         // The agent's name is the requester's own claim; the program is what the daemon saw.
         let who = match &item.agent {
             Some(agent) => format!(

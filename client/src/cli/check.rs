@@ -263,6 +263,9 @@ fn gate_prompting(
             return (Outcome::Failed(exit::UNAVAILABLE), None);
         }
     };
+    // A request another person must answer is not asked at the requester's terminal: the
+    // daemon would refuse that answer, so the wait says who answers instead.
+    let prompt = prompt.filter(|_| !verdict.another_answers);
     let outcome = match verdict.outcome() {
         protocol::Outcome::Allow => (Outcome::Allowed, None),
         // Ask: it needs a person but nothing was held, and this client has no prompt of its

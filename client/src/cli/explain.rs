@@ -3,20 +3,21 @@
 //! One command from the arguments here; many from stdin in `batch`.
 
 mod batch;
+mod caret;
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use assent_client::Connection;
 use assent_client::protocol::{
-    Context, Decision, ExplainRequest, Explanation, Finding, Origin, Request, Response, Span,
-    Subject,
+    Context, Decision, ExplainRequest, Explanation, Finding, Origin, Request, Response, Subject,
 };
 use clap::Args;
 use serde::Serialize;
 
 use super::check::working_dir;
 use super::{OriginArg, colour, exit, messages};
+use caret::caret;
 
 /// The end of `assent explain --help`: the batch's records and the exit codes.
 pub const AFTER_HELP: &str = "\
@@ -170,10 +171,26 @@ fn print_json(command: &str, origin: Origin, explanation: &Explanation) {
 }
 
 fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
+    let room = columns().map(|c| c.saturating_sub(CARET_INDENT.len()));
+    let text = text(command, origin, explanation, colour::stdout(), room);
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// What `explain` prints for a person: every word of the requester's (the command, what the
+/// analyser quotes of it in a finding) through `shown`, so a control character shows as its
+/// escape and cannot redraw the terminal; the caret lines fit `room` columns.
+fn text(
+    command: &str,
+    origin: Origin,
+    explanation: &Explanation,
+    paint: bool,
+    room: Option<usize>,
+) -> String {
+    use assent_client::shown::one_line;
+    use std::fmt::Write as _;
     let verdict = &explanation.verdict;
-    let paint = colour::stdout();
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "command:  {command}");
+    let mut out = String::new();
+    let _ = writeln!(out, "command:  {}", one_line(command));
     let _ = writeln!(out, "origin:   {}", origin.as_str());
     let _ = writeln!(
         out,
@@ -184,17 +201,16 @@ fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
         out,
         "decision: {} ({})",
         colour::decision(verdict.decision, verdict.decision.as_str(), paint),
-        verdict.reason
+        one_line(&verdict.reason)
     );
     if !explanation.commands.is_empty() {
         // Each simple command as it would run; where it sits in the line's syntax tree is
         // the analyser's business (`--json` keeps it as `path`).
         let _ = writeln!(out, "commands:");
         for found in &explanation.commands {
-            let _ = writeln!(out, "  {}", shell_words::join(&found.argv));
+            let _ = writeln!(out, "  {}", one_line(&shell_words::join(&found.argv)));
         }
     }
-    let room = columns().map(|c| c.saturating_sub(CARET_INDENT.len()));
     if !verdict.findings.is_empty() {
         let _ = writeln!(out, "findings:");
         for finding in &verdict.findings {
@@ -202,77 +218,33 @@ fn print_text(command: &str, origin: Origin, explanation: &Explanation) {
                 out,
                 "  {} [{}]: {}",
                 colour::level(finding.level, finding.level.as_str(), paint),
-                finding.id,
-                finding.message
+                one_line(&finding.id),
+                one_line(&finding.message)
             );
             for line in caret(command, finding.span, room) {
                 let _ = writeln!(out, "{CARET_INDENT}{line}");
             }
         }
     }
+    out
 }
 
 /// What the line under a finding is indented by.
 const CARET_INDENT: &str = "      ";
 
-/// The columns a person's terminal shows: `$COLUMNS`, else 80 on a terminal; `None` (no limit)
-/// when stdout is not a terminal and nothing says its width.
+/// The columns a person's terminal shows: `$COLUMNS`, else the terminal's own width (as the
+/// waiting line reads it); `None` (no limit) when stdout is not a terminal and nothing says
+/// its width.
 fn columns() -> Option<usize> {
     use std::io::IsTerminal as _;
     let env = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
-    env.or_else(|| std::io::stdout().is_terminal().then_some(80))
+    let stdout = std::io::stdout();
+    env.or_else(|| {
+        stdout
+            .is_terminal()
+            .then(|| super::term::size(std::os::fd::AsFd::as_fd(&stdout)).0)
+    })
 }
-
-/// The input line that holds the span, and a line of carets under the span. A line wider than
-/// `room` columns is shown as a window around the span, cut with `…`, so the terminal never
-/// wraps it and the carets stay under what they mark.
-fn caret(input: &str, span: Span, room: Option<usize>) -> Vec<String> {
-    let (start, end) = (span.start as usize, span.end as usize);
-    if start >= end || end > input.len() || !input.is_char_boundary(start) {
-        return Vec::new();
-    }
-    let line_start = input[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = input[start..].find('\n').map_or(input.len(), |i| start + i);
-    let line = &input[line_start..line_end];
-    let pad = input[line_start..start].chars().count();
-    let stop = end.min(line_end);
-    let width = input
-        .get(start..stop)
-        .map_or(1, |s| s.chars().count().max(1));
-    let chars: Vec<char> = line.chars().collect();
-    let room = room.unwrap_or(usize::MAX).max(MIN_ROOM);
-    if chars.len() <= room {
-        return vec![
-            line.to_string(),
-            format!("{}{}", " ".repeat(pad), "^".repeat(width)),
-        ];
-    }
-    // Room for the text between the two marks; a little context before the span.
-    let keep = room - 2;
-    let from = pad
-        .saturating_sub(CONTEXT)
-        .min(chars.len().saturating_sub(keep));
-    let to = (from + keep).min(chars.len());
-    let mut shown = String::new();
-    if from > 0 {
-        shown.push('…');
-    }
-    shown.extend(chars.get(from..to).unwrap_or_default());
-    if to < chars.len() {
-        shown.push('…');
-    }
-    let lead = usize::from(from > 0);
-    let marked = width.min(to.saturating_sub(pad)).max(1);
-    vec![
-        shown,
-        format!("{}{}", " ".repeat(pad - from + lead), "^".repeat(marked)),
-    ]
-}
-
-/// The narrowest window a line is cut to.
-const MIN_ROOM: usize = 20;
-/// How much of the line before a span a cut window keeps.
-const CONTEXT: usize = 10;
 
 #[cfg(test)]
 mod tests {
@@ -288,44 +260,51 @@ mod tests {
         assert!(AFTER_HELP.contains(&format!("first {} bytes", super::super::lines::HEAD_KEPT)));
     }
 
+    /// A person reads one level of quoting and no control character of the requester's: the
+    /// command, the reason and a finding are shown through `shown`, and the carets sit under
+    /// the span of a line that holds a tab.
     #[test]
-    fn carets_sit_under_the_span() {
-        let span = Span { start: 6, end: 14 };
-        assert_eq!(
-            caret("ls && rm -rf x", span, None),
-            ["ls && rm -rf x", "      ^^^^^^^^"]
-        );
-        let second_line = Span { start: 3, end: 5 };
-        assert_eq!(caret("ls\nrm x", second_line, Some(74)), ["rm x", "^^"]);
-        assert!(caret("ls", Span { start: 5, end: 9 }, None).is_empty());
-    }
-
-    /// A line wider than the terminal is shown as a window around the span, so the terminal
-    /// does not wrap it and the carets stay under what they mark.
-    #[test]
-    fn a_long_line_is_cut_around_the_span() {
-        let line = format!("{} && rm -rf target/{}", "x".repeat(100), "y".repeat(100));
-        let start = line.find("rm").expect("rm is there");
-        let span = Span {
-            start: start as u32,
-            end: (start + 5) as u32,
+    fn the_text_shows_the_requesters_words_escaped() {
+        use assent_client::protocol::{CommandInfo, Level, Span, Verdict};
+        let command = "printf '\\e[2J'\t; rm -rf src";
+        let at = command.find("rm").expect("rm");
+        let explanation = Explanation {
+            verdict: Verdict {
+                decision: Decision::Confirm,
+                level: Level::Destructive,
+                findings: vec![Finding {
+                    id: "delete.data".into(),
+                    level: Level::Destructive,
+                    message: "`rm` deletes `src`\u{1b}[31m".into(),
+                    span: Span {
+                        start: at as u32,
+                        end: command.len() as u32,
+                    },
+                }],
+                reason: "default policy: destructive from agent".into(),
+                token: None,
+                expires_in_ms: None,
+                confine: None,
+                grant: None,
+                another_answers: false,
+            },
+            commands: vec![CommandInfo {
+                path: "list[1]".into(),
+                argv: vec!["rm".into(), "-rf".into(), "src".into()],
+                span: Span::default(),
+            }],
         };
-        let shown = caret(&line, span, Some(40));
-        assert_eq!(shown.len(), 2);
-        for text in &shown {
-            assert!(text.chars().count() <= 40, "{text:?}");
-        }
-        let at = shown[1].find('^').expect("carets");
-        let marked: String = shown[0].chars().skip(at).take(5).collect();
-        assert_eq!(marked, "rm -r", "{shown:?}");
+        let shown = text(command, Origin::Agent, &explanation, false, Some(74));
         assert!(
-            shown[0].starts_with('…') && shown[0].ends_with('…'),
-            "{shown:?}"
+            !shown.contains('\u{1b}') && !shown.contains('\t'),
+            "{shown}"
         );
-        // A line that fits is shown whole.
-        assert_eq!(
-            caret("rm -rf x", Span { start: 0, end: 2 }, Some(40))[0],
-            "rm -rf x"
-        );
+        assert!(!shown.contains("list[1]"), "{shown}");
+        assert!(shown.contains("`rm` deletes `src`\\e[31m"), "{shown}");
+        let lines: Vec<&str> = shown.lines().collect();
+        let carets = lines.last().expect("the caret line");
+        let line = lines[lines.len() - 2];
+        let from = carets.find('^').expect("carets");
+        assert_eq!(&line[from..from + 10], "rm -rf src", "{shown}");
     }
 }

@@ -446,10 +446,7 @@ fn gate(
         }
         Outcome::Held(token) => {
             if agent.says_held() {
-                say(&format!(
-                    "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
-                    verdict_text(&verdict)
-                ));
+                say(&held_text(&verdict, token));
             }
             wait_held(&mut conn, &verdict, token, deadline)
         }
@@ -460,6 +457,22 @@ fn gate(
             rewrite::allowed(reason, &input, &line, &verdict, &socket, follow_dir)
         }
         (answer, _) => answer,
+    }
+}
+
+/// What an agent's hook says while a request waits: how to answer it, or, when another person
+/// must (the policy's `[approvers]`), only that.
+fn held_text(verdict: &Verdict, token: &str) -> String {
+    if verdict.another_answers {
+        format!(
+            "held for approval {}; waiting for another person to answer",
+            verdict_text(verdict)
+        )
+    } else {
+        format!(
+            "held for approval {}; waiting (approve from the desktop or with `assent approve {token}` in another terminal)",
+            verdict_text(verdict)
+        )
     }
 }
 
@@ -543,6 +556,27 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request another person must answer: the agent's hook says so, not how to answer.
+    #[test]
+    fn a_hook_waiting_for_another_person_says_only_that() {
+        let mut verdict = Verdict {
+            decision: assent_client::protocol::Decision::Confirm,
+            level: assent_client::protocol::Level::Destructive,
+            findings: Vec::new(),
+            reason: "default policy: destructive from agent".into(),
+            token: Some("pa_1".into()),
+            expires_in_ms: Some(1000),
+            confine: None,
+            grant: None,
+            another_answers: false,
+        };
+        assert!(held_text(&verdict, "pa_1").contains("assent approve pa_1"));
+        verdict.another_answers = true;
+        let text = held_text(&verdict, "pa_1");
+        assert!(text.contains("waiting for another person"), "{text}");
+        assert!(!text.contains("assent approve"), "{text}");
+    }
 
     /// The plain reading agrees with clap on every form it takes, and leaves the rest to it.
     #[test]

@@ -1,4 +1,4 @@
-//! `assent __resume [--expires MS] [--level LEVEL] TOKEN [-- LINE]` (hidden): wait for a
+//! `assent __resume [--expires MS] [--level LEVEL] [--another] TOKEN [-- LINE]` (hidden): wait for a
 //! request the bash builtin left held, asking at the terminal when given the level and line.
 //!
 //! The `assent_check` builtin (`shell-hook/builtin/`) sends the line's check from inside bash;
@@ -27,6 +27,10 @@ pub struct ResumeArgs {
     /// The request's level, for the terminal prompt.
     #[arg(long, value_name = "LEVEL")]
     level: Option<String>,
+    /// Another person must answer (the policy's `[approvers]`): no prompt here, and the wait
+    /// says so.
+    #[arg(long)]
+    another: bool,
     /// The held request's token.
     token: String,
     /// The command line, for the terminal prompt (the builtin sent the request with `prompt`
@@ -60,14 +64,21 @@ pub fn resume(args: ResumeArgs) -> u8 {
     // The same terminal prompt as `assent check --origin interactive`, when the builtin says
     // the level and the line, and this process may ask at the terminal.
     let ask = match (args.level.as_deref().and_then(level), args.line.is_empty()) {
-        (Some(level), false) => prompt::terminal().map(|tty| prompt::Prompt {
+        (Some(level), false) if !args.another => prompt::terminal().map(|tty| prompt::Prompt {
             tty,
             deadline: None,
             forbidden: level == Level::Forbidden,
         }),
         _ => None,
     };
-    match wait::wait_prompting(&mut conn, &args.token, args.expires_ms, true, false, ask) {
+    match wait::wait_prompting(
+        &mut conn,
+        &args.token,
+        args.expires_ms,
+        true,
+        args.another,
+        ask,
+    ) {
         wait::Waited::Decided(decided) => {
             messages::decided(&decided);
             if decided.allow {

@@ -1,10 +1,8 @@
 //! The size of the terminal a line is drawn on: `$COLUMNS` and `$LINES` when set (what a
-//! person or a test asks for), else what `stty size` reads from the terminal itself (its
-//! TIOCGWINSZ: the client is safe code, and `nix` offers that ioctl only as an unsafe call),
-//! else 80 × 24.
+//! person or a test asks for), else what the terminal itself says (its TIOCGWINSZ, read by
+//! `terminal_size` as safe code on the descriptor the client writes to), else 80 × 24.
 
 use std::os::fd::BorrowedFd;
-use std::process::{Command, Stdio};
 
 /// `(columns, rows)` of the terminal `tty`.
 pub fn size(tty: BorrowedFd<'_>) -> (usize, usize) {
@@ -15,15 +13,8 @@ pub fn size(tty: BorrowedFd<'_>) -> (usize, usize) {
             .filter(|&n| n > 0)
     };
     let asked = || -> Option<(usize, usize)> {
-        let output = Command::new("stty")
-            .arg("size")
-            .stdin(Stdio::from(tty.try_clone_to_owned().ok()?))
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        let text = String::from_utf8(output.stdout).ok()?;
-        let mut words = text.split_whitespace().map(|w| w.parse::<usize>().ok());
-        let (rows, cols) = (words.next()??, words.next()??);
+        let (cols, rows) = terminal_size::terminal_size_of(tty)?;
+        let (cols, rows) = (usize::from(cols.0), usize::from(rows.0));
         (rows > 0 && cols > 0).then_some((cols, rows))
     };
     match (env("COLUMNS"), env("LINES")) {
@@ -43,4 +34,39 @@ pub fn fit(text: &str, width: usize) -> String {
     let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+/// The columns a terminal gives `c`: two for the wide characters of East Asian scripts and
+/// emoji, one for the rest (cleaned text holds no control characters). Counting a narrow
+/// character as wide only wraps early; the reverse would break the card, so ranges err wide.
+pub fn columns(c: char) -> usize {
+    match c {
+        '\u{1100}'..='\u{115f}'
+        | '\u{2e80}'..='\u{a4cf}'
+        | '\u{ac00}'..='\u{d7a3}'
+        | '\u{f900}'..='\u{faff}'
+        | '\u{fe30}'..='\u{fe4f}'
+        | '\u{ff00}'..='\u{ff60}'
+        | '\u{ffe0}'..='\u{ffe6}'
+        | '\u{1f300}'..='\u{1faff}'
+        | '\u{20000}'..='\u{3fffd}' => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What is not a terminal has no size of its own: the default, unless the environment
+    /// names one.
+    #[test]
+    fn a_descriptor_that_is_no_terminal_gives_the_default() {
+        let file = std::fs::File::open("/dev/null").expect("/dev/null opens");
+        let fd = std::os::fd::AsFd::as_fd(&file);
+        assert_eq!(terminal_size::terminal_size_of(fd), None);
+        if std::env::var_os("COLUMNS").is_none() && std::env::var_os("LINES").is_none() {
+            assert_eq!(size(fd), (80, 24));
+        }
+    }
 }

@@ -72,18 +72,20 @@ pub fn wait_prompting(
     )
 }
 
-/// Wait for the outcome of a batch on `conn`: every item's, in order.
+/// Wait for the outcome of a batch on `conn`: every item's, in order. `another`: another
+/// person must answer it (a held item's `another_answers`).
 pub fn wait_batch(
     conn: &mut Connection,
     token: &str,
     expires_in_ms: Option<u64>,
     show: bool,
+    another: bool,
 ) -> Waited<Vec<Decided>> {
     wait_for(
         conn,
         token,
         expires_in_ms,
-        show.then_some(false),
+        show.then_some(another),
         None,
         |response| match response {
             Response::BatchDecided(batch) => Ok(batch.items),

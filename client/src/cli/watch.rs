@@ -346,10 +346,14 @@ fn run(conn: &mut Connection, keys: &mut Keys, signals: &Signals) -> (u8, String
 /// Read one push from the daemon.
 fn pushed(conn: &mut Connection, state: &mut State) -> Result<(), String> {
     match conn.recv() {
-        Ok(Response::Held(item)) => state.queue.push_back(Held {
-            item,
-            arrived: Instant::now(),
-        }),
+        Ok(Response::Held(mut item)) => {
+            // Another uid's request (`[approvers]`) speaks of that user's files by name.
+            assent_client::whose::seen_by(&mut item, assent_client::whose::own_uid());
+            state.queue.push_back(Held {
+                item,
+                arrived: Instant::now(),
+            });
+        }
         Ok(Response::Withdrawn(ended)) => {
             for waiting in state
                 .sent

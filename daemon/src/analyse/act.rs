@@ -121,7 +121,7 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
             Slot::Request => true,
         };
         if leaks {
-            self.leak(secret, format!("`{}`", word.raw));
+            self.leak(secret, word.quoted());
         }
     }
 
@@ -135,7 +135,7 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
         let (login, rest) = secrets::url_secrets(url);
         let leaked = rest.max(login.filter(|s| *s == Secret::Dump));
         if let Some(secret) = leaked {
-            self.leak(secret, format!("`{}`", url.raw));
+            self.leak(secret, url.quoted());
         }
     }
 
@@ -143,7 +143,7 @@ impl<'x, 's, 'c, 'a> Site<'x, 's, 'c, 'a> {
     pub fn sends_file(&mut self, word: &Word<'s>, tree: bool) {
         self.sends(word, Slot::Request);
         if let Some(secret) = self.st.secret_file(word, tree) {
-            self.leak(secret, format!("`{}`", word.raw));
+            self.leak(secret, word.quoted());
         }
     }
 
@@ -331,11 +331,7 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
                 if act.effect == Effect::Run && st.downloaded(w) {
                     placed.add(Kind::Remote, "a file fetched from the network on this line");
                 }
-                (
-                    placed,
-                    format!("`{}`", if w.raw.is_empty() { &w.text } else { w.raw }),
-                    !w.dynamic,
-                )
+                (placed, w.quoted(), !w.dynamic)
             }
             Target::Path(paths, shown) => {
                 let mut placed = Placed::default();

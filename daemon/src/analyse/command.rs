@@ -255,7 +255,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     });
     let Some(full) = first.literal().map(str::to_owned) else {
         let span = at.src.map.span(first.span.clone());
-        st.add(catalogue::DYNAMIC_COMMAND.at(span, &format!("`{}`", first.raw)));
+        st.add(catalogue::DYNAMIC_COMMAND.at(span, &first.quoted()));
         return;
     };
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
@@ -306,7 +306,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         disk::run_file(
             Runs::Shebang,
             &file,
-            first.raw,
+            &first.shown(),
             Some(words),
             at_span,
             &job.path,
@@ -456,7 +456,16 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                         // A program file on the disk: its text is the program.
                         let at_span = at.src.map.span(file.span.clone());
                         let runs = Runs::Lang(lang, name);
-                        disk::run_file(runs, &read, file.raw, None, at_span, &job.path, at, st);
+                        disk::run_file(
+                            runs,
+                            &read,
+                            &file.shown(),
+                            None,
+                            at_span,
+                            &job.path,
+                            at,
+                            st,
+                        );
                     }
                     script(name, args, &job.assigned, span, st);
                 }
@@ -716,7 +725,16 @@ fn source(name: &str, args: &[Word], span: Range<usize>, path: &Rc<str>, at: &Ct
         let at_span = at.src.map.span(file.span.clone());
         // Without arguments a sourced file sees the shell's own.
         let given = (args.len() > 1).then_some(args);
-        disk::run_file(Runs::Shell, &read, file.raw, given, at_span, path, at, st);
+        disk::run_file(
+            Runs::Shell,
+            &read,
+            &file.shown(),
+            given,
+            at_span,
+            path,
+            at,
+            st,
+        );
     }
     if !is_plain_file(file) {
         st.add(catalogue::SHELL_READS.at(span, &format!("`{name} {}`", file.raw)));
@@ -1259,13 +1277,13 @@ fn shell(name: &str, args: &[Word], job: &Job, span: Range<usize>, at: &Ctx, st:
         if !run_written(name, script, &job.path, at, st)
             && let Some(file) = disk::file_path(st, script)
         {
-            let shown = script.raw;
+            let shown = script.shown();
             let at_span = at.src.map.span(script.span.clone());
             let args = &args[i..];
             disk::run_file(
                 Runs::Shell,
                 &file,
-                shown,
+                &shown,
                 Some(args),
                 at_span,
                 &job.path,
@@ -1414,7 +1432,7 @@ fn command_string_in(
     let Some(word) = word else { return };
     let Some(text) = word.literal() else {
         let span = at.src.map.span(word.span.clone());
-        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", word.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &word.quoted()));
         return;
     };
     let from = verbatim(text, word).ok_or(std::slice::from_ref(&word));
@@ -1519,7 +1537,7 @@ fn eval(args: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
     };
     if let Some(dynamic) = args.iter().find(|w| w.dynamic) {
         let span = at.src.map.span(first.span.start..last.span.end);
-        st.add(catalogue::EVAL_DYNAMIC.at(span, &format!("`{}`", dynamic.raw)));
+        st.add(catalogue::EVAL_DYNAMIC.at(span, &dynamic.quoted()));
         return;
     }
     let text = args

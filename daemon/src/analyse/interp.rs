@@ -65,9 +65,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 let code_span = at.src.map.span(w.span.clone());
                 match w.literal() {
                     Some(code) => inspect(lang, name, code, code_span, &given, &job.path, at, st),
-                    None => {
-                        st.add(catalogue::INLINE_PROGRAM.at(code_span, &format!("`{}`", w.raw)))
-                    }
+                    None => st.add(catalogue::INLINE_PROGRAM.at(code_span, &w.quoted())),
                 }
             }
             // What follows the program is its arguments, often files it reads (`perl -pe1

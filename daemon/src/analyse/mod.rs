@@ -38,6 +38,8 @@ mod words;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_words;
 
 use std::collections::HashSet;
 use std::ops::Range;

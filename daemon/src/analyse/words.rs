@@ -20,6 +20,7 @@ use super::kind;
 use crate::places::{Piece, Secret};
 
 mod ansi_c;
+mod shown;
 
 use ansi_c::ansi_c;
 
@@ -87,9 +88,12 @@ impl<'s> Word<'s> {
     /// `at` counts bytes of the literal start, which the caller has read.
     pub fn tail(&self, at: usize) -> Word<'s> {
         let text = self.text.get(at..).unwrap_or("").to_owned();
+        // The written start is cut only when it is written as it reads (`-C` of `-C"$HOME"`):
+        // the value's length says nothing of where its quotes were.
         let raw = self
-            .raw
-            .get(self.raw.len().saturating_sub(text.len())..)
+            .text
+            .get(..at)
+            .and_then(|start| self.raw.strip_prefix(start))
             .unwrap_or(self.raw);
         let value = self
             .value

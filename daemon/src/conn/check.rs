@@ -117,8 +117,18 @@ impl Conn {
             return Flow::Continue;
         };
         let (token, expires_in_ms) = held_for(held.as_ref());
+        // As for a single check: a held item another person must answer says so, and the
+        // batch's wait tells the requester.
+        let another_answers = held.as_ref().is_some_and(|held| held.another_answers);
         let mut reply = BatchVerdict {
-            items: judged.iter().map(|(j, _)| verdict(j, None, None)).collect(),
+            items: judged
+                .iter()
+                .map(|(j, _)| {
+                    let mut item = verdict(j, None, None);
+                    item.another_answers = another_answers && item.decision == Decision::Confirm;
+                    item
+                })
+                .collect(),
             token,
             expires_in_ms,
         };

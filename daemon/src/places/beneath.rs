@@ -59,7 +59,7 @@ pub(super) fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mu
                 _ => false,
             };
             if named {
-                placed.add(kind, rule.why);
+                placed.add(kind, v.near[i].above.as_str());
             }
             continue;
         }
@@ -69,7 +69,7 @@ pub(super) fn beneath(path: &Path, literal: Option<&str>, w: &Where, placed: &mu
             continue;
         }
         if match_rule(&below, rule, home).is_some() {
-            placed.add(kind, rule.why);
+            placed.add(kind, v.near[i].above.as_str());
         }
     }
 }

@@ -27,6 +27,20 @@ pub(super) struct Compiled {
     pub(super) starts: Vec<Start>,
     /// The entries for the null device and its kin (`/dev/null`, `/dev/stdout`).
     pub(super) nulls: Vec<usize>,
+    /// What a person is told a place near an entry's is, by index ([`super::said`]).
+    pub(super) near: Vec<Near>,
+}
+
+/// The words for a place near what an entry names, made once from its `why`.
+pub(super) struct Near {
+    /// A secret directory's entry (`~*/.ssh/**`): the directory alone, to tell it from a
+    /// file in it.
+    pub(super) dir: Option<Rule>,
+    /// A file in that directory: "in the directory of SSH private keys".
+    pub(super) inside: String,
+    /// A directory the entry's place may lie beneath: "a directory that may hold the
+    /// browser's saved passwords".
+    pub(super) above: String,
 }
 
 pub(super) fn compiled() -> &'static Compiled {
@@ -82,7 +96,12 @@ pub(super) fn compiled() -> &'static Compiled {
         let nulls = (0..rules.len())
             .filter(|&i| rules[i].says == Says::Is(Kind::Null) && !rules[i].tree)
             .collect();
+        let near = vocabulary::ENTRIES
+            .iter()
+            .map(|(pattern, says, why)| super::said::near(pattern, *says, why))
+            .collect();
         Compiled {
+            near,
             nulls,
             rules,
             keys,

@@ -20,6 +20,7 @@ mod glob;
 mod kind;
 mod lies;
 mod path;
+mod said;
 mod vocabulary;
 
 use std::borrow::Cow;
@@ -227,11 +228,12 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
         let Some(certain) = match_rule(path, rule, home) else {
             continue;
         };
+        let why = said::described(i, path, home, candidates.as_deref());
         match rule.says {
-            Says::Is(kind) => placed.add(kind, rule.why),
+            Says::Is(kind) => placed.add(kind, why),
             Says::Both(a, b) => {
-                placed.add(a, rule.why);
-                placed.add(b, rule.why);
+                placed.add(a, why);
+                placed.add(b, why);
             }
             Says::Ordinary => ordinary = true,
         }

@@ -233,3 +233,64 @@ fn literal_text_of_tool_arguments() {
     assert!(classify_text("notes/../.env", false, &w, Some(HOME)).has(Kind::Secret));
     assert!(classify_text("README.md", false, &w, Some(HOME)).has(Kind::Project));
 }
+
+/// A place is described to the requester ("your files"); the approver of another uid's
+/// request reads it through `whose::for_another`, which must leave no "you" in any of them.
+#[test]
+fn every_description_names_another_users_files_for_them() {
+    let extra = [
+        "your files outside the project",
+        "a place your policy names as secret",
+        "a place your policy protects",
+    ];
+    let whys = vocabulary::ENTRIES.iter().map(|(_, _, why)| *why);
+    for why in whys.chain(extra) {
+        let read = assent_client::whose::for_another(why, "alice");
+        let words: Vec<String> = read
+            .split(|c: char| !c.is_alphanumeric())
+            .map(str::to_lowercase)
+            .collect();
+        assert!(
+            !words.iter().any(|w| w.starts_with("you")),
+            "{why:?} reads {read:?}"
+        );
+    }
+}
+
+/// What a place is told it is says only what is known: the secret itself for the file an
+/// entry names, the directory it is in for another file there, and for a directory acted on
+/// as a whole, that it may hold the secret beneath it. (path, whole tree, kind, words)
+#[test]
+fn a_place_near_a_secret_is_not_called_the_secret() {
+    #[rustfmt::skip]
+    let table: &[(&str, bool, Kind, &str)] = &[
+        ("~/.ssh/id_rsa", false, Kind::Secret, "an SSH private key"),
+        ("~/.ssh", false, Kind::Secret, "SSH private keys"),
+        ("~/.ssh/notes.txt", false, Kind::Secret, "in the directory of SSH private keys"),
+        ("~/.config/Slack/x.txt", false, Kind::Secret, "in the directory of Slack's session"),
+        ("~/.config/x/y/Login Data", false, Kind::Secret, "the browser's saved passwords"),
+        ("~/.mozilla/firefox/p.default/logins.json", false, Kind::Secret,
+            "the browser's saved passwords"),
+        ("~/.config/x/y", true, Kind::Secret,
+            "a directory that may hold the browser's saved passwords"),
+        ("~/.mozilla", true, Kind::Secret,
+            "a directory that may hold the browser's saved passwords"),
+        ("~", true, Kind::Home, "your home directory"),
+    ];
+    let w = Where::at(Some(CWD), Some(HOME), Some(CWD));
+    for &(spec, tree, kind, why) in table {
+        let path = Path::from_pieces(&pieces(spec), w.cwd());
+        let placed = classify(&path, tree, &w);
+        assert!(
+            placed.has(kind),
+            "{spec}: {:?}",
+            placed.kinds().collect::<Vec<_>>()
+        );
+        assert_eq!(placed.why(kind), why, "{spec}");
+    }
+    // An ordinary file there is no secret at all.
+    for spec in ["~/.config/x/y/file.txt", "~/.mozilla/notes.txt"] {
+        let path = Path::from_pieces(&pieces(spec), w.cwd());
+        assert!(!classify(&path, false, &w).has(Kind::Secret), "{spec}");
+    }
+}

@@ -199,6 +199,8 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ("~*/.ssh/**", Is(Secret), "SSH private keys"),
     ("~*/.gnupg/**", Is(Secret), "GnuPG keys"),
     ("~*/.aws/**", Is(Secret), "AWS credentials"),
+    // The file itself, named as what it is (the rest of `.aws` is "in the directory of").
+    ("~*/.aws/credentials", Is(Secret), "AWS credentials"),
     ("~*/.azure/**", Is(Secret), "Azure credentials"),
     (
         "~*/.config/gcloud/**",

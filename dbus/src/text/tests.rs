@@ -72,6 +72,10 @@ fn findings_quote_words_without_showing_backticks() {
         quoted_plain("`rm` deletes `src` (the project)"),
         "rm deletes src (the project)"
     );
+    assert_eq!(
+        quoted_plain("`rm` deletes `target dir` (the project)"),
+        "rm deletes `target dir` (the project)"
+    );
     let plain = request(
         &item("rm -rf src", Level::Destructive, "claude"),
         1,
@@ -100,6 +104,19 @@ fn program_names() {
     ] {
         assert_eq!(program_name(comm, origin), shown, "{comm:?}");
     }
+}
+
+/// A terminal is "your terminal" only to its own user; to the approver of another uid's
+/// request (`[approvers]`), it is that user's.
+#[test]
+fn another_users_terminal_is_theirs() {
+    let mut held = item("rm -rf src", Level::Destructive, "bash");
+    held.origin = Origin::Interactive;
+    held.uid = 0;
+    assert_eq!(asker(&held, 0), "Your terminal");
+    assert_eq!(asker(&held, 1000), "root's terminal");
+    held.program = "claude".into();
+    assert_eq!(asker(&held, 1000), "Claude Code");
 }
 
 #[test]

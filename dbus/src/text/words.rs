@@ -74,13 +74,10 @@ pub(super) fn quoted_markup(message: &str) -> String {
 }
 
 /// A finding's message for a plain-text body: the backticks that quote its words go, since a
-/// server without markup would show them as they are.
+/// server without markup would show them as they are; a word with a space keeps them
+/// (`assent_client::say::unquoted`).
 pub(super) fn quoted_plain(message: &str) -> String {
-    if message.matches('`').count().is_multiple_of(2) {
-        message.replace('`', "")
-    } else {
-        message.to_string()
-    }
+    assent_client::say::unquoted(message)
 }
 
 /// When the request expires, as the local time of day ("answer by 14:32:05"): unlike a

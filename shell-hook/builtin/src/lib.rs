@@ -79,6 +79,9 @@ pub const TOKEN_VAR: &CStr = c"__assent_token";
 pub const EXPIRES_VAR: &CStr = c"__assent_expires";
 /// The variable that receives a held request's level, for the terminal prompt.
 pub const LEVEL_VAR: &CStr = c"__assent_level";
+/// `1` when another person must answer the held request (`[approvers]`), else empty: then
+/// `assent __resume --another` asks nothing at the terminal and says who answers.
+pub const ANOTHER_VAR: &CStr = c"__assent_another";
 
 /// The lowest descriptor a held connection is moved to: bash keeps 0 to 9 for the user's
 /// redirections and takes its own from 10 up the same way, so neither lands on the other.
@@ -252,6 +255,11 @@ fn hand_over(conn: Connection, verdict: &Verdict, token: &str, shell: &mut dyn S
         && set(shell, TOKEN_VAR, token)
         && set(shell, EXPIRES_VAR, &expires)
         && set(shell, LEVEL_VAR, verdict.level.as_str())
+        && set(
+            shell,
+            ANOTHER_VAR,
+            if verdict.another_answers { "1" } else { "" },
+        )
     {
         return status::HELD;
     }

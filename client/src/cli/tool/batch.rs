@@ -181,7 +181,14 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
     if !args.json {
         say_items(&summaries, &verdict, None);
     }
-    match wait::wait_batch(&mut conn, &token, verdict.expires_in_ms, !args.json) {
+    let another = verdict.items.iter().any(|item| item.another_answers);
+    match wait::wait_batch(
+        &mut conn,
+        &token,
+        verdict.expires_in_ms,
+        !args.json,
+        another,
+    ) {
         wait::Waited::Decided(decided) if decided.len() == summaries.len() => {
             report(&summaries, &verdict, Some(&decided), args.json)
         }
@@ -277,9 +284,16 @@ fn say_items(summaries: &[String], verdict: &BatchVerdict, decided: Option<&[Dec
         ));
     }
     if let (Some(token), None) = (&verdict.token, decided) {
-        text.push_str(&format!(
-            "assent: held items share the batch token {token}: `assent approve {token}` answers them all, `--item N` one\n"
-        ));
+        if verdict.items.iter().any(|item| item.another_answers) {
+            // The requester cannot answer them; who can is not said.
+            text.push_str(&format!(
+                "assent: held items share the batch token {token}; another person must answer them\n"
+            ));
+        } else {
+            text.push_str(&format!(
+                "assent: held items share the batch token {token}: `assent approve {token}` answers them all, `--item N` one\n"
+            ));
+        }
     }
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }

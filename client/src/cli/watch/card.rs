@@ -14,6 +14,8 @@ use std::time::Duration;
 use assent_client::protocol::{Finding, PendingItem};
 use assent_client::shown::{lines, one_line};
 
+use super::super::term::columns;
+
 /// The narrowest width the card is laid out for; a narrower terminal wraps it.
 const MIN_WIDTH: usize = 20;
 
@@ -199,24 +201,6 @@ pub fn answered(item: &PendingItem) -> String {
         words.push('…');
     }
     format!("{start}… {}: {words}", one_line(&item.program))
-}
-
-/// The columns a terminal gives `c`: two for the wide characters of East Asian scripts and
-/// emoji, one for the rest (cleaned text holds no control characters). Counting a narrow
-/// character as wide only wraps early; the reverse would break the card, so ranges err wide.
-fn columns(c: char) -> usize {
-    match c {
-        '\u{1100}'..='\u{115f}'
-        | '\u{2e80}'..='\u{a4cf}'
-        | '\u{ac00}'..='\u{d7a3}'
-        | '\u{f900}'..='\u{faff}'
-        | '\u{fe30}'..='\u{fe4f}'
-        | '\u{ff00}'..='\u{ff60}'
-        | '\u{ffe0}'..='\u{ffe6}'
-        | '\u{1f300}'..='\u{1faff}'
-        | '\u{20000}'..='\u{3fffd}' => 2,
-        _ => 1,
-    }
 }
 
 /// The width of `text` in columns.

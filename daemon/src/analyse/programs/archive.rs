@@ -193,14 +193,14 @@ pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     for r in &runs {
         site.say(
             catalogue::INLINE_PROGRAM,
-            &format!("`tar` running `{}`", r.raw),
+            &format!("`tar` running {}", r.quoted()),
         );
     }
     for c in &compress {
         if !c.literal().is_some_and(|t| COMPRESSORS.contains(&t)) {
             site.say(
                 catalogue::INLINE_PROGRAM,
-                &format!("`tar` running `{}`", c.raw),
+                &format!("`tar` running {}", c.quoted()),
             );
         }
     }

@@ -216,7 +216,7 @@ fn operands<'a, 's>(args: &'a [Word<'s>], options: &[&str]) -> Vec<&'a Word<'s>>
 /// Code in a language not read here: opaque.
 fn unread(value: &Word, at: &Ctx, st: &mut State) {
     let span = at.src.map.span(value.span.clone());
-    st.add(catalogue::CODE_UNREAD.at(span, &format!("`{}`", value.raw)));
+    st.add(catalogue::CODE_UNREAD.at(span, &value.quoted()));
 }
 
 /// An editor's or debugger's command: `!CMD`, `r !CMD`, `w !CMD`, `shell CMD`, `pipe … | CMD`
@@ -358,7 +358,7 @@ pub fn shell_text(
 ) {
     if from.dynamic {
         let span = at.src.map.span(from.span.clone());
-        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", from.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &from.quoted()));
         return;
     }
     let shell = st.shell.clone();
@@ -529,7 +529,7 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
     };
     let Some(text) = value.literal() else {
         let span = at.src.map.span(value.span.clone());
-        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", value.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &value.quoted()));
         return;
     };
     match how {
@@ -971,7 +971,7 @@ fn joined(segment: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut Stat
         _ => {
             if let Some(dynamic) = words.iter().find(|w| w.dynamic) {
                 let span = at.src.map.span(dynamic.span.clone());
-                st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", dynamic.raw)));
+                st.add(catalogue::DYNAMIC_SHELL.at(span, &dynamic.quoted()));
                 return;
             }
             let text = words
@@ -1108,7 +1108,7 @@ fn tmux_command(words: &[Word], job: &Job, at: &Ctx, st: &mut State) {
             if cmd.dynamic || super::channel::tmux_types(first) {
                 st.add(catalogue::CHANNEL_TYPED.at(span.clone(), &format!("tmux {first}")));
             }
-            st.add(catalogue::TYPED_ELSEWHERE.at(span, &format!("`{}`", cmd.raw)));
+            st.add(catalogue::TYPED_ELSEWHERE.at(span, &cmd.quoted()));
         }
         return;
     }

@@ -659,7 +659,7 @@ pub fn nspawn<'s>(
     }
     if let Some(r) = &root {
         let sources = st.paths(r);
-        g.sources.push((sources.clone(), format!("`{}`", r.raw)));
+        g.sources.push((sources.clone(), r.quoted()));
         g.mounts.push((Path::absolute("/"), sources));
     }
     let command = words.get(i..).unwrap_or(&[]).to_vec();

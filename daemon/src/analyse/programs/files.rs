@@ -118,7 +118,7 @@ fn copies<'s>(site: &Site<'_, 's, '_, '_>) -> Copies<'s> {
 /// Shows a destination as written.
 fn dest_shown(dest: &Option<Word>) -> String {
     match dest {
-        Some(d) => format!("`{}`", d.raw),
+        Some(d) => d.quoted(),
         None => "the working directory".to_owned(),
     }
 }

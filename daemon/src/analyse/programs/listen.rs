@@ -90,7 +90,7 @@ fn serves<'s>(dir: &Word<'s>, bind: Option<&str>, shown: &str, site: &mut Site<'
     if beyond {
         site.say(
             catalogue::LISTEN_SERVES,
-            &format!("`{shown}` on `{}`", dir.raw),
+            &format!("`{shown}` on {}", dir.quoted()),
         );
     }
 }

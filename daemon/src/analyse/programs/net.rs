@@ -683,12 +683,12 @@ fn copy_over<'s>(
                 }
             }
             let path = site.st.remote_path_of(&pieces);
-            let shown = format!("`{}` (on another machine)", dest.raw);
+            let shown = format!("{} (on another machine)", dest.quoted());
             site.on_paths(lands, vec![path.clone()], tree, shown.clone());
             if let Some(option) = delete {
                 site.on_paths(Delete, vec![path], true, format!("{shown} with `{option}`"));
             }
-            site.place(Send, Kind::Remote, format!("`{}`", dest.raw));
+            site.place(Send, Kind::Remote, dest.quoted());
         }
         None => {
             site.tree(lands, dest);

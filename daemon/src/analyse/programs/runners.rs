@@ -332,7 +332,7 @@ pub fn watch<'s>(
     }
     if let Some(dynamic) = cmd.iter().find(|w| w.dynamic) {
         let span = at.src.map.span(dynamic.span.clone());
-        st.add(catalogue::DYNAMIC_SHELL.at(span, &format!("`{}`", dynamic.raw)));
+        st.add(catalogue::DYNAMIC_SHELL.at(span, &dynamic.quoted()));
         return true;
     }
     let text = cmd

@@ -246,7 +246,7 @@ fn secrets_written(body: &[Node], redirects: &[Node], src: &Source, st: &mut Sta
                 Secret::Dump => "secret data",
                 Secret::Credential | Secret::Sourced => "a credential",
             };
-            let detail = format!("the redirection to `{}` sends {what}", w.raw);
+            let detail = format!("the redirection to {} sends {what}", w.quoted());
             st.add(catalogue::SECRET_SENT.at(src.map.span(r.byte_range()), &detail));
         } else {
             st.remember_secret(&w, secret);

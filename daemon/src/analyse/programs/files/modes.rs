@@ -120,10 +120,10 @@ fn judge<'s>(grant: Grant, targets: &[Word<'s>], tree: bool, site: &mut Site<'_,
             site.on(effect, t);
         }
         if grant.others_read && exposes_secrets(site, t, tree) {
-            site.say(catalogue::MODE_READABLE, t.raw);
+            site.say(catalogue::MODE_READABLE, &t.shown());
         }
         if grant.setid {
-            site.say(catalogue::MODE_SETID, t.raw);
+            site.say(catalogue::MODE_SETID, &t.shown());
         }
     }
 }
@@ -139,16 +139,12 @@ fn exposes_secrets(site: &Site, t: &Word, tree: bool) -> bool {
 /// or setgid bit anywhere.
 pub fn grant_on<'s>(read: bool, setid: bool, target: &Word<'s>, site: &mut Site<'_, 's, '_, '_>) {
     // A path the program built has no text on the line: its value is shown.
-    let shown = if target.raw.is_empty() {
-        target.text.as_str()
-    } else {
-        target.raw
-    };
+    let shown = target.shown();
     if read && exposes_secrets(site, target, false) {
-        site.say(catalogue::MODE_READABLE, shown);
+        site.say(catalogue::MODE_READABLE, &shown);
     }
     if setid {
-        site.say(catalogue::MODE_SETID, shown);
+        site.say(catalogue::MODE_SETID, &shown);
     }
 }
 
@@ -204,7 +200,7 @@ pub fn install_mode<'s>(site: &mut Site<'_, 's, '_, '_>) {
             site.on(Expose, w);
         }
         if grant.others_read && exposes_secrets(site, w, false) {
-            site.say(catalogue::MODE_READABLE, w.raw);
+            site.say(catalogue::MODE_READABLE, &w.shown());
         }
     }
     if grant.setid
