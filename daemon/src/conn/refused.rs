@@ -122,7 +122,7 @@ mod tests {
             (
                 "fs.read_file",
                 Some("/home/u/.ssh/id_ed25519"),
-                "SSH private keys",
+                "an SSH private key",
             ),
             ("net.connect_tcp", None, "the network"),
             ("scope.signal", None, "a process outside the run"),
