@@ -9,6 +9,7 @@
 //! hanging it.
 
 pub mod agents;
+pub mod confined;
 pub mod dbus;
 pub mod dunst;
 pub mod fake_model;

@@ -4,61 +4,40 @@
 //! The traps write and read in a temporary home, never delete: they prove the kernel refuses,
 //! without anything destructive for a shell to run.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use assent_tests::{TestDaemon, assent, binary, run_bounded};
+use assent_tests::confined::{DOCUMENT, Home, landlock, stderr};
+use assent_tests::{TestDaemon, binary};
 
 /// A home with a secret and a document outside the project, and a project (a git repository)
 /// inside it, with a subdirectory to stand in. It lies in a temporary directory in the
 /// requester's real home (the daemon's `~`): not in `/tmp`, which every confined run may
 /// change, and not inside this repository, which would be the project.
 struct Machine {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+    base: Home,
 }
 
 const SECRET: &str = "-----BEGIN KEY----- not for the run";
-const DOCUMENT: &str = "notes the person keeps";
+
+impl std::ops::Deref for Machine {
+    type Target = Home;
+    fn deref(&self) -> &Home {
+        &self.base
+    }
+}
 
 impl Machine {
     fn new() -> Machine {
-        let dir = assent_tests::home_scratch("assent-confine-");
-        let root = dir.path().canonicalize().expect("real path");
-        let home = root.join("home");
-        let project = home.join("src/app");
-        for d in [".ssh", "Documents/old", "src/app/.git", "src/app/crates/a"] {
-            std::fs::create_dir_all(home.join(d)).expect("mkdir");
-        }
-        std::fs::write(home.join(".ssh/id_ed25519"), SECRET).expect("secret");
-        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
-        Machine {
-            _dir: dir,
-            home,
-            project,
-        }
+        let base = Home::new("assent-confine-", &[".ssh", "src/app/crates/a"]);
+        std::fs::write(base.home.join(".ssh/id_ed25519"), SECRET).expect("secret");
+        Machine { base }
     }
 
     /// A script in the project, as an agent's file tool would write it.
     fn script(&self, name: &str, text: &str) {
-        let path = self.project.join(name);
-        std::fs::write(&path, format!("#!/bin/bash\n{text}\n")).expect("script");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-
-    /// `assent ARGS` as an agent's shell would run it, from `cwd`.
-    fn assent(&self, socket: &Path, cwd: &Path, args: &[&str]) -> Output {
-        run_bounded(
-            assent(socket)
-                .args(args)
-                .current_dir(cwd)
-                .env("HOME", &self.home)
-                .env("TMPDIR", "/tmp")
-                .stdin(Stdio::null()),
-        )
+        self.program(name, &format!("#!/bin/bash\n{text}\n"));
     }
 
     /// A daemon whose policy says this home's `.ssh` is secret: the daemon places `~` from the
@@ -73,35 +52,6 @@ impl Machine {
             ..assent_tests::Options::default()
         })
     }
-
-    /// A Python program in the project that reaches `below` the home by a path it computes
-    /// when it runs (reversed in its text), so that the analyser, which reads the program,
-    /// cannot tell where it writes or reads: what stops it is the kernel.
-    fn python(&self, name: &str, below: &str, body: &str) {
-        let hidden: String = below.chars().rev().collect();
-        let text = format!(
-            "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], ''.join(reversed({hidden:?})))\n{body}\n"
-        );
-        let path = self.project.join(name);
-        std::fs::write(&path, text).expect("program");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-
-    fn notes(&self) -> String {
-        std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
-    }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// This kernel confines (ABI 6 or later); a skip otherwise, a failure under `CI=true`.
-fn landlock() -> bool {
-    assent_tests::needs::skip_unless(
-        assentd::landlock::confines(),
-        "a kernel with Landlock ABI 6 or later",
-    )
 }
 
 #[test]

@@ -3,56 +3,36 @@
 //! everything. Real daemon, real client, real Landlock; the programs compute their targets as
 //! they run, so what stops them is the kernel.
 
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use assent_tests::{TestDaemon, assent, run_bounded};
-
-const DOCUMENT: &str = "notes the person keeps";
+use assent_tests::TestDaemon;
+use assent_tests::confined::{DOCUMENT, Home, landlock};
 
 struct Machine {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+    base: Home,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = Home;
+    fn deref(&self) -> &Home {
+        &self.base
+    }
 }
 
 impl Machine {
     fn new() -> Machine {
-        let dir = assent_tests::home_scratch("assent-narrow-");
-        let root = dir.path().canonicalize().expect("real path");
-        let home = root.join("home");
-        let project = home.join("src/app");
-        for d in ["Documents/old", "src/app/.git", "src/app/.assent"] {
-            std::fs::create_dir_all(home.join(d)).expect("mkdir");
-        }
-        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
+        let base = Home::new("assent-narrow-", &["src/app/.assent"]);
         // Writes `out.txt` in the project by a path it computes (reversed in its text).
         std::fs::write(
-            project.join("build.py"),
+            base.project.join("build.py"),
             "import os\nopen(os.path.join(os.getcwd(), ''.join(reversed('txt.tuo'))), 'w').write('built')\n",
         )
         .expect("build.py");
-        Machine {
-            _dir: dir,
-            home,
-            project,
-        }
+        Machine { base }
     }
 
     fn narrowing(&self, text: &str) {
         std::fs::write(self.project.join(".assent/confine.toml"), text).expect("confine.toml");
-    }
-
-    fn agent_sh(&self, socket: &Path, line: &str) -> Output {
-        run_bounded(
-            assent(socket)
-                .args(["sh", "-c", line])
-                .current_dir(&self.project)
-                .env("HOME", &self.home)
-                .env("TMPDIR", "/tmp")
-                .stdin(Stdio::null()),
-        )
     }
 
     fn built(&self) -> bool {
@@ -61,13 +41,6 @@ impl Machine {
         let _ = std::fs::remove_file(built);
         was
     }
-}
-
-fn landlock() -> bool {
-    assent_tests::needs::skip_unless(
-        assentd::landlock::confines(),
-        "a kernel with Landlock ABI 6 or later",
-    )
 }
 
 /// Projects' narrowings are kept 10 s per uid and root: each case uses a project of its own.

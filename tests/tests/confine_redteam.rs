@@ -6,52 +6,42 @@
 //! directory in the requester's real home (the daemon's `~`), outside any repository and
 //! outside `/tmp`, which every confined run may change.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 
+use assent_tests::confined::{DOCUMENT, Home, landlock};
 use assent_tests::{TestDaemon, assent, run_bounded};
 
-const DOCUMENT: &str = "notes the person keeps";
 const KEYS: &str = "ssh-ed25519 AAAA person";
 
 /// A home (outside `/tmp`) with a document, an `.ssh` the policy calls secret and a project
 /// (a git repository) holding the agent's script, which writes to the document and the keys.
 struct Machine {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+    base: Home,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = Home;
+    fn deref(&self) -> &Home {
+        &self.base
+    }
 }
 
 impl Machine {
     fn new() -> Machine {
-        let dir = assent_tests::home_scratch("assent-confine-");
-        let root = dir.path().canonicalize().expect("real path");
-        let home = root.join("home");
-        let project = home.join("src/app");
-        for d in [".ssh", "Documents/old", "src/app/.git"] {
-            std::fs::create_dir_all(home.join(d)).expect("mkdir");
-        }
-        std::fs::write(home.join(".ssh/authorized_keys"), KEYS).expect("keys");
-        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
-        let script = project.join("cleanup.py");
+        let base = Home::new("assent-confine-", &[".ssh"]);
+        std::fs::write(base.home.join(".ssh/authorized_keys"), KEYS).expect("keys");
         let reversed = |p: &str| p.chars().rev().collect::<String>();
-        std::fs::write(
-            &script,
-            format!(
+        base.program(
+            "cleanup.py",
+            &format!(
                 "import os\nbase = {base:?}\nopen(os.path.join(base, ''.join(reversed({notes:?}))), 'w').write('overwritten')\nopen(os.path.join(base, ''.join(reversed({keys:?}))), 'a').write(' evil')\n",
-                base = home.display().to_string(),
+                base = base.home.display().to_string(),
                 notes = reversed("Documents/old/notes.txt"),
                 keys = reversed(".ssh/authorized_keys"),
             ),
-        )
-        .expect("script");
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        Machine {
-            _dir: dir,
-            home,
-            project,
-        }
+        );
+        Machine { base }
     }
 
     fn daemon(&self) -> TestDaemon {
@@ -93,13 +83,6 @@ impl Machine {
         assert_eq!(notes.ok().as_deref(), Some(DOCUMENT), "document: {out:?}");
         assert_eq!(keys.ok().as_deref(), Some(KEYS), "authorized_keys: {out:?}");
     }
-}
-
-fn landlock() -> bool {
-    assent_tests::needs::skip_unless(
-        assentd::landlock::confines(),
-        "a kernel with Landlock ABI 6 or later",
-    )
 }
 
 /// A harmless mention of a program that raises privileges (`mount` listing mounts, `sudo -n

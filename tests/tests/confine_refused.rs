@@ -6,34 +6,27 @@
 //! home, never delete.
 
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
+use assent_tests::confined::{DOCUMENT, Home, landlock, stderr};
 use assent_tests::{TestDaemon, assent, run_bounded};
 
-const DOCUMENT: &str = "notes the person keeps";
-
 struct Machine {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+    base: Home,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = Home;
+    fn deref(&self) -> &Home {
+        &self.base
+    }
 }
 
 impl Machine {
     fn new() -> Machine {
-        let dir = assent_tests::home_scratch("assent-refused-");
-        let root = dir.path().canonicalize().expect("real path");
-        let home = root.join("home");
-        let project = home.join("src/app");
-        for d in ["Documents/old", "src/app/.git"] {
-            std::fs::create_dir_all(home.join(d)).expect("mkdir");
-        }
-        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
         Machine {
-            _dir: dir,
-            home,
-            project,
+            base: Home::new("assent-refused-", &[]),
         }
     }
 
@@ -47,39 +40,13 @@ impl Machine {
         } else {
             "os.environ['HOME']"
         };
-        let text = format!(
-            "#!/usr/bin/python3\nimport os\np = os.path.join({base}, ''.join(reversed({hidden:?})))\nopen(p, 'w').write('changed by the script')\n"
+        self.program(
+            name,
+            &format!(
+                "#!/usr/bin/python3\nimport os\np = os.path.join({base}, ''.join(reversed({hidden:?})))\nopen(p, 'w').write('changed by the script')\n"
+            ),
         );
-        let path = self.project.join(name);
-        std::fs::write(&path, text).expect("program");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
-
-    fn agent_sh(&self, socket: &Path, line: &str) -> Output {
-        run_bounded(
-            assent(socket)
-                .args(["sh", "-c", line])
-                .current_dir(&self.project)
-                .env("HOME", &self.home)
-                .env("TMPDIR", "/tmp")
-                .stdin(Stdio::null()),
-        )
-    }
-
-    fn notes(&self) -> String {
-        std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
-    }
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn landlock() -> bool {
-    assent_tests::needs::skip_unless(
-        assentd::landlock::confines(),
-        "a kernel with Landlock ABI 6 or later",
-    )
 }
 
 /// Whether the kernel audits Landlock's denials for a daemon to read: on already, or turned on

@@ -5,53 +5,36 @@
 //! The traps write in a temporary home, never delete.
 
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 
+use assent_tests::confined::{DOCUMENT, Home, landlock, stderr};
 use assent_tests::{TestDaemon, assent};
 use serde_json::Value;
 
-const DOCUMENT: &str = "notes the person keeps";
-
 /// A home with a document outside the project, and a project (a git repository) inside it.
 struct Machine {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+    base: Home,
+}
+
+impl std::ops::Deref for Machine {
+    type Target = Home;
+    fn deref(&self) -> &Home {
+        &self.base
+    }
 }
 
 impl Machine {
     fn new() -> Machine {
-        let dir = assent_tests::home_scratch("assent-hook-confine-");
-        let root = dir.path().canonicalize().expect("real path");
-        let home = root.join("home");
-        let project = home.join("src/app");
-        for d in ["Documents/old", "src/app/.git", "src/app/sub"] {
-            std::fs::create_dir_all(home.join(d)).expect("mkdir");
-        }
-        std::fs::write(home.join("Documents/old/notes.txt"), DOCUMENT).expect("document");
         Machine {
-            _dir: dir,
-            home,
-            project,
+            base: Home::new("assent-hook-confine-", &["src/app/sub"]),
         }
     }
 
-    /// A Python program in the project that writes `below` the home by a path it computes as it
-    /// runs (reversed in its text), so only the kernel can stop it.
+    /// A Python program in the project that overwrites what is `below` the home.
     fn python(&self, name: &str, below: &str) {
-        let hidden: String = below.chars().rev().collect();
-        let text = format!(
-            "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], ''.join(reversed({hidden:?})))\nopen(p, 'w').write('overwritten')\n"
-        );
-        let path = self.project.join(name);
-        std::fs::write(&path, text).expect("program");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-
-    fn notes(&self) -> String {
-        std::fs::read_to_string(self.home.join("Documents/old/notes.txt")).unwrap_or_default()
+        self.base
+            .python(name, below, "open(p, 'w').write('overwritten')");
     }
 
     /// `assent ARGS` from `cwd`, with `input` on stdin.
@@ -94,18 +77,6 @@ fn grant_of(answer: &Value) -> String {
         .nth(1)
         .unwrap_or_else(|| panic!("no grant: {command}"));
     after.split('\'').next().unwrap_or_default().to_string()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// This kernel confines (ABI 6 or later); a skip otherwise, a failure under `CI=true`.
-fn landlock() -> bool {
-    assent_tests::needs::skip_unless(
-        assentd::landlock::confines(),
-        "a kernel with Landlock ABI 6 or later",
-    )
 }
 
 #[test]
