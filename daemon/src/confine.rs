@@ -9,7 +9,7 @@
 //! only a line the level table held, never one a rule held, and only when the kernel can
 //! confine it. Pure, but for the kernel's ABI, asked once.
 
-use assent_client::protocol::{Confinement, Decision, Level, Origin};
+use assent_client::protocol::{Confinement, Decision, Origin};
 
 use crate::analyse::Analysis;
 use crate::judge::Caller;
@@ -176,11 +176,14 @@ pub fn confinement(
 
 /// A line the level table held that a door can run confined instead: the ruling becomes an
 /// allow that must be confined. A rule's hold, observe mode and a line the kernel cannot
-/// confine stay held.
+/// confine stay held, and so does a line the gate could not read itself (it did not parse, or
+/// its parse ran out of the line's time, or it was cut or nested too deep): confinement stands
+/// in for reading what a line *runs*, not the line, which could be anything, `rm -rf ~` in the
+/// project included (and a daemon made slow enough runs out of parse time).
 pub fn instead_of_holding(
     ruling: &mut Ruling,
     confinement: &mut Option<Confinement>,
-    level: Level,
+    analysis: &Analysis,
     origin: Origin,
     policy: &Policy,
 ) {
@@ -190,7 +193,11 @@ pub fn instead_of_holding(
     if ruling.decision != Decision::Confirm
         || ruling.rule.is_some()
         || ruling.observed.is_some()
-        || !policy.settings.confine.instead_of_holding(level, origin)
+        || analysis.unread()
+        || !policy
+            .settings
+            .confine
+            .instead_of_holding(analysis.level, origin)
     {
         return;
     }
@@ -244,6 +251,42 @@ mod tests {
             ..Caller::default()
         };
         confinement(&analysis, &caller, &policy, &Added::default())
+    }
+
+    #[test]
+    fn a_line_the_gate_could_not_read_itself_is_held_not_run_confined() {
+        if !landlock::confines() {
+            return;
+        }
+        let policy = Policy::embedded();
+        let context = assent_client::protocol::Context {
+            confines: true,
+            ..Default::default()
+        };
+        let judged = |line: &str| {
+            let subject = assent_client::protocol::Subject::shell(line, "/work/p".to_owned());
+            crate::judge::judge(&policy, &subject, Origin::Agent, &context, Some("/home/u"))
+        };
+        // What the gate cannot read runs confined instead of being held…
+        let opaque = judged("eval \"$(cat cmd.txt)\"");
+        assert!(!opaque.analysis.unread(), "{:?}", opaque.analysis);
+        assert_eq!(
+            opaque.ruling.decision,
+            Decision::Allow,
+            "{:?}",
+            opaque.ruling
+        );
+        assert!(opaque.confine.as_ref().is_some_and(|c| c.required));
+        // …but a line that does not parse could say anything (a daemon slowed down enough runs
+        // out of parse time the same way): held.
+        let unparsed = judged("eval \"$(cat cmd.txt)\"; if ( then fi");
+        assert!(unparsed.analysis.unread(), "{:?}", unparsed.analysis);
+        assert_eq!(
+            unparsed.ruling.decision,
+            Decision::Confirm,
+            "{:?}",
+            unparsed.ruling
+        );
     }
 
     #[test]

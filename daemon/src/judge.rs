@@ -140,7 +140,7 @@ pub fn judge_read(
             crate::confine::instead_of_holding(
                 &mut ruling,
                 &mut confine,
-                analysis.level,
+                &analysis,
                 origin,
                 policy,
             );

@@ -455,6 +455,13 @@ fn statement_lines(max: usize, min_len: usize) -> impl Strategy<Value = Line> {
     })
 }
 
+/// The analysis ran out of the line's parse time somewhere.
+fn out_of_parse_time(a: &Analysis) -> bool {
+    a.findings
+        .iter()
+        .any(|f| f.id == "opaque.parse_error" && f.message.contains("took longer than"))
+}
+
 fn ids(a: &Analysis) -> BTreeSet<&'static str> {
     a.findings.iter().map(|f| f.id).collect()
 }
@@ -473,6 +480,12 @@ fn agree(line: &Line) -> Result<(), TestCaseError> {
     let text = line.spelled.as_str();
     let cut = shell(text, &CTX);
     let whole = shell_unsplit(text, &CTX);
+    // The cut line is parsed against the clock, the whole one is not (the comparison is about
+    // meaning): on a loaded machine the cut one's time can run out, and it is then opaque,
+    // which says nothing of what the two mean.
+    if out_of_parse_time(&cut) {
+        return Ok(());
+    }
     prop_assert_eq!(cut.level, whole.level, "level of {:?}", text);
     if cut.findings.len() < KEPT && whole.findings.len() < KEPT {
         prop_assert_eq!(ids(&cut), ids(&whole), "findings of {:?}", text);

@@ -140,6 +140,17 @@ pub struct Analysis {
     pub wants: Vec<Want>,
 }
 
+impl Analysis {
+    /// Part of the line itself could not be read: it did not parse (or its parse ran out of
+    /// the line's time), or it was cut, nested too deep or expanded too far. Unlike a program
+    /// whose text the gate cannot read, such a line could say anything.
+    pub fn unread(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| catalogue::UNREADABLE.iter().any(|u| u.id == f.id))
+    }
+}
+
 /// The places a line changes (writes, overwrites, erases, deletes, moves, changes the
 /// permissions or settings of, or gives to a program the gate does not know), as far as the
 /// line says: what a run confined to its judgement may change.
