@@ -345,8 +345,7 @@ fn the_terminal_prompt_y_allows_once() {
         .expect("the prompt line");
     let asked = &lines[prompt_at - 2..=prompt_at];
     assert!(
-        asked[0].starts_with("assent: destructive: `git push` with `--force`")
-            || asked[0].starts_with("assent: destructive: git push with --force"),
+        asked[0].starts_with("assent: destructive: `git push` with --force"),
         "{screen}"
     );
     assert!(
