@@ -8,25 +8,10 @@
 
 use std::path::Path;
 
+use assent_client::shown::columns;
 use assent_tests::needs::{TMUX, needs};
 use assent_tests::tmux::Pane;
 use assent_tests::{TestDaemon, binary};
-
-/// The columns a terminal gives `c`, as the client counts them.
-fn columns(c: char) -> usize {
-    match c {
-        '\u{1100}'..='\u{115f}'
-        | '\u{2e80}'..='\u{a4cf}'
-        | '\u{ac00}'..='\u{d7a3}'
-        | '\u{f900}'..='\u{faff}'
-        | '\u{fe30}'..='\u{fe4f}'
-        | '\u{ff00}'..='\u{ff60}'
-        | '\u{ffe0}'..='\u{ffe6}'
-        | '\u{1f300}'..='\u{1faff}'
-        | '\u{20000}'..='\u{3fffd}' => 2,
-        _ => 1,
-    }
-}
 
 fn explained(daemon: &TestDaemon, dir: &Path, line: &str) -> String {
     let assent = binary("assent").display().to_string();

@@ -36,23 +36,7 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
-/// The columns a terminal gives `c`: two for the wide characters of East Asian scripts and
-/// emoji, one for the rest (cleaned text holds no control characters). Counting a narrow
-/// character as wide only wraps early; the reverse would break the card, so ranges err wide.
-pub fn columns(c: char) -> usize {
-    match c {
-        '\u{1100}'..='\u{115f}'
-        | '\u{2e80}'..='\u{a4cf}'
-        | '\u{ac00}'..='\u{d7a3}'
-        | '\u{f900}'..='\u{faff}'
-        | '\u{fe30}'..='\u{fe4f}'
-        | '\u{ff00}'..='\u{ff60}'
-        | '\u{ffe0}'..='\u{ffe6}'
-        | '\u{1f300}'..='\u{1faff}'
-        | '\u{20000}'..='\u{3fffd}' => 2,
-        _ => 1,
-    }
-}
+pub use assent_client::shown::columns;
 
 #[cfg(test)]
 mod tests {
