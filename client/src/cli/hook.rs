@@ -192,10 +192,13 @@ enum Answer {
     /// Let the call run with this tool input instead: the line through `assent sh --grant`,
     /// confined as the gate said ([`rewrite`]).
     Rewrite {
-        /// Why it is allowed.
+        /// Why it is allowed (or asked).
         reason: String,
         /// The agent's tool input, its command rewritten.
         input: Value,
+        /// Put to the agent's own prompt first (Claude Code, Gemini CLI), which shows the
+        /// rewritten call: the grant is for that prompt.
+        ask: bool,
     },
 }
 
@@ -294,6 +297,8 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
         call.context.confines = true;
         call.context.grant = true;
     }
+    // What would be held goes to the agent's own prompt: the daemon holds nothing.
+    call.context.asks_when_held = cli.ask_when_held;
     let answer = gate(
         cli.agent,
         cli.socket.clone().or(socket),
@@ -426,6 +431,10 @@ fn gate(
     let answer = match verdict.outcome() {
         Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
+        Outcome::Ask if agent.can_ask() && ask_when_held => Answer::Ask(format!(
+            "assent would hold this for approval {}",
+            verdict_text(&verdict)
+        )),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
         Outcome::Ask if agent.can_ask() => Answer::Ask(format!(
             "assent asks you to confirm this call {}",
@@ -451,10 +460,13 @@ fn gate(
             wait_held(&mut conn, &verdict, token, deadline)
         }
     };
+    let follow_dir = agent == Agent::ClaudeCode;
     match (answer, rewritable) {
         (Answer::Allow(reason), Some(input)) => {
-            let follow_dir = agent == Agent::ClaudeCode;
             rewrite::allowed(reason, &input, &line, &verdict, &socket, follow_dir)
+        }
+        (Answer::Ask(reason), Some(input)) => {
+            rewrite::asked(reason, &input, &line, &verdict, &socket, follow_dir)
         }
         (answer, _) => answer,
     }

@@ -41,7 +41,9 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) => pre_tool_use_output("allow", reason),
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         Answer::Ask(reason) => pre_tool_use_output("ask", reason),
-        Answer::Rewrite { reason, input } => rewritten_output(reason, input),
+        Answer::Rewrite { reason, input, ask } => {
+            rewritten_output(if *ask { "ask" } else { "allow" }, reason, input)
+        }
         // Nothing: Claude Code then applies its own permission rules, as with no hook.
         Answer::Defer(_) => String::new(),
     }

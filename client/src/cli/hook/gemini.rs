@@ -47,11 +47,12 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
         Answer::Deny(reason) => ("deny", reason),
         Answer::Ask(reason) => ("ask", reason),
-        Answer::Rewrite { reason, input } => {
-            // Only the command is handed back: Gemini merges it into the call's own input.
+        Answer::Rewrite { reason, input, ask } => {
+            // Only the command is handed back: Gemini merges it into the call's own input, and
+            // builds the call it confirms (on an ask) from it.
             let command = input.get("command").cloned().unwrap_or_default();
             return serde_json::json!({
-                "decision": "allow",
+                "decision": if *ask { "ask" } else { "allow" },
                 "reason": one_line(reason),
                 "hookSpecificOutput": {"tool_input": {"command": command}},
             })
