@@ -125,11 +125,12 @@ impl Asker<'_> {
                 .available(owner, self.peer.sid)
         };
         let mut outcomes = decide::decide(&items, approvers, no_approver);
-        // A hook under `--ask-when-held` hands what would be held to the agent's own prompt:
-        // nothing is held (and no notification flashes up only to be withdrawn).
+        // A hook under `--ask-when-held` hands what needs a person to the agent's own prompt,
+        // where the person is, approval agent or not: nothing is held (and no notification
+        // flashes up only to be withdrawn).
         if context.asks_when_held {
             for outcome in &mut outcomes {
-                if *outcome == Outcome::Hold {
+                if matches!(outcome, Outcome::Hold | Outcome::NoApprover { .. }) {
                     *outcome = Outcome::NoApprover { ask: true };
                 }
             }
