@@ -14,7 +14,8 @@
 //!
 //! It must not run anything: the agent runs the tool after an allow. An allowed shell call
 //! is handed back rewritten (`hook/rewrite.rs`) so that what the agent runs is `assent sh
-//! --grant`, confined as the gate said.
+//! --grant`, confined as the gate said; so is one put to the agent's own prompt (an ask), under
+//! a grant the daemon binds to the agent, since it is given before the person answers.
 
 mod claude;
 mod codex;
@@ -84,8 +85,9 @@ struct HookCli {
     /// hook timeout.
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
-    /// Claude Code and Gemini CLI: answer "ask" for a held request, so the agent's own prompt
-    /// decides instead of the desktop or `assent approve` (the held request is withdrawn).
+    /// Claude Code and Gemini CLI: answer "ask" for what would be held, so the agent's own
+    /// prompt decides instead of the desktop or `assent approve` (nothing is held); a shell
+    /// call goes there rewritten to run confined, as an allow is.
     #[arg(long)]
     ask_when_held: bool,
     /// Claude Code only: say nothing on allow, so Claude's own permission rules still decide
