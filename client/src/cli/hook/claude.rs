@@ -128,4 +128,21 @@ mod tests {
             "a deferred allow says nothing"
         );
     }
+
+    /// A rewritten call goes with an allow, or to Claude's own prompt with an ask: Claude takes
+    /// `updatedInput` with either.
+    #[test]
+    fn a_rewritten_call_is_allowed_or_asked() {
+        for (ask, word) in [(false, "allow"), (true, "ask")] {
+            let input = json!({"command": "assent sh --grant 'pg_1' -c 'make'"});
+            let answer = Answer::Rewrite {
+                reason: "r".into(),
+                input: input.clone(),
+                ask,
+            };
+            let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
+            assert_eq!(out["hookSpecificOutput"]["permissionDecision"], word);
+            assert_eq!(out["hookSpecificOutput"]["updatedInput"], input);
+        }
+    }
 }

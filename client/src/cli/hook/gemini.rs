@@ -105,4 +105,23 @@ mod tests {
             assert_eq!(out, json!({"decision": decision, "reason": "no way"}));
         }
     }
+
+    /// A rewritten call goes with an allow, or to Gemini's own confirmation with an ask: Gemini
+    /// builds the call it confirms and runs from the hook's `tool_input`.
+    #[test]
+    fn a_rewritten_call_is_allowed_or_asked() {
+        for (ask, decision) in [(false, "allow"), (true, "ask")] {
+            let answer = Answer::Rewrite {
+                reason: "r".into(),
+                input: json!({"command": "door", "dir_path": "sub"}),
+                ask,
+            };
+            let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
+            assert_eq!(
+                out,
+                json!({"decision": decision, "reason": "r",
+                    "hookSpecificOutput": {"tool_input": {"command": "door"}}})
+            );
+        }
+    }
 }

@@ -141,6 +141,48 @@ mod tests {
         );
     }
 
+    /// An ask is rewritten only under the grant the daemon gave for the agent's prompt;
+    /// without one (no agent above the hook) it is the plain ask.
+    #[test]
+    fn an_ask_is_rewritten_only_under_a_grant() {
+        let mut verdict = Verdict {
+            decision: assent_client::protocol::Decision::Confirm,
+            level: assent_client::protocol::Level::Destructive,
+            findings: Vec::new(),
+            reason: "r".into(),
+            token: None,
+            expires_in_ms: None,
+            confine: Some(assent_client::protocol::Confinement::default()),
+            grant: None,
+            another_answers: false,
+        };
+        let input = json!({"command": "rm -rf src"});
+        let ask = |verdict: &Verdict| {
+            asked(
+                "asks".into(),
+                &input,
+                "rm -rf src",
+                verdict,
+                Path::new("/run/s"),
+                false,
+            )
+        };
+        assert_eq!(ask(&verdict), Answer::Ask("asks".into()));
+        verdict.grant = Some("pg_2".into());
+        let Answer::Rewrite {
+            input: out, ask, ..
+        } = ask(&verdict)
+        else {
+            panic!("a rewrite");
+        };
+        assert!(ask, "put to the agent's prompt");
+        let command = out["command"].as_str().expect("a command");
+        assert!(
+            command.contains("sh --grant 'pg_2' -c 'rm -rf src'"),
+            "{command}"
+        );
+    }
+
     #[test]
     fn a_nul_byte_is_denied() {
         let input = json!({"command": "ls\u{0}"});
