@@ -264,3 +264,30 @@ fn a_prompts_grant_expires_with_the_hold_time() {
     assert!(stderr(&out).contains("expired"), "{out:?}");
     assert!(!ran(&approved), "{out:?}");
 }
+
+/// A line the agent sends itself as `assent sh --grant TOKEN -c LINE`, with a prompt's grant it
+/// read somewhere: the gate cannot read the door's own options, so the line is opaque and runs
+/// confined instead of held, under a door, where the prompt's grant is refused.
+#[test]
+fn a_door_the_agent_sends_itself_cannot_redeem_a_prompts_grant() {
+    if !landlock() {
+        return;
+    }
+    let m = new_home();
+    let daemon = TestDaemon::start();
+    let (line, named) = held_line(&m);
+    let grant = asked(&m, daemon.socket(), &line);
+    let door_line = format!(
+        "{} --socket {} sh --grant {grant} -c '{line}'",
+        assent_tests::binary("assent").to_str().expect("UTF-8"),
+        daemon.socket().to_str().expect("UTF-8"),
+    );
+    let answer = hook(&m, daemon.socket(), &door_line, &[]);
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{answer}");
+    let command = out["updatedInput"]["command"].as_str().expect("rewritten");
+    let tried = door(&m, daemon.socket(), &grant_of(command), &door_line);
+    assert!(stderr(&tried).contains("under the door"), "{tried:?}");
+    assert!(!ran(&named), "{tried:?}");
+    assert_eq!(m.notes(), DOCUMENT);
+}
