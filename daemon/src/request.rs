@@ -387,13 +387,13 @@ impl Asker<'_> {
         });
     }
 
-    /// This connection's peer as the requester of a held request.
     /// The agent above the requesting process (its pid and start time), read as a hold
     /// records it; `None` when there is none, or it cannot be read.
     pub fn asking_agent(&self) -> Option<crate::peer::Proc> {
         self.requester().agent.map(|agent| agent.proc)
     }
 
+    /// This connection's peer as the requester of a held request.
     fn requester(&self) -> Requester {
         // Read while the pidfd shows the peer is still the process that connected; a chain
         // read after it went could name another process's parents.
