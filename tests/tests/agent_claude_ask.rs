@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use assent_tests::agents::{Sandbox, claude_code};
 use assent_tests::fake_model::{FakeModel, Step};
+use assent_tests::needs::{TMUX, needs};
 use assent_tests::tmux::Pane;
 use assent_tests::{Options, TestDaemon};
 
@@ -182,7 +183,7 @@ fn tokens_in(text: &str) -> Vec<String> {
 
 #[test]
 fn a_call_approved_in_claudes_prompt_runs_confined_with_its_own_place() {
-    if !landlock() {
+    if !landlock() || !needs(&[TMUX]) {
         return;
     }
     let Some(claude) = claude_code() else {
@@ -210,7 +211,7 @@ fn a_call_approved_in_claudes_prompt_runs_confined_with_its_own_place() {
 
 #[test]
 fn a_call_refused_in_claudes_prompt_cannot_be_run_with_its_grant_later() {
-    if !landlock() {
+    if !landlock() || !needs(&[TMUX]) {
         return;
     }
     let Some(claude) = claude_code() else {
