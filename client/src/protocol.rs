@@ -25,7 +25,7 @@ pub use verdict::{
 };
 
 /// The protocol version spoken by this build. Bumped on any change to the types below.
-pub const PROTOCOL_VERSION: u32 = 13;
+pub const PROTOCOL_VERSION: u32 = 14;
 
 /// The largest packet either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_LEN: usize = 128 * 1024;
@@ -346,6 +346,11 @@ pub struct Context {
     /// one-time grant ([`Verdict::grant`]; for a held request allowed by a person, its token
     /// becomes the grant). Only with `confines`.
     pub grant: bool,
+    /// The caller hands a request that would be held to the agent's own prompt instead (an
+    /// agent's hook under `--ask-when-held`): nothing is held, the verdict is a confirm without
+    /// a token (an ask), and with `grant` it carries a grant for the agent's prompt, bound to
+    /// the agent that asked (version 14).
+    pub asks_when_held: bool,
 }
 
 /// A message from the daemon to a client.

@@ -204,29 +204,7 @@ impl Conn {
             Request::CheckBatch(batch) => return self.check_batch(batch).await,
             Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Grant(grant) => {
-                let redeemed =
-                    self.shared
-                        .grants
-                        .redeem(&grant.token, self.peer.uid, &grant.subject);
-                let who = crate::grants::Who {
-                    uid: self.peer.uid,
-                    pid: self.peer.pid,
-                    origin: assent_client::protocol::Origin::Agent,
-                };
-                let (reply, step_why) = match redeemed {
-                    Ok(granted) => (Response::Granted(granted), None),
-                    Err(error) => {
-                        let wire = error.to_wire();
-                        let why = wire.message.clone();
-                        (Response::Error(wire), Some(why))
-                    }
-                };
-                let step = match &step_why {
-                    None => crate::grants::Step::Redeemed,
-                    Some(why) => crate::grants::Step::Refused(why),
-                };
-                let event = crate::grants::event(&grant.token, who, &grant.subject, step);
-                self.shared.audit.record(event);
+                let reply = self.redeem_grant(grant);
                 self.send(&reply).await;
             }
             Request::Refused(refused) => {

@@ -7,6 +7,16 @@
 //! working directory) and that confinement. It is spent by its first redeem, whatever the
 //! outcome (a wrong line burns it), and lives [`GRANT_TTL`]: the agent runs the rewritten call
 //! right after its hook answers. Grants live in memory only; a daemon restart forgets them.
+//!
+//! A grant for the agent's own prompt (a hook that answers "ask", the call rewritten) is given
+//! *before* the person answers there, with what a person's approval adds, and lives as long as
+//! a hold would: a key lying around while the person reads the prompt, and for ever after if
+//! they refuse it. Its token is not secret from the user's processes (the agent writes the
+//! hook's answer into its transcript, and a command line is in `/proc`), so it is bound to the
+//! agent that asked (its pid and start time) and only a process whose parents reach that agent
+//! without passing through a door may redeem it ([`under_agent`]): the agent's own shell after
+//! the person said yes, never a confined line of an earlier call (its door stays its parent),
+//! nor what left the agent (an orphan is re-parented to init), nor another program.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -17,6 +27,7 @@ use assent_client::protocol::{
 };
 
 use crate::error::RequestError;
+use crate::peer::Proc;
 use crate::pending;
 
 /// How long a grant can be redeemed: the agent runs the call at once after its hook.
@@ -26,6 +37,9 @@ pub const GRANT_TTL: Duration = Duration::from_secs(15);
 const MAX_GRANTS: usize = 4096;
 /// The most of a peer's token an audit event keeps.
 const MAX_SHOWN: usize = 64;
+/// The gate's own client, as a process is named: a door that runs a line confined stays the
+/// parent of what the line runs.
+const DOORS: &[&str] = &["assent", "assent-sh"];
 
 #[derive(Debug)]
 struct Grant {
@@ -33,6 +47,8 @@ struct Grant {
     exact: String,
     granted: Granted,
     expires_at: Instant,
+    /// For the agent's own prompt: the agent that asked, which the redeemer must descend from.
+    agent: Option<Proc>,
 }
 
 /// The grants given and not yet redeemed.
@@ -56,6 +72,33 @@ impl Grants {
 
     /// Give a grant under `token` (a held request's token, once a person allowed it).
     pub fn give_as(&self, token: String, uid: u32, subject: &Subject, granted: Granted) {
+        self.insert(token, uid, subject, granted, GRANT_TTL, None);
+    }
+
+    /// Give `uid` a grant for the agent's own prompt: redeemable for `ttl` (as long as a person
+    /// may take there), only by a process under `agent` that no door stands between.
+    pub fn give_for_prompt(
+        &self,
+        uid: u32,
+        subject: &Subject,
+        granted: Granted,
+        agent: Proc,
+        ttl: Duration,
+    ) -> Result<String, RequestError> {
+        let token = format!("pg_{}", pending::new_token()?.trim_start_matches("pa_"));
+        self.insert(token.clone(), uid, subject, granted, ttl, Some(agent));
+        Ok(token)
+    }
+
+    fn insert(
+        &self,
+        token: String,
+        uid: u32,
+        subject: &Subject,
+        granted: Granted,
+        ttl: Duration,
+        agent: Option<Proc>,
+    ) {
         let now = Instant::now();
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.retain(|_, grant| grant.expires_at > now);
@@ -74,17 +117,21 @@ impl Grants {
                 uid,
                 exact: pending::exact(subject),
                 granted,
-                expires_at: now + GRANT_TTL,
+                expires_at: now + ttl,
+                agent,
             },
         );
     }
 
-    /// Redeem `token` for `subject` as `uid`: what to run it with. The grant is spent either way.
+    /// Redeem `token` for `subject` as `uid`, from the process whose parents `chain` reads
+    /// (asked only for a grant bound to an agent): what to run it with. The grant is spent
+    /// either way.
     pub fn redeem(
         &self,
         token: &str,
         uid: u32,
         subject: &Subject,
+        chain: impl FnOnce() -> Vec<Proc>,
     ) -> Result<Granted, RequestError> {
         let grant = self
             .map
@@ -98,8 +145,7 @@ impl Grants {
             })?;
         if grant.expires_at <= Instant::now() {
             return Err(RequestError::Invalid(format!(
-                "grant {token} expired ({} s after it was given); nothing was run",
-                GRANT_TTL.as_secs()
+                "grant {token} expired; nothing was run"
             )));
         }
         if grant.uid != uid {
@@ -113,7 +159,39 @@ impl Grants {
                 "grant {token} was given for another command or working directory; nothing was run"
             )));
         }
+        if let Some(agent) = &grant.agent
+            && let Err(why) = under_agent(&chain(), agent)
+        {
+            return Err(RequestError::Invalid(format!(
+                "grant {token} was given for {agent}'s own prompt and may only be redeemed by that agent's own shell: {why}; nothing was run"
+            )));
+        }
         Ok(grant.granted)
+    }
+}
+
+/// Whether the process at the head of `chain` (itself, then its parents) may redeem a grant
+/// bound to `agent`: `agent`, by pid and start time, is among its parents, and no door stands
+/// between (a process named as the gate's client, or as the redeemer itself: a line a door runs
+/// confined is that door's child as long as it runs, and whatever it starts descends from it).
+pub fn under_agent(chain: &[Proc], agent: &Proc) -> Result<(), String> {
+    let Some((redeemer, above)) = chain.split_first() else {
+        return Err("its process could not be read".into());
+    };
+    let Some(at) = above
+        .iter()
+        .position(|p| p.pid == agent.pid && p.start == agent.start)
+    else {
+        return Err(format!("{redeemer} does not descend from {agent}"));
+    };
+    match above[..at]
+        .iter()
+        .find(|p| DOORS.contains(&p.comm.as_str()) || p.comm == redeemer.comm)
+    {
+        Some(door) => Err(format!(
+            "{redeemer} runs under the door {door}, inside an earlier call"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -130,6 +208,8 @@ pub fn granted(confine: &Confinement, approved: bool) -> Granted {
 pub enum Step<'a> {
     /// Given with an allow (`by` the policy, or a person's answer to a held line).
     Issued(DecidedBy),
+    /// Given with an ask, for the agent's own prompt, before the person answers there.
+    ForPrompt,
     /// Redeemed by the door that runs the line.
     Redeemed,
     /// Redeemed and refused: unknown, spent, expired, another uid or line.
@@ -150,6 +230,11 @@ pub fn event(token: &str, who: Who, subject: &Subject, step: Step) -> AuditEvent
     let token: String = token.chars().take(MAX_SHOWN).collect();
     let (decision, by, grant) = match step {
         Step::Issued(by) => (Decision::Allow, by, "issued".to_owned()),
+        Step::ForPrompt => (
+            Decision::Confirm,
+            DecidedBy::Policy,
+            "issued for the agent's own prompt".to_owned(),
+        ),
         Step::Redeemed => (Decision::Allow, DecidedBy::Policy, "redeemed".to_owned()),
         Step::Refused(why) => {
             let why: String = why.chars().take(4 * MAX_SHOWN).collect();
@@ -214,7 +299,7 @@ mod tests {
         ];
         for (command, cwd, uid, redeemed) in cases {
             let (grants, token) = given();
-            let first = grants.redeem(&token, uid, &shell(command, cwd));
+            let first = grants.redeem(&token, uid, &shell(command, cwd), Vec::new);
             assert_eq!(first.is_ok(), redeemed, "{command:?} in {cwd} as {uid}");
             if let Ok(granted) = first {
                 assert_eq!(granted.confine.project.as_deref(), Some("/p"));
@@ -225,7 +310,7 @@ mod tests {
                 assert!(!granted.approved);
             }
             // Spent, whatever the first redeem made of it.
-            let again = grants.redeem(&token, 1000, &shell("make", "/p"));
+            let again = grants.redeem(&token, 1000, &shell("make", "/p"), Vec::new);
             let error = again.expect_err("a grant is used once").to_string();
             assert!(error.contains("already used"), "{error}");
         }
@@ -238,13 +323,13 @@ mod tests {
             grant.expires_at = Instant::now() - Duration::from_millis(1);
         }
         let error = grants
-            .redeem(&token, 1000, &shell("make", "/p"))
+            .redeem(&token, 1000, &shell("make", "/p"), Vec::new)
             .expect_err("expired")
             .to_string();
         assert!(error.contains("expired"), "{error}");
         assert!(
             grants
-                .redeem("pg_nope", 1000, &shell("make", "/p"))
+                .redeem("pg_nope", 1000, &shell("make", "/p"), Vec::new)
                 .is_err()
         );
     }
@@ -258,6 +343,122 @@ mod tests {
         assert!(granted(&confine, true).confine.write_anywhere);
         assert!(granted(&confine, true).approved);
         assert!(!granted(&confine, false).confine.write_anywhere);
+    }
+
+    fn proc(pid: i32, start: u64, comm: &str) -> Proc {
+        Proc {
+            pid,
+            start,
+            comm: comm.into(),
+        }
+    }
+
+    /// Who may redeem a grant for the agent's own prompt: the chain from the redeemer up.
+    #[test]
+    fn a_prompt_s_grant_is_redeemed_only_under_its_agent_with_no_door_between() {
+        let agent = proc(100, 7, "claude");
+        let door = |pid| proc(pid, 50, "assent");
+        let shell = |pid| proc(pid, 50, "bash");
+        // (chain from the redeemer up, redeemable?)
+        let cases: Vec<(Vec<Proc>, bool)> = vec![
+            // The agent's own shell runs the rewritten call.
+            (vec![door(300), shell(200), agent.clone(), shell(10)], true),
+            (vec![door(300), shell(201), shell(200), agent.clone()], true),
+            // A confined line of an earlier call: its door stands between.
+            (
+                vec![
+                    door(400),
+                    proc(390, 50, "make"),
+                    shell(380),
+                    door(370),
+                    shell(200),
+                    agent.clone(),
+                ],
+                false,
+            ),
+            (
+                vec![
+                    door(400),
+                    shell(380),
+                    proc(370, 50, "assent-sh"),
+                    agent.clone(),
+                ],
+                false,
+            ),
+            // A door installed under another name is known by the redeemer's own.
+            (
+                vec![
+                    proc(400, 50, "gate"),
+                    shell(380),
+                    proc(370, 50, "gate"),
+                    agent.clone(),
+                ],
+                false,
+            ),
+            // Not under the agent: another terminal, an orphan re-parented to init.
+            (
+                vec![door(500), shell(490), proc(480, 50, "tmux: server")],
+                false,
+            ),
+            (vec![door(500)], false),
+            (vec![], false),
+            // The agent's pid taken by a later process.
+            (vec![door(300), shell(200), proc(100, 8, "claude")], false),
+            // The agent itself is not a door's child of interest: a door above it is fine.
+            (vec![door(300), shell(200), agent.clone(), door(50)], true),
+        ];
+        for (chain, redeemable) in cases {
+            let names: Vec<String> = chain.iter().map(ToString::to_string).collect();
+            assert_eq!(under_agent(&chain, &agent).is_ok(), redeemable, "{names:?}");
+        }
+    }
+
+    #[test]
+    fn a_prompt_s_grant_lives_its_own_time_and_asks_for_the_redeemer_s_parents() {
+        let grants = Grants::default();
+        let agent = proc(100, 7, "claude");
+        let subject = shell("rm -rf src", "/p");
+        let confine = Confinement::default();
+        let give = || {
+            grants
+                .give_for_prompt(
+                    1000,
+                    &subject,
+                    granted(&confine, true),
+                    agent.clone(),
+                    Duration::from_secs(300),
+                )
+                .expect("a token")
+        };
+        let token = give();
+        let expires = grants.map.lock().expect("lock")[&token].expires_at;
+        assert!(expires > Instant::now() + GRANT_TTL, "as long as a hold");
+        let under_a_door = || {
+            vec![
+                proc(400, 50, "assent"),
+                proc(370, 50, "assent"),
+                agent.clone(),
+            ]
+        };
+        let error = grants
+            .redeem(&token, 1000, &subject, under_a_door)
+            .expect_err("refused under a door")
+            .to_string();
+        assert!(error.contains("own prompt"), "{error}");
+        // Spent by the refusal: the agent's own shell cannot use it after either.
+        let own = || {
+            vec![
+                proc(300, 50, "assent"),
+                proc(200, 50, "bash"),
+                agent.clone(),
+            ]
+        };
+        assert!(grants.redeem(&token, 1000, &subject, own).is_err());
+        let token = give();
+        let run = grants
+            .redeem(&token, 1000, &subject, own)
+            .expect("redeemed");
+        assert!(run.approved, "with what a person's approval adds");
     }
 
     #[test]

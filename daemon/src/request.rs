@@ -124,7 +124,17 @@ impl Asker<'_> {
                 .approvers()
                 .available(owner, self.peer.sid)
         };
-        let outcomes = decide::decide(&items, approvers, no_approver);
+        let mut outcomes = decide::decide(&items, approvers, no_approver);
+        // A hook under `--ask-when-held` hands what needs a person to the agent's own prompt,
+        // where the person is, approval agent or not: nothing is held (and no notification
+        // flashes up only to be withdrawn).
+        if context.asks_when_held {
+            for outcome in &mut outcomes {
+                if matches!(outcome, Outcome::Hold | Outcome::NoApprover { .. }) {
+                    *outcome = Outcome::NoApprover { ask: true };
+                }
+            }
+        }
         for (index, (judgement, _)) in judged.iter_mut().enumerate() {
             match outcomes[index] {
                 Outcome::Remembered => {
@@ -132,6 +142,8 @@ impl Asker<'_> {
                     judgement.ruling.reason =
                         format!("remembered approval {id}: {}", signatures[index]);
                 }
+                // Handed to the agent's prompt by the hook's choice, approver or not.
+                Outcome::NoApprover { ask: true } if context.asks_when_held => {}
                 Outcome::NoApprover { ask } => {
                     judgement.ruling.reason = no_approver_reason(
                         &judgement.ruling.reason,
@@ -373,6 +385,12 @@ impl Asker<'_> {
             refused_places: Vec::new(),
             grant: None,
         });
+    }
+
+    /// The agent above the requesting process (its pid and start time), read as a hold
+    /// records it; `None` when there is none, or it cannot be read.
+    pub fn asking_agent(&self) -> Option<crate::peer::Proc> {
+        self.requester().agent.map(|agent| agent.proc)
     }
 
     /// This connection's peer as the requester of a held request.

@@ -300,6 +300,7 @@ pub fn held_check(command: &str, wait: bool, session: Option<&str>) -> Request {
             agent: None,
             confines: false,
             grant: false,
+            asks_when_held: false,
         },
         wait,
     })

@@ -493,7 +493,9 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
 }
 
 /// `no_approver = "ask"`: the hook answers "ask", which Gemini CLI takes: its own
-/// confirmation, even in YOLO mode, in the person's terminal; the call runs once they allow it.
+/// confirmation, even in YOLO mode, in the person's terminal, of the call rewritten to run
+/// confined (Gemini builds the call it confirms from the hook's `tool_input`); the call runs,
+/// through the door, once they allow it.
 #[test]
 fn ask_puts_the_call_to_geminis_own_prompt() {
     if !needs(&[TMUX]) {
@@ -539,6 +541,21 @@ fn ask_puts_the_call_to_geminis_own_prompt() {
     assert!(
         asked,
         "the audit has the call handed to Gemini's prompt: {trail}"
+    );
+    // Gemini took the call rewritten with the ask, showed it, and ran it through the door:
+    // the grant given for its prompt was redeemed, so the call ran confined.
+    assert!(screen.contains("sh --grant"), "{screen}");
+    let grants: Vec<String> = trail
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|event| event["grant"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        grants
+            .iter()
+            .any(|g| g == "issued for the agent's own prompt")
+            && grants.iter().any(|g| g == "redeemed"),
+        "{trail}"
     );
 }
 

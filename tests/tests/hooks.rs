@@ -480,8 +480,20 @@ fn without_an_approval_agent_the_hook_denies_or_asks_as_the_policy_says() {
             assert!(pending_tokens(&mut conn).is_empty(), "nothing was held");
         }
         // The audit says what the daemon did: refused, or handed to the agent's own prompt
-        // (a confirm by no_approver, with no token: nothing was held).
-        let events = daemon.connect().log(10).expect("the log");
+        // (a confirm by no_approver, with no token: nothing was held), and, for the agents
+        // whose hook rewrites a shell call, the grant given for that prompt.
+        let (grants, events): (Vec<_>, Vec<_>) = daemon
+            .connect()
+            .log(10)
+            .expect("the log")
+            .into_iter()
+            .partition(|event| event.grant.is_some());
+        let prompt_grants = grants
+            .iter()
+            .filter(|event| event.grant.as_deref() == Some("issued for the agent's own prompt"))
+            .count();
+        let wanted_grants = if expected == "ask" { 2 } else { 0 };
+        assert_eq!(prompt_grants, wanted_grants, "{grants:?}");
         let wanted = match expected {
             "ask" => assent_client::protocol::Decision::Confirm,
             _ => assent_client::protocol::Decision::Deny,
@@ -553,8 +565,8 @@ fn codex_apply_patch_is_judged_by_the_files_it_touches() {
     }
 }
 
-/// Claude Code and Gemini CLI take "ask": with --ask-when-held a held call goes to the agent's
-/// own prompt (the held request withdrawn); forbidden and allowed calls are answered as ever.
+/// Claude Code and Gemini CLI take "ask": with --ask-when-held a call that would be held goes to
+/// the agent's own prompt (nothing is held); forbidden and allowed calls are answered as ever.
 #[test]
 fn the_agents_that_can_ask_ask_when_held_only_if_told_to() {
     let daemon = TestDaemon::start();

@@ -14,7 +14,8 @@
 //!
 //! It must not run anything: the agent runs the tool after an allow. An allowed shell call
 //! is handed back rewritten (`hook/rewrite.rs`) so that what the agent runs is `assent sh
-//! --grant`, confined as the gate said.
+//! --grant`, confined as the gate said; so is one put to the agent's own prompt (an ask), under
+//! a grant the daemon binds to the agent, since it is given before the person answers.
 
 mod claude;
 mod codex;
@@ -84,8 +85,9 @@ struct HookCli {
     /// hook timeout.
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
-    /// Claude Code and Gemini CLI: answer "ask" for a held request, so the agent's own prompt
-    /// decides instead of the desktop or `assent approve` (the held request is withdrawn).
+    /// Claude Code and Gemini CLI: answer "ask" for what would be held, so the agent's own
+    /// prompt decides instead of the desktop or `assent approve` (nothing is held); a shell
+    /// call goes there rewritten to run confined, as an allow is.
     #[arg(long)]
     ask_when_held: bool,
     /// Claude Code only: say nothing on allow, so Claude's own permission rules still decide
@@ -192,10 +194,13 @@ enum Answer {
     /// Let the call run with this tool input instead: the line through `assent sh --grant`,
     /// confined as the gate said ([`rewrite`]).
     Rewrite {
-        /// Why it is allowed.
+        /// Why it is allowed (or asked).
         reason: String,
         /// The agent's tool input, its command rewritten.
         input: Value,
+        /// Put to the agent's own prompt first (Claude Code, Gemini CLI), which shows the
+        /// rewritten call: the grant is for that prompt.
+        ask: bool,
     },
 }
 
@@ -294,6 +299,8 @@ fn decide(cli: &HookCli, socket: Option<PathBuf>, deadline: Instant) -> Answer {
         call.context.confines = true;
         call.context.grant = true;
     }
+    // What would be held goes to the agent's own prompt: the daemon holds nothing.
+    call.context.asks_when_held = cli.ask_when_held;
     let answer = gate(
         cli.agent,
         cli.socket.clone().or(socket),
@@ -426,6 +433,10 @@ fn gate(
     let answer = match verdict.outcome() {
         Outcome::Allow => Answer::Allow(format!("{ALLOWED}({})", verdict.reason)),
         Outcome::Deny => Answer::Deny(format!("assent: denied {}", verdict_text(&verdict))),
+        Outcome::Ask if agent.can_ask() && ask_when_held => Answer::Ask(format!(
+            "assent would hold this for approval {}",
+            verdict_text(&verdict)
+        )),
         // An agent without a prompt of its own for hooks cannot ask: a deny.
         Outcome::Ask if agent.can_ask() => Answer::Ask(format!(
             "assent asks you to confirm this call {}",
@@ -451,10 +462,13 @@ fn gate(
             wait_held(&mut conn, &verdict, token, deadline)
         }
     };
+    let follow_dir = agent == Agent::ClaudeCode;
     match (answer, rewritable) {
         (Answer::Allow(reason), Some(input)) => {
-            let follow_dir = agent == Agent::ClaudeCode;
             rewrite::allowed(reason, &input, &line, &verdict, &socket, follow_dir)
+        }
+        (Answer::Ask(reason), Some(input)) => {
+            rewrite::asked(reason, &input, &line, &verdict, &socket, follow_dir)
         }
         (answer, _) => answer,
     }

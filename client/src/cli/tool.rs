@@ -153,6 +153,7 @@ pub fn tool(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             agent: None,
             confines: false,
             grant: false,
+            asks_when_held: false,
         },
         wait: !args.no_wait,
     };

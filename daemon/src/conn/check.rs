@@ -69,6 +69,37 @@ impl Conn {
                 }
             }
         }
+        // An ask the hook hands to the agent's own prompt, rewritten to run confined: the
+        // grant comes now, with what a person's approval adds, bound to the agent.
+        let asked = judgement.ruling.decision == Decision::Confirm && held.is_none();
+        if let (Some(subject), Some(confine), true) = (&wants_grant, &confine, asked)
+            && let Some(agent) = self.asker().asking_agent()
+        {
+            let ttl = self.shared.pending.ttl();
+            let given = (self.shared.grants).give_for_prompt(
+                uid,
+                subject,
+                grants::granted(confine, true),
+                agent,
+                ttl,
+            );
+            match given {
+                Ok(grant) => {
+                    let who = grants::Who {
+                        uid,
+                        pid: self.peer.pid,
+                        origin,
+                    };
+                    let step = grants::Step::ForPrompt;
+                    (self.shared.audit).record(grants::event(&grant, who, subject, step));
+                    reply.grant = Some(grant);
+                }
+                Err(error) => {
+                    self.send(&Response::Error(error.to_wire())).await;
+                    return Flow::Continue;
+                }
+            }
+        }
         self.send(&Response::Verdict(reply)).await;
         let shared = self.shared.clone();
         let pid = self.peer.pid;

@@ -1,11 +1,12 @@
-//! Redeeming the token of a request held without a waiter (`check --no-wait`): the person's
-//! answer, once, for exactly the subject that was held, or that it is still held.
+//! Redeeming a token: of a request held without a waiter (`check --no-wait`), the person's
+//! answer, once, for exactly the subject that was held, or that it is still held; of a grant
+//! (`assent sh --grant`), what to run the line with ([`crate::grants`]), audited either way.
 
-use assent_client::protocol::{DecidedBy, Decision, RedeemRequest, Response};
+use assent_client::protocol::{DecidedBy, Decision, GrantRequest, Origin, RedeemRequest, Response};
 
 use super::check::verdict;
 use super::{Conn, Flow};
-use crate::pending;
+use crate::{grants, pending};
 
 impl Conn {
     /// Redeem a token of a request held without waiting: the person's answer, once, for
@@ -70,5 +71,40 @@ impl Conn {
         };
         self.send(&reply).await;
         Flow::Continue
+    }
+
+    /// Redeem a grant from the door that runs its line: what to run it with, or why not. The
+    /// redeemer's parents are read only for a grant bound to an agent, and only count while
+    /// the pidfd shows the peer is still the process that connected.
+    pub(super) fn redeem_grant(&self, grant: GrantRequest) -> Response {
+        let peer = &self.peer;
+        let chain = || {
+            let chain = crate::peer::ancestors(peer.pid);
+            if peer.pidfd.is_none() || peer.still_alive() {
+                chain
+            } else {
+                Vec::new()
+            }
+        };
+        let redeemed = (self.shared.grants).redeem(&grant.token, peer.uid, &grant.subject, chain);
+        let who = grants::Who {
+            uid: peer.uid,
+            pid: peer.pid,
+            origin: Origin::Agent,
+        };
+        let (reply, why) = match redeemed {
+            Ok(granted) => (Response::Granted(granted), None),
+            Err(error) => {
+                let wire = error.to_wire();
+                let why = wire.message.clone();
+                (Response::Error(wire), Some(why))
+            }
+        };
+        let step = match &why {
+            None => grants::Step::Redeemed,
+            Some(why) => grants::Step::Refused(why),
+        };
+        (self.shared.audit).record(grants::event(&grant.token, who, &grant.subject, step));
+        reply
     }
 }

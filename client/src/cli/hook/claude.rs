@@ -41,7 +41,9 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) => pre_tool_use_output("allow", reason),
         Answer::Deny(reason) => pre_tool_use_output("deny", reason),
         Answer::Ask(reason) => pre_tool_use_output("ask", reason),
-        Answer::Rewrite { reason, input } => rewritten_output(reason, input),
+        Answer::Rewrite { reason, input, ask } => {
+            rewritten_output(if *ask { "ask" } else { "allow" }, reason, input)
+        }
         // Nothing: Claude Code then applies its own permission rules, as with no hook.
         Answer::Defer(_) => String::new(),
     }
@@ -125,5 +127,22 @@ mod tests {
             "",
             "a deferred allow says nothing"
         );
+    }
+
+    /// A rewritten call goes with an allow, or to Claude's own prompt with an ask: Claude takes
+    /// `updatedInput` with either.
+    #[test]
+    fn a_rewritten_call_is_allowed_or_asked() {
+        for (ask, word) in [(false, "allow"), (true, "ask")] {
+            let input = json!({"command": "assent sh --grant 'pg_1' -c 'make'"});
+            let answer = Answer::Rewrite {
+                reason: "r".into(),
+                input: input.clone(),
+                ask,
+            };
+            let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
+            assert_eq!(out["hookSpecificOutput"]["permissionDecision"], word);
+            assert_eq!(out["hookSpecificOutput"]["updatedInput"], input);
+        }
     }
 }

@@ -47,11 +47,12 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Allow(reason) | Answer::Defer(reason) => ("allow", reason),
         Answer::Deny(reason) => ("deny", reason),
         Answer::Ask(reason) => ("ask", reason),
-        Answer::Rewrite { reason, input } => {
-            // Only the command is handed back: Gemini merges it into the call's own input.
+        Answer::Rewrite { reason, input, ask } => {
+            // Only the command is handed back: Gemini merges it into the call's own input, and
+            // builds the call it confirms (on an ask) from it.
             let command = input.get("command").cloned().unwrap_or_default();
             return serde_json::json!({
-                "decision": "allow",
+                "decision": if *ask { "ask" } else { "allow" },
                 "reason": one_line(reason),
                 "hookSpecificOutput": {"tool_input": {"command": command}},
             })
@@ -102,6 +103,25 @@ mod tests {
         ] {
             let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
             assert_eq!(out, json!({"decision": decision, "reason": "no way"}));
+        }
+    }
+
+    /// A rewritten call goes with an allow, or to Gemini's own confirmation with an ask: Gemini
+    /// builds the call it confirms and runs from the hook's `tool_input`.
+    #[test]
+    fn a_rewritten_call_is_allowed_or_asked() {
+        for (ask, decision) in [(false, "allow"), (true, "ask")] {
+            let answer = Answer::Rewrite {
+                reason: "r".into(),
+                input: json!({"command": "door", "dir_path": "sub"}),
+                ask,
+            };
+            let out: Value = serde_json::from_str(&render(&answer)).expect("JSON");
+            assert_eq!(
+                out,
+                json!({"decision": decision, "reason": "r",
+                    "hookSpecificOutput": {"tool_input": {"command": "door"}}})
+            );
         }
     }
 }

@@ -126,13 +126,13 @@ pub(super) fn shorten(value: &Value) -> Value {
 }
 
 /// The hook-specific output shared by Claude Code and Codex.
-/// A PreToolUse allow that hands the agent `input` to run instead of the call's own (Claude
-/// Code's `updatedInput`).
-pub(super) fn rewritten_output(reason: &str, input: &Value) -> String {
+/// A PreToolUse allow (or ask) that hands the agent `input` to run instead of the call's own
+/// (Claude Code's `updatedInput`, which it takes with either, and shows in its prompt).
+pub(super) fn rewritten_output(decision: &str, reason: &str, input: &Value) -> String {
     serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
+            "permissionDecision": decision,
             "permissionDecisionReason": one_line(reason),
             "updatedInput": input,
         }

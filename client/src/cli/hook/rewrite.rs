@@ -33,6 +33,32 @@ pub(super) fn allowed(
     }
 }
 
+/// The answer to a call put to the agent's own prompt (an ask) whose `input` the agent lets
+/// the hook rewrite, and that the daemon gave a grant for that prompt: the ask, with the call
+/// rewritten, so what the person approves there runs confined to what the line names (with
+/// what a person's approval adds). Without a grant (no agent above the hook, or the line runs
+/// unconfined anyway) the plain ask: approved there, the call runs as the agent got it.
+pub(super) fn asked(
+    reason: String,
+    input: &Value,
+    line: &str,
+    verdict: &Verdict,
+    socket: &Path,
+    follow_dir: bool,
+) -> Answer {
+    let Some(grant) = verdict.grant.as_deref() else {
+        return Answer::Ask(reason);
+    };
+    match answer(reason, input, line, grant, socket, follow_dir) {
+        Answer::Rewrite { reason, input, .. } => Answer::Rewrite {
+            reason: format!("{reason} if you approve it"),
+            input,
+            ask: true,
+        },
+        other => other,
+    }
+}
+
 /// The answer to an allowed call `line` that the agent lets the hook rewrite (`input`, its tool
 /// input with a `command`): the same input with the command run through `assent sh --grant`.
 /// A call that cannot be rewritten faithfully is denied: it was allowed to run confined only.
@@ -79,6 +105,7 @@ pub(super) fn answer(
     Answer::Rewrite {
         reason: format!("{reason}; runs confined"),
         input,
+        ask: false,
     }
 }
 
@@ -91,14 +118,17 @@ mod tests {
     #[test]
     fn the_command_is_rewritten_and_the_rest_kept() {
         let input = json!({"command": "cd sub && make", "description": "build", "timeout": 5});
-        let Answer::Rewrite { input: out, reason } = answer(
+        let Answer::Rewrite {
+            input: out, reason, ..
+        } = answer(
             "ok".into(),
             &input,
             "cd sub && make",
             "pg_1",
             Path::new("/run/s"),
             true,
-        ) else {
+        )
+        else {
             panic!("a rewrite");
         };
         assert!(reason.contains("confined"));
@@ -108,6 +138,48 @@ mod tests {
         assert!(
             command
                 .contains(" --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' ")
+        );
+    }
+
+    /// An ask is rewritten only under the grant the daemon gave for the agent's prompt;
+    /// without one (no agent above the hook) it is the plain ask.
+    #[test]
+    fn an_ask_is_rewritten_only_under_a_grant() {
+        let mut verdict = Verdict {
+            decision: assent_client::protocol::Decision::Confirm,
+            level: assent_client::protocol::Level::Destructive,
+            findings: Vec::new(),
+            reason: "r".into(),
+            token: None,
+            expires_in_ms: None,
+            confine: Some(assent_client::protocol::Confinement::default()),
+            grant: None,
+            another_answers: false,
+        };
+        let input = json!({"command": "rm -rf src"});
+        let ask = |verdict: &Verdict| {
+            asked(
+                "asks".into(),
+                &input,
+                "rm -rf src",
+                verdict,
+                Path::new("/run/s"),
+                false,
+            )
+        };
+        assert_eq!(ask(&verdict), Answer::Ask("asks".into()));
+        verdict.grant = Some("pg_2".into());
+        let Answer::Rewrite {
+            input: out, ask, ..
+        } = ask(&verdict)
+        else {
+            panic!("a rewrite");
+        };
+        assert!(ask, "put to the agent's prompt");
+        let command = out["command"].as_str().expect("a command");
+        assert!(
+            command.contains("sh --grant 'pg_2' -c 'rm -rf src'"),
+            "{command}"
         );
     }
 

@@ -151,6 +151,7 @@ pub fn batch(socket: Option<PathBuf>, args: ToolArgs) -> u8 {
             agent: None,
             confines: false,
             grant: false,
+            asks_when_held: false,
         },
         wait: !args.no_wait,
     });
