@@ -87,7 +87,14 @@ pub(super) fn answer(
         );
     };
     // The agent may hand its tools an environment of its own (Gemini CLI filters it): the door
-    // is told the daemon that gave the grant.
+    // is told the daemon that gave the grant, by a path that does not depend on the directory
+    // the agent runs the call in (a relative one would reach whatever listens there).
+    let Ok(socket) = std::path::absolute(socket) else {
+        return Answer::Deny(
+            "assent: the hook cannot make its socket's path absolute, so the call cannot run confined; not allowed"
+                .into(),
+        );
+    };
     let Some(socket) = socket.to_str() else {
         return Answer::Deny(
             "assent: the gate's socket path is not UTF-8, so the call cannot run confined; not allowed"
@@ -139,6 +146,27 @@ mod tests {
             command
                 .contains(" --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' ")
         );
+    }
+
+    /// A socket the hook was given as a relative path is named absolute in the rewrite: the
+    /// door runs in whatever directory the agent stands in, where anything may listen.
+    #[test]
+    fn a_relative_socket_is_named_from_the_hooks_own_directory() {
+        let input = json!({"command": "make"});
+        let Answer::Rewrite { input: out, .. } = answer(
+            "ok".into(),
+            &input,
+            "make",
+            "pg_1",
+            Path::new("gate/s"),
+            false,
+        ) else {
+            panic!("a rewrite");
+        };
+        let here = std::env::current_dir().expect("a working directory");
+        let expected = format!(" --socket '{}' ", here.join("gate/s").display());
+        let command = out["command"].as_str().expect("a command");
+        assert!(command.contains(&expected), "{command}");
     }
 
     /// An ask is rewritten only under the grant the daemon gave for the agent's prompt;
