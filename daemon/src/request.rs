@@ -334,7 +334,12 @@ impl Asker<'_> {
                 let mut judgement = judgement;
                 // A project may only narrow what its confined runs may do.
                 if let (Some(confine), Some(root)) = (judgement.confine.as_mut(), &narrow_root) {
-                    let narrowing = self.shared.projects.narrowings.narrowing(&who, root).await;
+                    let narrowing = self
+                        .shared
+                        .projects
+                        .narrowings
+                        .narrowing(&who, root, narrow_home.as_deref())
+                        .await;
                     let writable = &narrow_policy.settings.confine.writable;
                     narrowing.apply(confine, narrow_home.as_deref(), writable);
                 }

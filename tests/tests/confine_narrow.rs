@@ -135,3 +135,40 @@ fn a_project_that_says_network_false_cuts_tcp_for_a_line_that_could_send() {
         "the narrowed run connected: {out:?}"
     );
 }
+
+/// A repository nested in a narrowed project (a submodule, or one an agent made with `git
+/// init`) is a project of its own: its parent's narrowing still binds it.
+#[test]
+fn a_repository_nested_in_a_narrowed_project_is_narrowed_too() {
+    if !landlock() {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let nested = |m: &Machine| {
+        let lib = m.project.join("vendor/lib");
+        std::fs::create_dir_all(lib.join(".git")).expect("nested repository");
+        std::fs::copy(m.project.join("build.py"), lib.join("build.py")).expect("build.py");
+        lib
+    };
+    // The everyday twin: without a narrowing the nested repository builds in itself.
+    let m = Machine::new();
+    let lib = nested(&m);
+    let out = m.assent(
+        daemon.socket(),
+        &lib,
+        &["sh", "-c", "/usr/bin/python3 build.py"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(lib.join("out.txt").exists(), "{out:?}");
+
+    let m = Machine::new();
+    m.narrowing("project = false\n");
+    let lib = nested(&m);
+    let out = m.assent(
+        daemon.socket(),
+        &lib,
+        &["sh", "-c", "/usr/bin/python3 build.py"],
+    );
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(!lib.join("out.txt").exists(), "{out:?}");
+}

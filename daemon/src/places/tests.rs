@@ -140,7 +140,7 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     ("*.pem", false, &["secret"]),
     ("id_*", false, &["project", "secret"]),
     ("notes-*", false, &["project"]),
-    (".*", false, &["project", "build", "secret", "protected"]),
+    (".*", false, &["project", "build", "secret", "protected", "gate"]),
     ("/tmp/build", true, &["temp"]),
     ("target", true, &["build"]),
     ("src", true, &["project"]),

@@ -639,6 +639,18 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ("/run/user/*/assent/**", Is(Gate), "the gate's socket"),
     ("~*/.config/assent/**", Is(Gate), "the gate's policy"),
     ("~*/.local/state/assent/**", Is(Gate), "the gate's state"),
+    // A project's narrowing of its confined runs: an agent that rewrote it would take back
+    // the network or the project the person took away.
+    (
+        "**/.assent",
+        Is(Gate),
+        "the project's narrowing of confined runs",
+    ),
+    (
+        "**/.assent/**",
+        Is(Gate),
+        "the project's narrowing of confined runs",
+    ),
     (
         "/etc/systemd/system/assent*",
         Is(Gate),

@@ -10,9 +10,14 @@
 //! ```
 //!
 //! Each key defaults to what the policy says; `true` changes nothing, so no value widens. A
-//! file the daemon cannot take (an unknown key, a wrong type, not a regular file, a link,
-//! too large) narrows everything it can say: a project that tried to widen, or wrote a
-//! narrowing wrong, gets less, never more. No file narrows nothing.
+//! file the daemon cannot take (an unknown key, a wrong type, not a regular file, a link or
+//! below a linked `.assent`, too large) narrows everything it can say: a project that tried to
+//! widen, or wrote a narrowing wrong, gets less, never more. No file narrows nothing.
+//!
+//! The narrowings of the directories above the root count too, up to the home or `/` (not
+//! theirs): a repository nested in a narrowed project (a submodule, or one an agent made with
+//! `git init`) is a project of its own, and would otherwise escape what its parent took away.
+//! Each key is the narrowest any of them says.
 //!
 //! Read as the requester (`read.rs`'s file-system credentials), bounded in size, never below
 //! `/proc`, `/sys` or `/dev`, off the async workers within `read::READ_TIME`, and kept
@@ -36,6 +41,8 @@ pub const FILE: &str = ".assent/confine.toml";
 const MAX_LEN: u64 = 16 * 1024;
 /// Roots remembered at once; past this, all are forgotten.
 const CACHE_MAX: usize = 4096;
+/// Directories looked in from a root upwards, at most.
+const MAX_LEVELS: usize = 64;
 
 /// What a project takes away: each `false` narrows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -65,6 +72,15 @@ impl Narrowing {
         caches: false,
         project: false,
     };
+
+    /// What both take away.
+    fn and(self, other: Narrowing) -> Narrowing {
+        Narrowing {
+            network: self.network && other.network,
+            caches: self.caches && other.caches,
+            project: self.project && other.project,
+        }
+    }
 
     /// Takes from `confine` what this narrowing says, for a requester whose home is `home`
     /// under a policy that adds `policy_writable`. Only removes places and cuts TCP.
@@ -106,9 +122,10 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The narrowing of the project at `root`, read as `who`. A read the disk does not answer
-    /// in time narrows everything and is not kept.
-    pub async fn narrowing(&self, who: &read::As, root: &str) -> Narrowing {
+    /// The narrowing of the project at `root` and of the directories above it below `home`,
+    /// read as `who`. A read the disk does not answer in time narrows everything and is not
+    /// kept.
+    pub async fn narrowing(&self, who: &read::As, root: &str, home: Option<&str>) -> Narrowing {
         let key = (who.uid, root.to_owned());
         if let Ok(read) = self.read.lock()
             && let Some((at, narrowing)) = read.get(&key)
@@ -116,8 +133,8 @@ impl Cache {
         {
             return *narrowing;
         }
-        let (who, dir) = (who.clone(), root.to_owned());
-        let look = tokio::task::spawn_blocking(move || read_as(&who, &dir));
+        let (who, dir, home) = (who.clone(), root.to_owned(), home.map(str::to_owned));
+        let look = tokio::task::spawn_blocking(move || read_as(&who, &dir, home.as_deref()));
         let narrowing = match tokio::time::timeout(read::READ_TIME, look).await {
             Ok(Ok(narrowing)) => narrowing,
             _ => return Narrowing::ALL,
@@ -132,18 +149,54 @@ impl Cache {
     }
 }
 
-/// Reads the file below `root` on this thread as `who`.
-fn read_as(who: &read::As, root: &str) -> Narrowing {
+/// The narrowing of `root` and the directories above it below `home`, read on this thread as
+/// `who`.
+fn read_as(who: &read::As, root: &str, home: Option<&str>) -> Narrowing {
+    let Some(_creds) = read::Creds::become_(who) else {
+        return Narrowing::ALL;
+    };
+    enclosing(root, home)
+        .into_iter()
+        .enumerate()
+        .map(|(level, dir)| read_at(dir, (level > 0).then_some(who.uid)))
+        .fold(Narrowing::NONE, Narrowing::and)
+}
+
+/// `root` and the directories above it whose narrowing counts: up to, not including, the
+/// home (when `root` lies below it) or `/`; none below `/proc`, `/sys` or `/dev`.
+fn enclosing<'a>(root: &'a str, home: Option<&str>) -> Vec<&'a str> {
     let kernel = ["/proc", "/sys", "/dev"]
         .iter()
         .any(|p| root == *p || root.starts_with(&format!("{p}/")));
     if kernel || !root.starts_with('/') {
-        return Narrowing::NONE;
+        return Vec::new();
     }
-    let Some(_creds) = read::Creds::become_(who) else {
-        return Narrowing::ALL;
-    };
-    let path = format!("{}/{FILE}", root.trim_end_matches('/'));
+    let home = home.map(|h| h.trim_end_matches('/'));
+    let mut dirs = Vec::new();
+    let mut dir = root.trim_end_matches('/');
+    while !dir.is_empty() && Some(dir) != home && dirs.len() < MAX_LEVELS {
+        dirs.push(dir);
+        dir = dir.rfind('/').map_or("", |at| &dir[..at]);
+    }
+    dirs
+}
+
+/// Reads the file below `root` on this thread, with the credentials it runs with. `owner`: a
+/// directory above the project counts only when its `.assent` is the requester's or root's
+/// (anyone may make `/tmp/.assent`).
+fn read_at(root: &str, owner: Option<u32>) -> Narrowing {
+    use std::os::unix::fs::MetadataExt;
+    // `.assent` itself must be a directory, not a link to one elsewhere.
+    let dir = format!("{root}/.assent");
+    match std::fs::symlink_metadata(&dir) {
+        Ok(meta) if owner.is_some_and(|uid| meta.uid() != uid && meta.uid() != 0) => {
+            return Narrowing::NONE;
+        }
+        Ok(meta) if meta.is_dir() => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Narrowing::NONE,
+        _ => return Narrowing::ALL,
+    }
+    let path = format!("{root}/{FILE}");
     // No link followed at the last step, and no waiting on a FIFO.
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -264,18 +317,70 @@ mod tests {
             gid: nix::unistd::getegid().as_raw(),
             named: Vec::new(),
         };
-        assert_eq!(read_as(&me, &root), Narrowing::NONE, "no file");
+        assert_eq!(read_as(&me, &root, None), Narrowing::NONE, "no file");
         std::fs::create_dir_all(dir.path().join(".assent")).expect("mkdir");
         let file = dir.path().join(FILE);
         std::fs::write(&file, "network = false\n").expect("write");
-        assert!(!read_as(&me, &root).network);
+        assert!(!read_as(&me, &root, None).network);
         std::fs::write(&file, "#".repeat(MAX_LEN as usize + 10)).expect("write");
-        assert_eq!(read_as(&me, &root), Narrowing::ALL, "too large");
+        assert_eq!(read_as(&me, &root, None), Narrowing::ALL, "too large");
         std::fs::remove_file(&file).expect("rm");
         let elsewhere = dir.path().join("elsewhere.toml");
         std::fs::write(&elsewhere, "").expect("write");
         std::os::unix::fs::symlink(&elsewhere, &file).expect("link");
-        assert_eq!(read_as(&me, &root), Narrowing::ALL, "a link");
-        assert_eq!(read_as(&me, "/proc/self"), Narrowing::NONE);
+        assert_eq!(read_as(&me, &root, None), Narrowing::ALL, "a link");
+        assert_eq!(read_as(&me, "/proc/self", None), Narrowing::NONE);
+        // `.assent` as a link to a directory elsewhere narrows everything.
+        std::fs::remove_file(&file).expect("rm");
+        std::fs::remove_dir(dir.path().join(".assent")).expect("rmdir");
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&other).expect("mkdir");
+        std::os::unix::fs::symlink(&other, dir.path().join(".assent")).expect("link");
+        assert_eq!(
+            read_as(&me, &root, None),
+            Narrowing::ALL,
+            "a linked .assent"
+        );
+    }
+
+    /// A repository nested in a narrowed project keeps its parent's narrowing; what lies
+    /// above the home, or the home itself, narrows nothing below it.
+    #[test]
+    fn the_directories_above_a_root_narrow_it_too() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        let parent = home.join("src/app");
+        let nested = parent.join("vendor/lib");
+        std::fs::create_dir_all(&nested).expect("mkdir");
+        let text = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+        let me = read::As {
+            uid: nix::unistd::geteuid().as_raw(),
+            gid: nix::unistd::getegid().as_raw(),
+            named: Vec::new(),
+        };
+        let write = |at: &std::path::Path, narrowing: &str| {
+            std::fs::create_dir_all(at.join(".assent")).expect("mkdir");
+            std::fs::write(at.join(FILE), narrowing).expect("write");
+        };
+        write(&parent, "network = false\n");
+        write(&nested, "project = false\n");
+        let got = read_as(&me, &text(&nested), Some(&text(&home)));
+        assert!(!got.network && !got.project && got.caches, "{got:?}");
+        let got = read_as(&me, &text(&parent), Some(&text(&home)));
+        assert!(!got.network && got.project, "{got:?}");
+        // The home's own file, and one above the home, are not a project's.
+        write(&home, "caches = false\n");
+        write(dir.path(), "caches = false\n");
+        let got = read_as(&me, &text(&parent), Some(&text(&home)));
+        assert!(got.caches, "{got:?}");
+        assert_eq!(
+            enclosing("/home/u/src/app/", Some("/home/u/")),
+            vec!["/home/u/src/app", "/home/u/src"]
+        );
+        assert_eq!(
+            enclosing("/srv/app", Some("/home/u")),
+            vec!["/srv/app", "/srv"]
+        );
+        assert!(enclosing("relative", None).is_empty());
     }
 }
