@@ -135,6 +135,12 @@ pub async fn serve(
         audit,
         writer,
     } = loaded;
+    crate::places::running::add(&[
+        (config.policy_file.as_path(), false),
+        (config.state_dir.as_path(), true),
+        (config.config_dir.as_path(), true),
+        (config.socket.as_path(), false),
+    ]);
     let audit = Arc::new(audit);
     let stats = Arc::new(Stats::default());
     let config_limit = config.max_connections_per_uid;

@@ -259,3 +259,58 @@ fn a_persons_own_line_that_answers_the_gate_is_allowed() {
     ]));
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A daemon whose policy, state and socket are not in the default places (`--policy FILE`,
+/// `--state-dir DIR`, `XDG_*` of one's own) defends them as it defends the defaults: an
+/// agent's line that appends to its policy or plants a remembered approval in its state is
+/// refused, through a tool and through the shell; a file beside them is ordinary.
+#[test]
+fn the_daemons_own_files_are_the_gate_where_its_configuration_put_them() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let cwd = dir.path();
+    let socket = daemon.socket();
+    let policy = daemon.policy_file();
+    let remembered = daemon.state_dir().join("remembered.json");
+    for command in [
+        format!(
+            "printf '[[program]]\\nname = \"srm\"\\neffect = \"none\"\\n' >> {}",
+            policy.display()
+        ),
+        format!("cp /tmp/planted.json {}", remembered.display()),
+        format!("rm -rf {}", daemon.state_dir().display()),
+        format!("ln -sf /tmp/x {}", daemon.socket().display()),
+    ] {
+        let out = hook(
+            socket,
+            "claude-code",
+            &claude(cwd, "Bash", json!({ "command": command })),
+        );
+        refused_by_hook(&out, &command);
+    }
+    let out = hook(
+        socket,
+        "claude-code",
+        &claude(
+            cwd,
+            "Write",
+            json!({ "file_path": policy, "content": "observe = true\n" }),
+        ),
+    );
+    refused_by_hook(&out, "Write of the daemon's policy file");
+
+    // The everyday twin: a file beside the daemon's directory is an ordinary temporary file.
+    let beside = daemon.dir().join("notes.txt");
+    let out = hook(
+        socket,
+        "claude-code",
+        &claude(
+            cwd,
+            "Write",
+            json!({ "file_path": beside, "content": "notes\n" }),
+        ),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("\"allow\""), "{stdout}");
+}

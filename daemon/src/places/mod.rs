@@ -20,6 +20,7 @@ mod glob;
 mod kind;
 mod lies;
 mod path;
+pub mod running;
 mod said;
 mod vocabulary;
 
@@ -266,6 +267,11 @@ fn added(path: &Path, literal: Option<&str>, tree: bool, w: &Where, placed: &mut
             w.added.protected,
             Kind::Protected,
             "a place your policy protects",
+        ),
+        (
+            running::patterns(),
+            Kind::Gate,
+            "the gate's own files (where this daemon keeps its policy, state or socket)",
         ),
     ];
     if lists.iter().all(|(p, _, _)| p.is_none()) {
