@@ -179,7 +179,7 @@ impl Live {
         };
         Some(format!(
             "a change that weakens the policy is in force for your own requests only, and for agents and tool calls {state}: {}",
-            held.changes.join("; ")
+            listed(&held.changes)
         ))
     }
 
@@ -297,5 +297,59 @@ impl Live {
         if let Ok(mut last) = self.error.lock() {
             *last = error;
         }
+    }
+}
+
+/// The most of a weakening's changes `status` lists, and of each change's text: a policy file
+/// of thousands of entries (which an agent that can write it could make) must not make the
+/// reply too large to send, and so blind the place where a person reads what changed.
+const SHOWN_CHANGES: usize = 20;
+const SHOWN_CHANGE: usize = 240;
+
+/// `changes` as `status` lists them: the first [`SHOWN_CHANGES`], each cut to
+/// [`SHOWN_CHANGE`] characters, then how many more there are.
+fn listed(changes: &[String]) -> String {
+    let mut shown: Vec<String> = changes
+        .iter()
+        .take(SHOWN_CHANGES)
+        .map(|change| {
+            if change.chars().count() > SHOWN_CHANGE {
+                let cut: String = change.chars().take(SHOWN_CHANGE).collect();
+                format!("{cut}…")
+            } else {
+                change.clone()
+            }
+        })
+        .collect();
+    if changes.len() > SHOWN_CHANGES {
+        shown.push(format!(
+            "and {} more (`assentd --check-policy FILE` explains the file whole)",
+            changes.len() - SHOWN_CHANGES
+        ));
+    }
+    shown.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lists_a_bounded_part_of_a_large_weakening() {
+        let changes: Vec<String> = (0..20_000)
+            .map(|i| format!("[[program]] \"p{i}\" added"))
+            .collect();
+        let text = listed(&changes);
+        assert!(text.len() < 8 * 1024, "{} bytes", text.len());
+        assert!(text.starts_with("[[program]] \"p0\" added; "), "{text}");
+        assert!(
+            text.ends_with(
+                "and 19980 more (`assentd --check-policy FILE` explains the file whole)"
+            ),
+            "{text}"
+        );
+        let long = vec!["x".repeat(100_000)];
+        assert_eq!(listed(&long).chars().count(), SHOWN_CHANGE + 1);
+        assert_eq!(listed(&["a".into(), "b".into()]), "a; b");
     }
 }
