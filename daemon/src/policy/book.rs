@@ -75,6 +75,9 @@ pub(super) fn compile(
                 ),
             ));
         }
+        if let Some(why) = never_a_command(name) {
+            return Err((name_at, format!("program name {name:?}: {why}")));
+        }
         let shape = CommandSpec {
             operands: spec.operands.clone(),
             effect: spec.effect.clone(),
@@ -177,10 +180,28 @@ fn command(spec: &CommandSpec, shown: &str, at: usize, depth: usize) -> Result<C
     })
 }
 
-/// A blank or a control character: none belongs in a command's word as written here, and
-/// none may reach the comments `--check-policy` writes.
+/// A blank, a control character or one that does not show as itself (a zero-width space, a
+/// right-to-left override: `r\u{200b}m` reads as `rm`): none belongs in a command's word as
+/// written here, and none may reach the comments `--check-policy` writes.
 fn blank(c: char) -> bool {
-    c.is_whitespace() || c.is_control()
+    c.is_whitespace() || assent_client::shown::is_hidden(c)
+}
+
+/// Why `name` could never be the name a line runs a program by, if it could not: what the
+/// entry says would then never apply, while it reads as if it did.
+fn never_a_command(name: &str) -> Option<&'static str> {
+    if !name.chars().any(char::is_alphanumeric) {
+        return Some("a program's name has a letter or a digit in it");
+    }
+    if name.starts_with(['-', '~']) || name.contains(['*', '?', '[', ']', '$', '`']) {
+        return Some("a program is named as it is run, not as an option, a glob or an expansion");
+    }
+    if name.len() > 4 && name.to_ascii_lowercase().ends_with(".exe") {
+        return Some(
+            "the gate reads `NAME.exe` as NAME (a Windows program run from WSL): name it without `.exe`",
+        );
+    }
+    None
 }
 
 /// An effect of the level table, by its name.

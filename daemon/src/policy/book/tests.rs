@@ -393,6 +393,42 @@ fn bad_entries_are_refused_with_their_position() {
             "no slash, no blank",
         ),
         (
+            "[[program]]\nname = \"r\\u200bm\"\neffect = \"none\"\n",
+            2,
+            8,
+            "no slash, no blank",
+        ),
+        (
+            "[[program]]\nname = \"rm\\u202e\"\neffect = \"none\"\n",
+            2,
+            8,
+            "no slash, no blank",
+        ),
+        (
+            "[[program]]\nname = \"..\"\neffect = \"none\"\n",
+            2,
+            8,
+            "a letter or a digit",
+        ),
+        (
+            "[[program]]\nname = \"*ctl\"\neffect = \"none\"\n",
+            2,
+            8,
+            "not as an option, a glob",
+        ),
+        (
+            "[[program]]\nname = \"-rf\"\neffect = \"none\"\n",
+            2,
+            8,
+            "not as an option, a glob",
+        ),
+        (
+            "[[program]]\nname = \"rm.exe\"\neffect = \"none\"\n",
+            2,
+            8,
+            "name it without `.exe`",
+        ),
+        (
             "[[program]]\nname = \"acmectl\"\neffect = \"none\"\n\n[[program]]\nname = \"acmectl\"\neffect = \"publish\"\n",
             5,
             1,
