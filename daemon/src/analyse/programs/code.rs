@@ -426,6 +426,9 @@ enum Var {
     /// Code loaded into every program that starts (`LD_PRELOAD`, `PERL5OPT=-M…`,
     /// `NODE_OPTIONS=--require …`): not read here.
     Unread,
+    /// Where the commands after it are found (`PATH`): a directory of programs the gate does
+    /// not know puts whatever lies there under a name it does (`PATH=/tmp ls`).
+    Search,
 }
 
 /// Variables whose value runs, by name.
@@ -464,6 +467,7 @@ const VARIABLES: &[(&str, Var)] = &[
     ("BASH_ENV", Var::File),
     ("ENV", Var::File),
     ("LD_PRELOAD", Var::Unread),
+    ("PATH", Var::Search),
     ("LD_AUDIT", Var::Unread),
     ("RUSTC_WRAPPER", Var::Shell),
     ("RUSTC_WORKSPACE_WRAPPER", Var::Shell),
@@ -481,6 +485,59 @@ const VARIABLES: &[(&str, Var)] = &[
     ("LESSOPEN", Var::InputFilter),
     ("LESSCLOSE", Var::InputFilter),
 ];
+
+/// The system's program directories: what a package manager installs, root's to change.
+const SYSTEM_BINS: &[&str] = &[
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+    "/usr/games",
+    "/usr/local/games",
+    "/snap/bin",
+];
+
+/// The toolchains' program directories in a home (`~/.cargo/bin`): where the person's own
+/// installers put programs, not where a line drops one.
+const HOME_BINS: &[&str] = &[
+    ".cargo/bin",
+    ".local/bin",
+    "bin",
+    "go/bin",
+    ".npm-global/bin",
+    ".deno/bin",
+    ".bun/bin",
+    ".pyenv/shims",
+    ".pyenv/bin",
+    ".rbenv/shims",
+    ".rbenv/bin",
+    ".volta/bin",
+    ".yarn/bin",
+    ".nix-profile/bin",
+];
+
+/// Whether every directory of a search path `text` (as written) is one whose programs the
+/// gate takes for what their names say: the system's, a toolchain's in the home, or the search
+/// path it had (`$PATH`). An empty entry is the current directory, so it is not.
+fn searched_known(text: &str, home: Option<&str>) -> bool {
+    let home = home.map(|h| h.trim_end_matches('/'));
+    text.split(':').all(|dir| {
+        let dir = dir.trim_matches(['"', '\'']).trim_end_matches('/');
+        if matches!(dir, "$PATH" | "${PATH}") || SYSTEM_BINS.contains(&dir) {
+            return true;
+        }
+        let below = ["~/", "$HOME/", "${HOME}/"]
+            .iter()
+            .find_map(|p| dir.strip_prefix(p))
+            .or_else(|| {
+                home.and_then(|h| dir.strip_prefix(h))
+                    .and_then(|r| r.strip_prefix('/'))
+            });
+        below.is_some_and(|b| HOME_BINS.contains(&b))
+    })
+}
 
 /// A variable set to `value`, for the command after it, the line, or the shell: what in it
 /// runs is analysed now, because it may run at any later time.
@@ -527,6 +584,12 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
     else {
         return;
     };
+    if how == Var::Search {
+        if !searched_known(&value.text, st.ctx.home) {
+            unread(value, at, st);
+        }
+        return;
+    }
     let Some(text) = value.literal() else {
         let span = at.src.map.span(value.span.clone());
         st.add(catalogue::DYNAMIC_SHELL.at(span, &value.quoted()));
@@ -550,6 +613,7 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
                 );
             }
         }
+        Var::Search => {}
         Var::Unread => {
             // `NODE_OPTIONS=--max-old-space-size=4096` loads nothing.
             let loads = name != "NODE_OPTIONS"
@@ -1374,6 +1438,16 @@ pub fn stored(name: &str, job: &Job, at: &Ctx, st: &mut State) {
         // `hash -p /bin/rm ls`: the name `ls` runs `/bin/rm` from now on.
         "hash" if args.iter().any(|w| w.literal() == Some("-p")) => {
             if let Some(w) = args.iter().find(|w| w.literal() == Some("-p")) {
+                unread(w, at, st);
+            }
+        }
+        // `enable -f lib.so NAME`: bash loads the library as a builtin, and runs its code.
+        "enable" => {
+            let loads = args.iter().find(|w| {
+                w.literal()
+                    .is_some_and(|t| t.starts_with('-') && t != "--" && t.contains('f'))
+            });
+            if let Some(w) = loads {
                 unread(w, at, st);
             }
         }
