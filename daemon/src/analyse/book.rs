@@ -224,9 +224,40 @@ pub(super) fn judge<'s>(
     for (effect, place) in command.effect.iter().flatten() {
         site.place(*effect, *place, format!("`{shown}`"));
     }
+    // Beside the built-in judgement of a known program this would only say again what it says.
+    if super::index::lookup(site.name).is_none() && !super::programs::unknown::named(site.name) {
+        kept_places(words, site);
+    }
     let span = site.span.clone();
     site.st.add(note(&shown, &entry.source, span));
     true
+}
+
+/// Places no entry may say a program leaves alone: what the gate itself is, what the system
+/// or the policy protects, secrets, disks.
+const KEPT: &[Kind] = &[
+    Kind::Gate,
+    Kind::Protected,
+    Kind::Secret,
+    Kind::System,
+    Kind::Root,
+    Kind::Device,
+];
+
+/// A word handed to the program that names one of the [`KEPT`] places is one it may do
+/// anything with, as the guess for an unknown program says, whatever the entry says: an
+/// entry describes what a program does, not which places the line hands it (a careless
+/// `effect = "none"` on a program that writes its operand would let it write `~/.bashrc`).
+fn kept_places<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    for w in words {
+        let Some(place) = super::programs::unknown::place_word(w) else {
+            continue;
+        };
+        let placed = site.st.places(&place, true, false);
+        if KEPT.iter().any(|k| placed.has(*k)) {
+            site.tree(Effect::Use, &place);
+        }
+    }
 }
 
 /// The note naming the entry that judged a command.

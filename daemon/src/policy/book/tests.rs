@@ -549,3 +549,53 @@ fn subcommands_nest_only_so_deep() {
     assert!(error.message.contains("nest deeper than 8"), "{error}");
     assert_eq!(error.line, 3, "{error}");
 }
+
+/// An entry for a program the gate does not know takes the place of the guess, but not of
+/// what the words themselves name: a gate's, a protected or a secret place it is handed stays
+/// what it is, whatever the entry says the program does (a careless `effect = "none"` on a
+/// program that writes its operand).
+#[test]
+fn an_entry_for_an_unknown_program_keeps_the_places_its_words_name() {
+    use Want::*;
+    let book = r#"
+[[program]]
+name = "fallocate2"
+effect = "none"
+
+[[program]]
+name = "acmectl"
+[program.subcommands.status]
+effect = "none"
+"#;
+    let with = policy(book);
+    let without = policy("default_rules = true\n");
+    for line in [
+        "fallocate2 -l 0 ~/.bashrc",
+        "fallocate2 ~/.ssh/id_rsa",
+        "acmectl status ~/.config/assent/policy.toml",
+        "fallocate2 /etc/passwd",
+    ] {
+        let (got, guessed) = (verdict(&with, line), verdict(&without, line));
+        assert!(
+            got.0 >= Level::Destructive,
+            "{line}: {got:?} (guessed {guessed:?})"
+        );
+        assert_ne!(got.1, Decision::Allow, "{line}: {got:?}");
+    }
+    // Ordinary words stay what the entry says.
+    check(
+        book,
+        &[
+            (
+                "acmectl status prod",
+                Is(Level::Safe, Decision::Allow, &[]),
+                true,
+            ),
+            (
+                "fallocate2 -l 1G build/img",
+                Is(Level::Safe, Decision::Allow, &[]),
+                true,
+            ),
+        ],
+    );
+}
