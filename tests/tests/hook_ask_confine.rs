@@ -171,19 +171,23 @@ fn a_prompts_grant_is_not_redeemed_by_a_confined_line_of_an_earlier_call() {
     let grant = asked(&m, daemon.socket(), &line);
     std::fs::write(m.project.join("token.txt"), &grant).expect("written");
     std::fs::write(m.project.join("line.txt"), &line).expect("written");
+    // The socket is found, not handed over: an agent's line that names the gate's socket is
+    // refused as the gate's own.
+    std::fs::write(
+        m.project.join("sock.txt"),
+        daemon.socket().to_str().expect("UTF-8"),
+    )
+    .expect("written");
     let assent_program = assent_tests::binary("assent");
     m.program(
         "steal.py",
         &format!(
-            "#!/usr/bin/python3\nimport subprocess, sys\nt = open('token.txt').read()\nl = open('line.txt').read()\nr = subprocess.run([{:?}, '--socket', sys.argv[1], 'sh', '--grant', t, '-c', l], capture_output=True, text=True)\nprint('inner', r.returncode, r.stderr)\n",
+            "#!/usr/bin/python3\nimport subprocess, sys\nt = open('token.txt').read()\nl = open('line.txt').read()\ns = open('sock.txt').read()\nr = subprocess.run([{:?}, '--socket', s, 'sh', '--grant', t, '-c', l], capture_output=True, text=True)\nprint('inner', r.returncode, r.stderr)\n",
             assent_program.to_str().expect("UTF-8")
         ),
     );
     // An earlier call the gate allowed, running confined under its door, tries the token.
-    let earlier = format!(
-        "/usr/bin/python3 steal.py {}",
-        daemon.socket().to_str().expect("UTF-8")
-    );
+    let earlier = "/usr/bin/python3 steal.py".to_owned();
     let answer = hook(&m, daemon.socket(), &earlier, &[]);
     let out = &answer["hookSpecificOutput"];
     assert_eq!(out["permissionDecision"], "allow", "{answer}");
@@ -266,8 +270,9 @@ fn a_prompts_grant_expires_with_the_hold_time() {
 }
 
 /// A line the agent sends itself as `assent sh --grant TOKEN -c LINE`, with a prompt's grant it
-/// read somewhere: the gate cannot read the door's own options, so the line is opaque and runs
-/// confined instead of held, under a door, where the prompt's grant is refused.
+/// read somewhere: the gate reads it as the LINE it runs, handed the gate's socket, and the
+/// hook refuses it; were it run elsewhere under a door, the grant would be refused there (the
+/// earlier-call test).
 #[test]
 fn a_door_the_agent_sends_itself_cannot_redeem_a_prompts_grant() {
     if !landlock() {
@@ -282,12 +287,22 @@ fn a_door_the_agent_sends_itself_cannot_redeem_a_prompts_grant() {
         assent_tests::binary("assent").to_str().expect("UTF-8"),
         daemon.socket().to_str().expect("UTF-8"),
     );
-    let answer = hook(&m, daemon.socket(), &door_line, &[]);
-    let out = &answer["hookSpecificOutput"];
-    assert_eq!(out["permissionDecision"], "allow", "{answer}");
-    let command = out["updatedInput"]["command"].as_str().expect("rewritten");
-    let tried = door(&m, daemon.socket(), &grant_of(command), &door_line);
-    assert!(stderr(&tried).contains("under the door"), "{tried:?}");
-    assert!(!ran(&named), "{tried:?}");
+    // The gate reads the door's line as the line it runs, with the gate's socket handed to
+    // it: the hook does not let it through (it is denied as the gate's own, or held).
+    let input = serde_json::json!({
+        "session_id": "s1", "cwd": m.project, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": door_line, "description": "d"},
+    });
+    let out = run(
+        &m,
+        daemon.socket(),
+        &m.project,
+        &["hook", "claude-code"],
+        &input.to_string(),
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(!said.contains("\"allow\""), "{out:?}");
+    assert!(said.contains("\"deny\""), "{out:?}");
+    assert!(!ran(&named), "{out:?}");
     assert_eq!(m.notes(), DOCUMENT);
 }

@@ -106,7 +106,11 @@ pub fn assent<'s>(
             let sub = words.get(i);
             match sub.and_then(Word::literal) {
                 Some("run") => run(job, i + 1, jobs),
-                Some("sh") => jobs.push(job.runs(words.starting_at(i), "assent sh")),
+                Some("sh") => {
+                    let mut sh = words.starting_at(i);
+                    door_options_out(sh.to_mut());
+                    jobs.push(job.runs(sh, "assent sh"));
+                }
                 Some(s) if ASKS.contains(&s) => {}
                 // `assent setup --check` only looks; any other setup installs or removes a
                 // hook.
@@ -126,6 +130,24 @@ pub fn assent<'s>(
     }
     site.report();
     true
+}
+
+/// `assent sh --grant TOKEN --dir-fd N -c LINE` (the line an agent's hook rewrote): the door's
+/// own options come out, so the shell after them runs LINE as the line says, not a script
+/// named by the token. A door option whose value is only known at run time stays, and the
+/// shell then reads it as the file it runs: opaque.
+fn door_options_out(words: &mut Vec<Word<'_>>) {
+    while let Some(t) = words.get(1).and_then(Word::literal) {
+        match t {
+            "--grant" | "--dir-fd" if words.get(2).is_some_and(|v| v.literal().is_some()) => {
+                words.drain(1..3);
+            }
+            _ if t.starts_with("--grant=") || t.starts_with("--dir-fd=") => {
+                words.remove(1);
+            }
+            _ => break,
+        }
+    }
 }
 
 /// `assent run [OPTIONS] [--] PROGRAM ARGS…`: the program runs once the gate allows it.
