@@ -28,6 +28,8 @@ mod getopt;
 mod grammar;
 mod index;
 mod interp;
+#[cfg(test)]
+mod layers;
 mod programs;
 mod scope;
 mod secrets;
