@@ -15,9 +15,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::catalogue;
-use super::command::{Ctx, queue_mapped, set_positional};
 use super::index::{self, Role};
 use super::interp::{self, Lang};
+use super::recurse::{Ctx, queue_mapped, set_positional};
 use super::words::{Word, basename};
 use super::{State, join_path};
 use crate::places::Kind;

@@ -27,11 +27,11 @@ pub use tables::{Lang, NODE, PERL, PHP, PYTHON, RUBY, Reader};
 use super::State;
 use super::act::Site;
 use super::catalogue;
-use super::command::{Ctx, Job, Stdin, queue_mapped};
 use super::effects::Effect::Use;
 use super::getopt::Args;
 use super::join_path;
 use super::programs::unknown::place_word;
+use super::recurse::{Ctx, Job, Stdin, queue_mapped};
 use super::words::Word;
 
 /// Judges the program of an interpreter; `true` when nothing else is to be judged (a

@@ -31,6 +31,7 @@ mod interp;
 #[cfg(test)]
 mod layers;
 mod programs;
+mod recurse;
 mod scope;
 mod secrets;
 mod source;

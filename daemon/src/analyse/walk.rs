@@ -15,10 +15,11 @@ use tree_sitter::Node;
 
 use super::act;
 use super::catalogue;
-use super::command::{self, Cmd, Stdin};
+use super::command::{self, Cmd};
 use super::effects::Effect;
 use super::exhaust;
 use super::flow;
+use super::recurse::Stdin;
 use super::scope;
 use super::words::{self, text};
 use super::{MAX_DEPTH, Shell, Source, Start, State, field, join_indexed, join_path, kind};

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::{Read, Runs, absolute_file, run_file, run_shell_text};
 use crate::analyse::State;
 use crate::analyse::catalogue;
-use crate::analyse::command::Ctx;
+use crate::analyse::recurse::Ctx;
 use crate::analyse::words::Word;
 
 mod git;

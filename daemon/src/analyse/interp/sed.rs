@@ -10,10 +10,10 @@ use std::ops::Range;
 use super::super::State;
 use super::super::act::Site;
 use super::super::catalogue;
-use super::super::command::{Ctx, queue_mapped};
 use super::super::effects::Effect;
 use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::join_path;
+use super::super::recurse::{Ctx, queue_mapped};
 use super::super::words::Word;
 use super::read_string;
 

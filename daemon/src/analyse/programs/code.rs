@@ -13,9 +13,9 @@ use std::rc::Rc;
 
 use super::super::act::Site;
 use super::super::catalogue;
-use super::super::command::{Ctx, Job, Stdin, command_string, fed_to_shell, queue_text};
 use super::super::effects::Effect;
 use super::super::getopt::{self, Args, Grammar, Style};
+use super::super::recurse::{Ctx, Job, Stdin, command_string, fed_to_shell, queue_text};
 use super::super::words::Word;
 use super::super::{State, join_path};
 
@@ -641,7 +641,7 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
         }
         Var::File => {
             if !text.is_empty() {
-                super::super::command::run_written(&segment, value, path, at, st);
+                super::super::recurse::run_written(&segment, value, path, at, st);
                 let span = at.src.map.span(value.span.clone());
                 let mut site = Site::new(name, Args::default(), span, st);
                 site.on(Effect::Run, value);

@@ -13,9 +13,9 @@ use std::rc::Rc;
 
 use super::super::act::Site;
 use super::super::catalogue;
-use super::super::command::{Ctx, Job};
 use super::super::effects::Effect;
 use super::super::getopt::Args;
+use super::super::recurse::{Ctx, Job};
 use super::super::words::Word;
 use super::super::{Container, MAX_MOUNTS, State, join_path};
 use crate::places::{Path, Piece};
@@ -409,7 +409,7 @@ fn run_inside<'s>(
                 "sh" | "bash" | "zsh" | "ash" | "dash" | "fish" | "ksh"
             )
         });
-    if bare_shell && g.interactive && matches!(job.stdin, super::super::command::Stdin::Inherited) {
+    if bare_shell && g.interactive && matches!(job.stdin, super::super::recurse::Stdin::Inherited) {
         return;
     }
     let cwd = g.workdir.unwrap_or_else(|| Some(Rc::from("/")));

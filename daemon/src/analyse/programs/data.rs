@@ -21,10 +21,10 @@ use std::ops::Range;
 use super::super::State;
 use super::super::act::Site;
 use super::super::catalogue::{self, Said};
-use super::super::command::{self, Ctx, Job, Stdin};
 use super::super::effects::{self, Effect};
 use super::super::getopt::Args;
 use super::super::join_path;
+use super::super::recurse::{self, Ctx, Job, Stdin};
 use super::super::words::{Alts, Word};
 use crate::places::Piece;
 use sql::{Act, Dialect, Reading};
@@ -195,9 +195,9 @@ fn report(texts: &[Text], dialects: &[Dialect], job: &Job, at: &Ctx, st: &mut St
         site.report();
     }
     for (text, from) in shells {
-        let shell = command::fresh_like(&st.shell);
+        let shell = recurse::fresh_like(&st.shell);
         let path = join_path(&job.path, &format!("{name} shell command"));
-        command::queue_mapped(text, Err(from), path, at, shell, st);
+        recurse::queue_mapped(text, Err(from), path, at, shell, st);
     }
 }
 

@@ -17,8 +17,8 @@ use crate::places::Glob;
 use super::super::State;
 use super::super::act::Site;
 use super::super::catalogue;
-use super::super::command::{Ctx, Job};
 use super::super::getopt::Args;
+use super::super::recurse::{Ctx, Job};
 use super::super::words::Word;
 use super::channel;
 

@@ -12,13 +12,13 @@ use std::rc::Rc;
 use super::super::State;
 use super::super::act::{Site, Slot};
 use super::super::catalogue;
-use super::super::command::{
-    Ctx, Job, Stdin, command_string, fed_to_shell, fresh, input_words, queue_text,
-};
 use super::super::exhaust;
 use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::interp;
 use super::super::join_path;
+use super::super::recurse::{
+    Ctx, Job, Stdin, command_string, fed_to_shell, fresh, input_words, queue_text,
+};
 use super::super::words::Word;
 use super::files;
 
@@ -341,7 +341,7 @@ pub fn watch<'s>(
         .collect::<Vec<_>>()
         .join(" ");
     let refs: Vec<&Word> = cmd.iter().collect();
-    let shell = super::super::command::fresh_like(&st.shell);
+    let shell = super::super::recurse::fresh_like(&st.shell);
     queue_or_verbatim(text, &refs, segment, at, shell, st);
     true
 }

@@ -7,8 +7,8 @@ use std::rc::Rc;
 use tree_sitter::Node;
 
 use super::super::catalogue;
-use super::super::command::{self, Stdin};
 use super::super::flow;
+use super::super::recurse::{self, Stdin};
 use super::super::secrets;
 use super::super::words::{self, text};
 use super::super::{Source, State, field, join_path, kind};
@@ -134,7 +134,7 @@ fn is_bare_cat(node: Node, src: &Source) -> bool {
 pub(super) fn here_string(r: Node, src: &Source, env: &words::Env) -> Option<Stdin> {
     let word = r.named_child(0)?;
     let w = words::resolve(word, &src.text, env);
-    let base = command::verbatim(&w.text, &w).filter(|_| !w.dynamic);
+    let base = recurse::verbatim(&w.text, &w).filter(|_| !w.dynamic);
     Some(Stdin::Text {
         text: w.text.clone(),
         base,

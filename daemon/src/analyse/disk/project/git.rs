@@ -9,9 +9,9 @@ use std::rc::Rc;
 
 use super::{queue_text, text_of};
 use crate::analyse::State;
-use crate::analyse::command::Ctx;
 use crate::analyse::disk::Read;
 use crate::analyse::disk::{Runs, absolute_file, run_file};
+use crate::analyse::recurse::Ctx;
 
 /// Directories looked at, up from the shell's, for a repository.
 const MAX_UP: usize = 16;

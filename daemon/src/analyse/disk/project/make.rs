@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::{in_dir, queue_text, text_of};
 use crate::analyse::State;
 use crate::analyse::catalogue;
-use crate::analyse::command::Ctx;
+use crate::analyse::recurse::Ctx;
 
 /// Targets followed per `make`, prerequisites included.
 const MAX_TARGETS: usize = 64;

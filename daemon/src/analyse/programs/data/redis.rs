@@ -9,8 +9,8 @@
 use super::super::super::State;
 use super::super::super::act::Site;
 use super::super::super::catalogue::{self, Said};
-use super::super::super::command::{Ctx, Job};
 use super::super::super::getopt::Args;
+use super::super::super::recurse::{Ctx, Job};
 use super::{Text, command_span, level, option_values, stdin_text};
 
 /// Options of redis-cli that take a value.
