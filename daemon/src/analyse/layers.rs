@@ -47,6 +47,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("interp", Layer::Book),
     ("book", Layer::Book),
     ("recurse", Layer::Book),
+    ("state", Layer::Judging),
     ("act", Layer::Judging),
     ("effects", Layer::Judging),
     ("catalogue", Layer::Judging),
@@ -65,64 +66,8 @@ const WALK: &[&str] = &["walk", "command"];
 const ALLOWED: &[(&str, &str, &str)] = &[
     (
         "act",
-        "mod",
-        "Finding, SimpleCommand, State live in mod.rs beside the driver",
-    ),
-    (
-        "act",
         "programs/lockfiles",
         "a lockfile deleted is judged by what runs after",
-    ),
-    ("book", "mod", "Finding lives in mod.rs beside the driver"),
-    (
-        "catalogue",
-        "mod",
-        "Finding lives in mod.rs beside the driver",
-    ),
-    (
-        "interp",
-        "mod",
-        "State, join_path live in mod.rs beside the driver",
-    ),
-    (
-        "interp/sed",
-        "mod",
-        "State, join_path live in mod.rs beside the driver",
-    ),
-    (
-        "programs/channel",
-        "mod",
-        "State lives in mod.rs beside the driver",
-    ),
-    (
-        "programs/code",
-        "mod",
-        "State, join_path live in mod.rs beside the driver",
-    ),
-    (
-        "programs/containers",
-        "mod",
-        "State, Container live in mod.rs beside the driver",
-    ),
-    (
-        "programs/data",
-        "mod",
-        "State, join_path live in mod.rs beside the driver",
-    ),
-    (
-        "programs/data/redis",
-        "mod",
-        "State lives in mod.rs beside the driver",
-    ),
-    (
-        "programs/gate",
-        "mod",
-        "State lives in mod.rs beside the driver",
-    ),
-    (
-        "programs/runners",
-        "mod",
-        "State, Shell live in mod.rs beside the driver",
     ),
     (
         "programs/runners",
@@ -130,24 +75,24 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "`watch` runs its command again and again",
     ),
     (
-        "programs/system",
-        "mod",
-        "State lives in mod.rs beside the driver",
-    ),
-    (
-        "recurse",
-        "mod",
-        "State, Shell, Source live in mod.rs beside the driver",
-    ),
-    (
         "secrets",
         "scope",
         "an assignment's name is read by scope's helper",
     ),
     (
-        "words",
+        "state",
         "mod",
-        "the grammar's kind names are re-exported by mod.rs",
+        "the driver's limits and the Analysis it returns",
+    ),
+    (
+        "state",
+        "book",
+        "the state holds the policy's book for the dispatcher",
+    ),
+    (
+        "state",
+        "disk",
+        "the state holds what was read from the disk, and wants",
     ),
     (
         "words",
@@ -378,8 +323,53 @@ fn find_word(s: &str, word: &str) -> Option<usize> {
     })
 }
 
-/// The module `path`, written in `module`, names: the longest module it starts with.
-fn resolve(module: &str, path: &str, modules: &BTreeSet<String>) -> Option<String> {
+/// The names each module re-exports (`pub(crate) use state::{State, Shell}` in `mod.rs`),
+/// and the module each comes from: a path through a re-export names where the item lives.
+type Reexports = BTreeMap<(String, String), String>;
+
+fn reexports(sources: &BTreeMap<String, String>, modules: &BTreeSet<String>) -> Reexports {
+    let mut out = Reexports::new();
+    for (module, src) in sources {
+        let code = without_tests(src);
+        let mut s = code.as_str();
+        while let Some(at) = find_word(s, "use") {
+            let before = s[..at].trim_end();
+            let item = &s[at + 3..];
+            let end = item.find(';').unwrap_or(item.len());
+            if before.ends_with("pub") || before.ends_with("pub(crate)") {
+                for path in expand(&item[..end]) {
+                    let name = path.rsplit("::").next().unwrap_or("").to_owned();
+                    let bare = Reexports::new();
+                    if let Some(to) = resolve(module, &path, modules, &bare)
+                        && &to != module
+                        && !modules.contains(&join(&to, &name))
+                    {
+                        out.insert((module.clone(), name), to);
+                    }
+                }
+            }
+            s = item.get(end + 1..).unwrap_or("");
+        }
+    }
+    out
+}
+
+fn join(module: &str, child: &str) -> String {
+    if module.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{module}/{child}")
+    }
+}
+
+/// The module `path`, written in `module`, names: the longest module it starts with, or the
+/// module an item it names is re-exported from.
+fn resolve(
+    module: &str,
+    path: &str,
+    modules: &BTreeSet<String>,
+    reexported: &Reexports,
+) -> Option<String> {
     let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
     let mut cur: Vec<&str> = module.split('/').filter(|s| !s.is_empty()).collect();
     match segs.first().copied() {
@@ -408,6 +398,9 @@ fn resolve(module: &str, path: &str, modules: &BTreeSet<String>) -> Option<Strin
         let mut next = cur.clone();
         next.push(s);
         if !modules.contains(&next.join("/")) {
+            if let Some(to) = reexported.get(&(cur.join("/"), s.to_owned())) {
+                return Some(to.clone());
+            }
             break;
         }
         cur = next;
@@ -449,6 +442,7 @@ fn edges() -> BTreeMap<(String, String), BTreeSet<String>> {
             tests.insert(joined);
         }
     }
+    let reexported = reexports(&sources, &modules);
     let mut out: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
     for (module, src) in &sources {
         if tests
@@ -469,7 +463,7 @@ fn edges() -> BTreeMap<(String, String), BTreeSet<String>> {
             .map(str::to_owned)
             .collect();
         for path in paths(&without_tests(src), &children) {
-            if let Some(to) = resolve(module, &path, &modules)
+            if let Some(to) = resolve(module, &path, &modules, &reexported)
                 && &to != module
             {
                 out.entry((module.clone(), to)).or_default().insert(path);
