@@ -630,7 +630,7 @@ fn wrapper<'s>(
             .get(start)
             .map(|w| w.literal().unwrap_or(w.raw))
             .is_some_and(|t| {
-                super::scope::is_assignment(t) || t == "-" || t.starts_with("BASH_FUNC_")
+                super::words::is_assignment(t) || t == "-" || t.starts_with("BASH_FUNC_")
             })
         {
             start += 1;

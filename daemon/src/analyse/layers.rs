@@ -75,11 +75,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "`watch` runs its command again and again",
     ),
     (
-        "secrets",
-        "scope",
-        "an assignment's name is read by scope's helper",
-    ),
-    (
         "state",
         "mod",
         "the driver's limits and the Analysis it returns",

@@ -12,7 +12,9 @@
 //! program is tried in), `index` (every program the gate knows: grammar and effects) with
 //! `getopt` and `programs/`, `act` (effects to findings, through `places`), `effects` and
 //! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences),
-//! `book` (the programs a policy describes, judged beside the index).
+//! `book` (the programs a policy describes, judged beside the index), `recurse` (what a
+//! program hands back to be read: a command, a shell text), `state` (the `State` every layer
+//! writes on). The layers these form, and the direction of their imports, are in `layers`.
 
 mod act;
 pub mod book;

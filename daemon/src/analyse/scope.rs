@@ -92,19 +92,6 @@ pub fn loop_variable(node: Node, src: &Source, st: &mut State) {
     st.shell.set_var(text(var, &src.text), value);
 }
 
-/// `NAME=value` with a valid shell name.
-pub fn is_assignment(t: &str) -> bool {
-    match t.split_once('=') {
-        Some((name, _)) => {
-            name.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
-}
-
 /// `NAME() { … }`: remembers NAME, and reports a body that calls itself in a pipeline or in
 /// the background (`:(){ :|:& };:`), which multiplies processes until the machine stalls.
 pub fn function(node: Node, src: &Source, st: &mut State) {

@@ -212,7 +212,7 @@ pub fn environment_printed(name: &str, args: &[Word], sourced: bool) -> Option<S
                 .any(|w| matches!(w.literal(), Some("-i" | "--ignore-environment" | "-")));
             let prints = args.iter().all(|w| {
                 w.literal()
-                    .is_some_and(|t| t.starts_with('-') || super::scope::is_assignment(t))
+                    .is_some_and(|t| t.starts_with('-') || super::words::is_assignment(t))
             });
             (prints && !empties).then_some(Secret::Dump)
         }

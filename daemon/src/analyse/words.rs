@@ -1344,5 +1344,18 @@ pub fn basename(name: &str) -> &str {
     }
 }
 
+/// `NAME=value` with a valid shell name.
+pub fn is_assignment(t: &str) -> bool {
+    match t.split_once('=') {
+        Some((name, _)) => {
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}
+
 #[cfg(test)]
 mod tests;
