@@ -712,7 +712,7 @@ fn wrapper<'s>(
         if parsed
             .value(&["P", "max-procs"])
             .and_then(Word::literal)
-            .is_some_and(super::exhaust::unbounded)
+            .is_some_and(programs::runners::unbounded)
         {
             st.add(catalogue::PROCESS_FLOOD.at(span.clone(), "`xargs -P 0`"));
         }

@@ -263,12 +263,6 @@ fn in_parallel(node: Node) -> bool {
     }
 }
 
-/// Whether a parallelism option's value is unbounded: `0` runs as many at once as there
-/// are inputs (`xargs -P 0`, `parallel -j0`).
-pub fn unbounded(value: &str) -> bool {
-    matches!(value.trim(), "0" | "0%")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

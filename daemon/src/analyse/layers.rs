@@ -70,11 +70,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "a lockfile deleted is judged by what runs after",
     ),
     (
-        "programs/runners",
-        "exhaust",
-        "`watch` runs its command again and again",
-    ),
-    (
         "state",
         "mod",
         "the driver's limits and the Analysis it returns",

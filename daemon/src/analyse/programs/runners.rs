@@ -12,7 +12,6 @@ use std::rc::Rc;
 use super::super::State;
 use super::super::act::{Site, Slot};
 use super::super::catalogue;
-use super::super::exhaust;
 use super::super::getopt::{self, Args, Grammar, Style};
 use super::super::interp;
 use super::super::join_path;
@@ -159,7 +158,7 @@ pub fn parallel<'s>(
     if opts
         .value(&["j", "jobs", "P", "max-procs"])
         .and_then(Word::literal)
-        .is_some_and(exhaust::unbounded)
+        .is_some_and(unbounded)
     {
         st.add(catalogue::PROCESS_FLOOD.at(at.span_of(words), "`parallel -j 0`"));
     }
@@ -617,4 +616,10 @@ fn posix_of(grammar: Grammar) -> Grammar {
         style: Style::Posix,
         ..grammar
     }
+}
+
+/// Whether a parallelism option's value is unbounded: `0` runs as many at once as there
+/// are inputs (`xargs -P 0`, `parallel -j0`).
+pub fn unbounded(value: &str) -> bool {
+    matches!(value.trim(), "0" | "0%")
 }
