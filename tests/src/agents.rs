@@ -477,10 +477,16 @@ pub fn write_self_approver(project: &Path, socket: &Path) {
         .expect("the approver is copied");
     std::fs::set_permissions(&approver, std::fs::Permissions::from_mode(0o755))
         .expect("the approver is made executable");
-    let script = format!(
-        "sleep 2\n./approver --socket {} race-all 8000\necho approve tried\n",
-        socket.display()
-    );
+    // The job finds the socket as it runs: a script that names the gate's socket is the gate's
+    // own to the analyser and would be refused before it ran, and this test is of the daemon
+    // refusing an answer from the agent's own processes.
+    std::fs::write(
+        project.join("socket.txt"),
+        socket.as_os_str().as_encoded_bytes(),
+    )
+    .expect("written");
+    let script =
+        "sleep 2\n./approver --socket \"$(cat socket.txt)\" race-all 8000\necho approve tried\n";
     std::fs::write(project.join("approve-all.sh"), script).expect("written");
 }
 

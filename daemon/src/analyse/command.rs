@@ -511,15 +511,17 @@ pub fn assignment_runs(
     src: &Source,
     st: &mut State,
 ) {
-    let (Some(name), Some(value)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("value"),
-    ) else {
+    let Some(name) = node.child_by_field_name("name") else {
         return;
     };
     let name = super::words::text(name, &src.text);
     let env = st.env();
-    let word = super::words::resolve(value, &src.text, &env);
+    // `PATH= ls`: an empty value is a value too (an empty search path is the current
+    // directory).
+    let word = match node.child_by_field_name("value") {
+        Some(value) => super::words::resolve(value, &src.text, &env),
+        None => Word::made(String::new(), "", node.end_byte()..node.end_byte()),
+    };
     let at = Ctx {
         src,
         end: node.end_byte(),
@@ -544,7 +546,7 @@ pub fn declaration_evaluates(
         .filter(|c| {
             matches!(
                 super::kind(*c),
-                "string" | "raw_string" | "word" | "concatenation"
+                "string" | "raw_string" | "word" | "concatenation" | "variable_name"
             )
         })
         .map(|c| super::words::resolve(c, &src.text, &env))

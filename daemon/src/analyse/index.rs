@@ -560,29 +560,6 @@ pub const ENTRIES: &[Entry] = &[
     ),
     // bash's `coproc CMD`: the command runs beside the shell.
     wrapper(&["coproc"], posix("", &[]), 0, &[], WrapKind::Plain),
-    // `runuser -u USER CMD`: as `sudo -u`, without asking (root only).
-    wrapper(
-        &["runuser"],
-        posix(
-            "u:g:G:s:w:lmpfP",
-            &[
-                "user=",
-                "group=",
-                "supp-group=",
-                "shell=",
-                "whitelist-environment=",
-                "login",
-                "preserve-environment",
-                "fast",
-                "pty",
-                "help",
-                "version",
-            ],
-        ),
-        0,
-        &["help", "version"],
-        WrapKind::Sudo,
-    ),
     // `setpriv [--reuid=…] CMD`: the command with other credentials, capabilities or limits.
     wrapper(
         &["setpriv"],
@@ -883,6 +860,11 @@ pub const ENTRIES: &[Entry] = &[
         names: &["su"],
         grammar: NONE,
         role: Role::Runner(programs::runners::su, None),
+    },
+    Entry {
+        names: &["runuser"],
+        grammar: NONE,
+        role: Role::Runner(programs::runners::runuser, None),
     },
     Entry {
         names: &["ssh"],

@@ -817,7 +817,15 @@ fn command_node<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut St
                     let name = child
                         .child_by_field_name("name")
                         .map(|n| words::text(n, text).to_owned());
-                    let value = named(child).into_iter().skip(1);
+                    let value: Vec<Node> = named(child).into_iter().skip(1).collect();
+                    // `PATH= cmd`: an empty value is handed to the command too.
+                    if value.is_empty()
+                        && let Some(name) = &name
+                    {
+                        let end = child.end_byte();
+                        named_env
+                            .push((name.clone(), words::Word::made(String::new(), "", end..end)));
+                    }
                     for v in value {
                         let word = words::resolve(v, text, &env);
                         if let Some(name) = &name {

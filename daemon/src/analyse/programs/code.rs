@@ -486,59 +486,6 @@ const VARIABLES: &[(&str, Var)] = &[
     ("LESSCLOSE", Var::InputFilter),
 ];
 
-/// The system's program directories: what a package manager installs, root's to change.
-const SYSTEM_BINS: &[&str] = &[
-    "/usr/local/sbin",
-    "/usr/local/bin",
-    "/usr/sbin",
-    "/usr/bin",
-    "/sbin",
-    "/bin",
-    "/usr/games",
-    "/usr/local/games",
-    "/snap/bin",
-];
-
-/// The toolchains' program directories in a home (`~/.cargo/bin`): where the person's own
-/// installers put programs, not where a line drops one.
-const HOME_BINS: &[&str] = &[
-    ".cargo/bin",
-    ".local/bin",
-    "bin",
-    "go/bin",
-    ".npm-global/bin",
-    ".deno/bin",
-    ".bun/bin",
-    ".pyenv/shims",
-    ".pyenv/bin",
-    ".rbenv/shims",
-    ".rbenv/bin",
-    ".volta/bin",
-    ".yarn/bin",
-    ".nix-profile/bin",
-];
-
-/// Whether every directory of a search path `text` (as written) is one whose programs the
-/// gate takes for what their names say: the system's, a toolchain's in the home, or the search
-/// path it had (`$PATH`). An empty entry is the current directory, so it is not.
-fn searched_known(text: &str, home: Option<&str>) -> bool {
-    let home = home.map(|h| h.trim_end_matches('/'));
-    text.split(':').all(|dir| {
-        let dir = dir.trim_matches(['"', '\'']).trim_end_matches('/');
-        if matches!(dir, "$PATH" | "${PATH}") || SYSTEM_BINS.contains(&dir) {
-            return true;
-        }
-        let below = ["~/", "$HOME/", "${HOME}/"]
-            .iter()
-            .find_map(|p| dir.strip_prefix(p))
-            .or_else(|| {
-                home.and_then(|h| dir.strip_prefix(h))
-                    .and_then(|r| r.strip_prefix('/'))
-            });
-        below.is_some_and(|b| HOME_BINS.contains(&b))
-    })
-}
-
 /// A variable set to `value`, for the command after it, the line, or the shell: what in it
 /// runs is analysed now, because it may run at any later time.
 pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut State) {
@@ -585,7 +532,8 @@ pub fn variable(name: &str, value: &Word, path: &Rc<str>, at: &Ctx, st: &mut Sta
         return;
     };
     if how == Var::Search {
-        if !searched_known(&value.text, st.ctx.home) {
+        let vars = &st.shell.vars;
+        if !super::search::known(value, st.ctx.home, |n| vars.contains_key(n)) {
             unread(value, at, st);
         }
         return;
@@ -1492,6 +1440,15 @@ pub fn stored(name: &str, job: &Job, at: &Ctx, st: &mut State) {
 
 /// Names and expressions `name` evaluates: a quoted `$(…)` or backquote in them runs.
 pub fn evaluated(name: &str, words: &[Word], path: &Rc<str>, at: &Ctx, st: &mut State) {
+    // `unset PATH`: bash then runs a name from the current directory. A name only known when
+    // the line runs may be PATH.
+    if name == "unset"
+        && let Some(w) = words
+            .iter()
+            .find(|w| w.text == "PATH" || (w.dynamic && w.raw.contains('$')))
+    {
+        unread(w, at, st);
+    }
     for w in words {
         if let Some(text) = w.literal()
             && (text.contains("$(") || text.contains('`'))

@@ -19,6 +19,7 @@ pub mod lockfiles;
 pub mod net;
 pub mod packages;
 pub mod runners;
+pub mod search;
 pub mod system;
 pub mod toolchains;
 pub mod unknown;

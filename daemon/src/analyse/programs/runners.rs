@@ -295,6 +295,84 @@ pub(crate) const SU: Grammar = Grammar {
     style: Style::Gnu,
 };
 
+/// util-linux `runuser`'s options: `su`'s, and `-u USER`.
+const RUNUSER: Grammar = Grammar {
+    short: "c:g:G:s:u:w:",
+    long: &[
+        "command=",
+        "session-command=",
+        "group=",
+        "supp-group=",
+        "shell=",
+        "user=",
+        "whitelist-environment=",
+        "fast",
+        "login",
+        "preserve-environment",
+        "pty",
+        "help",
+        "version",
+    ],
+    style: Style::Gnu,
+};
+
+/// `runuser -u USER [--] CMD ARGS…` runs CMD, or with `-s SHELL` runs SHELL with ARGS; without
+/// `-u`, or with `-c STRING`, it is `su` (the string is shell text, else a shell reads its
+/// input).
+pub fn runuser<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) -> bool {
+    let words = &job.words;
+    let opts = getopt::parse(words.get(1..).unwrap_or(&[]), &RUNUSER);
+    if opts.only_help() {
+        return true;
+    }
+    let string = opts.value(&["c", "command", "session-command"]).cloned();
+    if let Some(command) = &string {
+        command_string("runuser -c", Some(command), &job.path, at, st);
+        return true;
+    }
+    if opts.value(&["u", "user"]).is_none() {
+        return su(name, job, at, st, jobs);
+    }
+    // The command after the options (each of those that take a value, with it).
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        let t = w.text.as_str();
+        if w.dynamic || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        i += 1;
+        if t == "--" {
+            break;
+        }
+        let short = t.len() == 2 && "gGsuw".contains(&t[1..]);
+        let long = [
+            "--group",
+            "--supp-group",
+            "--shell",
+            "--user",
+            "--whitelist-environment",
+        ]
+        .contains(&t);
+        if short || long {
+            i += 1;
+        }
+    }
+    let mut run = words.starting_at(i);
+    if let Some(shell) = opts.value(&["s", "shell"]).cloned() {
+        run.to_mut().insert(0, shell);
+    }
+    if !run.to_mut().is_empty() {
+        jobs.push(job.runs(run, "runuser"));
+    }
+    true
+}
+
 /// `watch [opts] CMD…`: the words are joined and run by `sh -c` again and again (`-x` runs
 /// them as they are).
 pub fn watch<'s>(
