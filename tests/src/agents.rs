@@ -485,8 +485,7 @@ pub fn write_self_approver(project: &Path, socket: &Path) {
         socket.as_os_str().as_encoded_bytes(),
     )
     .expect("written");
-    let script =
-        "sleep 2\n./approver --socket \"$(cat socket.txt)\" race-all 8000\necho approve tried\n";
+    let script = "sleep 2\n./approver --socket-file socket.txt race-all 8000\necho approve tried\n";
     std::fs::write(project.join("approve-all.sh"), script).expect("written");
 }
 

@@ -6,7 +6,7 @@
 //! so it does not depend on the `assent` CLI.
 //!
 //! ```text
-//! assent-test-approver --socket PATH [--uid N] COMMAND
+//! assent-test-approver --socket PATH | --socket-file FILE [--uid N] COMMAND
 //!   answer TOKEN allow|deny [LABEL]  one answer (scoped to session LABEL if given)
 //!   race TOKEN                       two connections answer allow at the same moment
 //!   answer-all COUNT TIMEOUT_MS      answer COUNT held requests as they appear: allow when the
@@ -58,6 +58,11 @@ fn run(args: Vec<String>) -> Result<(), String> {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--socket" => socket = Some(PathBuf::from(value)),
+            // The socket named in a file, as a program that found it would have it.
+            "--socket-file" => {
+                let text = std::fs::read_to_string(&value).map_err(|e| format!("{value}: {e}"))?;
+                socket = Some(PathBuf::from(text.trim_end()));
+            }
             "--uid" => become_uid(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
