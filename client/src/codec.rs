@@ -346,6 +346,8 @@ mod tests {
                 hold_ttl_secs: 300,
                 approvers_without_buttons: 1,
                 refusals_unknown: Some("the kernel's audit is off".into()),
+                kept_rulesets: 2,
+                rulesets_passed: 40,
             }),
             Response::Log(LogPage {
                 events: vec![AuditEvent {
@@ -403,19 +405,19 @@ mod tests {
         assert_eq!(
             encode_request(&check).expect("encodes"),
             [
-                14, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
+                15, 0, 0, 2, b'l', b's', 7, b'/', b'h', b'o', b'm', b'e', b'/', b'u', 0, 0, 0, 0,
                 0, 0, 0, 0, 0, 0, 0
             ]
         );
-        assert_eq!(encode_request(&Request::Status).expect("encodes"), [14, 5]);
-        assert_eq!(encode_response(&Response::Done).expect("encodes"), [14, 3]);
+        assert_eq!(encode_request(&Request::Status).expect("encodes"), [15, 5]);
+        assert_eq!(encode_response(&Response::Done).expect("encodes"), [15, 3]);
         let error = Response::Error(WireError {
             kind: ErrorKind::Expired,
             message: "e".into(),
         });
         assert_eq!(
             encode_response(&error).expect("encodes"),
-            [14, 7, 5, 1, b'e']
+            [15, 7, 5, 1, b'e']
         );
         // Answer: token, allow, session, item, and (version 3) remember.
         let answer = Request::Answer {
@@ -427,7 +429,7 @@ mod tests {
         };
         assert_eq!(
             encode_request(&answer).expect("encodes"),
-            [14, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
+            [15, 3, 4, b'p', b'a', b'_', b'y', 1, 0, 1, 2, 2, 7]
         );
         // CheckBatch: [Tool "t" "{}" (version 7: no cwd)], origin tool, no context (prompt false, confines false, version 11: grant false; version 14: asks_when_held false), wait.
         let batch = Request::CheckBatch(BatchRequest {
@@ -443,7 +445,7 @@ mod tests {
         assert_eq!(
             encode_request(&batch).expect("encodes"),
             [
-                14, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1
+                15, 7, 1, 1, 1, b't', 2, b'{', b'}', 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1
             ]
         );
         let batch_verdict = Response::BatchVerdict(BatchVerdict {
@@ -453,7 +455,7 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_verdict).expect("encodes"),
-            [14, 8, 0, 0, 0]
+            [15, 8, 0, 0, 0]
         );
         let batch_decided = Response::BatchDecided(BatchDecided {
             items: vec![Decided {
@@ -464,13 +466,13 @@ mod tests {
         });
         assert_eq!(
             encode_response(&batch_decided).expect("encodes"),
-            [14, 9, 1, 1, 1, 1, b'r']
+            [15, 9, 1, 1, 1, 1, b'r']
         );
         // Version 3's requests and responses, appended after the earlier ones; version 5
         // pages the lists.
         assert_eq!(
             encode_request(&Request::ListRemembered { from: 0 }).expect("encodes"),
-            [14, 9, 0]
+            [15, 9, 0]
         );
         let prompted = Request::Prompted {
             token: "t".into(),
@@ -479,11 +481,11 @@ mod tests {
         };
         assert_eq!(
             encode_request(&prompted).expect("encodes"),
-            [14, 11, 1, b't', 0, 3]
+            [15, 11, 1, b't', 0, 3]
         );
         assert_eq!(
             encode_response(&Response::Forgot { removed: 2 }).expect("encodes"),
-            [14, 13, 2]
+            [15, 13, 2]
         );
         // Version 8: a held request ends with its digest.
         let held = Response::Held(PendingItem {
@@ -504,7 +506,7 @@ mod tests {
             digest: "d".into(),
         });
         let bytes = encode_response(&held).expect("encodes");
-        assert_eq!(bytes[..2], [14, 10], "{bytes:?}");
+        assert_eq!(bytes[..2], [15, 10], "{bytes:?}");
         assert_eq!(bytes[bytes.len() - 3..], [0, 1, b'd'], "{bytes:?}");
         // Version 11: a verdict's confinement carries the project the daemon found, not a
         // flag; then the grant (none here); version 12: whether another person answers.

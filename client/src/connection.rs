@@ -47,6 +47,26 @@ pub struct Connection {
     path: PathBuf,
     /// How long `request` waits for its reply.
     deadline: Duration,
+    /// A descriptor the daemon passed with the last packet (a door's ready Landlock ruleset).
+    passed: Option<Passed>,
+}
+
+/// A descriptor the daemon passed with a reply (`SCM_RIGHTS`), owned: closed when dropped.
+/// Only its number is given out, for the system call that uses it.
+#[derive(Debug)]
+pub struct Passed(std::os::fd::RawFd);
+
+impl Passed {
+    /// The descriptor's number, valid while this is alive.
+    pub fn raw(&self) -> std::os::fd::RawFd {
+        self.0
+    }
+}
+
+impl Drop for Passed {
+    fn drop(&mut self) {
+        let _ = nix::unistd::close(self.0);
+    }
 }
 
 impl Connection {
@@ -90,6 +110,7 @@ impl Connection {
             buf: vec![0; FIRST_BUFFER],
             path: path.to_path_buf(),
             deadline,
+            passed: None,
         })
     }
 
@@ -107,6 +128,7 @@ impl Connection {
             buf: vec![0; FIRST_BUFFER],
             path: PathBuf::from("(a connection handed over)"),
             deadline: default_deadline(),
+            passed: None,
         }
     }
 
@@ -149,11 +171,18 @@ impl Connection {
         if len > self.buf.len() {
             self.buf.resize(len, 0);
         }
-        let n = recv_retrying(fd, &mut self.buf, MsgFlags::empty())?;
+        let (n, passed) = recv_passing(fd, &mut self.buf)?;
+        self.passed = passed;
         if n == 0 {
             return Ok(None);
         }
         Ok(Some(&self.buf[..n.min(self.buf.len())]))
+    }
+
+    /// The descriptor the daemon passed with the last reply, if it passed one: a door's
+    /// Landlock ruleset, made ready for its run.
+    pub fn take_passed(&mut self) -> Option<Passed> {
+        self.passed.take()
     }
 
     /// Receive one response, blocking.
@@ -256,6 +285,37 @@ fn recv_retrying(fd: std::os::fd::RawFd, buf: &mut [u8], flags: MsgFlags) -> Res
     loop {
         match socket::recv(fd, buf, flags) {
             Ok(n) => return Ok(n),
+            Err(Errno::EINTR) => continue,
+            Err(errno) => return Err(Error::Io(errno.into())),
+        }
+    }
+}
+
+/// Takes one packet, and the one descriptor that may come with it (close-on-exec at once, so
+/// nothing the client starts inherits it). More than one is never expected: any beyond the
+/// first are closed.
+fn recv_passing(fd: std::os::fd::RawFd, buf: &mut [u8]) -> Result<(usize, Option<Passed>), Error> {
+    let mut space = nix::cmsg_space!([std::os::fd::RawFd; 1]);
+    loop {
+        let mut iov = [std::io::IoSliceMut::new(buf)];
+        match socket::recvmsg::<()>(fd, &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC) {
+            Ok(msg) => {
+                let mut passed = None;
+                // With too little room the kernel closes what did not fit; what did is
+                // left to this process, which is short-lived.
+                for cmsg in msg.cmsgs().into_iter().flatten() {
+                    if let socket::ControlMessageOwned::ScmRights(fds) = cmsg {
+                        for raw in fds {
+                            if passed.is_none() {
+                                passed = Some(Passed(raw));
+                            } else {
+                                let _ = nix::unistd::close(raw);
+                            }
+                        }
+                    }
+                }
+                return Ok((msg.bytes, passed));
+            }
             Err(Errno::EINTR) => continue,
             Err(errno) => return Err(Error::Io(errno.into())),
         }

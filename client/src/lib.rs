@@ -15,6 +15,8 @@ pub mod connection;
 pub mod error;
 pub mod man;
 pub mod paths;
+#[cfg(feature = "plan")]
+pub mod plan;
 pub mod protocol;
 pub mod say;
 pub mod shown;

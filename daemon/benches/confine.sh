@@ -5,10 +5,11 @@
 # machine, and the line run by bash directly as the floor.
 #
 #   cargo build --release -p assentd -p assent-client
-#   daemon/benches/confine.sh [ROUNDS]
+#   [OLD=DIR] daemon/benches/confine.sh [ROUNDS]
 #
 # Prints the median and mean of each, and the median of the per-round difference
 # (confined − unconfined), for `ls -la` and for a no-op `cargo build` of a small crate.
+# OLD=DIR (an earlier build's assentd and assent) adds its confined run, side by side.
 set -euo pipefail
 rounds=${1:-300}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,12 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 mkdir -p "$work/a" "$work/b"
 "$bin/assentd" --user --socket "$work/a/s" --state-dir "$work/a" >/dev/null 2>&1 &
 "$bin/assentd" --user --socket "$work/b/s" --state-dir "$work/b" --landlock-abi 0 >/dev/null 2>&1 &
-for s in a b; do
+old=${OLD:+$(realpath "$OLD")}
+if [ -n "$old" ]; then
+    mkdir -p "$work/o"
+    "$old/assentd" --user --socket "$work/o/s" --state-dir "$work/o" >/dev/null 2>&1 &
+fi
+for s in a b ${old:+o}; do
     for _ in $(seq 100); do [ -S "$work/$s/s" ] && break; sleep 0.05; done
 done
 
@@ -28,9 +34,10 @@ crate="$work/small"
 cargo new -q --vcs git "$crate"
 (cd "$crate" && cargo build -q)
 
-python3 - "$bin/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" <<'PY'
+python3 - "$bin/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" "$old" "$work/o/s" <<'PY'
 import statistics, subprocess, sys, time
 assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+old, so = sys.argv[6], sys.argv[7]
 
 def timed(argv, cwd):
     t = time.perf_counter_ns()
@@ -44,6 +51,8 @@ def bench(line, n):
         "assent sh, unconfined": [assent, "--socket", sb, "sh", "-c", line],
         "assent sh, confined": [assent, "--socket", sa, "sh", "-c", line],
     }
+    if old:
+        cases["old build, confined"] = [old + "/assent", "--socket", so, "sh", "-c", line]
     got = {k: [] for k in cases}
     for _ in range(n):
         for name, argv in cases.items():
@@ -51,8 +60,9 @@ def bench(line, n):
     print(f"\n{line}  ({n} rounds, interleaved)")
     for name, ms in got.items():
         print(f"  {name:24} median {statistics.median(ms):7.3f} ms  mean {statistics.mean(ms):7.3f} ms")
-    diff = [c - u for c, u in zip(got["assent sh, confined"], got["assent sh, unconfined"])]
-    print(f"  confined - unconfined    median {statistics.median(diff):7.3f} ms  mean {statistics.mean(diff):7.3f} ms")
+    for name in [k for k in got if k.endswith("confined") and k != "assent sh, unconfined"]:
+        diff = [c - u for c, u in zip(got[name], got["assent sh, unconfined"])]
+        print(f"  {name} - unconfined  median {statistics.median(diff):7.3f} ms  mean {statistics.mean(diff):7.3f} ms")
 
 bench("ls -la", rounds)
 bench("cargo build", max(10, rounds // 10))

@@ -205,7 +205,17 @@ impl Conn {
             Request::Redeem(redeem) => return self.redeem(redeem).await,
             Request::Grant(grant) => {
                 let reply = self.redeem_grant(grant);
-                self.send(&reply).await;
+                let key = match &reply {
+                    Response::Granted(granted) => {
+                        self.door_key(granted.confine.clone(), granted.approved)
+                    }
+                    _ => None,
+                };
+                let kept = key.as_ref().and_then(|key| self.kept_ruleset(key));
+                self.send_passing(&reply, kept).await;
+                if let Some(key) = key {
+                    self.after_passing(key);
+                }
             }
             Request::Refused(refused) => {
                 let reply = self.refused(refused).await;
@@ -276,6 +286,7 @@ impl Conn {
     }
 
     fn status(&self) -> StatusInfo {
+        let kept = self.shared.rulesets.counts();
         let (allowed, denied, held) = self.shared.stats.snapshot();
         let audit = self.shared.audit.health();
         StatusInfo {
@@ -317,6 +328,8 @@ impl Conn {
             policy_waiting: self.shared.policy.waiting_change(),
             landlock_abi: crate::landlock::abi(),
             refusals_unknown: self.shared.denials.why_not(),
+            kept_rulesets: u32::try_from(kept.kept).unwrap_or(u32::MAX),
+            rulesets_passed: kept.handed,
             hold_ttl_secs: self.shared.pending.ttl().as_secs(),
             approvers_without_buttons: u32::try_from(
                 self.shared
@@ -330,6 +343,12 @@ impl Conn {
 
     /// Send one response. A failure means the peer is gone; the next receive ends the loop.
     async fn send(&self, response: &Response) {
+        self.send_passing(response, None).await;
+    }
+
+    /// Send one response, passing `fd` with it (`SCM_RIGHTS`) when there is one: a door's
+    /// ruleset ([`crate::rulesets`]). Ours is closed once sent.
+    async fn send_passing(&self, response: &Response, fd: Option<std::os::fd::OwnedFd>) {
         let packet = match codec::encode_response(response) {
             Ok(packet) => packet,
             Err(error) => {
@@ -341,8 +360,59 @@ impl Conn {
                 }
             }
         };
-        if let Err(error) = self.socket.send(&packet).await {
+        let sent = match &fd {
+            None => self.socket.send(&packet).await,
+            Some(fd) => {
+                use std::os::fd::AsFd;
+                let mut space = [0u8; 64];
+                let mut ancillary =
+                    tokio_seqpacket::ancillary::AncillaryMessageWriter::new(&mut space);
+                if ancillary.add_fds([fd.as_fd()]).is_err() {
+                    self.socket.send(&packet).await
+                } else {
+                    (self.socket)
+                        .send_with_ancillary(&packet, &mut ancillary)
+                        .await
+                }
+            }
+        };
+        if let Err(error) = sent {
             tracing::debug!(%error, conn = self.id, "send failed");
         }
+    }
+
+    /// The ruleset kept for a door's run of `confine`, if one is, to pass with the reply; and
+    /// the next made ready after it (`after_passing`).
+    fn kept_ruleset(&self, key: &crate::rulesets::Key) -> Option<std::os::fd::OwnedFd> {
+        self.shared.rulesets.take(key)
+    }
+
+    /// The key of the ruleset kept for a door's run of `confine` (with `approved`), when the
+    /// door sees the file system as the daemon does (else it plans for itself).
+    fn door_key(
+        &self,
+        confine: crate::rulesets::Confinement,
+        approved: bool,
+    ) -> Option<crate::rulesets::Key> {
+        self.peer.same_mounts().then_some(crate::rulesets::Key {
+            uid: self.peer.uid,
+            confine,
+            approved,
+        })
+    }
+
+    /// After a reply to a door: the next ruleset for `key` made ready, from what is kept, or
+    /// planned from the disk as the requester on the blocking pool.
+    fn after_passing(&self, key: crate::rulesets::Key) {
+        if self.shared.rulesets.refill(&key) {
+            return;
+        }
+        let shared = self.shared.clone();
+        let who = crate::read::As {
+            uid: self.peer.uid,
+            gid: self.peer.gid,
+            named: Vec::new(),
+        };
+        tokio::task::spawn_blocking(move || shared.rulesets.plan(key, &who));
     }
 }

@@ -26,6 +26,7 @@ pub mod project;
 pub mod read;
 pub mod remember;
 pub mod request;
+pub mod rulesets;
 pub mod server;
 pub mod stats;
 // Socket activation adopts the descriptor systemd passed (`OwnedFd::from_raw_fd`): the

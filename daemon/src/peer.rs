@@ -349,6 +349,20 @@ impl PeerIdentity {
         }
     }
 
+    /// Whether the peer sees the file system as the daemon does: the same mount namespace,
+    /// read while its pidfd says it is still the process that connected. A ruleset the daemon
+    /// planned names its own view's files; a process in a container of its own sees others at
+    /// those paths. False when it cannot be told.
+    pub fn same_mounts(&self) -> bool {
+        if self.pid <= 0 {
+            return false;
+        }
+        static OURS: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+        let ours = OURS.get_or_init(|| std::fs::read_link("/proc/self/ns/mnt").ok());
+        let theirs = std::fs::read_link(format!("/proc/{}/ns/mnt", self.pid)).ok();
+        ours.is_some() && *ours == theirs && (self.pidfd.is_none() || self.still_alive())
+    }
+
     /// The peer's program name (`comm`: `claude`, `bash`), for notifications and lists;
     /// `?` when it cannot be read or the process is gone.
     pub fn program(&self) -> String {

@@ -85,6 +85,8 @@ pub struct Shared {
     homes: Mutex<HashMap<u32, HomeAndName>>,
     /// The repositories found lately around working directories (`project.rs`).
     pub projects: crate::project::Cache,
+    /// Landlock rulesets kept ready for the doors' confined runs.
+    pub rulesets: crate::rulesets::Rulesets,
     /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
     heartbeat: AtomicU64,
 }
@@ -144,6 +146,7 @@ pub async fn serve(
     let audit = Arc::new(audit);
     let stats = Arc::new(Stats::default());
     let config_limit = config.max_connections_per_uid;
+    let limits = ConnLimits::derive(config_limit);
     let shared = Arc::new(Shared {
         grants: crate::grants::Grants::default(),
         denials: crate::denials::Denials::start(),
@@ -163,7 +166,8 @@ pub async fn serve(
         started: Instant::now(),
         next_conn: AtomicU64::new(1),
         connections: Mutex::new(Connections::default()),
-        limits: ConnLimits::derive(config_limit),
+        rulesets: crate::rulesets::Rulesets::new(limits.kept_fds),
+        limits,
         refusing: std::sync::atomic::AtomicUsize::new(0),
         buffers: Buffers::default(),
         homes: Mutex::new(HashMap::new()),

@@ -378,6 +378,10 @@ pub fn status(socket: Option<PathBuf>, json: bool) -> u8 {
             println!(
                 "confinement: Landlock ABI {abi}: what assent run/sh run may change only what its line was judged to, and reads no secrets"
             );
+            println!(
+                "kept rulesets: {} confinement(s) kept ready for the doors, {} passed to a door since start",
+                status.kept_rulesets, status.rulesets_passed
+            );
             match &status.refusals_unknown {
                 None => println!(
                     "refused places: a confined run that fails is told what the kernel refused it (the kernel's audit)"

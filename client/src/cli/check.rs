@@ -173,7 +173,7 @@ pub fn gate(socket: Option<PathBuf>, request: CheckRequest, json: Option<&str>) 
 pub fn gate_confining(
     socket: Option<PathBuf>,
     request: CheckRequest,
-) -> (Outcome, Option<(protocol::Confinement, bool)>) {
+) -> (Outcome, Option<super::confine::Confined>) {
     gate_prompting(socket, request, None, None)
 }
 
@@ -240,7 +240,7 @@ fn gate_prompting(
     request: CheckRequest,
     json: Option<&str>,
     tty: Option<std::fs::File>,
-) -> (Outcome, Option<(protocol::Confinement, bool)>) {
+) -> (Outcome, Option<super::confine::Confined>) {
     let prompt = tty;
     let mut conn = match super::connect_door(socket) {
         Ok(conn) => conn,
@@ -263,6 +263,8 @@ fn gate_prompting(
             return (Outcome::Failed(exit::UNAVAILABLE), None);
         }
     };
+    // The ruleset the daemon kept for this confinement, passed with an allow.
+    let kept = conn.take_passed();
     // A request another person must answer is not asked at the requester's terminal: the
     // daemon would refuse that answer, so the wait says who answers instead.
     let prompt = prompt.filter(|_| !verdict.another_answers);
@@ -353,7 +355,13 @@ fn gate_prompting(
     let confine = match outcome.0 {
         Outcome::Allowed => verdict.confine.map(|mut c| {
             c.write_anywhere &= by_person;
-            (c, by_person)
+            super::confine::Confined {
+                confine: c,
+                approved: by_person,
+                // Kept for the line as the policy let it through; a person's approval adds to
+                // what it may do, so the door works that out itself.
+                kept: kept.filter(|_| !by_person),
+            }
         }),
         _ => None,
     };

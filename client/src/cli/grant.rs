@@ -73,7 +73,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
             token: granted.token.clone(),
             subject: Subject::shell(&granted.line, cwd),
         });
-        conn.request(&request).map_err(|error| {
+        let reply = conn.request(&request).map_err(|error| {
             match error {
                 assent_client::Error::Refused(error) => {
                     messages::say(&format!("the line was not run: {error}"))
@@ -81,11 +81,16 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
                 error => messages::error(&error),
             }
             exit::UNAVAILABLE
-        })
+        })?;
+        Ok((reply, conn.take_passed()))
     });
     let granted_run = match answer {
-        Ok(Response::Granted(run)) => run,
-        Ok(other) => {
+        Ok((Response::Granted(run), kept)) => confine::Confined {
+            confine: run.confine,
+            approved: run.approved,
+            kept,
+        },
+        Ok((other, _)) => {
             messages::say(&format!("unexpected reply: {other:?}; not running"));
             return exit::UNAVAILABLE;
         }
@@ -107,13 +112,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         }
         _ => command.arg("-c").arg(&granted.line),
     };
-    let code = confine::run(
-        &mut command,
-        SHELL.as_ref(),
-        &granted_run.confine,
-        granted_run.approved,
-        after,
-    );
+    let code = confine::run(&mut command, SHELL.as_ref(), granted_run, after);
     if let (Some(mut report), Some((read, _))) = (report, pipe)
         && let Some(dir) = final_dir(read)
     {

@@ -7,10 +7,11 @@ use std::io::{IsTerminal, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
-use assent_client::protocol::{CheckRequest, Confinement, Context, Origin, Subject};
+use assent_client::protocol::{CheckRequest, Context, Origin, Subject};
 
 use super::check::{Outcome, RequestArgs, gate_confining, working_dir};
-use super::{confine, exit, messages};
+use super::confine::{self, Confined};
+use super::{exit, messages};
 
 mod args;
 
@@ -57,7 +58,7 @@ pub fn run(socket: Option<PathBuf>, request: RequestArgs, argv: Vec<OsString>) -
     start(
         std::process::Command::new(program).args(args),
         program,
-        confinement.as_ref(),
+        confinement,
         after,
     )
 }
@@ -86,7 +87,7 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
             return start(
                 std::process::Command::new(SHELL).args(&args),
                 SHELL.as_ref(),
-                confinement.as_ref(),
+                confinement,
                 after,
             );
         }
@@ -110,7 +111,7 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
     start(
         std::process::Command::new(SHELL).args(&args),
         SHELL.as_ref(),
-        confinement.as_ref(),
+        confinement,
         after,
     )
 }
@@ -141,7 +142,7 @@ fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
     };
     let mut command = std::process::Command::new(SHELL);
     command.args(&args).arg("-c").arg(&script);
-    start(&mut command, SHELL.as_ref(), confinement.as_ref(), after)
+    start(&mut command, SHELL.as_ref(), confinement, after)
 }
 
 /// Check a line on an agent's behalf (a shell spawned by a program is automation): the
@@ -150,7 +151,7 @@ fn stdin_script(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
 fn check_agent_line(
     socket: Option<PathBuf>,
     line: &str,
-) -> Result<(Option<(Confinement, bool)>, confine::After), u8> {
+) -> Result<(Option<Confined>, confine::After), u8> {
     let cwd = working_dir(None)?;
     let after = confine::After {
         socket: socket.clone(),
@@ -173,9 +174,7 @@ fn check_agent_line(
 
 /// The confinement to run in when allowed; otherwise the exit code for a command that will
 /// not run.
-fn allowed(
-    gated: (Outcome, Option<(Confinement, bool)>),
-) -> Result<Option<(Confinement, bool)>, u8> {
+fn allowed(gated: (Outcome, Option<Confined>)) -> Result<Option<Confined>, u8> {
     match gated {
         (Outcome::Allowed, confinement) => Ok(confinement),
         (Outcome::Cancelled, _) => Err(exit::CANCELLED),
@@ -188,13 +187,11 @@ fn allowed(
 fn start(
     command: &mut std::process::Command,
     program: &std::ffi::OsStr,
-    confinement: Option<&(Confinement, bool)>,
+    confinement: Option<Confined>,
     after: confine::After,
 ) -> u8 {
     match confinement {
-        Some((confinement, approved)) => {
-            confine::run(command, program, confinement, *approved, after)
-        }
+        Some(confined) => confine::run(command, program, confined, after),
         None => exec(command, program),
     }
 }

@@ -140,6 +140,13 @@ pub struct StatusInfo {
     /// audit is off, the daemon may not read it, the ABI logs nothing); `None` when it can.
     #[serde(default)]
     pub refusals_unknown: Option<String>,
+    /// Confinements whose Landlock ruleset the daemon keeps ready for the doors (version 15):
+    /// a door given one does not work out its plan from the disk.
+    #[serde(default)]
+    pub kept_rulesets: u32,
+    /// Rulesets the daemon has passed to doors since it started.
+    #[serde(default)]
+    pub rulesets_passed: u64,
 }
 
 /// One audit event, as `assent log` shows it.

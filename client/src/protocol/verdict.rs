@@ -93,7 +93,7 @@ pub struct Verdict {
 ///
 /// Paths are absolute. A door grants what exists when the run starts; a place that does not
 /// exist yet cannot be granted (Landlock rules are made from open directories).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Confinement {
     /// Where the run may create, change, rename and remove (and read), each with all beneath.
     pub write: Vec<String>,

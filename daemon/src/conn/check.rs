@@ -30,6 +30,8 @@ impl Conn {
         } = check;
         // The subject as the caller sent it: what a grant is bound to and redeemed with.
         let wants_grant = (context.grant && context.confines).then(|| subject.clone());
+        // The caller is the door that runs the line confined: an allow comes with a ruleset.
+        let is_door = context.confines && !context.grant;
         let ruled = self
             .asker()
             .rule(vec![subject], origin, context, wait, false)
@@ -100,7 +102,21 @@ impl Conn {
                 }
             }
         }
-        self.send(&Response::Verdict(reply)).await;
+        // The door's confinement as it will build it: a line the policy let through by itself
+        // never gets `write_anywhere`, which only a person's approval grants.
+        let door_key = reply
+            .confine
+            .clone()
+            .filter(|_| is_door && reply.decision == Decision::Allow)
+            .and_then(|mut confine| {
+                confine.write_anywhere = false;
+                self.door_key(confine, false)
+            });
+        let kept = door_key.as_ref().and_then(|key| self.kept_ruleset(key));
+        self.send_passing(&Response::Verdict(reply), kept).await;
+        if let Some(key) = door_key {
+            self.after_passing(key);
+        }
         let shared = self.shared.clone();
         let pid = self.peer.pid;
         self.wait(held, move |items| {

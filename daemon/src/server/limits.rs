@@ -14,6 +14,9 @@ const RESERVED_FDS: u64 = 64;
 const FDS_PER_CONN: u64 = 2;
 /// Connections only root may open: another uid can never take the last of them.
 const ROOT_RESERVE: usize = 16;
+/// The most descriptors the rulesets kept for doors may hold (`rulesets.rs`), and the share of
+/// the limit they may take at most: a sixteenth.
+const KEPT_FDS_MAX: u64 = 1024;
 
 /// How many connections the process can hold, derived from its descriptor limit at start.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +25,8 @@ pub struct ConnLimits {
     pub total: usize,
     /// Per uid: at most a quarter of the total, so one uid can never take what others need.
     pub per_uid: usize,
+    /// Descriptors the rulesets kept for doors may hold, taken before the connections'.
+    pub kept_fds: usize,
 }
 
 impl ConnLimits {
@@ -56,12 +61,14 @@ impl ConnLimits {
     }
 
     fn from_fds(soft: u64, configured_per_uid: usize) -> ConnLimits {
-        let total = usize::try_from(soft.saturating_sub(RESERVED_FDS) / FDS_PER_CONN)
+        let kept = (soft / 16).min(KEPT_FDS_MAX);
+        let total = usize::try_from(soft.saturating_sub(RESERVED_FDS + kept) / FDS_PER_CONN)
             .unwrap_or(usize::MAX)
             .max(ROOT_RESERVE + 4);
         ConnLimits {
             total,
             per_uid: configured_per_uid.min(total / 4).max(1),
+            kept_fds: usize::try_from(kept).unwrap_or(0),
         }
     }
 }
@@ -159,12 +166,16 @@ mod tests {
 
     #[test]
     fn connection_limits_follow_the_descriptors() {
-        // The default soft limit: 480 connections, 120 per uid, 16 of them only for root.
+        // The default soft limit: 64 descriptors for the doors' kept rulesets, 448
+        // connections, 112 per uid, 16 of them only for root.
         let small = ConnLimits::from_fds(1024, 1024);
-        assert_eq!((small.total, small.per_uid), (480, 120));
+        assert_eq!((small.kept_fds, small.total, small.per_uid), (64, 448, 112));
         // The unit's LimitNOFILE: the configured cap per uid applies.
         let large = ConnLimits::from_fds(65536, 1024);
-        assert_eq!((large.total, large.per_uid), (32736, 1024));
+        assert_eq!(
+            (large.kept_fds, large.total, large.per_uid),
+            (1024, 32224, 1024)
+        );
         // Absurdly low: still room for root and a few users.
         let tiny = ConnLimits::from_fds(10, 1024);
         assert!(tiny.total > ROOT_RESERVE && tiny.per_uid >= 1);

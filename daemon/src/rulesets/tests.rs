@@ -1,0 +1,196 @@
+use super::*;
+use std::path::Path;
+
+fn me() -> read::As {
+    read::As {
+        uid: nix::unistd::geteuid().as_raw(),
+        gid: nix::unistd::getegid().as_raw(),
+        named: Vec::new(),
+    }
+}
+
+fn text(path: &Path) -> String {
+    path.to_str().expect("utf-8").to_owned()
+}
+
+/// A home with a secret and a project outside it, and a door's key for a line in the project.
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let home = root.join("home");
+        let repo = root.join("work/repo");
+        for d in [home.join(".ssh"), home.join(".config"), repo.clone()] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(home.join(".ssh/id_ed25519"), "key").expect("write");
+        Machine {
+            _dir: dir,
+            home,
+            repo,
+        }
+    }
+
+    fn key(&self, hide: &[&str]) -> Key {
+        Key {
+            uid: me().uid,
+            confine: Confinement {
+                project: Some(text(&self.repo)),
+                hide: hide.iter().map(|h| text(&self.home.join(h))).collect(),
+                home: Some(text(&self.home)),
+                ..Confinement::default()
+            },
+            approved: false,
+        }
+    }
+}
+
+fn confines() -> bool {
+    crate::landlock::confines()
+}
+
+/// Plans `key` until it is kept and takes a ruleset: the machine's temporary directory is the
+/// project's parent, and other tests make entries there, each dropping the plan (as it must).
+fn plan_and_take(kept: &Rulesets, key: &Key) -> Option<OwnedFd> {
+    (0..100).find_map(|_| {
+        kept.plan(key.clone(), &me());
+        kept.take(key)
+    })
+}
+
+#[test]
+fn a_confinement_is_kept_once_planned_and_each_door_gets_a_ruleset_of_its_own() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let key = machine.key(&[".ssh", ".config/gh/hosts.yml"]);
+    let kept = Rulesets::new(1024);
+    assert!(kept.take(&key).is_none(), "nothing is kept before a plan");
+    assert!(
+        !kept.refill(&key),
+        "an unknown confinement is planned, not refilled"
+    );
+    let first = plan_and_take(&kept, &key).expect("kept after the plan");
+    // The spare went with the first door; the next is made for it alone.
+    let second = kept.take(&key).expect("made again");
+    assert_ne!(
+        std::os::fd::AsRawFd::as_raw_fd(&first),
+        std::os::fd::AsRawFd::as_raw_fd(&second)
+    );
+    assert!(kept.refill(&key));
+    assert_eq!(kept.counts(), Counts { kept: 1, handed: 2 });
+    // Another requester, or the same line approved by a person, is another plan.
+    let other = Key {
+        uid: key.uid + 1,
+        ..key.clone()
+    };
+    assert!(kept.take(&other).is_none());
+    let approved = Key {
+        approved: true,
+        ..key.clone()
+    };
+    assert!(kept.take(&approved).is_none());
+}
+
+#[test]
+fn a_change_where_the_plan_looked_drops_it_and_a_change_inside_a_granted_place_does_not() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let key = machine.key(&[".ssh", ".config/gh/hosts.yml", ".aws"]);
+    let kept = Rulesets::new(1024);
+    assert!(plan_and_take(&kept, &key).is_some());
+    // Inside the project (granted whole) and inside a directory granted whole: no plan changes.
+    std::fs::write(machine.repo.join("cleanup.sh"), "true").expect("write");
+    std::fs::create_dir_all(machine.repo.join("target/debug")).expect("mkdir");
+    let still = (0..100).any(|_| {
+        std::fs::write(machine.repo.join("cleanup.sh"), "true").expect("write");
+        std::fs::create_dir_all(machine.repo.join("target/debug")).expect("mkdir");
+        kept.take(&key).is_some() || {
+            plan_and_take(&kept, &key);
+            false
+        }
+    });
+    assert!(still, "a write in the project keeps the plan");
+
+    // Each of these could make a secret readable under the old plan.
+    type Change = Box<dyn Fn(&Machine)>;
+    let changes: [(&str, Change); 4] = [
+        (
+            "a secret directory made in the home",
+            Box::new(|m| std::fs::create_dir(m.home.join(".aws")).expect("mkdir")),
+        ),
+        (
+            "a directory made on the way to a secret",
+            Box::new(|m| std::fs::create_dir(m.home.join(".config/gh")).expect("mkdir")),
+        ),
+        (
+            "a secret renamed away",
+            Box::new(|m| {
+                std::fs::rename(m.home.join(".ssh"), m.home.join("ssh-old")).expect("rename")
+            }),
+        ),
+        (
+            "the project replaced",
+            Box::new(|m| {
+                std::fs::rename(&m.repo, m.repo.with_extension("old")).expect("rename");
+                std::fs::create_dir(&m.repo).expect("mkdir");
+            }),
+        ),
+    ];
+    for (what, change) in changes {
+        assert!(plan_and_take(&kept, &key).is_some(), "{what}: kept before");
+        change(&machine);
+        assert!(kept.take(&key).is_none(), "{what}: dropped after");
+    }
+}
+
+#[test]
+fn kept_plans_stay_within_their_descriptors_dropping_the_least_recently_used() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let a = machine.key(&[".ssh"]);
+    let b = machine.key(&[".ssh", ".config/x"]);
+    // A budget too small for any plan keeps nothing.
+    let none = Rulesets::new(3);
+    none.plan(a.clone(), &me());
+    assert!(none.take(&a).is_none());
+    // Room for one plan: the second drops the first.
+    let probe = Rulesets::new(1024);
+    assert!(plan_and_take(&probe, &a).is_some());
+    let one = probe
+        .inner
+        .lock()
+        .expect("lock")
+        .entries
+        .get(&a)
+        .map(|e| e.plan.fds())
+        .expect("kept");
+    let kept = Rulesets::new(one + one / 2);
+    assert!(plan_and_take(&kept, &a).is_some());
+    assert!(plan_and_take(&kept, &b).is_some());
+    assert!(kept.take(&a).is_none(), "the older plan made room");
+}
+
+#[test]
+fn a_plan_is_kept_only_with_the_home_the_daemon_knows() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let mut key = machine.key(&[".ssh"]);
+    key.confine.home = None;
+    let kept = Rulesets::new(1024);
+    kept.plan(key.clone(), &me());
+    assert!(kept.take(&key).is_none());
+}

@@ -1,0 +1,108 @@
+//! The rulesets the daemon keeps ready for the doors: a door passed one confines its run
+//! exactly as one that worked out its own plan, and a change where the kept plan looked (a
+//! secret made since) is seen before the next run. The real daemon, the real door, real
+//! Landlock; the secret is read by a program the line runs, never given to a shell.
+
+use std::path::Path;
+use std::process::Output;
+
+use assent_tests::TestDaemon;
+use assent_tests::confined::{DOCUMENT, Home, landlock, stderr};
+
+const SECRET: &str = "-----BEGIN KEY----- not for the run";
+
+/// How many rulesets the daemon has passed to doors (`assent status --json`).
+fn passed(home: &Home, socket: &Path) -> u64 {
+    let out = home.assent(socket, &home.project, &["status", "--json"]);
+    let value: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("status --json prints JSON");
+    value
+        .get("rulesets_passed")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or_else(|| panic!("no rulesets_passed in {value}"))
+}
+
+/// `assent sh -c LINE` in the project, until a run was given the daemon's ruleset (the daemon
+/// plans a confinement after its first run, and drops the plan whenever a directory it looked
+/// at changes, which other tests' scratch directories in the home do); every run's output.
+fn until_passed(home: &Home, socket: &Path, line: &str) -> Vec<Output> {
+    let mut outs = Vec::new();
+    for _ in 0..50 {
+        let before = passed(home, socket);
+        outs.push(home.assent(socket, &home.project, &["sh", "-c", line]));
+        if passed(home, socket) > before {
+            eprintln!("passed after {} runs", outs.len());
+            return outs;
+        }
+    }
+    panic!("no run was given a kept ruleset: {outs:?}");
+}
+
+#[test]
+fn a_door_given_the_daemons_ruleset_is_confined_alike_and_a_secret_made_since_is_hidden() {
+    if !landlock() {
+        return;
+    }
+    let m = Home::new("assent-kept-", &[".ssh", "Documents/shared"]);
+    std::fs::write(m.home.join(".ssh/id_ed25519"), SECRET).expect("secret");
+    // `Documents/shared/keys` is secret but does not exist yet: the plan grants
+    // `Documents/shared` whole, as nothing secret is in it.
+    let daemon = TestDaemon::with(assent_tests::Options {
+        policy: Some(format!(
+            "sensitive_paths = [\"{0}/.ssh/**\", \"{0}/Documents/shared/keys/**\"]\n",
+            m.home.display()
+        )),
+        ..assent_tests::Options::default()
+    });
+    m.python(
+        "work.py",
+        "Documents/old/notes.txt",
+        "import sys\nopen('out.txt', 'w').write('built')\nprint(open(p).read())\ntry:\n    open(p, 'a').write('changed')\n    sys.exit(3)\nexcept PermissionError:\n    pass",
+    );
+    m.python(
+        "leak.py",
+        "Documents/shared/keys/id",
+        "print(open(p).read())",
+    );
+
+    // The everyday run, through a kept ruleset: it writes in the project and reads the home,
+    // and it may not change a document outside the project.
+    let outs = until_passed(&m, daemon.socket(), "/usr/bin/python3 work.py");
+    let last = outs.last().expect("a run");
+    assert_eq!(last.status.code(), Some(0), "{last:?}");
+    assert!(
+        String::from_utf8_lossy(&last.stdout).contains(DOCUMENT),
+        "{last:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(m.project.join("out.txt")).expect("built"),
+        "built"
+    );
+    assert_eq!(m.notes(), DOCUMENT);
+
+    // A kept ruleset for the leak's line, made while the secret did not exist.
+    let outs = until_passed(&m, daemon.socket(), "/usr/bin/python3 leak.py");
+    assert_ne!(outs.last().map(|o| o.status.code()), Some(Some(0)));
+    std::fs::create_dir(m.home.join("Documents/shared/keys")).expect("mkdir");
+    std::fs::write(m.home.join("Documents/shared/keys/id"), SECRET).expect("secret");
+    for _ in 0..3 {
+        let out = m.assent(
+            daemon.socket(),
+            &m.project,
+            &["sh", "-c", "/usr/bin/python3 leak.py"],
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("BEGIN KEY"),
+            "the secret made after the plan was read: {out:?}"
+        );
+        assert!(stderr(&out).contains("ran confined"), "{out:?}");
+    }
+    // And once planned again, the ruleset passed hides it too.
+    let outs = until_passed(&m, daemon.socket(), "/usr/bin/python3 leak.py");
+    for out in &outs {
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("BEGIN KEY"),
+            "{out:?}"
+        );
+    }
+}
