@@ -402,17 +402,14 @@ impl Conn {
     }
 
     /// After a reply to a door: the next ruleset for `key` made ready, from what is kept, or
-    /// planned from the disk as the requester on the blocking pool.
+    /// planned from the disk as the requester, on the blocking pool.
     fn after_passing(&self, key: crate::rulesets::Key) {
-        if self.shared.rulesets.refill(&key) {
-            return;
-        }
         let shared = self.shared.clone();
         let who = crate::read::As {
             uid: self.peer.uid,
             gid: self.peer.gid,
             named: Vec::new(),
         };
-        tokio::task::spawn_blocking(move || shared.rulesets.plan(key, &who));
+        tokio::task::spawn_blocking(move || shared.rulesets.fill(key, &who));
     }
 }

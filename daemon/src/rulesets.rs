@@ -21,7 +21,10 @@
 //!   system can hang its thread).
 //!
 //! A confinement not kept yet is planned by the door itself, as before; the daemon plans it on
-//! the blocking pool after replying, for the next run.
+//! the blocking pool after replying, for the next run, and makes each next spare there too:
+//! nothing here that touches a kept descriptor or the disk runs on an async worker or under
+//! the lock every door's take waits on (a FUSE file system an agent mounted can make such a
+//! call hang).
 
 use std::collections::{BTreeSet, HashMap};
 use std::os::fd::OwnedFd;
@@ -68,7 +71,7 @@ pub struct Rulesets {
 #[derive(Debug, Default)]
 struct Inner {
     entries: HashMap<Key, Entry>,
-    watcher: Option<Inotify>,
+    watcher: Option<Arc<Inotify>>,
     /// Every watch set on the instance, with how many events it has had.
     watched: HashMap<WatchDescriptor, u64>,
     /// Which instance this is: watch numbers are only meaningful within one.
@@ -148,10 +151,10 @@ impl Rulesets {
         let tick = inner.tick;
         let entry = inner.entries.get_mut(key)?;
         entry.used = tick;
-        let ruleset = match entry.spare.take() {
-            Some(spare) => spare,
-            None => entry.plan.ruleset()?,
-        };
+        // Only a spare made ahead: making one here would hold every door's lock through system
+        // calls on the kept descriptors (the binding's `fstat`, which a FUSE file system can
+        // make hang). Without one the door plans for itself.
+        let ruleset = entry.spare.take()?;
         inner.handed += 1;
         Some(ruleset)
     }
@@ -166,9 +169,24 @@ impl Rulesets {
             })
     }
 
-    /// Makes ready the next ruleset for a kept `key` (a spare, from its open descriptors: no
-    /// disk is read). False when `key` is not kept: then [`Rulesets::plan`] it.
-    pub fn refill(&self, key: &Key) -> bool {
+    /// Makes ready the next ruleset for a kept `key` (a spare, from its open descriptors), or
+    /// plans `key` from the disk as `who` when it is not kept. Blocking (it reads the disk,
+    /// and the binding `fstat`s each kept descriptor: a network or FUSE file system can make
+    /// either hang): run it on the blocking pool, after the reply. At most [`MAX_FILLING`] at
+    /// once; a hung one holds its place, and then fewer are made ready (never less confined).
+    pub fn fill(&self, key: Key, who: &read::As) {
+        if self.filling.fetch_add(1, Ordering::AcqRel) >= MAX_FILLING {
+            self.filling.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        if !self.refill(&key) {
+            self.plan_now(key, who);
+        }
+        self.filling.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Makes ready the next ruleset for a kept `key`; false when `key` is not kept.
+    fn refill(&self, key: &Key) -> bool {
         let kept = match self.inner.lock() {
             Ok(mut inner) => {
                 inner.drain();
@@ -198,17 +216,6 @@ impl Rulesets {
             }
         }
         true
-    }
-
-    /// Plans `key` from the disk as `who` and keeps it. Blocking (it reads the disk, which may
-    /// hang): run it on the blocking pool, after the reply. At most [`MAX_FILLING`] at once.
-    pub fn plan(&self, key: Key, who: &read::As) {
-        if self.filling.fetch_add(1, Ordering::AcqRel) >= MAX_FILLING {
-            self.filling.fetch_sub(1, Ordering::AcqRel);
-            return;
-        }
-        self.plan_now(key, who);
-        self.filling.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Plans `key` from the disk as `who`, watching first what the plan consults.
@@ -272,17 +279,21 @@ impl Rulesets {
 
     /// Watches each directory in `dirs`, and returns their watches with their events so far;
     /// `None` when one that exists cannot be watched (then a change there could not be seen).
+    /// The watches are set with no lock held: setting one looks its path up, which a network
+    /// or FUSE file system can make hang, and every door's take waits on the lock.
     fn watch(&self, dirs: &BTreeSet<PathBuf>) -> Option<Watching> {
-        let mut inner = self.inner.lock().ok()?;
-        inner.drain();
-        if inner.watched.len() + dirs.len() > MAX_WATCHES {
-            inner.forget_all();
-        }
-        if inner.watcher.is_none() {
-            inner.watcher =
-                Some(Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).ok()?);
-        }
-        let watcher = inner.watcher.as_ref()?;
+        let (watcher, instance) = {
+            let mut inner = self.inner.lock().ok()?;
+            inner.drain();
+            if inner.watched.len() + dirs.len() > MAX_WATCHES {
+                inner.forget_all();
+            }
+            if inner.watcher.is_none() {
+                let made = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).ok()?;
+                inner.watcher = Some(Arc::new(made));
+            }
+            (Arc::clone(inner.watcher.as_ref()?), inner.instance)
+        };
         let mask = AddWatchFlags::IN_CREATE
             | AddWatchFlags::IN_DELETE
             | AddWatchFlags::IN_MOVED_FROM
@@ -299,14 +310,17 @@ impl Rulesets {
                 Err(_) => return None,
             }
         }
+        let mut inner = self.inner.lock().ok()?;
+        // Events since the watches were set are counted before the plan is made again.
+        inner.drain();
+        if inner.instance != instance {
+            return None;
+        }
         let counts = wds
             .into_iter()
             .map(|wd| (wd, *inner.watched.entry(wd).or_insert(0)))
             .collect();
-        Some(Watching {
-            instance: inner.instance,
-            counts,
-        })
+        Some(Watching { instance, counts })
     }
 }
 
