@@ -14,9 +14,11 @@ const RESERVED_FDS: u64 = 64;
 const FDS_PER_CONN: u64 = 2;
 /// Connections only root may open: another uid can never take the last of them.
 const ROOT_RESERVE: usize = 16;
-/// The most descriptors the rulesets kept for doors may hold (`rulesets.rs`), and the share of
-/// the limit they may take at most: a sixteenth.
+/// The most descriptors the rulesets kept for doors may hold (`rulesets.rs`): a sixteenth of
+/// the limit, at most this, and none under [`KEPT_FDS_FROM`] (a plan holds some fifty; a small
+/// limit is the connections').
 const KEPT_FDS_MAX: u64 = 1024;
+const KEPT_FDS_FROM: u64 = 2048;
 
 /// How many connections the process can hold, derived from its descriptor limit at start.
 #[derive(Debug, Clone, Copy)]
@@ -61,7 +63,11 @@ impl ConnLimits {
     }
 
     fn from_fds(soft: u64, configured_per_uid: usize) -> ConnLimits {
-        let kept = (soft / 16).min(KEPT_FDS_MAX);
+        let kept = if soft >= KEPT_FDS_FROM {
+            (soft / 16).min(KEPT_FDS_MAX)
+        } else {
+            0
+        };
         let total = usize::try_from(soft.saturating_sub(RESERVED_FDS + kept) / FDS_PER_CONN)
             .unwrap_or(usize::MAX)
             .max(ROOT_RESERVE + 4);
@@ -166,10 +172,10 @@ mod tests {
 
     #[test]
     fn connection_limits_follow_the_descriptors() {
-        // The default soft limit: 64 descriptors for the doors' kept rulesets, 448
-        // connections, 112 per uid, 16 of them only for root.
+        // The default soft limit: no rulesets kept for doors, 480 connections, 120 per uid,
+        // 16 of them only for root.
         let small = ConnLimits::from_fds(1024, 1024);
-        assert_eq!((small.kept_fds, small.total, small.per_uid), (64, 448, 112));
+        assert_eq!((small.kept_fds, small.total, small.per_uid), (0, 480, 120));
         // The unit's LimitNOFILE: the configured cap per uid applies.
         let large = ConnLimits::from_fds(65536, 1024);
         assert_eq!(
