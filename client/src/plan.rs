@@ -68,7 +68,7 @@ impl Plan {
         };
         let home = home.and_then(|h| {
             plan.looked_up(h);
-            h.canonicalize().ok()
+            resolve(h)
         });
         let seen = Home::list(home.as_deref());
         if let Some(home) = &home {
@@ -161,6 +161,19 @@ impl Plan {
     }
 }
 
+/// `path` resolved (links followed), unless resolving it passes through a magic link
+/// (`/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/cwd`, `/dev/stdout`): those name whatever the
+/// *resolving* process holds open (the daemon's own descriptors, when the daemon plans: `/`,
+/// its audit file), never a place a line was judged to change.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    use nix::fcntl::{AT_FDCWD, OFlag, OpenHow, ResolveFlag, openat2};
+    let how = OpenHow::new()
+        .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+        .resolve(ResolveFlag::RESOLVE_NO_MAGICLINKS);
+    openat2(AT_FDCWD, path, how).ok()?;
+    path.canonicalize().ok()
+}
+
 /// The rights a rule on a file (not a directory) may carry.
 pub fn file_rights() -> BitFlags<AccessFs> {
     AccessFs::ReadFile
@@ -213,7 +226,7 @@ fn expand(pattern: &Path, out: &mut Vec<PathBuf>, plan: &mut Plan) {
         // Most secret places do not exist on a given machine: one stat says so, where
         // resolving the path would read every component's link.
         if std::fs::symlink_metadata(pattern).is_ok()
-            && let Ok(real) = pattern.canonicalize()
+            && let Some(real) = resolve(pattern)
         {
             plan.looked_up(&real);
             out.push(real);
@@ -228,7 +241,7 @@ fn expand(pattern: &Path, out: &mut Vec<PathBuf>, plan: &mut Plan) {
     };
     for entry in entries.flatten() {
         if entry.file_name().to_str().is_some_and(|n| glob.matches(n))
-            && let Ok(real) = entry.path().canonicalize()
+            && let Some(real) = resolve(&entry.path())
         {
             plan.looked_up(&real);
             out.push(real);
@@ -274,7 +287,7 @@ fn carve(
 /// was judged and what is granted agree. The home or above it is never granted as one, whatever
 /// a verdict says.
 fn project(root: &str, home: Option<&Path>) -> Option<PathBuf> {
-    let root = Path::new(root).canonicalize().ok()?;
+    let root = resolve(Path::new(root))?;
     let is_home_or_above = home.is_some_and(|h| h.starts_with(&root));
     (!is_home_or_above && root != Path::new("/")).then_some(root)
 }
@@ -299,14 +312,19 @@ fn existing(place: &Path, home: Option<&Path>, approved: bool) -> Option<PathBuf
     let found = place
         .ancestors()
         .find(|a| std::fs::symlink_metadata(a).is_ok())?;
-    let real = found.canonicalize().ok()?;
+    let real = resolve(found)?;
+    let too_wide = || {
+        real == Path::new("/")
+            || home.is_some_and(|h| h.starts_with(&real))
+            || in_hidden(&real, home)
+    };
     if found == place {
-        return Some(real);
+        // `/`, the home or above it, named by a line the policy let through by itself: never.
+        // Only a person's approval grants that much.
+        let whole = real == Path::new("/") || home.is_some_and(|h| h.starts_with(&real));
+        return (approved || !whole).then_some(real);
     }
-    let too_wide = real == Path::new("/")
-        || home.is_some_and(|h| h.starts_with(&real))
-        || in_hidden(&real, home);
-    (approved && !too_wide).then_some(real)
+    (approved && !too_wide()).then_some(real)
 }
 
 #[cfg(test)]
@@ -385,6 +403,68 @@ mod tests {
             "{:?}",
             plan.rules
         );
+    }
+
+    #[test]
+    fn a_place_named_through_a_magic_link_or_the_whole_disk_is_never_granted_by_itself() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let home = root.join("home");
+        let elsewhere = root.join("elsewhere");
+        std::fs::create_dir_all(&home).expect("mkdir");
+        std::fs::create_dir_all(&elsewhere).expect("mkdir");
+        // A directory this process holds open: `/dev/fd/N` names it here, and in a daemon that
+        // plans, whatever the daemon holds open as N.
+        let held = std::fs::File::open(&elsewhere).expect("open");
+        let fd = held.as_raw_fd();
+        let text = |p: &Path| p.to_str().expect("utf-8").to_owned();
+        for approved in [false, true] {
+            let confine = Confinement {
+                write: vec![
+                    format!("/dev/fd/{fd}"),
+                    format!("/proc/self/fd/{fd}"),
+                    "/proc/self/cwd".into(),
+                    "/dev/stderr".into(),
+                ],
+                home: Some(text(&home)),
+                ..Confinement::default()
+            };
+            let plan = Plan::of(&confine, Some(&home), approved);
+            let writable: Vec<&PathBuf> = plan
+                .rules
+                .iter()
+                .filter(|(_, access)| access.contains(AccessFs::WriteFile))
+                .map(|(path, _)| path)
+                .filter(|path| !path.starts_with("/dev/"))
+                .collect();
+            assert!(writable.is_empty(), "approved {approved}: {writable:?}");
+        }
+        // `/` and the home, named by a line the policy let through by itself: not granted.
+        for whole in [PathBuf::from("/"), home.clone()] {
+            let confine = Confinement {
+                write: vec![text(&whole)],
+                home: Some(text(&home)),
+                ..Confinement::default()
+            };
+            let by_itself = Plan::of(&confine, Some(&home), false);
+            assert!(
+                !by_itself
+                    .rules
+                    .iter()
+                    .any(|(p, a)| *p == whole && a.contains(AccessFs::WriteFile)),
+                "{whole:?}: {:?}",
+                by_itself.rules
+            );
+            let approved = Plan::of(&confine, Some(&home), true);
+            assert!(
+                approved
+                    .rules
+                    .iter()
+                    .any(|(p, a)| *p == whole && a.contains(AccessFs::WriteFile)),
+                "a person's approval grants what it approved: {whole:?}"
+            );
+        }
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //!   touches is dropped; an overflowed queue drops them all. The kernel queues an event before
 //!   the change's system call returns, so a secret made before a door asks is seen. Watches are
 //!   set before the plan is made, and the plan is made again after them, so no change falls in
-//!   between. A mount hides inodes, it cannot add readable ones to a kept rule.
+//!   between. A mount or unmount anywhere (it is no inotify event, and a rule on a directory
+//!   covers what is mounted below it) drops every kept plan: the mount table is polled too.
+//!   Only directories on local file systems are watched (a network or FUSE one changed from
+//!   elsewhere tells this kernel nothing): a plan that consults another is not kept.
 //! - **Never shared.** Every door gets a ruleset made for it alone: a process can add rules to
 //!   the one it was passed, so one handed out is never kept or handed out again.
 //! - **Bounded.** Descriptors kept are within a budget taken from the connection limits
@@ -72,6 +75,9 @@ pub struct Rulesets {
 struct Inner {
     entries: HashMap<Key, Entry>,
     watcher: Option<Arc<Inotify>>,
+    /// The daemon's mount table, polled: a mount or unmount is no inotify event, and can put a
+    /// secret below a directory a kept plan grants whole.
+    mounts: Option<std::fs::File>,
     /// Every watch set on the instance, with how many events it has had.
     watched: HashMap<WatchDescriptor, u64>,
     /// Which instance this is: watch numbers are only meaningful within one.
@@ -175,6 +181,9 @@ impl Rulesets {
     /// either hang): run it on the blocking pool, after the reply. At most [`MAX_FILLING`] at
     /// once; a hung one holds its place, and then fewer are made ready (never less confined).
     pub fn fill(&self, key: Key, who: &read::As) {
+        if self.budget == 0 {
+            return;
+        }
         if self.filling.fetch_add(1, Ordering::AcqRel) >= MAX_FILLING {
             self.filling.fetch_sub(1, Ordering::AcqRel);
             return;
@@ -230,20 +239,38 @@ impl Rulesets {
             return;
         };
         let first = Plan::of(&key.confine, home, key.approved);
+        if first.rules.len() + 1 > self.budget {
+            return;
+        }
         let Some(watching) = self.watch(&first.consulted) else {
             return;
         };
         // Made again under the watches: a change from here on is an event.
         let plan = Plan::of(&key.confine, home, key.approved);
-        if !plan.consulted.is_subset(&first.consulted) {
+        if !plan.consulted.is_subset(&first.consulted) || plan.rules.len() + 1 > self.budget {
             return;
         }
+        // A directory not there when the watches were set, and there now: its making may have
+        // fallen between, unseen, and nothing watches it.
+        if watching
+            .missing
+            .iter()
+            .any(|d| std::fs::symlink_metadata(d).is_ok())
+        {
+            return;
+        }
+        // Every rule opened, or nothing kept: a plan narrower than the door's own would fail
+        // honest runs until something changed.
+        let rules: Option<Vec<_>> = plan
+            .rules
+            .iter()
+            .map(|(path, access)| Some((PathFd::new(path).ok()?, *access)))
+            .collect();
+        let Some(rules) = rules else {
+            return;
+        };
         let kept = Kept {
-            rules: plan
-                .rules
-                .iter()
-                .filter_map(|(path, access)| Some((PathFd::new(path).ok()?, *access)))
-                .collect(),
+            rules,
             offline: plan.offline,
         };
         let Some(spare) = kept.ruleset() else {
@@ -290,6 +317,7 @@ impl Rulesets {
             }
             if inner.watcher.is_none() {
                 let made = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).ok()?;
+                inner.mounts = Some(std::fs::File::open("/proc/self/mountinfo").ok()?);
                 inner.watcher = Some(Arc::new(made));
             }
             (Arc::clone(inner.watcher.as_ref()?), inner.instance)
@@ -302,11 +330,15 @@ impl Rulesets {
             | AddWatchFlags::IN_MOVE_SELF
             | AddWatchFlags::IN_ONLYDIR;
         let mut wds = Vec::with_capacity(dirs.len());
+        let mut missing = Vec::new();
         for dir in dirs {
             match watcher.add_watch(dir.as_path(), mask) {
-                Ok(wd) => wds.push(wd),
+                // Only where every change is an event: a network file system changed from
+                // another machine, or a FUSE one, tells this kernel nothing.
+                Ok(wd) if local(dir) => wds.push(wd),
+                Ok(_) => return None,
                 // Not there (yet): its making is an event in the directory above, watched too.
-                Err(Errno::ENOENT | Errno::ENOTDIR) => {}
+                Err(Errno::ENOENT | Errno::ENOTDIR) => missing.push(dir.clone()),
                 Err(_) => return None,
             }
         }
@@ -320,8 +352,32 @@ impl Rulesets {
             .into_iter()
             .map(|wd| (wd, *inner.watched.entry(wd).or_insert(0)))
             .collect();
-        Some(Watching { instance, counts })
+        Some(Watching {
+            instance,
+            counts,
+            missing,
+        })
     }
+}
+
+/// `dir` lies on a file system whose every change this kernel makes, and so sees: a local
+/// disk, memory, or an overlay of them.
+fn local(dir: &std::path::Path) -> bool {
+    use nix::sys::statfs::{
+        BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, F2FS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC, TMPFS_MAGIC,
+        XFS_SUPER_MAGIC, statfs,
+    };
+    statfs(dir).is_ok_and(|fs| {
+        [
+            EXT4_SUPER_MAGIC,
+            XFS_SUPER_MAGIC,
+            BTRFS_SUPER_MAGIC,
+            F2FS_SUPER_MAGIC,
+            TMPFS_MAGIC,
+            OVERLAYFS_SUPER_MAGIC,
+        ]
+        .contains(&fs.filesystem_type())
+    })
 }
 
 /// A plan's watches, each with the events it had when the plan began.
@@ -329,6 +385,8 @@ impl Rulesets {
 struct Watching {
     instance: u64,
     counts: Vec<(WatchDescriptor, u64)>,
+    /// Consulted directories that did not exist when the watches were set.
+    missing: Vec<PathBuf>,
 }
 
 impl Inner {
@@ -337,6 +395,10 @@ impl Inner {
         let Some(watcher) = &self.watcher else {
             return;
         };
+        if self.mounts_changed() {
+            self.forget_all();
+            return;
+        }
         let mut fired: BTreeSet<WatchDescriptor> = BTreeSet::new();
         let mut all = false;
         let mut reads = 0;
@@ -389,11 +451,31 @@ impl Inner {
                 .any(|(wd, was)| self.watched.get(wd) != Some(was))
     }
 
+    /// Whether a file system was mounted or unmounted since the last look (the kernel marks
+    /// the open mount table with `POLLPRI` once per change); a table that cannot be polled
+    /// counts as changed.
+    fn mounts_changed(&self) -> bool {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        let Some(mounts) = &self.mounts else {
+            return true;
+        };
+        let mut fds = [PollFd::new(mounts.as_fd(), PollFlags::POLLPRI)];
+        match poll(&mut fds, PollTimeout::ZERO) {
+            Ok(0) => false,
+            Ok(_) => fds[0]
+                .revents()
+                .is_none_or(|r| r.intersects(PollFlags::POLLPRI | PollFlags::POLLERR)),
+            Err(_) => true,
+        }
+    }
+
     /// Drops every kept plan and watch (closing the instance removes its watches and queue).
     fn forget_all(&mut self) {
         self.entries.clear();
         self.watched.clear();
         self.watcher = None;
+        self.mounts = None;
         self.instance += 1;
     }
 

@@ -106,3 +106,60 @@ fn a_door_given_the_daemons_ruleset_is_confined_alike_and_a_secret_made_since_is
         );
     }
 }
+
+/// Unmounts what a test mounted, whatever happens to the test.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_secret_mounted_since_a_ruleset_was_kept_is_hidden_at_once() {
+    if !landlock() || !assent_tests::needs::needs_root("to bind-mount a secret") {
+        return;
+    }
+    let m = Home::new(
+        "assent-kept-mount-",
+        &[".ssh", "Documents/shared/keys", "vault"],
+    );
+    std::fs::write(m.home.join("vault/id"), SECRET).expect("secret");
+    // The secret names a file: while it is absent nothing is hidden there, and
+    // `Documents/shared` is granted whole. A mount is no change inotify sees.
+    let daemon = TestDaemon::with(assent_tests::Options {
+        policy: Some(format!(
+            "sensitive_paths = [\"{0}/.ssh/**\", \"{0}/vault/**\", \"{0}/Documents/shared/keys/id\"]\n",
+            m.home.display()
+        )),
+        ..assent_tests::Options::default()
+    });
+    m.python(
+        "leak.py",
+        "Documents/shared/keys/id",
+        "print(open(p).read())",
+    );
+    let outs = until_passed(&m, daemon.socket(), "/usr/bin/python3 leak.py");
+    assert_ne!(outs.last().map(|o| o.status.code()), Some(Some(0)));
+    let keys = m.home.join("Documents/shared/keys");
+    let mounted = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(m.home.join("vault"))
+        .arg(&keys)
+        .status()
+        .expect("mount");
+    assert!(mounted.success(), "mount --bind");
+    let _mounted = Mounted(keys);
+    for _ in 0..3 {
+        let out = m.assent(
+            daemon.socket(),
+            &m.project,
+            &["sh", "-c", "/usr/bin/python3 leak.py"],
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("BEGIN KEY"),
+            "the secret mounted after the plan was read: {out:?}"
+        );
+    }
+}
