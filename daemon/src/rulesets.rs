@@ -20,8 +20,8 @@
 //!   the one it was passed, so one handed out is never kept or handed out again.
 //! - **Bounded.** Descriptors kept are within a budget taken from the connection limits
 //!   (least recently used dropped first), watches within [`MAX_WATCHES`], and at most
-//!   [`MAX_FILLING`] plans are made at once (a plan reads the disk, and a network file
-//!   system can hang its thread).
+//!   [`MAX_FILLING`] plans are made at once, one per uid (a plan reads the disk, and a FUSE
+//!   file system can hang its thread).
 //!
 //! A confinement not kept yet is planned by the door itself, as before; the daemon plans it on
 //! the blocking pool after replying, for the next run, and makes each next spare there too:
@@ -32,7 +32,6 @@
 use std::collections::{BTreeSet, HashMap};
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use assent_client::plan::{ABI_WANTED, Plan};
@@ -68,7 +67,8 @@ pub struct Rulesets {
     inner: Mutex<Inner>,
     /// Descriptors the kept plans may hold in all.
     budget: usize,
-    filling: AtomicUsize,
+    /// Fills under way, per uid: at most one each, [`MAX_FILLING`] in all.
+    filling: Mutex<HashMap<u32, usize>>,
 }
 
 #[derive(Debug, Default)]
@@ -145,7 +145,7 @@ impl Rulesets {
         Rulesets {
             inner: Mutex::new(Inner::default()),
             budget,
-            filling: AtomicUsize::new(0),
+            filling: Mutex::new(HashMap::new()),
         }
     }
 
@@ -178,20 +178,37 @@ impl Rulesets {
     /// Makes ready the next ruleset for a kept `key` (a spare, from its open descriptors), or
     /// plans `key` from the disk as `who` when it is not kept. Blocking (it reads the disk,
     /// and the binding `fstat`s each kept descriptor: a network or FUSE file system can make
-    /// either hang): run it on the blocking pool, after the reply. At most [`MAX_FILLING`] at
-    /// once; a hung one holds its place, and then fewer are made ready (never less confined).
+    /// either hang): run it on the blocking pool, after the reply. At most one per uid and
+    /// [`MAX_FILLING`] at once: a hung one holds its place, so a uid that hangs its own (a
+    /// FUSE mount of its own) leaves the others theirs, and then fewer are made ready (never
+    /// less confined).
     pub fn fill(&self, key: Key, who: &read::As) {
         if self.budget == 0 {
             return;
         }
-        if self.filling.fetch_add(1, Ordering::AcqRel) >= MAX_FILLING {
-            self.filling.fetch_sub(1, Ordering::AcqRel);
-            return;
+        let uid = key.uid;
+        {
+            let Ok(mut filling) = self.filling.lock() else {
+                return;
+            };
+            let all: usize = filling.values().sum();
+            let mine = filling.entry(uid).or_insert(0);
+            if *mine >= 1 || all >= MAX_FILLING {
+                return;
+            }
+            *mine += 1;
         }
         if !self.refill(&key) {
             self.plan_now(key, who);
         }
-        self.filling.fetch_sub(1, Ordering::AcqRel);
+        if let Ok(mut filling) = self.filling.lock()
+            && let Some(mine) = filling.get_mut(&uid)
+        {
+            *mine = mine.saturating_sub(1);
+            if *mine == 0 {
+                filling.remove(&uid);
+            }
+        }
     }
 
     /// Makes ready the next ruleset for a kept `key`; false when `key` is not kept.
