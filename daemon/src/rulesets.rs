@@ -19,8 +19,8 @@
 //! - **Never shared.** Every door gets a ruleset made for it alone: a process can add rules to
 //!   the one it was passed, so one handed out is never kept or handed out again.
 //! - **Bounded.** Descriptors kept are within a budget taken from the connection limits
-//!   (least recently used dropped first), watches within [`MAX_WATCHES`], and at most
-//!   [`MAX_FILLING`] plans are made at once, one per uid (a plan reads the disk, and a FUSE
+//!   (least recently used dropped first), watches within `MAX_WATCHES`, and at most
+//!   `MAX_FILLING` plans are made at once, one per uid (a plan reads the disk, and a FUSE
 //!   file system can hang its thread).
 //!
 //! A confinement not kept yet is planned by the door itself, as before; the daemon plans it on
@@ -67,7 +67,7 @@ pub struct Rulesets {
     inner: Mutex<Inner>,
     /// Descriptors the kept plans may hold in all.
     budget: usize,
-    /// Fills under way, per uid: at most one each, [`MAX_FILLING`] in all.
+    /// Fills under way, per uid: at most one each, `MAX_FILLING` in all.
     filling: Mutex<HashMap<u32, usize>>,
 }
 
@@ -179,7 +179,7 @@ impl Rulesets {
     /// plans `key` from the disk as `who` when it is not kept. Blocking (it reads the disk,
     /// and the binding `fstat`s each kept descriptor: a network or FUSE file system can make
     /// either hang): run it on the blocking pool, after the reply. At most one per uid and
-    /// [`MAX_FILLING`] at once: a hung one holds its place, so a uid that hangs its own (a
+    /// `MAX_FILLING` at once: a hung one holds its place, so a uid that hangs its own (a
     /// FUSE mount of its own) leaves the others theirs, and then fewer are made ready (never
     /// less confined).
     pub fn fill(&self, key: Key, who: &read::As) {
