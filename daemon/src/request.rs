@@ -289,6 +289,8 @@ impl Asker<'_> {
         let mut round = 0;
         let mut subject = subject;
         let mut context = context;
+        // The line's tree, parsed once for all its rounds.
+        let mut parsed = crate::analyse::Parsed::default();
         loop {
             let judged = disk.clone();
             let policy = Arc::clone(&policy);
@@ -307,9 +309,12 @@ impl Asker<'_> {
                         home: home.as_deref(),
                         project: project.as_deref(),
                     },
-                    judged.as_ref(),
+                    &judge::Seen {
+                        disk: judged.as_ref(),
+                        parsed: Some(&parsed),
+                    },
                 );
-                (judgement, subject, context)
+                (judgement, subject, context, parsed)
             };
             // A long script read from the disk is analysed off the async workers too.
             let read_text: usize = disk
@@ -320,7 +325,7 @@ impl Asker<'_> {
                     _ => 0,
                 })
                 .sum();
-            let (judgement, back, ctx) = if large || read_text > ANALYSE_INLINE_MAX {
+            let (judgement, back, ctx, trees) = if large || read_text > ANALYSE_INLINE_MAX {
                 tokio::task::spawn_blocking(run)
                     .await
                     .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))?
@@ -345,7 +350,7 @@ impl Asker<'_> {
                 }
                 return Ok((judgement, back, ctx));
             }
-            (subject, context) = (back, ctx);
+            (subject, context, parsed) = (back, ctx, trees);
             round += 1;
             let wants = judgement.analysis.wants;
             let (mut read, now) =
