@@ -85,6 +85,8 @@ pub struct Shared {
     homes: Mutex<HashMap<u32, HomeAndName>>,
     /// The repositories found lately around working directories (`project.rs`).
     pub projects: crate::project::Cache,
+    /// What lines judged lately wanted read from the disk (`request/wanted.rs`).
+    pub wanted: crate::request::Wanted,
     /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
     heartbeat: AtomicU64,
 }
@@ -168,6 +170,7 @@ pub async fn serve(
         buffers: Buffers::default(),
         homes: Mutex::new(HashMap::new()),
         projects: crate::project::Cache::default(),
+        wanted: crate::request::Wanted::default(),
         heartbeat: AtomicU64::new(0),
     });
     shared.apply_policy_limits();
