@@ -61,10 +61,10 @@ pub struct Spent {
 pub async fn read(wants: Vec<Want>, who: As, disk: Disk, spent: Spent) -> (Disk, Spent) {
     // Two hand-overs between threads cost more than reading a git configuration from the
     // page cache; what cannot hang is read here.
-    let (disk, spent) = match inline::read(&wants, &who, disk, spent) {
-        Ok(done) => return done,
-        Err(back) => back,
-    };
+    let (mut disk, mut spent) = (disk, spent);
+    if inline::read(&wants, &who, &mut disk, &mut spent) {
+        return (disk, spent);
+    }
     let backup = wants.clone();
     let kept = disk.clone();
     let task = tokio::task::spawn_blocking(move || {

@@ -27,38 +27,33 @@ use super::{As, Creds, Disk, Elsewhere, Open, Spent, Want, file_within};
 /// the repository, a script one. More go to the pool.
 const MAX_INLINE: usize = 8;
 
-/// Reads `wants` on this thread as `who` when all of them are files that lie on the root's
-/// file system; gives `disk` and `spent` back untouched otherwise, for the pool.
-#[allow(clippy::result_large_err)]
-pub(super) fn read(
-    wants: &[Want],
-    who: &As,
-    disk: Disk,
-    spent: Spent,
-) -> Result<(Disk, Spent), (Disk, Spent)> {
+/// Reads `wants` into `disk` on this thread as `who` when all of them are files that lie on
+/// the root's file system, and says so; leaves `disk` and `spent` untouched otherwise, for
+/// the pool.
+pub(super) fn read(wants: &[Want], who: &As, disk: &mut Disk, spent: &mut Spent) -> bool {
     let files = wants.iter().all(|w| matches!(w, Want::File(_)));
     if !files || wants.len() > MAX_INLINE || !root_is_local() {
-        return Err((disk, spent));
+        return false;
     }
     let Some(creds) = Creds::become_(who) else {
-        return Err((disk, spent));
+        return false;
     };
     let mut now = spent.clone();
     let mut got = Vec::with_capacity(wants.len());
     for want in wants {
         let Want::File(path) = want else {
-            return Err((disk, spent));
+            return false;
         };
         match file_within(path, &mut now, Open::OnRoot) {
             Ok(g) => got.push((path.clone(), g)),
-            Err(Elsewhere) => return Err((disk, spent)),
+            Err(Elsewhere) => return false,
         }
     }
     // The worker is itself again before it runs anything else.
     drop(creds);
-    let mut disk = disk;
     disk.files.extend(got);
-    Ok((disk, now))
+    *spent = now;
+    true
 }
 
 /// `path` opened as the pool would open it, if its resolution stays on the root's file
@@ -132,8 +127,11 @@ mod tests {
             Want::File(format!("{root}/.git/config")),
             Want::File(format!("{root}/none/.git/config")),
         ];
-        let (disk, spent) = read(&wants, &me(), Disk::default(), Spent::default())
-            .unwrap_or_else(|_| panic!("files on the root are read on the worker"));
+        let (mut disk, mut spent) = (Disk::default(), Spent::default());
+        assert!(
+            read(&wants, &me(), &mut disk, &mut spent),
+            "files on the root are read on the worker"
+        );
         let mut pool = Disk::default();
         super::super::read_now(&wants, me(), &mut pool, &mut Spent::default());
         assert_eq!(disk, pool);
@@ -165,10 +163,11 @@ mod tests {
                 .collect(),
         ];
         for wants in cases {
-            let back = read(&wants, &me(), Disk::default(), Spent::default());
-            let Err((disk, spent)) = back else {
-                panic!("{wants:?} read on the worker")
-            };
+            let (mut disk, mut spent) = (Disk::default(), Spent::default());
+            assert!(
+                !read(&wants, &me(), &mut disk, &mut spent),
+                "{wants:?} read on the worker"
+            );
             assert_eq!(disk, Disk::default(), "{wants:?}");
             assert_eq!(spent.files, 0, "{wants:?}");
         }
@@ -193,15 +192,15 @@ mod tests {
             gid: 65534,
             named: Vec::new(),
         };
-        let (disk, _) = read(&wants, &nobody, Disk::default(), Spent::default())
-            .unwrap_or_else(|_| panic!("read on the worker"));
+        let mut disk = Disk::default();
+        assert!(read(&wants, &nobody, &mut disk, &mut Spent::default()));
         assert!(
             matches!(disk.files.get(&private), Some(Got::Unread(_))),
             "{:?}",
             disk.files
         );
-        let (disk, _) = read(&wants, &me(), Disk::default(), Spent::default())
-            .unwrap_or_else(|_| panic!("read on the worker"));
+        let mut disk = Disk::default();
+        assert!(read(&wants, &me(), &mut disk, &mut Spent::default()));
         assert!(matches!(disk.files.get(&private), Some(Got::Text(_))));
         std::fs::write(format!("{root}/after"), "x").expect("still root");
     }
