@@ -61,7 +61,7 @@ all=(true check check-chain hook-claude hook-claude-chain hook-codex hook-gemini
 if [[ -n ${OLD-} ]]; then
   old=$(realpath "$OLD")
   daemon "$old" old
-  all+=(check-old hook-claude-old)
+  all+=(check-old check-chain-old hook-claude-old hook-claude-chain-old)
 fi
 # ALT=FILE (another build of the static client, against the same daemon) adds it, side by side.
 if [[ -n ${ALT-} ]]; then
@@ -83,6 +83,8 @@ run() { # NAME: one run of that variant
     sh-confined) ASSENT_SOCKET=$s "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
     check-old) "$old/assent" --socket "$work/old.socket" check -- "$simple" </dev/null ;;
     hook-claude-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude" >/dev/null ;;
+    check-chain-old) "$old/assent" --socket "$work/old.socket" check --cwd "$proj" -- "$chain" </dev/null ;;
+    hook-claude-chain-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude-chain" >/dev/null ;;
     check-alt) "$alt" --socket "$s" check -- "$simple" </dev/null ;;
     hook-claude-alt) "$alt" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
     *) echo "no variant $1" >&2 && return 1 ;;

@@ -3,7 +3,7 @@
 
 use assent_client::protocol::{Confinement, Context, Origin, Subject};
 
-use crate::analyse::{self, Analysis, Disk, Finding};
+use crate::analyse::{self, Analysis, Disk, Finding, Parsed};
 use crate::policy::{Facts, Globs, Policy, Ruling, tools};
 
 /// Findings past this many are summarised, so a reply always fits one packet.
@@ -69,7 +69,16 @@ pub fn judge_for(
     context: &Context,
     caller: &Caller<'_>,
 ) -> Judgement {
-    judge_read(policy, subject, origin, context, caller, None)
+    judge_read(policy, subject, origin, context, caller, &Seen::default())
+}
+
+/// What a request has seen in its earlier rounds of analysis.
+#[derive(Default, Clone, Copy)]
+pub struct Seen<'a> {
+    /// What was read from the disk for the line, if anything was.
+    pub disk: Option<&'a Disk>,
+    /// The texts parsed before, kept for the next round.
+    pub parsed: Option<&'a Parsed>,
 }
 
 /// [`judge_for`] with what was read from the disk for the line (`analyse::Disk`); the
@@ -80,7 +89,7 @@ pub fn judge_read(
     origin: Origin,
     context: &Context,
     caller: &Caller<'_>,
-    disk: Option<&Disk>,
+    seen: &Seen<'_>,
 ) -> Judgement {
     match subject {
         Subject::Shell {
@@ -107,9 +116,10 @@ pub fn judge_read(
                     .map(Globs::patterns),
                 programs: Some(&policy.settings.programs).filter(|b| !b.is_empty()),
             };
-            let analysis = match disk {
-                Some(disk) => analyse::shell_read(command, &ctx, added, disk),
-                None => analyse::shell_in(command, &ctx, added),
+            let analysis = match (seen.disk, seen.parsed) {
+                (disk, Some(parsed)) => analyse::shell_parsed(command, &ctx, added, disk, parsed),
+                (Some(disk), None) => analyse::shell_read(command, &ctx, added, disk),
+                (None, None) => analyse::shell_in(command, &ctx, added),
             };
             let paths: Vec<String> = analysis
                 .commands

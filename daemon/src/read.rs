@@ -9,7 +9,9 @@
 //! and `setfsgid` are per thread in Linux and drop the file capabilities while they differ
 //! from 0), so it never reads what the requester could not; a daemon of another user reads
 //! only for itself. The reads run on tokio's blocking pool under a time limit, so a hung
-//! network file system stalls only its own request, which then finds its files unread.
+//! network file system stalls only its own request, which then finds its files unread; a few
+//! files that lie on the root's own local file system are read on the worker instead
+//! (`inline`: a path that would cross into another mount is given to the pool).
 
 use std::io::Read as _;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -19,6 +21,8 @@ use std::time::Duration;
 use nix::unistd::{Gid, Uid};
 
 use crate::analyse::{Disk, Got, Want};
+
+mod inline;
 
 /// The most read of one file: a script, a Makefile, a manifest, a git configuration.
 pub const MAX_FILE: u64 = 64 * 1024;
@@ -45,7 +49,7 @@ pub struct As {
 }
 
 /// What one request has read so far, against its bounds.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Spent {
     bytes: u64,
     files: usize,
@@ -55,6 +59,12 @@ pub struct Spent {
 /// Reads `wants` into `disk` as `who`, off the async workers and within [`READ_TIME`]; what
 /// was not read in time is recorded as unread.
 pub async fn read(wants: Vec<Want>, who: As, disk: Disk, spent: Spent) -> (Disk, Spent) {
+    // Two hand-overs between threads cost more than reading a git configuration from the
+    // page cache; what cannot hang is read here.
+    let (mut disk, mut spent) = (disk, spent);
+    if inline::read(&wants, &who, &mut disk, &mut spent) {
+        return (disk, spent);
+    }
     let backup = wants.clone();
     let kept = disk.clone();
     let task = tokio::task::spawn_blocking(move || {
@@ -120,12 +130,10 @@ pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
     for want in wants {
         match want {
             Want::File(path) => {
-                let got = if spent.files >= MAX_FILES {
-                    Got::Unread(format!("more than {MAX_FILES} files for one line"))
-                } else {
-                    spent.files += 1;
-                    read_file(path, spent)
-                };
+                // Opened anywhere, nothing is left for elsewhere.
+                let got = file_within(path, spent, Open::Anywhere).unwrap_or_else(|Elsewhere| {
+                    Got::Unread("the file could not be opened".to_owned())
+                });
                 disk.files.insert(path.clone(), got);
             }
             Want::Link(path) => {
@@ -141,15 +149,47 @@ pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
     }
 }
 
-/// One regular file's text, within the bounds.
-fn read_file(path: &str, spent: &mut Spent) -> Got {
-    if !path.starts_with('/') {
-        return Got::Unread("not an absolute path".to_owned());
+/// How a file is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// Wherever its path leads (on the blocking pool, where a hang is bounded).
+    Anywhere,
+    /// Only if its path stays on the root's file system (`inline`).
+    OnRoot,
+}
+
+/// The file's path leads where [`Open::OnRoot`] does not open: the pool reads it.
+#[derive(Debug)]
+struct Elsewhere;
+
+/// One file of the request, counted against [`MAX_FILES`].
+fn file_within(path: &str, spent: &mut Spent, open: Open) -> Result<Got, Elsewhere> {
+    if spent.files >= MAX_FILES {
+        return Ok(Got::Unread(format!(
+            "more than {MAX_FILES} files for one line"
+        )));
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
-        .open(path);
+    spent.files += 1;
+    read_file(path, spent, open)
+}
+
+/// One regular file's text, within the bounds.
+fn read_file(path: &str, spent: &mut Spent, open: Open) -> Result<Got, Elsewhere> {
+    if !path.starts_with('/') {
+        return Ok(Got::Unread("not an absolute path".to_owned()));
+    }
+    let file = match open {
+        Open::Anywhere => std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+            .open(path),
+        Open::OnRoot => inline::open(path).ok_or(Elsewhere)?,
+    };
+    Ok(opened(file, spent))
+}
+
+/// What an opened (or failed) file gives, within the bounds.
+fn opened(file: std::io::Result<std::fs::File>, spent: &mut Spent) -> Got {
     let mut file = match file {
         Ok(f) => f,
         Err(e)

@@ -21,6 +21,9 @@ use crate::remember::{self, SessionKey};
 use crate::server::Shared;
 use crate::{project, read};
 
+mod wanted;
+pub use wanted::Wanted;
+
 /// Commands longer than this are analysed off the async workers.
 const ANALYSE_INLINE_MAX: usize = 4096;
 
@@ -289,6 +292,21 @@ impl Asker<'_> {
         let mut round = 0;
         let mut subject = subject;
         let mut context = context;
+        // The line's tree, parsed once for all its rounds.
+        let mut parsed = crate::analyse::Parsed::default();
+        // A line judged here before reads what it wanted then first: its first round, without
+        // the disk, would only say the same again.
+        let key = wanted::Key::of(uid, &subject, home.as_deref(), project.as_deref());
+        let before = key
+            .as_ref()
+            .and_then(|k| self.shared.wanted.before(k, &policy));
+        if let Some(wants) = before {
+            round += 1;
+            let (mut read, now) = read::read(wants, who.clone(), Disk::default(), spent).await;
+            spent = now;
+            read.complete = round >= read::MAX_ROUNDS;
+            disk = Some(read);
+        }
         loop {
             let judged = disk.clone();
             let policy = Arc::clone(&policy);
@@ -307,9 +325,12 @@ impl Asker<'_> {
                         home: home.as_deref(),
                         project: project.as_deref(),
                     },
-                    judged.as_ref(),
+                    &judge::Seen {
+                        disk: judged.as_ref(),
+                        parsed: Some(&parsed),
+                    },
                 );
-                (judgement, subject, context)
+                (judgement, subject, context, parsed)
             };
             // A long script read from the disk is analysed off the async workers too.
             let read_text: usize = disk
@@ -320,7 +341,7 @@ impl Asker<'_> {
                     _ => 0,
                 })
                 .sum();
-            let (judgement, back, ctx) = if large || read_text > ANALYSE_INLINE_MAX {
+            let (judgement, back, ctx, trees) = if large || read_text > ANALYSE_INLINE_MAX {
                 tokio::task::spawn_blocking(run)
                     .await
                     .map_err(|e| RequestError::Invalid(format!("analysis failed: {e}")))?
@@ -345,9 +366,14 @@ impl Asker<'_> {
                 }
                 return Ok((judgement, back, ctx));
             }
-            (subject, context) = (back, ctx);
-            round += 1;
+            (subject, context, parsed) = (back, ctx, trees);
             let wants = judgement.analysis.wants;
+            if round == 0
+                && let Some(key) = key.clone()
+            {
+                self.shared.wanted.learnt(key, &narrow_policy, &wants);
+            }
+            round += 1;
             let (mut read, now) =
                 read::read(wants, who.clone(), disk.take().unwrap_or_default(), spent).await;
             spent = now;

@@ -87,6 +87,8 @@ pub struct Shared {
     pub projects: crate::project::Cache,
     /// Landlock rulesets kept ready for the doors' confined runs.
     pub rulesets: crate::rulesets::Rulesets,
+    /// What lines judged lately wanted read from the disk (`request/wanted.rs`).
+    pub wanted: crate::request::Wanted,
     /// Milliseconds after `started` of the sweeper's last round (the watchdog's evidence).
     heartbeat: AtomicU64,
 }
@@ -172,6 +174,7 @@ pub async fn serve(
         buffers: Buffers::default(),
         homes: Mutex::new(HashMap::new()),
         projects: crate::project::Cache::default(),
+        wanted: crate::request::Wanted::default(),
         heartbeat: AtomicU64::new(0),
     });
     shared.apply_policy_limits();

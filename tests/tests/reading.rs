@@ -252,3 +252,39 @@ fn what_cannot_be_read_is_never_allowed_and_never_stalls_the_daemon() {
         );
     }
 }
+
+/// A line judged again reads what it wanted the last time first (`request/wanted.rs`): the
+/// same verdict, and its files read again each time, so a trap written since is found, and a
+/// script that now runs another is followed into it.
+#[test]
+fn a_line_judged_again_reads_its_files_again() {
+    let project = Project::new();
+    project.write(".git/config", "[core]\n\tpager = less -R\n", false);
+    project.write("build.sh", "#!/bin/sh\nmkdir -p build\n", true);
+    let daemon = TestDaemon::start();
+    for command in ["git status --short", "bash build.sh"] {
+        let first = verdict(&daemon, command, &project);
+        let again = verdict(&daemon, command, &project);
+        assert_eq!(first.decision, Decision::Allow, "{command}: {first:?}");
+        assert_eq!(
+            (again.decision, again.level, &again.findings, &again.reason),
+            (first.decision, first.level, &first.findings, &first.reason),
+            "{command}"
+        );
+    }
+    project.write(".git/config", "[core]\n\tfsmonitor = \"rm -rf ~\"\n", false);
+    project.write("build.sh", "#!/bin/sh\nbash cleanup.sh\n", true);
+    project.write("cleanup.sh", "#!/bin/bash\nrm -rf ~/Documents/old\n", true);
+    for (command, told) in [
+        ("git status --short", "core.fsmonitor"),
+        ("bash build.sh", "in cleanup.sh"),
+    ] {
+        let now = verdict(&daemon, command, &project);
+        assert_ne!(now.decision, Decision::Allow, "{command}: {now:?}");
+        assert!(
+            now.findings.iter().any(|f| f.message.contains(told)),
+            "{command}: no finding names {told:?}: {:?}",
+            now.findings
+        );
+    }
+}

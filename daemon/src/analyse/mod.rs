@@ -204,7 +204,44 @@ pub fn shell_in(command: &str, ctx: &Surroundings, added: Added) -> Analysis {
 /// manifests and git files it runs are judged as their text, and the paths it places where
 /// their links lead (`disk` module).
 pub fn shell_read(command: &str, ctx: &Surroundings, added: Added, disk: &Disk) -> Analysis {
-    analyse_with(command, ctx, added, true, Some(disk))
+    analyse_with(command, ctx, added, true, Some(disk), None)
+}
+
+/// [`shell_in`], or [`shell_read`] with a `disk`, keeping the trees it parses in `parsed`
+/// and taking those parsed before: a request judged again once its files are read parses the
+/// same line (and what it read before) once.
+pub fn shell_parsed(
+    command: &str,
+    ctx: &Surroundings,
+    added: Added,
+    disk: Option<&Disk>,
+    parsed: &Parsed,
+) -> Analysis {
+    analyse_with(command, ctx, added, true, disk, Some(parsed))
+}
+
+/// The shell texts one request parsed, and their trees, for its next round of analysis
+/// (`shell_parsed`). The parser is deterministic, so a text's tree is the same each time;
+/// one that ran out of time is not kept.
+#[derive(Default)]
+pub struct Parsed(std::cell::RefCell<std::collections::HashMap<String, tree_sitter::Tree>>);
+
+impl Parsed {
+    /// The tree of `text`, if it was parsed before (a copy of a tree shares its nodes).
+    fn get(&self, text: &str) -> Option<tree_sitter::Tree> {
+        self.0.borrow().get(text).cloned()
+    }
+
+    /// Keeps the tree of `text`.
+    fn keep(&self, text: &str, tree: &tree_sitter::Tree) {
+        self.0.borrow_mut().insert(text.to_owned(), tree.clone());
+    }
+
+    /// How many texts' trees are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
 }
 
 /// What a tool call does to a place named by one of its path arguments, judged like a shell
@@ -251,7 +288,7 @@ pub fn shell_unsplit(command: &str, ctx: &Surroundings) -> Analysis {
 }
 
 fn analyse(command: &str, ctx: &Surroundings, added: Added, may_split: bool) -> Analysis {
-    analyse_with(command, ctx, added, may_split, None)
+    analyse_with(command, ctx, added, may_split, None, None)
 }
 
 fn analyse_with(
@@ -260,9 +297,11 @@ fn analyse_with(
     added: Added,
     may_split: bool,
     disk: Option<&Disk>,
+    parsed: Option<&Parsed>,
 ) -> Analysis {
     let mut st = State::new(ctx, added);
     st.disk = disk;
+    st.parsed = parsed;
     // Parsed whole, a long pipeline takes the parser far longer than cut: the comparison
     // is about meaning, not time.
     st.parse_budget = if may_split {

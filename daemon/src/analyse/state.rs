@@ -19,8 +19,8 @@ use super::effects::Effect;
 use super::grammar;
 use super::words::{self, Env, Word};
 use super::{
-    Analysis, Changes, Disk, INNER_BUDGET, MAX_DEPTH, MAX_FINDINGS, MAX_SOURCES, Surroundings,
-    Want, parse_time,
+    Analysis, Changes, Disk, INNER_BUDGET, MAX_DEPTH, MAX_FINDINGS, MAX_SOURCES, Parsed,
+    Surroundings, Want, parse_time,
 };
 use crate::places::{self, Added, Kind, Path, Piece, Placed, Secret, Where};
 pub(crate) use shell::{Container, MAX_MOUNTS, Shell, Source, Start, join_indexed, join_path};
@@ -29,10 +29,16 @@ impl State<'_, '_> {
     /// Parses with what is left of the line's parse time; `None` when the parser gives up
     /// or runs out of it.
     pub(crate) fn parse(&mut self, text: &str) -> Option<tree_sitter::Tree> {
+        if let Some(tree) = self.parsed.and_then(|p| p.get(text)) {
+            return Some(tree);
+        }
         let start = Instant::now();
         let left = self.parse_budget.saturating_sub(self.parse_spent);
         let tree = grammar::parse(text, start.checked_add(left));
         self.parse_spent += start.elapsed();
+        if let (Some(parsed), Some(tree)) = (self.parsed, &tree) {
+            parsed.keep(text, tree);
+        }
         tree
     }
 
@@ -146,6 +152,8 @@ pub(crate) struct State<'c, 'a> {
     pub(super) lockfile_deletes: Vec<act::LockfileDelete>,
     /// What was read from the disk for this line, if anything was.
     pub disk: Option<&'c Disk>,
+    /// The texts this request's analyses parsed before, and their trees.
+    pub parsed: Option<&'c Parsed>,
     /// What the analysis would like read (`disk`).
     pub(super) wants: std::cell::RefCell<Vec<Want>>,
     /// The file read from the disk the text being walked comes from.
@@ -208,6 +216,7 @@ impl<'c, 'a> State<'c, 'a> {
             lockfile_deletes: Vec::new(),
             gate_patterns: 0,
             disk: None,
+            parsed: None,
             wants: Default::default(),
             from: None,
             disk_runs: 0,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque, Safe};
 
 use super::{Disk, Got, Want};
-use crate::analyse::{Analysis, Surroundings, shell, shell_read};
+use crate::analyse::{Analysis, Parsed, Surroundings, shell, shell_parsed, shell_read};
 use crate::places::Added;
 
 const CTX: Surroundings<'static> = Surroundings {
@@ -213,5 +213,25 @@ fn an_everyday_line_is_unchanged_by_an_empty_snapshot() {
         let read = run(line, &[], &[]);
         assert_eq!(plain.level, read.level, "{line}");
         assert_eq!(plain.findings, read.findings, "{line}");
+    }
+}
+
+/// A request's rounds share their parses (`Parsed`): the first round without the disk, the
+/// next with it, then once more, each the same analysis as a fresh parse gives; and the
+/// trees are kept (the line's, and each script's it read).
+#[test]
+fn rounds_that_share_their_parses_judge_as_fresh_ones() {
+    for (line, files, links, _, _) in CASES {
+        let snapshot = disk(files, links);
+        let parsed = Parsed::default();
+        let first = shell_parsed(line, &CTX, Added::default(), None, &parsed);
+        assert_eq!(first, shell(line, &CTX), "{line}: the first round");
+        let kept = parsed.len();
+        assert!(kept >= 1, "{line}: the line's tree is kept");
+        for round in 2..4 {
+            let again = shell_parsed(line, &CTX, Added::default(), Some(&snapshot), &parsed);
+            assert_eq!(again, run(line, files, links), "{line}: round {round}");
+        }
+        assert!(parsed.len() >= kept, "{line}");
     }
 }
