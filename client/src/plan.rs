@@ -18,7 +18,10 @@ use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use landlock::{ABI, AccessFs, BitFlags};
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreated, RulesetError, Scope,
+};
 
 use crate::protocol::Confinement;
 
@@ -172,6 +175,20 @@ fn resolve(path: &Path) -> Option<PathBuf> {
         .resolve(ResolveFlag::RESOLVE_NO_MAGICLINKS);
     openat2(AT_FDCWD, path, how).ok()?;
     path.canonicalize().ok()
+}
+
+/// The empty ruleset every confined run's domain starts from, the door's and the one the daemon
+/// keeps alike: every file-system right of [`ABI_WANTED`] and its scopes handled (refused but
+/// for the rules added), and TCP too when `offline`.
+pub fn ruleset(offline: bool, level: CompatLevel) -> Result<RulesetCreated, RulesetError> {
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(level)
+        .handle_access(AccessFs::from_all(ABI_WANTED))?
+        .scope(Scope::from_all(ABI_WANTED))?;
+    if offline {
+        ruleset = ruleset.handle_access(AccessNet::from_all(ABI_WANTED))?;
+    }
+    ruleset.create()
 }
 
 /// The rights a rule on a file (not a directory) may carry.

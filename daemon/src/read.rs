@@ -286,6 +286,26 @@ fn hidden_devices() -> &'static [u64] {
     })
 }
 
+/// `path` lies on a local disk or memory file system (or an overlay of them): one that answers
+/// without a server, and whose every change this kernel makes, so inotify sees it.
+pub(crate) fn local_fs(path: &std::path::Path) -> bool {
+    use nix::sys::statfs::{
+        BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, F2FS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC, TMPFS_MAGIC,
+        XFS_SUPER_MAGIC, statfs,
+    };
+    statfs(path).is_ok_and(|fs| {
+        [
+            EXT4_SUPER_MAGIC,
+            XFS_SUPER_MAGIC,
+            BTRFS_SUPER_MAGIC,
+            F2FS_SUPER_MAGIC,
+            TMPFS_MAGIC,
+            OVERLAYFS_SUPER_MAGIC,
+        ]
+        .contains(&fs.filesystem_type())
+    })
+}
+
 /// The thread's file-system credentials, set to the requester's while this lives (the
 /// project's look, `project.rs`, takes them too).
 pub(crate) struct Creds {

@@ -34,11 +34,10 @@ use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use assent_client::plan::{ABI_WANTED, Plan};
+use assent_client::plan::Plan;
 pub use assent_client::protocol::Confinement;
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, Scope,
+    AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetCreatedAttr,
 };
 use nix::errno::Errno;
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
@@ -113,17 +112,8 @@ impl Kept {
     /// A new ruleset of these rules, as the door would build it: every file-system right
     /// and the scopes handled (and TCP, offline), each rule best effort.
     fn ruleset(&self) -> Option<OwnedFd> {
-        let mut ruleset = Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(ABI_WANTED))
-            .and_then(|r| r.scope(Scope::from_all(ABI_WANTED)))
-            .ok()?;
-        if self.offline {
-            ruleset = ruleset
-                .handle_access(AccessNet::from_all(ABI_WANTED))
-                .ok()?;
-        }
-        let mut created = ruleset.create().ok()?;
+        let mut created =
+            assent_client::plan::ruleset(self.offline, CompatLevel::HardRequirement).ok()?;
         for (fd, access) in &self.rules {
             let rule = PathBeneath::new(fd, *access).set_compatibility(CompatLevel::BestEffort);
             created = created.add_rule(rule).ok()?;
@@ -352,7 +342,7 @@ impl Rulesets {
             match watcher.add_watch(dir.as_path(), mask) {
                 // Only where every change is an event: a network file system changed from
                 // another machine, or a FUSE one, tells this kernel nothing.
-                Ok(wd) if local(dir) => wds.push(wd),
+                Ok(wd) if read::local_fs(dir) => wds.push(wd),
                 Ok(_) => return None,
                 // Not there (yet): its making is an event in the directory above, watched too.
                 Err(Errno::ENOENT | Errno::ENOTDIR) => missing.push(dir.clone()),
@@ -375,26 +365,6 @@ impl Rulesets {
             missing,
         })
     }
-}
-
-/// `dir` lies on a file system whose every change this kernel makes, and so sees: a local
-/// disk, memory, or an overlay of them.
-fn local(dir: &std::path::Path) -> bool {
-    use nix::sys::statfs::{
-        BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, F2FS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC, TMPFS_MAGIC,
-        XFS_SUPER_MAGIC, statfs,
-    };
-    statfs(dir).is_ok_and(|fs| {
-        [
-            EXT4_SUPER_MAGIC,
-            XFS_SUPER_MAGIC,
-            BTRFS_SUPER_MAGIC,
-            F2FS_SUPER_MAGIC,
-            TMPFS_MAGIC,
-            OVERLAYFS_SUPER_MAGIC,
-        ]
-        .contains(&fs.filesystem_type())
-    })
 }
 
 /// A plan's watches, each with the events it had when the plan began.

@@ -22,6 +22,19 @@ fn passed(home: &Home, socket: &Path) -> u64 {
         .unwrap_or_else(|| panic!("no rulesets_passed in {value}"))
 }
 
+/// A daemon whose policy makes these places below this home secret (the daemon places `~`
+/// from the user database, where this home is not).
+fn hiding(home: &Home, below: &[&str]) -> TestDaemon {
+    let paths: Vec<String> = below
+        .iter()
+        .map(|b| format!("\"{}/{b}\"", home.home.display()))
+        .collect();
+    TestDaemon::with(assent_tests::Options {
+        policy: Some(format!("sensitive_paths = [{}]\n", paths.join(", "))),
+        ..assent_tests::Options::default()
+    })
+}
+
 /// `assent sh -c LINE` in the project, until a run was given the daemon's ruleset (the daemon
 /// plans a confinement after its first run, and drops the plan whenever a directory it looked
 /// at changes, which other tests' scratch directories in the home do); every run's output.
@@ -47,13 +60,7 @@ fn a_door_given_the_daemons_ruleset_is_confined_alike_and_a_secret_made_since_is
     std::fs::write(m.home.join(".ssh/id_ed25519"), SECRET).expect("secret");
     // `Documents/shared/keys` is secret but does not exist yet: the plan grants
     // `Documents/shared` whole, as nothing secret is in it.
-    let daemon = TestDaemon::with(assent_tests::Options {
-        policy: Some(format!(
-            "sensitive_paths = [\"{0}/.ssh/**\", \"{0}/Documents/shared/keys/**\"]\n",
-            m.home.display()
-        )),
-        ..assent_tests::Options::default()
-    });
+    let daemon = hiding(&m, &[".ssh/**", "Documents/shared/keys/**"]);
     m.python(
         "work.py",
         "Documents/old/notes.txt",
@@ -128,13 +135,7 @@ fn a_secret_mounted_since_a_ruleset_was_kept_is_hidden_at_once() {
     std::fs::write(m.home.join("vault/id"), SECRET).expect("secret");
     // The secret names a file: while it is absent nothing is hidden there, and
     // `Documents/shared` is granted whole. A mount is no change inotify sees.
-    let daemon = TestDaemon::with(assent_tests::Options {
-        policy: Some(format!(
-            "sensitive_paths = [\"{0}/.ssh/**\", \"{0}/vault/**\", \"{0}/Documents/shared/keys/id\"]\n",
-            m.home.display()
-        )),
-        ..assent_tests::Options::default()
-    });
+    let daemon = hiding(&m, &[".ssh/**", "vault/**", "Documents/shared/keys/id"]);
     m.python(
         "leak.py",
         "Documents/shared/keys/id",

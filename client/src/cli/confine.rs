@@ -14,12 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assent_client::connection::Passed;
-use assent_client::plan::{ABI_WANTED, Plan};
+use assent_client::plan::Plan;
 use assent_client::protocol::{Confinement, Origin, Subject};
-use landlock::{
-    Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-};
+use landlock::{CompatLevel, Compatible, PathBeneath, PathFd, RulesetCreatedAttr, RulesetStatus};
 
 use super::{exit, messages};
 
@@ -57,17 +54,8 @@ fn enforce(plan: &Plan, required: bool) -> Result<(), String> {
     } else {
         CompatLevel::BestEffort
     };
-    let mut ruleset = Ruleset::default()
-        .set_compatibility(level)
-        .handle_access(AccessFs::from_all(ABI_WANTED))
-        .and_then(|r| r.scope(Scope::from_all(ABI_WANTED)))
-        .map_err(|e| e.to_string())?;
-    if plan.offline {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(ABI_WANTED))
-            .map_err(|e| e.to_string())?;
-    }
-    let mut created = ruleset.create().map_err(|e| e.to_string())?;
+    let mut created =
+        assent_client::plan::ruleset(plan.offline, level).map_err(|e| e.to_string())?;
     for (path, access) in &plan.rules {
         let Ok(fd) = PathFd::new(path) else {
             continue;

@@ -19,7 +19,6 @@ use std::sync::OnceLock;
 
 use nix::errno::Errno;
 use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
-use nix::sys::statfs;
 
 use super::{As, Creds, Disk, Elsewhere, Open, Spent, Want, file_within};
 
@@ -77,16 +76,7 @@ pub(super) fn open(path: &str) -> Option<std::io::Result<File>> {
 /// The root is a local disk or memory file system, which answers without a server.
 fn root_is_local() -> bool {
     static LOCAL: OnceLock<bool> = OnceLock::new();
-    *LOCAL.get_or_init(|| {
-        let local = [
-            statfs::EXT4_SUPER_MAGIC,
-            statfs::XFS_SUPER_MAGIC,
-            statfs::BTRFS_SUPER_MAGIC,
-            statfs::F2FS_SUPER_MAGIC,
-            statfs::TMPFS_MAGIC,
-        ];
-        statfs::statfs("/").is_ok_and(|s| local.contains(&s.filesystem_type()))
-    })
+    *LOCAL.get_or_init(|| super::local_fs(std::path::Path::new("/")))
 }
 
 #[cfg(test)]
