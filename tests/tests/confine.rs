@@ -254,6 +254,83 @@ fn an_opaque_agent_line_runs_confined_instead_of_held_and_is_held_without_landlo
     );
 }
 
+/// The door stays beside a confined run and blocks the signals that end it, to pass them on;
+/// the command must not inherit that mask, or the SIGTERM of an agent giving up on its tool
+/// (or a terminal's Ctrl-C) would wait in the command's queue for ever and the door with it.
+#[test]
+fn a_confined_run_hears_the_signal_its_door_is_sent() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon(None);
+    let mut door = assent_tests::assent(daemon.socket())
+        .args(["sh", "-c", "sleep 60"])
+        .current_dir(&m.project)
+        .env("HOME", &m.home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the door starts");
+    let children = format!("/proc/{0}/task/{0}/children", door.id());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let command = loop {
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = listed.split_whitespace().next() {
+            break pid.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the door started nothing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let status = std::fs::read_to_string(format!("/proc/{command}/status")).expect("status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .map(|hex| u64::from_str_radix(hex, 16).expect("hex"))
+            .expect(name)
+    };
+    assert_eq!(
+        field("SigBlk:"),
+        0,
+        "the command starts with nothing blocked"
+    );
+    assert_eq!(
+        field("SigIgn:") & (1 << (Signal::SIGPIPE as u64 - 1)),
+        0,
+        "SIGPIPE has its default action"
+    );
+
+    let pid = i32::try_from(door.id()).expect("pid");
+    kill(Pid::from_raw(pid), Signal::SIGTERM).expect("SIGTERM");
+    let started = std::time::Instant::now();
+    let ended = loop {
+        if let Some(status) = door.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the command did not end on the SIGTERM passed on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(ended.code(), Some(128 + 15), "{ended:?}");
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut door.stderr.take().expect("stderr"), &mut said)
+        .expect("stderr");
+    assert!(
+        !said.contains("ran confined"),
+        "a run ended from outside was not refused anything: {said}"
+    );
+}
+
 /// The real `assentd` binary in user mode with extra flags, on a socket of its own.
 struct RealDaemon {
     _dir: tempfile::TempDir,

@@ -3,15 +3,42 @@
 //! closed terminal, SIGINT and SIGQUIT) are passed on to the command instead of killing the
 //! door and leaving the command running. Stop and continue signals are not blocked: the door
 //! and the command stop and go on together, as one job.
+//!
+//! The door blocks those signals to hear them on a descriptor; the command must not inherit
+//! that. The standard library's `Command` gives a child its parent's mask as it is at the spawn
+//! (so a command started under `nohup`'s blocked SIGHUP keeps it), which here would be the
+//! door's blocked set: the command would never see the SIGTERM passed on to it. So the command
+//! is started with `posix_spawn` and told the mask the door had before it blocked anything,
+//! and SIGPIPE's default action back (the standard library ignores it in the door).
 
+use std::ffi::{CString, OsStr};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 
+use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawnp};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-/// Runs `command` and waits for it, passing on the signals meant to end it.
-pub fn run(command: &mut Command) -> std::io::Result<ExitStatus> {
+/// How the command ended, and whether the door passed on a signal meant to end it (the run
+/// was then ended from outside, not refused).
+#[derive(Debug, Clone, Copy)]
+pub struct Ended {
+    pub status: ExitStatus,
+    pub signalled: bool,
+}
+
+/// Runs `command` (its program, arguments and environment; the door's working directory)
+/// and waits for it, passing on the signals meant to end it.
+pub fn run(command: &Command) -> std::io::Result<Ended> {
+    if command.get_current_dir().is_some() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a door runs its command where it stands",
+        ));
+    }
     let mut passed = SigSet::empty();
     for signal in [
         Signal::SIGTERM,
@@ -22,43 +49,109 @@ pub fn run(command: &mut Command) -> std::io::Result<ExitStatus> {
     ] {
         passed.add(signal);
     }
-    // Blocked before the command starts, so none is lost in between; the standard library
-    // clears the mask in the child before it runs the command.
+    // Blocked before the command starts, so none is lost in between.
     let mut old = SigSet::empty();
     nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&passed), Some(&mut old))
         .map_err(std::io::Error::from)?;
-    let result = wait_passing(command, &passed);
+    let result = wait_passing(command, &passed, &old);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
     result
 }
 
-fn wait_passing(command: &mut Command, passed: &SigSet) -> std::io::Result<ExitStatus> {
+fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Result<Ended> {
     let signals =
         SignalFd::with_flags(passed, SfdFlags::SFD_CLOEXEC).map_err(std::io::Error::from)?;
-    let mut child = command.spawn()?;
-    let pid = i32::try_from(child.id()).map(Pid::from_raw).ok();
+    let pid = spawn(command, old)?;
+    let mut signalled = false;
     loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
+        if let Some(status) = finished(waitpid(pid, Some(WaitPidFlag::WNOHANG)))? {
+            return Ok(Ended { status, signalled });
         }
         match signals.read_signal() {
             Ok(Some(info)) => {
                 let signal = i32::try_from(info.ssi_signo)
                     .ok()
                     .and_then(|n| Signal::try_from(n).ok());
-                if let (Some(signal), Some(pid)) = (signal, pid)
+                if let Some(signal) = signal
                     && signal != Signal::SIGCHLD
                 {
+                    signalled = true;
                     let _ = kill(pid, signal);
                 }
             }
-            Ok(None) => {}
-            Err(nix::errno::Errno::EINTR) => {}
-            Err(error) => {
-                // No way to hear signals any more: wait plainly.
-                let _ = error;
-                return child.wait();
+            Ok(None) | Err(nix::errno::Errno::EINTR) => {}
+            // No way to hear signals any more: wait plainly.
+            Err(_) => {
+                return wait_plainly(pid).map(|status| Ended { status, signalled });
             }
         }
     }
+}
+
+/// Starts `command` with the signal mask `mask` and SIGPIPE's default action; the standard
+/// streams and every descriptor not closed on exec are shared, as `Command` would.
+fn spawn(command: &Command, mask: &SigSet) -> std::io::Result<Pid> {
+    let program = cstring(command.get_program())?;
+    let mut args = vec![program.clone()];
+    for arg in command.get_args() {
+        args.push(cstring(arg)?);
+    }
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
+    for (key, value) in command.get_envs() {
+        env.retain(|(k, _)| k != key);
+        if let Some(value) = value {
+            env.push((key.to_owned(), value.to_owned()));
+        }
+    }
+    let env = env
+        .into_iter()
+        .map(|(key, value)| {
+            let mut pair = key.into_encoded_bytes();
+            pair.push(b'=');
+            pair.extend_from_slice(value.as_bytes());
+            CString::new(pair).map_err(|_| nul())
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let mut attr = PosixSpawnAttr::init()?;
+    let mut default = SigSet::empty();
+    default.add(Signal::SIGPIPE);
+    attr.set_sigmask(mask)?;
+    attr.set_sigdefault(&default)?;
+    attr.set_flags(
+        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+    )?;
+    let actions = PosixSpawnFileActions::init()?;
+    posix_spawnp(&program, &actions, &attr, &args, &env).map_err(std::io::Error::from)
+}
+
+fn wait_plainly(pid: Pid) -> std::io::Result<ExitStatus> {
+    loop {
+        if let Some(status) = finished(waitpid(pid, None))? {
+            return Ok(status);
+        }
+    }
+}
+
+/// The command's end, from what `waitpid` said; `None` while it runs (or was interrupted).
+fn finished(waited: nix::Result<WaitStatus>) -> std::io::Result<Option<ExitStatus>> {
+    match waited {
+        Ok(WaitStatus::Exited(_, code)) => Ok(Some(ExitStatus::from_raw((code & 0xff) << 8))),
+        Ok(WaitStatus::Signaled(_, signal, core)) => {
+            let core = if core { 0x80 } else { 0 };
+            Ok(Some(ExitStatus::from_raw(signal as i32 | core)))
+        }
+        Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(None),
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn cstring(text: &OsStr) -> std::io::Result<CString> {
+    CString::new(text.as_bytes()).map_err(|_| nul())
+}
+
+fn nul() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "an argument or the environment holds a NUL byte",
+    )
 }

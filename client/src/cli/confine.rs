@@ -131,8 +131,8 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
         }
         messages::say(&format!("running unconfined: {error}"));
     }
-    let status = match super::child::run(command) {
-        Ok(status) => status,
+    let ended = match super::child::run(command) {
+        Ok(ended) => ended,
         Err(error) => {
             messages::say(&format!(
                 "could not run {}: {error}",
@@ -145,12 +145,14 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
             };
         }
     };
+    let status = ended.status;
     let code = match (status.code(), status.signal()) {
         (Some(code), _) => u8::try_from(code).unwrap_or(1),
         (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),
         _ => 1,
     };
-    if code != 0 && confined {
+    // A run a signal passed on ended was stopped from outside, not refused.
+    if code != 0 && confined && !ended.signalled {
         let fallback = failed_confined(confine, project.as_deref());
         messages::say(&match refused::ask(after) {
             Ok(refusals) => refused::text(&refusals, &fallback),
