@@ -408,6 +408,7 @@ impl Conn {
         let who = crate::read::As {
             uid: self.peer.uid,
             gid: self.peer.gid,
+            groups: self.peer.groups(),
             named: Vec::new(),
         };
         tokio::task::spawn_blocking(move || shared.rulesets.fill(key, &who));

@@ -7,6 +7,7 @@
 //! default identity.
 
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::{Arc, OnceLock};
 
 use nix::errno::Errno;
 use nix::sys::socket::{getsockopt, sockopt};
@@ -23,14 +24,52 @@ pub struct PeerIdentity {
     pub gid: u32,
     /// Process id at connect time (0 when the peer is in another pid namespace).
     pub pid: i32,
-    /// A pidfd for the peer process, where the kernel supports `SO_PEERPIDFD`.
-    pub pidfd: Option<OwnedFd>,
+    /// A pidfd for the peer process, where the kernel supports `SO_PEERPIDFD` (shared with
+    /// the peer's [`Groups`], which may be read later on another thread).
+    pub pidfd: Option<Arc<OwnedFd>>,
     /// The peer's login session (its session id, `getsid`), when it could be established while
     /// the pidfd proves the process is still the one that connected.
     pub sid: Option<i32>,
     /// The peer's audit session, read on first use ([`PeerIdentity::audit_session`]): only a
     /// held request and an answer need it, and a plain check should not pay two `/proc` reads.
     audit_session: std::sync::OnceLock<Option<u32>>,
+    /// The peer's supplementary groups, read on first use ([`PeerIdentity::groups`]).
+    groups: Groups,
+}
+
+/// A peer's supplementary groups, read from the kernel the first time a thread reads files as
+/// the peer (most requests never do: what they would look up is cached, and the `/proc` read
+/// costs more than the rest of a check's work on the daemon's side). With them, a daemon
+/// running as root finds, reads and plans what the peer may reach through a group (a project
+/// under a directory only its team may enter) as the peer would. Read once, and kept only
+/// while the pidfd says the process is still the one that connected; none when that cannot be
+/// told (no pidfd, another pid namespace), so the daemon reads with fewer rights than the
+/// peer, never more. A process cannot gain a group without privilege, so what is read is at
+/// most what it had when it connected.
+#[derive(Debug, Clone, Default)]
+pub struct Groups {
+    read: Arc<OnceLock<Vec<u32>>>,
+    peer: Option<(i32, Arc<OwnedFd>)>,
+}
+
+impl Groups {
+    /// Groups known already (tests, and a requester the daemon does not read as).
+    pub fn known(groups: Vec<u32>) -> Groups {
+        Groups {
+            read: Arc::new(OnceLock::from(groups)),
+            peer: None,
+        }
+    }
+
+    /// The groups, read now if they were not yet.
+    pub fn get(&self) -> &[u32] {
+        self.read.get_or_init(|| match &self.peer {
+            Some((pid, pidfd)) => groups_of(*pid)
+                .filter(|_| pidfd_alive(pidfd, *pid))
+                .unwrap_or_default(),
+            None => Vec::new(),
+        })
+    }
 }
 
 /// Read the peer's identity off a connected socket.
@@ -46,6 +85,14 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
     };
     let pid = creds.pid();
     let sid = session_of(pid, pidfd.as_ref());
+    let pidfd = pidfd.map(Arc::new);
+    let groups = Groups {
+        read: Arc::new(OnceLock::new()),
+        peer: pidfd
+            .as_ref()
+            .filter(|_| pid > 0)
+            .map(|fd| (pid, Arc::clone(fd))),
+    };
     Ok(PeerIdentity {
         uid: creds.uid(),
         gid: creds.gid(),
@@ -53,7 +100,17 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
         pidfd,
         sid,
         audit_session: std::sync::OnceLock::new(),
+        groups,
     })
+}
+
+/// The `Groups:` line of `/proc/PID/status`: the process's supplementary groups now. A
+/// process cannot gain one without privilege, so these are at most what it had when it
+/// connected.
+fn groups_of(pid: i32) -> Option<Vec<u32>> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("Groups:"))?;
+    line.split_whitespace().map(|g| g.parse().ok()).collect()
 }
 
 /// `/proc/PID/sessionid` when the kernel has set one (4294967295 is "unset").
@@ -347,6 +404,11 @@ impl PeerIdentity {
             Some(pidfd) => pidfd_alive(pidfd, self.pid),
             None => false,
         }
+    }
+
+    /// The peer's supplementary groups, read when first needed ([`Groups`]).
+    pub fn groups(&self) -> Groups {
+        self.groups.clone()
     }
 
     /// Whether the peer sees the file system as the daemon does: the same mount namespace,

@@ -37,12 +37,17 @@ pub const READ_TIME: Duration = Duration::from_millis(500);
 /// Rounds of reading per request: a script read may run another script.
 pub const MAX_ROUNDS: usize = 3;
 
-/// Who the files are read for: the requester's uid and gid, and the directories its line is
-/// placed from (its working directory, its home) as the line names them.
+/// Who the files are read for: the requester's uid, gid and supplementary groups, and the
+/// directories its line is placed from (its working directory, its home) as the line names
+/// them.
 #[derive(Debug, Clone, Default)]
 pub struct As {
     pub uid: u32,
     pub gid: u32,
+    /// The requester's supplementary groups (a project under a directory only its team may
+    /// enter is found, read and planned as the requester sees it), read only by a root daemon
+    /// when it switches to the requester.
+    pub groups: crate::peer::Groups,
     /// Where a link leads is told in these directories' own names: on a system where `/home`
     /// is a link to `/var/home`, `~/proj/build` leads to `~/proj/build`, not elsewhere.
     pub named: Vec<String>,
@@ -306,15 +311,20 @@ pub(crate) fn local_fs(path: &std::path::Path) -> bool {
     })
 }
 
-/// The thread's file-system credentials, set to the requester's while this lives (the
-/// project's look, `project.rs`, takes them too).
+/// The thread's file-system credentials and supplementary groups, set to the requester's
+/// while this lives (the project's look, `project.rs`, takes them too).
 pub(crate) struct Creds {
     switched: bool,
 }
 
+/// The daemon's own supplementary groups, put back on a thread when it is done reading.
+/// Read on the first switch, before it: a thread outside a `Creds` always has them.
+static DAEMON_GROUPS: std::sync::OnceLock<Vec<rustix::thread::Gid>> = std::sync::OnceLock::new();
+
 impl Creds {
-    /// As `who`: root switches this thread's file-system ids; another user reads only for
-    /// itself (`None` otherwise).
+    /// As `who`: root switches this thread's file-system ids and supplementary groups (the
+    /// kernel's `setgroups` is per thread; nothing else of the daemon changes); another user
+    /// reads only for itself (`None` otherwise).
     pub(crate) fn become_(who: &As) -> Option<Creds> {
         let me = nix::unistd::geteuid();
         if !me.is_root() {
@@ -323,13 +333,30 @@ impl Creds {
         if who.uid == 0 {
             return Some(Creds { switched: false });
         }
+        let ours = DAEMON_GROUPS.get_or_init(|| {
+            nix::unistd::getgroups()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|g| rustix::thread::Gid::from_raw_unchecked(g.as_raw()))
+                .collect()
+        });
+        let theirs: Vec<rustix::thread::Gid> = who
+            .groups
+            .get()
+            .iter()
+            .map(|g| rustix::thread::Gid::from_raw_unchecked(*g))
+            .collect();
+        // From here on, dropping `creds` puts every credential back.
+        let creds = Creds { switched: true };
+        if theirs != *ours && rustix::thread::set_thread_groups(&theirs).is_err() {
+            return None;
+        }
         // The group first: once the uid is not 0 the thread may no longer change it.
         nix::unistd::setfsgid(Gid::from_raw(who.gid));
         nix::unistd::setfsuid(Uid::from_raw(who.uid));
         // Each call returns the id before it: asking again (with an id it cannot take) says
         // whether the switch happened. Without CAP_SETUID it does not, and nothing is read.
         let now = nix::unistd::setfsuid(Uid::from_raw(u32::MAX));
-        let creds = Creds { switched: true };
         (now.as_raw() == who.uid).then_some(creds)
     }
 }
@@ -339,6 +366,13 @@ impl Drop for Creds {
         if self.switched {
             nix::unistd::setfsuid(Uid::from_raw(0));
             nix::unistd::setfsgid(Gid::from_raw(0));
+            if let Some(ours) = DAEMON_GROUPS.get()
+                && let Err(error) = rustix::thread::set_thread_groups(ours)
+            {
+                // The thread reads as root again, which no supplementary group narrows or
+                // widens; said, since it should not happen.
+                tracing::error!(%error, "could not give a reading thread its own groups back");
+            }
         }
     }
 }
@@ -352,6 +386,7 @@ mod tests {
         As {
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
+            groups: Default::default(),
             named: Vec::new(),
         }
     }
@@ -442,6 +477,7 @@ mod tests {
         )
         .expect("link");
         let who = As {
+            groups: Default::default(),
             named: vec![format!("{real}/home/u/proj"), format!("{real}/home/u")],
             ..me()
         };
@@ -497,6 +533,7 @@ mod tests {
         let nobody = As {
             uid: 65534,
             gid: 65534,
+            groups: Default::default(),
             named: Vec::new(),
         };
         let mut disk = Disk::default();
@@ -514,6 +551,69 @@ mod tests {
         std::fs::write(format!("{root}/after"), "x").expect("still root");
     }
 
+    /// The requester's supplementary groups open what they open (a directory only a group
+    /// may enter), on the reading thread alone, and the thread has the daemon's own groups
+    /// back afterwards.
+    #[test]
+    fn root_reads_with_the_requesters_groups_on_this_thread_only() {
+        if !nix::unistd::geteuid().is_root() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let team = dir.path().join("team");
+        std::fs::create_dir(&team).expect("mkdir");
+        // A group nobody is in, that only its members may enter.
+        let gid = 54321;
+        std::fs::set_permissions(&team, std::fs::Permissions::from_mode(0o770)).expect("chmod");
+        nix::unistd::chown(&team, None, Some(Gid::from_raw(gid))).expect("chgrp");
+        let file = team.join("build.sh").to_str().expect("utf-8").to_owned();
+        std::fs::write(&file, "true\n").expect("write");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let wants = [Want::File(file.clone())];
+        let ours = nix::unistd::getgroups().expect("getgroups");
+
+        let outsider = As {
+            uid: 65534,
+            gid: 65534,
+            groups: Default::default(),
+            named: Vec::new(),
+        };
+        let mut disk = Disk::default();
+        read_now(&wants, outsider.clone(), &mut disk, &mut Spent::default());
+        assert!(matches!(disk.files.get(&file), Some(Got::Unread(_))));
+
+        let member = As {
+            groups: crate::peer::Groups::known(vec![gid]),
+            ..outsider
+        };
+        let mut disk = Disk::default();
+        read_now(&wants, member.clone(), &mut disk, &mut Spent::default());
+        assert!(
+            matches!(disk.files.get(&file), Some(Got::Text(_))),
+            "{:?}",
+            disk.files
+        );
+        assert_eq!(nix::unistd::getgroups().expect("getgroups"), ours);
+
+        // While one thread reads as the member, the daemon's other threads keep its groups.
+        let (ask, asked) = std::sync::mpsc::channel::<()>();
+        let elsewhere = std::thread::spawn(move || {
+            asked.recv().expect("asked");
+            nix::unistd::getgroups().expect("getgroups")
+        });
+        let creds = Creds::become_(&member).expect("root switches");
+        assert_eq!(
+            nix::unistd::getgroups().expect("getgroups"),
+            vec![Gid::from_raw(gid)]
+        );
+        ask.send(()).expect("ask");
+        assert_eq!(elsewhere.join().expect("thread"), ours);
+        drop(creds);
+        assert_eq!(nix::unistd::getgroups().expect("getgroups"), ours);
+    }
+
     #[test]
     fn another_users_files_are_not_read_by_a_daemon_that_is_not_root() {
         if nix::unistd::geteuid().is_root() {
@@ -522,6 +622,7 @@ mod tests {
         let other = As {
             uid: nix::unistd::geteuid().as_raw() + 1,
             gid: 0,
+            groups: Default::default(),
             named: Vec::new(),
         };
         let mut disk = Disk::default();

@@ -261,6 +261,7 @@ impl Asker<'_> {
         let who = read::As {
             uid,
             gid: self.peer.gid,
+            groups: self.peer.groups(),
             named: cwd
                 .iter()
                 .map(|c| c.to_string())

@@ -315,6 +315,7 @@ mod tests {
         let me = read::As {
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
+            groups: Default::default(),
             named: Vec::new(),
         };
         assert_eq!(read_as(&me, &root, None), Narrowing::NONE, "no file");
@@ -356,6 +357,7 @@ mod tests {
         let me = read::As {
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
+            groups: Default::default(),
             named: Vec::new(),
         };
         let write = |at: &std::path::Path, narrowing: &str| {

@@ -180,6 +180,7 @@ async fn the_disk_is_asked_as_the_requester_and_the_answer_kept_a_moment() {
     let who = read::As {
         uid: nix::unistd::geteuid().as_raw(),
         gid: nix::unistd::getegid().as_raw(),
+        groups: Default::default(),
         named: Vec::new(),
     };
     let cache = Cache::default();

@@ -91,6 +91,7 @@ mod tests {
         As {
             uid: nix::unistd::geteuid().as_raw(),
             gid: nix::unistd::getegid().as_raw(),
+            groups: Default::default(),
             named: Vec::new(),
         }
     }
@@ -180,6 +181,7 @@ mod tests {
         let nobody = As {
             uid: 65534,
             gid: 65534,
+            groups: Default::default(),
             named: Vec::new(),
         };
         let mut disk = Disk::default();

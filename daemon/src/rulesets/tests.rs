@@ -5,6 +5,7 @@ fn me() -> read::As {
     read::As {
         uid: nix::unistd::geteuid().as_raw(),
         gid: nix::unistd::getegid().as_raw(),
+        groups: Default::default(),
         named: Vec::new(),
     }
 }
