@@ -81,8 +81,19 @@ fn enforce(plan: &Plan, required: bool) -> Result<(), String> {
 }
 
 /// The terminal on the standard streams, when there is one: the run may write to its own.
+/// Asked of the descriptor first (one `ioctl`): an agent's run has pipes there, and reading
+/// `/proc` for each would cost more than the rest of the door's work after the reply.
 fn own_terminal() -> Option<PathBuf> {
+    use std::io::IsTerminal;
     [2, 1, 0].into_iter().find_map(|fd| {
+        let terminal = match fd {
+            0 => std::io::stdin().is_terminal(),
+            1 => std::io::stdout().is_terminal(),
+            _ => std::io::stderr().is_terminal(),
+        };
+        if !terminal {
+            return None;
+        }
         let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
         link.starts_with("/dev/pts/").then_some(link)
     })
