@@ -63,13 +63,21 @@ pub struct Refused {
     pub access: String,
     /// The file or directory named, when the record names one.
     pub path: Option<String>,
+    /// The process a refused signal was for (`opid`).
+    pub target: Option<i32>,
 }
+
+/// What a refused signal to a process outside the run's domain is recorded as.
+const SIGNAL: &str = "scope.signal";
 
 #[derive(Debug, Default)]
 struct Domain {
     maker: Option<(i32, u32)>,
     refused: Vec<Refused>,
     last: Option<Instant>,
+    /// The processes a signal to was refused (`scope.signal`, `opid`): among them the door's
+    /// parent, when the door marked the end of its run ([`Denials::refused`]).
+    signalled: Vec<i32>,
 }
 
 #[derive(Debug, Default)]
@@ -140,7 +148,19 @@ impl Denials {
     /// What the kernel refused to the domains process `pid` of `uid` made, waiting briefly for
     /// records still on their way; or why that cannot be known. Blocking: run it on the
     /// blocking pool.
-    pub fn refused(&self, pid: i32, uid: u32) -> Result<Vec<Refused>, String> {
+    ///
+    /// The door marks the end of its run with a record of its own: after the run it is refused
+    /// a signal to its parent (`barrier`, the door's parent's pid when the daemon could tell).
+    /// The kernel sends its records on in the order it made them, so once that one is here,
+    /// every one the run was refused is too, and the answer goes at once; it is no refusal of
+    /// the run's and is not told. Without it, the answer waits for the records to fall quiet,
+    /// or for the longest they could take when there are none.
+    pub fn refused(
+        &self,
+        pid: i32,
+        uid: u32,
+        barrier: Option<i32>,
+    ) -> Result<Vec<Refused>, String> {
         if let Some(why) = &self.why_not {
             return Err(why.clone());
         }
@@ -148,33 +168,56 @@ impl Denials {
         if enabled == Some(false) {
             return Err(AUDIT_OFF.into());
         }
+        self.settle(pid, uid, barrier, enabled)
+    }
+
+    /// [`Denials::refused`] once the audit is known not to be off (`enabled`: known on).
+    fn settle(
+        &self,
+        pid: i32,
+        uid: u32,
+        barrier: Option<i32>,
+        enabled: Option<bool>,
+    ) -> Result<Vec<Refused>, String> {
         let start = Instant::now();
         loop {
-            let (found, last) = self.lookup(pid, uid);
+            let (mut found, last, signalled) = self.lookup(pid, uid);
+            if let Some(parent) = barrier
+                && signalled.contains(&parent)
+            {
+                found.retain(|r| !(r.access == SIGNAL && r.target == Some(parent)));
+                found.truncate(MAX_PER_DOMAIN);
+                return Ok(found);
+            }
             let settled = last.is_some_and(|t| t.elapsed() >= QUIET);
             if settled || start.elapsed() >= SETTLE_MAX {
                 // Nothing recorded says nothing refused only where the audit is known to be on.
                 if found.is_empty() && enabled.is_none() {
                     return Err(CANNOT_TELL.into());
                 }
+                found.truncate(MAX_PER_DOMAIN);
                 return Ok(found);
             }
-            std::thread::sleep(Duration::from_millis(5));
+            // The mark is usually a moment behind the question: look again soon for it.
+            let pause = if barrier.is_some() { 1 } else { 5 };
+            std::thread::sleep(Duration::from_millis(pause));
         }
     }
 
-    fn lookup(&self, pid: i32, uid: u32) -> (Vec<Refused>, Option<Instant>) {
+    fn lookup(&self, pid: i32, uid: u32) -> (Vec<Refused>, Option<Instant>, Vec<i32>) {
         let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let mut found = Vec::new();
         let mut last = None;
+        let mut signalled = Vec::new();
         for domain in store.domains.values() {
             if domain.maker == Some((pid, uid)) {
                 found.extend(domain.refused.iter().cloned());
                 last = last.max(domain.last);
+                signalled.extend(&domain.signalled);
             }
         }
-        found.truncate(MAX_PER_DOMAIN);
-        (found, last)
+        found.truncate(MAX_PER_DOMAIN + 1);
+        (found, last, signalled)
     }
 }
 
@@ -254,13 +297,22 @@ impl Store {
                 let Some(access) = value("blockers") else {
                     return;
                 };
+                let target = value("opid").and_then(|p| p.parse().ok());
                 let refused = Refused {
                     access: access.chars().take(64).collect(),
                     path: value("path").map(|p| cut(p, MAX_PATH)),
+                    target,
                 };
                 let domain = self.domain(id);
                 domain.last = Some(now);
-                if domain.refused.len() < MAX_PER_DOMAIN && !domain.refused.contains(&refused) {
+                if access == SIGNAL
+                    && let Some(target) = target
+                    && domain.signalled.len() < MAX_PER_DOMAIN
+                {
+                    domain.signalled.push(target);
+                }
+                // One more than is told: the door's own mark of the run's end among them.
+                if domain.refused.len() <= MAX_PER_DOMAIN && !domain.refused.contains(&refused) {
                     domain.refused.push(refused);
                 }
             }
@@ -427,21 +479,24 @@ mod tests {
             store: Arc::new(Mutex::new(store)),
             why_not: None,
         };
-        let (found, _) = denials.lookup(300, 1000);
+        let (found, _, _) = denials.lookup(300, 1000);
         assert_eq!(
             found,
             vec![
                 Refused {
                     access: "fs.make_reg".into(),
-                    path: Some("/home/u/Documents".into())
+                    path: Some("/home/u/Documents".into()),
+                    target: None,
                 },
                 Refused {
                     access: "fs.write_file".into(),
-                    path: Some("/home/u/my notes".into())
+                    path: Some("/home/u/my notes".into()),
+                    target: None,
                 },
                 Refused {
                     access: "net.connect_tcp".into(),
-                    path: None
+                    path: None,
+                    target: None,
                 },
             ]
         );
@@ -454,6 +509,56 @@ mod tests {
             now,
         );
         assert!(denials.lookup(300, 1000).0.is_empty());
+    }
+
+    /// The door's own refused signal to its parent marks the end of its run: the answer goes
+    /// once it is in, without it.
+    #[test]
+    fn the_doors_mark_settles_the_answer_at_once_and_is_not_told() {
+        let now = Instant::now();
+        let mut store = Store::default();
+        for (kind, text) in [
+            (
+                LANDLOCK_ACCESS,
+                r#"audit(1.0:3): domain=7 blockers=fs.write_file path="/home/u/notes""#,
+            ),
+            (
+                LANDLOCK_DOMAIN,
+                r#"audit(1.0:3): domain=7 status=allocated mode=enforcing pid=300 uid=1000 exe="/usr/bin/assent" comm="assent""#,
+            ),
+            // The run signalled another process: a refusal of its own, told.
+            (
+                LANDLOCK_ACCESS,
+                r#"audit(1.0:4): domain=7 blockers=scope.signal opid=555 ocomm="sleep""#,
+            ),
+            // The door's mark: a signal to its parent, 200.
+            (
+                LANDLOCK_ACCESS,
+                r#"audit(1.0:5): domain=7 blockers=scope.signal opid=200 ocomm="node""#,
+            ),
+        ] {
+            store.take(kind, text, now);
+        }
+        let denials = Denials {
+            store: Arc::new(Mutex::new(store)),
+            why_not: None,
+        };
+        let found = denials
+            .settle(300, 1000, Some(200), Some(true))
+            .expect("known");
+        let accesses: Vec<(&str, Option<i32>)> = found
+            .iter()
+            .map(|r| (r.access.as_str(), r.target))
+            .collect();
+        assert_eq!(
+            accesses,
+            vec![("fs.write_file", None), ("scope.signal", Some(555))]
+        );
+        // Another parent's mark is not this door's: every refusal is told, after the quiet.
+        let found = denials
+            .settle(300, 1000, Some(201), Some(true))
+            .expect("known");
+        assert_eq!(found.len(), 3);
     }
 
     #[test]
@@ -472,7 +577,7 @@ mod tests {
             store
                 .domains
                 .values()
-                .all(|d| d.refused.len() <= MAX_PER_DOMAIN)
+                .all(|d| d.refused.len() <= MAX_PER_DOMAIN + 1)
         );
         for text in [
             "",

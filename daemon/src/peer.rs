@@ -406,6 +406,13 @@ impl PeerIdentity {
         }
     }
 
+    /// The peer's parent process, while its pidfd says the peer is the process that
+    /// connected.
+    pub fn parent(&self) -> Option<i32> {
+        let parent = stat(self.pid)?.ppid;
+        self.still_alive().then_some(parent)
+    }
+
     /// The peer's supplementary groups, read when first needed ([`Groups`]).
     pub fn groups(&self) -> Groups {
         self.groups.clone()

@@ -164,11 +164,17 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
     };
     // A run a signal passed on ended was stopped from outside, not refused.
     if code != 0 && confined && !ended.signalled {
+        if confine.log_denials {
+            refused::barrier();
+        }
         let fallback = failed_confined(confine, project.as_deref());
-        messages::say(&match refused::ask(after) {
+        let said = match refused::ask(after) {
             Ok(refusals) => refused::text(&refusals, &fallback),
-            Err(why) => format!("{fallback} (what was refused is not known: {why})"),
-        });
+            Err(why) => Some(format!("{fallback} (what was refused is not known: {why})")),
+        };
+        if let Some(said) = said {
+            messages::say(&said);
+        }
     }
     code
 }

@@ -24,7 +24,9 @@ impl Conn {
         }
         let denials = self.shared.denials.clone();
         let (pid, uid) = (self.peer.pid, self.peer.uid);
-        let found = tokio::task::spawn_blocking(move || denials.refused(pid, uid))
+        // The door marked its run's end by a refused signal to its parent.
+        let parent = self.peer.parent();
+        let found = tokio::task::spawn_blocking(move || denials.refused(pid, uid, parent))
             .await
             .unwrap_or_else(|_| Err("the daemon could not look".into()));
         let refused = match found {
@@ -128,6 +130,7 @@ mod tests {
             ("scope.signal", None, "a process outside the run"),
         ] {
             let refused = Refused {
+                target: None,
                 access: access.into(),
                 path: path.map(str::to_owned),
             };
