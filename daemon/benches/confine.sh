@@ -8,7 +8,9 @@
 #   [OLD=DIR] daemon/benches/confine.sh [ROUNDS]
 #
 # Prints the median and mean of each, and the median of the per-round difference
-# (confined − unconfined), for `ls -la` and for a no-op `cargo build` of a small crate.
+# (confined − unconfined), for `ls -la`, for a `grep` that finds nothing (a run that fails:
+# the door then asks the daemon what the kernel refused) and for a no-op `cargo build` of a
+# small crate.
 # OLD=DIR (an earlier build's assentd and assent) adds its confined run, side by side.
 set -euo pipefail
 rounds=${1:-300}
@@ -39,13 +41,13 @@ import statistics, subprocess, sys, time
 assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 old, so = sys.argv[6], sys.argv[7]
 
-def timed(argv, cwd):
+def timed(argv, cwd, code):
     t = time.perf_counter_ns()
     r = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert r.returncode == 0, (argv, r.returncode)
+    assert r.returncode == code, (argv, r.returncode)
     return (time.perf_counter_ns() - t) / 1e6
 
-def bench(line, n):
+def bench(line, n, code=0):
     cases = {
         "bash directly": ["bash", "-c", line],
         "assent sh, unconfined": [assent, "--socket", sb, "sh", "-c", line],
@@ -56,7 +58,7 @@ def bench(line, n):
     got = {k: [] for k in cases}
     for _ in range(n):
         for name, argv in cases.items():
-            got[name].append(timed(argv, crate))
+            got[name].append(timed(argv, crate, code))
     print(f"\n{line}  ({n} rounds, interleaved)")
     for name, ms in got.items():
         print(f"  {name:24} median {statistics.median(ms):7.3f} ms  mean {statistics.mean(ms):7.3f} ms")
@@ -65,5 +67,6 @@ def bench(line, n):
         print(f"  {name} - unconfined  median {statistics.median(diff):7.3f} ms  mean {statistics.mean(diff):7.3f} ms")
 
 bench("ls -la", rounds)
+bench("grep -c no-such-word Cargo.toml", max(10, rounds // 4), 1)
 bench("cargo build", max(10, rounds // 10))
 PY

@@ -277,14 +277,19 @@ fn a_confined_run_hears_the_signal_its_door_is_sent() {
         .expect("the door starts");
     let children = format!("/proc/{0}/task/{0}/children", door.id());
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    // The command once it runs `sleep` (bash runs a lone command in its own process): before
+    // its `execve` a spawned child still has everything blocked.
     let command = loop {
         let listed = std::fs::read_to_string(&children).unwrap_or_default();
-        if let Some(pid) = listed.split_whitespace().next() {
+        if let Some(pid) = listed.split_whitespace().next()
+            && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim() == "sleep")
+        {
             break pid.to_owned();
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the door started nothing"
+            "the door started no sleep: {listed:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     };
