@@ -405,10 +405,16 @@ impl Conn {
     /// planned from the disk as the requester, on the blocking pool.
     fn after_passing(&self, key: crate::rulesets::Key) {
         let shared = self.shared.clone();
+        let groups = self.peer.groups();
+        // Read now, while the door waits for its run: the plan is made after, when a quick
+        // run's door may be gone, and without its groups a plan that needs one keeps nothing.
+        if nix::unistd::geteuid().is_root() && self.peer.uid != 0 {
+            groups.get();
+        }
         let who = crate::read::As {
             uid: self.peer.uid,
             gid: self.peer.gid,
-            groups: self.peer.groups(),
+            groups,
             named: Vec::new(),
         };
         tokio::task::spawn_blocking(move || shared.rulesets.fill(key, &who));
