@@ -316,20 +316,18 @@ fn grammar(p: &Program) -> Result<String, Refusal> {
         return word(named, GRAMMARS, "grammar");
     }
     let style = match &p.style {
-        None => "Gnu",
-        Some(s) => word(s, &[("gnu", "Gnu"), ("posix", "Posix")], "style")
-            .map(|_| if s.get_ref() == "gnu" { "Gnu" } else { "Posix" })?,
+        None => "Gnu".to_owned(),
+        Some(s) => word(s, &[("gnu", "Gnu"), ("posix", "Posix")], "style")?,
     };
     let short = p.short.as_ref().map_or("", |s| s.get_ref().as_str());
-    if let Some(s) = &p.short {
-        if s.get_ref().starts_with(':')
+    if let Some(s) = &p.short
+        && (s.get_ref().starts_with(':')
             || !s
                 .get_ref()
                 .chars()
-                .all(|c| c.is_ascii_graphic() && c != '-')
-        {
-            return Err((s.span().start, "short options are letters, each followed by `:` when it takes a value, `::` when the value is optional".into()));
-        }
+                .all(|c| c.is_ascii_graphic() && c != '-'))
+    {
+        return Err((s.span().start, "short options are letters, each followed by `:` when it takes a value, `::` when the value is optional".into()));
     }
     let long = p.long.as_deref().unwrap_or(&[]);
     for l in long {
