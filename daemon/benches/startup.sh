@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Every door's whole process against /bin/true, round-robin (BENCHMARKS.md, "Whole process"):
-# each round runs every variant once, in an order that rotates, so the VM's drift falls on all
-# of them alike. Each variant's median and 90th percentile, and its median over /bin/true's.
+# each round runs every variant once, in an order shuffled anew each round, so the VM's drift
+# falls on all of them alike and no variant always follows the same one (in a fixed rotation a
+# variant run right after a confined `assent-sh` paid for the daemon's work left from it: 0.2×
+# /bin/true on `check`; ORDER=rotate keeps the old order). Each variant's median and 90th
+# percentile, and its median over /bin/true's.
 #   cargo build --release --workspace --bins && scripts/static-client && daemon/benches/startup.sh [ROUNDS]
 # The daemons are release `assentd --user` on temporary sockets (one confining, one started
 # with --landlock-abi 0; OLD=DIR adds an earlier build's pair). The doors: `assent check`, each agent's hook with its own JSON, and
@@ -66,7 +69,7 @@ fi
 # ALT=FILE (another build of the static client, against the same daemon) adds it, side by side.
 if [[ -n ${ALT-} ]]; then
   alt=$(realpath "$ALT")
-  all+=(check-alt hook-claude-alt)
+  all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt)
 fi
 read -r -a names <<<"${VARIANTS:-${all[*]}}"
 run() { # NAME: one run of that variant
@@ -87,13 +90,17 @@ run() { # NAME: one run of that variant
     hook-claude-chain-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude-chain" >/dev/null ;;
     check-alt) "$alt" --socket "$s" check -- "$simple" </dev/null ;;
     hook-claude-alt) "$alt" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
+    hook-codex-alt) "$alt" --socket "$s" hook codex <"$work/codex" >/dev/null ;;
+    hook-gemini-alt) "$alt" --socket "$s" hook gemini <"$work/gemini" >/dev/null ;;
     *) echo "no variant $1" >&2 && return 1 ;;
   esac
 }
 for name in "${names[@]}"; do run "$name" || { echo "$name failed" >&2; exit 1; }; done
 for ((r = 0; r < rounds; r++)); do
-  for ((k = 0; k < ${#names[@]}; k++)); do
-    name=${names[(r + k) % ${#names[@]}]}
+  order=()
+  for ((k = 0; k < ${#names[@]}; k++)); do order+=("${names[(r + k) % ${#names[@]}]}"); done
+  [[ ${ORDER-} == rotate ]] || mapfile -t order < <(shuf -e -- "${names[@]}")
+  for name in "${order[@]}"; do
     t0=${EPOCHREALTIME/./}
     run "$name"
     t1=${EPOCHREALTIME/./}

@@ -383,6 +383,23 @@ fn garbage_oversized_or_incomplete_input_is_denied() {
     assert_denied("claude-code", &output, "deeply nested");
 }
 
+/// The input is read whole across many reads up to the limit (1 MiB), and one byte past it is
+/// denied: the same call, padded with the whitespace JSON allows after a document.
+#[test]
+fn an_input_is_read_whole_up_to_its_limit() {
+    const LIMIT: usize = 1024 * 1024;
+    let daemon = TestDaemon::start();
+    for agent in &AGENTS {
+        let mut input = fixture(agent.ls);
+        input.resize(LIMIT, b' ');
+        let output = run_hook(daemon.socket(), agent.name, input.clone(), &[]);
+        assert_allowed(agent.name, &output, "ls -la padded to the limit");
+        input.push(b' ');
+        let output = run_hook(daemon.socket(), agent.name, input, &[]);
+        assert_denied(agent.name, &output, "ls -la one byte past the limit");
+    }
+}
+
 /// A write of `.env` is never allowed: held (an unknown tool, or a sensitive path) and, with
 /// nobody answering, denied at the hook's timeout.
 #[test]
