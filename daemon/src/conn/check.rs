@@ -46,8 +46,8 @@ impl Conn {
         let mut reply = verdict(judgement, token.clone(), expires_in);
         reply.another_answers = held.as_ref().is_some_and(|held| held.another_answers);
         let uid = self.peer.uid;
-        let confine = judgement.confine.clone();
-        if let (Some(subject), Some(confine)) = (&wants_grant, &confine)
+        let confine = judgement.confine.as_ref();
+        if let (Some(subject), Some(confine)) = (&wants_grant, confine)
             && judgement.ruling.decision == Decision::Allow
         {
             match self
@@ -74,7 +74,7 @@ impl Conn {
         // An ask the hook hands to the agent's own prompt, rewritten to run confined: the
         // grant comes now, with what a person's approval adds, bound to the agent.
         let asked = judgement.ruling.decision == Decision::Confirm && held.is_none();
-        if let (Some(subject), Some(confine), true) = (&wants_grant, &confine, asked)
+        if let (Some(subject), Some(confine), true) = (&wants_grant, confine, asked)
             && let Some(agent) = self.asker().asking_agent()
         {
             let ttl = self.shared.pending.ttl();
@@ -104,14 +104,15 @@ impl Conn {
         }
         // The door's confinement as it will build it: a line the policy let through by itself
         // never gets `write_anywhere`, which only a person's approval grants.
-        let door_key = reply
-            .confine
-            .clone()
-            .filter(|_| is_door && reply.decision == Decision::Allow)
+        let door_key = (is_door && reply.decision == Decision::Allow)
+            .then(|| reply.confine.clone())
+            .flatten()
             .and_then(|mut confine| {
                 confine.write_anywhere = false;
                 self.door_key(confine, false)
             });
+        // Only a held line's answer needs the confinement after the reply.
+        let confine = held.as_ref().and(confine.cloned());
         let kept = door_key.as_ref().and_then(|key| self.kept_ruleset(key));
         self.send_passing(&Response::Verdict(reply), kept).await;
         if let Some(key) = door_key {

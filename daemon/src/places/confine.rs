@@ -84,10 +84,31 @@ const SHARED: &[&str] = &[
     ".cache",
 ];
 
+/// The last answer of [`hidden`], with the home and the policy's secret places it was for.
+type Last = (String, Vec<String>, Vec<String>);
+static LAST: std::sync::Mutex<Option<Last>> = std::sync::Mutex::new(None);
+
 /// The paths a confined run may not read, for a requester whose home is `home`: the
 /// vocabulary's secret places below a home, and the policy's `sensitive_paths` below this
-/// one. Each is absolute; a last component may be a glob for the door to expand.
+/// one. Each is absolute; a last component may be a glob for the door to expand. The same
+/// home and policy ask again on every confined check, so the last answer is kept.
 pub fn hidden(home: &str, added: &Added) -> Vec<String> {
+    let written: &[String] = added.secret.map_or(&[], |p| p.written);
+    if let Ok(last) = LAST.lock()
+        && let Some((for_home, for_written, out)) = last.as_ref()
+        && for_home == home
+        && for_written.as_slice() == written
+    {
+        return out.clone();
+    }
+    let out = hidden_now(home, added);
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((home.to_owned(), written.to_vec(), out.clone()));
+    }
+    out
+}
+
+fn hidden_now(home: &str, added: &Added) -> Vec<String> {
     let home = home.trim_end_matches('/');
     let mut out: Vec<String> = secret_below_home()
         .iter()
@@ -208,6 +229,31 @@ mod tests {
             "/home/u/.cache",
         ] {
             assert!(!hidden.iter().any(|h| h == never), "{never} hidden");
+        }
+    }
+
+    /// The answer kept from the last call is only for its home and the policy's own secret
+    /// places: another of either is worked out again.
+    #[test]
+    fn the_kept_answer_is_for_its_home_and_policy_only() {
+        let written = vec!["~/vault/**".to_owned()];
+        let set = globset::GlobSet::empty();
+        let policy = Added {
+            secret: Some(crate::places::Patterns {
+                written: &written,
+                set: &set,
+            }),
+            ..Added::default()
+        };
+        for _ in 0..2 {
+            let plain = hidden("/home/a", &Added::default());
+            assert!(plain.iter().all(|h| h.starts_with("/home/a/")), "{plain:?}");
+            assert!(!plain.iter().any(|h| h.ends_with("/vault")), "{plain:?}");
+            let with = hidden("/home/a", &policy);
+            assert!(with.iter().any(|h| h == "/home/a/vault"), "{with:?}");
+            assert_eq!(hidden("/home/a", &policy), with);
+            let other = hidden("/home/b", &policy);
+            assert!(other.iter().all(|h| h.starts_with("/home/b/")), "{other:?}");
         }
     }
 
