@@ -197,8 +197,7 @@ pub fn under_agent(chain: &[Proc], agent: &Proc) -> Result<(), String> {
 
 /// The grant for a line a policy or a person allowed to run confined: the verdict's
 /// confinement, with what only a person grants taken away unless a person allowed it.
-pub fn granted(confine: &Confinement, approved: bool) -> Granted {
-    let mut confine = confine.clone();
+pub fn granted(mut confine: Confinement, approved: bool) -> Granted {
     confine.write_anywhere &= approved;
     Granted { confine, approved }
 }
@@ -282,7 +281,7 @@ mod tests {
             ..Confinement::default()
         };
         let token = grants
-            .give(1000, &shell("make", "/p"), granted(&confine, false))
+            .give(1000, &shell("make", "/p"), granted(confine.clone(), false))
             .expect("a token");
         (grants, token)
     }
@@ -340,9 +339,9 @@ mod tests {
             write_anywhere: true,
             ..Confinement::default()
         };
-        assert!(granted(&confine, true).confine.write_anywhere);
-        assert!(granted(&confine, true).approved);
-        assert!(!granted(&confine, false).confine.write_anywhere);
+        assert!(granted(confine.clone(), true).confine.write_anywhere);
+        assert!(granted(confine.clone(), true).approved);
+        assert!(!granted(confine.clone(), false).confine.write_anywhere);
     }
 
     fn proc(pid: i32, start: u64, comm: &str) -> Proc {
@@ -424,7 +423,7 @@ mod tests {
                 .give_for_prompt(
                     1000,
                     &subject,
-                    granted(&confine, true),
+                    granted(confine.clone(), true),
                     agent.clone(),
                     Duration::from_secs(300),
                 )
@@ -469,7 +468,7 @@ mod tests {
                 format!("t{i}"),
                 1,
                 &shell("ls", "/"),
-                granted(&Confinement::default(), false),
+                granted(Confinement::default(), false),
             );
         }
         assert!(grants.map.lock().expect("lock").len() <= MAX_GRANTS);

@@ -113,3 +113,54 @@ fn a_grant_given_redeemed_and_refused_is_audited() {
     );
     assert_eq!(wrong.subject, "rm -rf build", "the line the door asked for");
 }
+
+#[test]
+fn a_grants_verdict_names_no_places_and_its_redeem_gives_them_all() {
+    if !assent_tests::needs::skip_unless(
+        assentd::landlock::confines(),
+        "a kernel with Landlock ABI 6 or later (grants come with a confinement)",
+    ) {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let mut conn = connect(daemon.socket());
+    let check = Request::Check(CheckRequest {
+        subject: shell("ls -la"),
+        origin: Origin::Agent,
+        context: Context {
+            confines: true,
+            grant: true,
+            ..Context::default()
+        },
+        wait: false,
+    });
+    let verdict = match conn.request(&check) {
+        Ok(Response::Verdict(verdict)) => verdict,
+        other => panic!("a verdict: {other:?}"),
+    };
+    // The hook learns that the line runs confined, not the places: they go to the door.
+    let told = verdict.confine.expect("a confined line");
+    assert!(
+        told.write.is_empty() && told.hide.is_empty() && told.write_within.is_empty(),
+        "{told:?}"
+    );
+    assert!(told.offline, "the rest as judged: {told:?}");
+    let token = verdict.grant.expect("a grant");
+    let run = match conn.request(&Request::Grant(GrantRequest {
+        token,
+        subject: shell("ls -la"),
+    })) {
+        Ok(Response::Granted(run)) => run,
+        other => panic!("granted: {other:?}"),
+    };
+    assert!(
+        run.confine.write.iter().any(|w| w == "/tmp"),
+        "{:?}",
+        run.confine
+    );
+    assert!(
+        run.confine.hide.iter().any(|h| h.ends_with("/.ssh")),
+        "{:?}",
+        run.confine
+    );
+}

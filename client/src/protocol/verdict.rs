@@ -77,7 +77,9 @@ pub struct Verdict {
     pub expires_in_ms: Option<u64>,
     /// What the kernel is to let the run do, for a door that runs the command and said it
     /// confines ([`super::Context::confines`]); for a held request, what it runs with once a
-    /// person allows it.
+    /// person allows it. With a [`Verdict::grant`] the places travel with the grant, to the door
+    /// that redeems it: the verdict then says only that the line runs confined, in which project
+    /// and whether it must ([`Confinement::told_with_grant`]).
     pub confine: Option<Confinement>,
     /// A one-time grant to run this allowed line confined, when the request asked for one
     /// ([`super::Context::grant`]): redeemed with [`super::Request::Grant`].
@@ -125,6 +127,26 @@ pub struct Confinement {
     /// it can name the refused place ([`super::Request::Refused`]).
     #[serde(default)]
     pub log_denials: bool,
+}
+
+impl Confinement {
+    /// What a verdict that carries a grant says of its confinement: no places (the door that
+    /// redeems the grant is given them), the rest as it is. A hook that rewrites the call only
+    /// needs to know the line runs confined; sending the places twice cost every call.
+    #[must_use]
+    pub fn told_with_grant(&self) -> Confinement {
+        Confinement {
+            write: Vec::new(),
+            project: self.project.clone(),
+            write_within: Vec::new(),
+            write_anywhere: self.write_anywhere,
+            hide: Vec::new(),
+            offline: self.offline,
+            required: self.required,
+            home: self.home.clone(),
+            log_denials: self.log_denials,
+        }
+    }
 }
 
 /// What a [`Verdict`] asks of its caller: the one reading of a verdict every client uses.

@@ -39,68 +39,67 @@ impl Conn {
         let Some(Ruled { judged, held }) = self.or_error(ruled).await else {
             return Flow::Continue;
         };
-        let Some((judgement, _)) = judged.first() else {
+        let Some((mut judgement, _)) = judged.into_iter().next() else {
             return Flow::Continue;
         };
         let (token, expires_in) = held_for(held.as_ref());
-        let mut reply = verdict(judgement, token.clone(), expires_in);
+        // The confinement is moved, not copied, to where it goes: for a request that asked for
+        // a grant (an agent's hook), into the grant; for a door, into the reply.
+        let confine = judgement.confine.take();
+        let mut reply = verdict(&judgement, token.clone(), expires_in);
         reply.another_answers = held.as_ref().is_some_and(|held| held.another_answers);
         let uid = self.peer.uid;
-        let confine = judgement.confine.as_ref();
-        if let (Some(subject), Some(confine)) = (&wants_grant, confine)
-            && judgement.ruling.decision == Decision::Allow
-        {
-            match self
-                .shared
-                .grants
-                .give(uid, subject, grants::granted(confine, false))
-            {
-                Ok(grant) => {
-                    let who = grants::Who {
-                        uid,
-                        pid: self.peer.pid,
-                        origin,
-                    };
-                    let step = grants::Step::Issued(DecidedBy::Policy);
-                    (self.shared.audit).record(grants::event(&grant, who, subject, step));
-                    reply.grant = Some(grant);
-                }
-                Err(error) => {
-                    self.send(&Response::Error(error.to_wire())).await;
-                    return Flow::Continue;
-                }
-            }
-        }
+        let allowed = judgement.ruling.decision == Decision::Allow;
         // An ask the hook hands to the agent's own prompt, rewritten to run confined: the
         // grant comes now, with what a person's approval adds, bound to the agent.
         let asked = judgement.ruling.decision == Decision::Confirm && held.is_none();
-        if let (Some(subject), Some(confine), true) = (&wants_grant, confine, asked)
-            && let Some(agent) = self.asker().asking_agent()
-        {
-            let ttl = self.shared.pending.ttl();
-            let given = (self.shared.grants).give_for_prompt(
-                uid,
-                subject,
-                grants::granted(confine, true),
-                agent,
-                ttl,
-            );
-            match given {
-                Ok(grant) => {
-                    let who = grants::Who {
-                        uid,
-                        pid: self.peer.pid,
-                        origin,
-                    };
-                    let step = grants::Step::ForPrompt;
-                    (self.shared.audit).record(grants::event(&grant, who, subject, step));
-                    reply.grant = Some(grant);
-                }
-                Err(error) => {
-                    self.send(&Response::Error(error.to_wire())).await;
-                    return Flow::Continue;
+        let agent = match (&wants_grant, &confine, asked) {
+            (Some(_), Some(_), true) => self.asker().asking_agent(),
+            _ => None,
+        };
+        // Only a held line's answer needs the confinement after the reply.
+        let after = held.as_ref().and(confine.clone());
+        match (&wants_grant, confine) {
+            (Some(subject), Some(confine)) if allowed || agent.is_some() => {
+                reply.confine = Some(confine.told_with_grant());
+                let given = match agent {
+                    Some(agent) => {
+                        let ttl = self.shared.pending.ttl();
+                        let given = (self.shared.grants).give_for_prompt(
+                            uid,
+                            subject,
+                            grants::granted(confine, true),
+                            agent,
+                            ttl,
+                        );
+                        given.map(|grant| (grant, grants::Step::ForPrompt))
+                    }
+                    None => {
+                        let given = (self.shared.grants).give(
+                            uid,
+                            subject,
+                            grants::granted(confine, false),
+                        );
+                        given.map(|grant| (grant, grants::Step::Issued(DecidedBy::Policy)))
+                    }
+                };
+                match given {
+                    Ok((grant, step)) => {
+                        let who = grants::Who {
+                            uid,
+                            pid: self.peer.pid,
+                            origin,
+                        };
+                        (self.shared.audit).record(grants::event(&grant, who, subject, step));
+                        reply.grant = Some(grant);
+                    }
+                    Err(error) => {
+                        self.send(&Response::Error(error.to_wire())).await;
+                        return Flow::Continue;
+                    }
                 }
             }
+            (_, confine) => reply.confine = confine,
         }
         // The door's confinement as it will build it: a line the policy let through by itself
         // never gets `write_anywhere`, which only a person's approval grants.
@@ -111,8 +110,7 @@ impl Conn {
                 confine.write_anywhere = false;
                 self.door_key(confine, false)
             });
-        // Only a held line's answer needs the confinement after the reply.
-        let confine = held.as_ref().and(confine.cloned());
+        let confine = after;
         let kept = door_key.as_ref().and_then(|key| self.kept_ruleset(key));
         self.send_passing(&Response::Verdict(reply), kept).await;
         if let Some(key) = door_key {
@@ -135,7 +133,7 @@ impl Conn {
                 (shared.audit).record(grants::event(&token, who, &subject, step));
                 shared
                     .grants
-                    .give_as(token, uid, &subject, grants::granted(&confine, approved));
+                    .give_as(token, uid, &subject, grants::granted(confine, approved));
             }
             Response::Decided(one)
         })
