@@ -29,8 +29,7 @@ pub mod request;
 pub mod rulesets;
 pub mod server;
 pub mod stats;
-// Socket activation adopts the descriptor systemd passed (`OwnedFd::from_raw_fd`): the
-// daemon's one unsafe block.
+// Socket activation adopts the descriptor systemd passed (`OwnedFd::from_raw_fd`).
 #[allow(unsafe_code)]
 pub mod systemd;
 

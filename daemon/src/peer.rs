@@ -6,6 +6,9 @@
 //! request says about its sender is used for authority. A failed lookup is an error, never a
 //! default identity.
 
+// Asking a pidfd for its mount namespace is an `ioctl` returning a descriptor: unsafe.
+#[allow(unsafe_code)]
+mod mounts;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::{Arc, OnceLock};
 
@@ -426,6 +429,12 @@ impl PeerIdentity {
         if self.pid <= 0 {
             return false;
         }
+        if let Some(pidfd) = &self.pidfd
+            && let Some(theirs) = mounts::of_pidfd(pidfd)
+        {
+            return mounts::ours() == Some(theirs);
+        }
+        // No pidfd, or a kernel that cannot name a pidfd's namespace: from `/proc`.
         static OURS: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
         let ours = OURS.get_or_init(|| std::fs::read_link("/proc/self/ns/mnt").ok());
         let theirs = std::fs::read_link(format!("/proc/{}/ns/mnt", self.pid)).ok();

@@ -164,3 +164,38 @@ fn a_secret_mounted_since_a_ruleset_was_kept_is_hidden_at_once() {
         );
     }
 }
+
+/// A door in a mount namespace of its own may see other files at the daemon's paths: it is
+/// never handed the daemon's ruleset and plans its own; a door beside it still is.
+#[test]
+fn a_door_in_a_mount_namespace_of_its_own_plans_for_itself() {
+    if !landlock() || !assent_tests::needs::needs_root("a mount namespace of its own (unshare)") {
+        return;
+    }
+    let m = Home::new("assent-kept-ns-", &[".ssh"]);
+    let daemon = hiding(&m, &[".ssh/**"]);
+    until_passed(&m, daemon.socket(), "true");
+    let door = assent_tests::process::assent(daemon.socket());
+    for _ in 0..3 {
+        let before = passed(&m, daemon.socket());
+        let out = assent_tests::process::run_bounded(
+            std::process::Command::new("unshare")
+                .arg("--mount")
+                .arg("--")
+                .arg(door.get_program())
+                .args(door.get_args())
+                .args(["sh", "-c", "true"])
+                .current_dir(&m.project)
+                .env("HOME", &m.home)
+                .env("TMPDIR", "/tmp")
+                .stdin(std::process::Stdio::null()),
+        );
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(
+            passed(&m, daemon.socket()),
+            before,
+            "a door in another mount namespace was handed the daemon's ruleset"
+        );
+    }
+    until_passed(&m, daemon.socket(), "true");
+}
