@@ -146,10 +146,8 @@ impl Plan {
     /// Adds `terminal` (the run's own, `/dev/pts/N`, when it has one) as a device the run
     /// may use.
     pub fn add_terminal_of(&mut self, terminal: Option<PathBuf>) {
-        let read = AccessFs::ReadFile | AccessFs::Execute;
-        let write = AccessFs::from_write(ABI_WANTED);
         if let Some(terminal) = terminal {
-            self.rules.push((terminal, (read | write) & file_rights()));
+            self.rules.push((terminal, terminal_rights()));
         }
     }
 
@@ -189,6 +187,13 @@ pub fn ruleset(offline: bool, level: CompatLevel) -> Result<RulesetCreated, Rule
         ruleset = ruleset.handle_access(AccessNet::from_all(ABI_WANTED))?;
     }
     ruleset.create()
+}
+
+/// What a run may do to its own terminal, `/dev/pts/N`: what it may do to any file.
+pub fn terminal_rights() -> BitFlags<AccessFs> {
+    let read = AccessFs::ReadFile | AccessFs::Execute;
+    let write = AccessFs::from_write(ABI_WANTED);
+    (read | write) & file_rights()
 }
 
 /// The rights a rule on a file (not a directory) may carry.

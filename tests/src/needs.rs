@@ -35,6 +35,11 @@ pub const TMUX: Tool = Tool {
     program: "tmux",
     install: "apt-get install tmux",
 };
+/// `strace`, to see which system calls a door made.
+pub const STRACE: Tool = Tool {
+    program: "strace",
+    install: "apt-get install strace",
+};
 /// `zsh`.
 pub const ZSH: Tool = Tool {
     program: "zsh",

@@ -199,3 +199,84 @@ fn a_door_in_a_mount_namespace_of_its_own_plans_for_itself() {
     }
     until_passed(&m, daemon.socket(), "true");
 }
+
+/// A door on a terminal is confined with the daemon's ruleset too, with its own terminal
+/// added: the run writes to its terminal by name (as `tty` and curses programs do), and the
+/// door makes one rule (the terminal's) where planning for itself makes dozens.
+#[test]
+fn a_door_on_a_terminal_adds_its_terminal_to_the_daemons_ruleset() {
+    use assent_tests::needs::{STRACE, TMUX, needs};
+    use assent_tests::tmux::{Pane, SCREEN_TIMEOUT};
+    if !landlock() || !needs(&[TMUX, STRACE]) {
+        return;
+    }
+    let m = Home::new("assent-kept-tty-", &[".ssh"]);
+    let daemon = hiding(&m, &[".ssh/**"]);
+    m.python(
+        "tty.py",
+        "unused",
+        "open(os.ttyname(1), 'w').write('written-to-the-terminal-by-name\\n')",
+    );
+    let line = "/usr/bin/python3 tty.py";
+    let door = assent_tests::process::assent(daemon.socket());
+    let door: Vec<String> = std::iter::once(door.get_program())
+        .chain(door.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let env: Vec<(String, String)> = [
+        ("HOME", m.home.display().to_string()),
+        ("PATH", "/usr/bin:/bin".to_owned()),
+        ("TMPDIR", "/tmp".to_owned()),
+        ("TERM", "xterm".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    // The panes and traces live outside the home: a change in a directory the daemon's plan
+    // looked at (the home) drops the plan.
+    let panes = tempfile::tempdir().expect("a directory for the panes");
+    let mut seen = Vec::new();
+    for attempt in 0..20 {
+        // A run through pipes first, so the daemon has a ruleset ready for this line.
+        until_passed(&m, daemon.socket(), line);
+        let dir = panes.path().join(format!("pane-{attempt}"));
+        std::fs::create_dir_all(&dir).expect("pane dir");
+        let trace = dir.join("trace");
+        let project = m.project.display().to_string();
+        let trace_arg = trace.display().to_string();
+        let mut argv = vec![
+            "/usr/bin/env",
+            "-C",
+            project.as_str(),
+            "strace",
+            "-f",
+            "-e",
+            "trace=landlock_add_rule,landlock_restrict_self",
+            "-o",
+            trace_arg.as_str(),
+        ];
+        argv.extend(door.iter().map(String::as_str));
+        argv.extend(["sh", "-c", line]);
+        let pane = Pane::start(&dir, &env, &argv);
+        pane.wait_for("the run's words", SCREEN_TIMEOUT, |s| {
+            s.contains("written-to-the-terminal-by-name") || s.contains("Pane is dead")
+        });
+        let screen = pane.screen();
+        assert!(
+            screen.contains("written-to-the-terminal-by-name"),
+            "the confined run could not write to its terminal by name:\n{screen}"
+        );
+        let traced = std::fs::read_to_string(&trace).unwrap_or_default();
+        let rules = traced.matches("landlock_add_rule(").count();
+        assert!(
+            traced.contains("landlock_restrict_self("),
+            "the door confined nothing:\n{traced}"
+        );
+        if rules == 1 {
+            return;
+        }
+        // The daemon's next ruleset was not ready yet: the door planned for itself.
+        seen.push(rules);
+    }
+    panic!("a door on a terminal never used the daemon's ruleset: rules made {seen:?}");
+}

@@ -111,26 +111,26 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
     } = confined;
     let confine = &confine;
     let terminal = own_terminal();
-    // The daemon's ruleset knows no terminal: a run on one works out its own plan.
-    let kept = kept.filter(|_| terminal.is_none());
-    let (enforced, project) =
-        match kept.map(|ruleset| kept::restrict(&ruleset, confine.log_denials)) {
-            Some(Ok(())) => (Ok(()), confine.project.as_deref().map(PathBuf::from)),
-            // Refused (an old kernel, a descriptor that is no ruleset): as if none had come.
-            Some(Err(_)) | None => {
-                // The home the daemon knows, else the user database's: never `$HOME`, which the
-                // caller sets (unset, or elsewhere, it would let the real home pass for a project).
-                let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
-                    nix::unistd::User::from_uid(nix::unistd::getuid())
-                        .ok()
-                        .flatten()
-                        .map(|u| u.dir)
-                });
-                let mut plan = Plan::of(confine, home.as_deref(), approved);
-                plan.add_terminal_of(terminal);
-                (enforce(&plan, confine.required), plan.project.take())
-            }
-        };
+    // The daemon's ruleset knows no terminal: the door adds the run's own to it.
+    let (enforced, project) = match kept
+        .map(|ruleset| kept::restrict(&ruleset, terminal.as_deref(), confine.log_denials))
+    {
+        Some(Ok(())) => (Ok(()), confine.project.as_deref().map(PathBuf::from)),
+        // Refused (an old kernel, a descriptor that is no ruleset): as if none had come.
+        Some(Err(_)) | None => {
+            // The home the daemon knows, else the user database's: never `$HOME`, which the
+            // caller sets (unset, or elsewhere, it would let the real home pass for a project).
+            let home = confine.home.as_ref().map(PathBuf::from).or_else(|| {
+                nix::unistd::User::from_uid(nix::unistd::getuid())
+                    .ok()
+                    .flatten()
+                    .map(|u| u.dir)
+            });
+            let mut plan = Plan::of(confine, home.as_deref(), approved);
+            plan.add_terminal_of(terminal);
+            (enforce(&plan, confine.required), plan.project.take())
+        }
+    };
     let mut confined = true;
     if let Err(error) = enforced {
         confined = false;

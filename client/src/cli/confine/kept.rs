@@ -1,9 +1,13 @@
 //! Confining the door with the ruleset the daemon kept ready for this confinement and passed
 //! with its reply: the plan and its rules were made by the daemon, as the requester, before
-//! the line came; the door only says `no_new_privs` and `landlock_restrict_self`.
+//! the line came; the door only adds its own terminal, when the run has one, and says
+//! `no_new_privs` and `landlock_restrict_self`.
 //!
 //! The ruleset is the door's alone: the daemon makes a new one for every reply, so nothing a
 //! process adds to the one it was passed reaches another run.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::Path;
 
 use assent_client::connection::Passed;
 
@@ -11,9 +15,28 @@ use assent_client::connection::Passed;
 /// logged, so the daemon can name it after a failed run.
 const LOG_NEW_EXEC_ON: u32 = 1 << 1;
 
-/// Confines this process with `ruleset`. An error leaves the process as it was (but for
-/// `no_new_privs`, which a confined run has anyway).
-pub(super) fn restrict(ruleset: &Passed, log_denials: bool) -> Result<(), String> {
+/// `LANDLOCK_RULE_PATH_BENEATH`.
+const RULE_PATH_BENEATH: u32 = 1;
+
+/// `struct landlock_path_beneath_attr`, packed as the kernel declares it.
+#[repr(C, packed)]
+struct PathBeneath {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// Confines this process with `ruleset`, after granting the run its own `terminal` in it (the
+/// daemon, planning before the line came, cannot know which). An error leaves the process as
+/// it was (but for `no_new_privs`, which a confined run has anyway); the door then plans for
+/// itself.
+pub(super) fn restrict(
+    ruleset: &Passed,
+    terminal: Option<&Path>,
+    log_denials: bool,
+) -> Result<(), String> {
+    if let Some(terminal) = terminal {
+        allow_terminal(ruleset, terminal)?;
+    }
     nix::sys::prctl::set_no_new_privs().map_err(|e| format!("no_new_privs: {e}"))?;
     let flags = if log_denials { LOG_NEW_EXEC_ON } else { 0 };
     // SAFETY: `landlock_restrict_self(int ruleset_fd, u32 flags)` takes two integers and
@@ -25,6 +48,40 @@ pub(super) fn restrict(ruleset: &Passed, log_denials: bool) -> Result<(), String
     } else {
         Err(format!(
             "the kept ruleset was refused: {}",
+            nix::errno::Errno::last()
+        ))
+    }
+}
+
+/// Adds to `ruleset` the rule a door that plans for itself gives the run's terminal
+/// ([`assent_client::plan::terminal_rights`]). Refused (a kernel that handles fewer rights
+/// than the door asks for), the door plans for itself.
+fn allow_terminal(ruleset: &Passed, terminal: &Path) -> Result<(), String> {
+    use nix::fcntl::{OFlag, open};
+    use nix::sys::stat::Mode;
+    let fd: OwnedFd = open(terminal, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
+        .map_err(|e| format!("the terminal {}: {e}", terminal.display()))?;
+    let attr = PathBeneath {
+        allowed_access: assent_client::plan::terminal_rights().bits(),
+        parent_fd: fd.as_raw_fd(),
+    };
+    // SAFETY: `landlock_add_rule(int ruleset_fd, enum landlock_rule_type, const void *attr,
+    // u32 flags)` reads `size_of::<PathBeneath>()` bytes at `attr`, which lives on this stack
+    // until the call returns; both descriptors are open for its duration.
+    let done = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_landlock_add_rule,
+            ruleset.raw(),
+            RULE_PATH_BENEATH,
+            std::ptr::from_ref(&attr),
+            0u32,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "the terminal could not be added to the kept ruleset: {}",
             nix::errno::Errno::last()
         ))
     }
