@@ -8,8 +8,9 @@
 //! domain's maker is the door's pid, which the daemon has from the socket's peer credentials.
 //!
 //! It must not: change the kernel's audit settings (whether the kernel audits is the
-//! administrator's: `auditctl -e 1`, or `audit=1` at boot), block the runtime (the reader is
-//! a thread of its own, a query runs on the blocking pool), or trust a record's text beyond
+//! administrator's: `auditctl -e 1`, or `audit=1` at boot), block the runtime or hold a
+//! blocking thread while a question waits for records (the reader is a thread of its own and
+//! wakes the questions waiting; a uid has a few questions waiting at most), or trust a record's text beyond
 //! what it is: a path is a file name anyone may have chosen, kept short and shown escaped.
 //! Reading the group needs CAP_AUDIT_READ (the system daemon, root); a user-mode daemon cannot,
 //! and says so instead.
@@ -42,8 +43,14 @@ const MAX_PATH: usize = 1024;
 const SETTLE_MAX: Duration = Duration::from_millis(200);
 /// Once a domain's records arrived, how long without another one means they all did.
 const QUIET: Duration = Duration::from_millis(15);
+/// Questions one uid may have waiting for records at once; more are answered at once that it
+/// cannot be told now. A door asks once, after its run: a uid with more is asking for nothing.
+const MAX_WAITING_PER_UID: usize = 8;
+/// How long the kernel's answer to whether its audit is on is taken as still true.
+const ENABLED_FOR: Duration = Duration::from_secs(1);
 
 const CANNOT_TELL: &str = "the kernel recorded nothing refused, and the daemon may not ask whether its audit is on (CAP_AUDIT_CONTROL)";
+const TOO_MANY: &str = "too many questions of this user are waiting for the kernel's records";
 const AUDIT_OFF: &str =
     "the kernel's audit is off, so it recorded nothing (`auditctl -e 1` turns it on)";
 
@@ -73,17 +80,23 @@ const SIGNAL: &str = "scope.signal";
 #[derive(Debug, Default)]
 struct Domain {
     maker: Option<(i32, u32)>,
+    /// When the domain was made, in the order the store learned of makings: a pid's newest
+    /// domain is its door's (an older one of the same pid and uid outlived its door in a
+    /// process left behind).
+    made: u64,
     refused: Vec<Refused>,
     last: Option<Instant>,
-    /// The processes a signal to was refused (`scope.signal`, `opid`): among them the door's
-    /// parent, when the door marked the end of its run ([`Denials::refused`]).
-    signalled: Vec<i32>,
+    /// The last processes a signal to was refused (`scope.signal`, `opid`): among them the
+    /// door's parent, when the door marked the end of its run ([`Denials::refused`]), which
+    /// comes last.
+    signalled: VecDeque<i32>,
 }
 
 #[derive(Debug, Default)]
 struct Store {
     domains: HashMap<u64, Domain>,
     order: VecDeque<u64>,
+    makings: u64,
 }
 
 /// The denials read so far, and why none can be read when none can.
@@ -91,6 +104,40 @@ struct Store {
 pub struct Denials {
     store: Arc<Mutex<Store>>,
     why_not: Option<String>,
+    /// Woken by the reader after every record it kept.
+    changed: Arc<tokio::sync::Notify>,
+    /// Questions waiting for records, by uid.
+    waiting: Arc<Mutex<HashMap<u32, usize>>>,
+}
+
+/// One question's place among its uid's waiting ones, given back when it is answered.
+struct Waiting<'a> {
+    waiting: &'a Mutex<HashMap<u32, usize>>,
+    uid: u32,
+}
+
+impl<'a> Waiting<'a> {
+    fn take(waiting: &'a Mutex<HashMap<u32, usize>>, uid: u32) -> Option<Waiting<'a>> {
+        let mut map = waiting.lock().unwrap_or_else(|p| p.into_inner());
+        let count = map.entry(uid).or_default();
+        if *count >= MAX_WAITING_PER_UID {
+            return None;
+        }
+        *count += 1;
+        Some(Waiting { waiting, uid })
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut map = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = map.get_mut(&self.uid) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                map.remove(&self.uid);
+            }
+        }
+    }
 }
 
 impl Default for Denials {
@@ -104,6 +151,8 @@ impl Denials {
         Denials {
             store: Arc::default(),
             why_not: Some(why.to_owned()),
+            changed: Arc::default(),
+            waiting: Arc::default(),
         }
     }
 
@@ -125,11 +174,14 @@ impl Denials {
         let denials = Denials {
             store: Arc::default(),
             why_not: None,
+            changed: Arc::default(),
+            waiting: Arc::default(),
         };
         let store = Arc::downgrade(&denials.store);
+        let changed = Arc::clone(&denials.changed);
         let spawned = std::thread::Builder::new()
             .name("assentd-denials".into())
-            .spawn(move || read_loop(&socket, &store));
+            .spawn(move || read_loop(&socket, &store, &changed));
         if let Err(error) = spawned {
             return Denials::off(&format!("could not start the reader: {error}"));
         }
@@ -142,12 +194,12 @@ impl Denials {
         if let Some(why) = &self.why_not {
             return Some(why.clone());
         }
-        (audit_enabled() == Some(false)).then(|| AUDIT_OFF.to_owned())
+        (audit_enabled_lately() == Some(false)).then(|| AUDIT_OFF.to_owned())
     }
 
-    /// What the kernel refused to the domains process `pid` of `uid` made, waiting briefly for
-    /// records still on their way; or why that cannot be known. Blocking: run it on the
-    /// blocking pool.
+    /// What the kernel refused to the domain process `pid` of `uid` made, waiting briefly for
+    /// records still on their way; or why that cannot be known. The wait holds no thread: the
+    /// reader wakes it.
     ///
     /// The door marks the end of its run with a record of its own: after the run it is refused
     /// a signal to its parent (`barrier`, the door's parent's pid when the daemon could tell).
@@ -155,7 +207,7 @@ impl Denials {
     /// every one the run was refused is too, and the answer goes at once; it is no refusal of
     /// the run's and is not told. Without it, the answer waits for the records to fall quiet,
     /// or for the longest they could take when there are none.
-    pub fn refused(
+    pub async fn refused(
         &self,
         pid: i32,
         uid: u32,
@@ -164,33 +216,45 @@ impl Denials {
         if let Some(why) = &self.why_not {
             return Err(why.clone());
         }
-        let enabled = audit_enabled();
+        let Some(_waiting) = Waiting::take(&self.waiting, uid) else {
+            return Err(TOO_MANY.into());
+        };
+        let enabled = tokio::task::spawn_blocking(audit_enabled_lately)
+            .await
+            .unwrap_or(None);
         if enabled == Some(false) {
             return Err(AUDIT_OFF.into());
         }
-        self.settle(pid, uid, barrier, enabled)
+        self.settle(pid, uid, barrier, enabled).await
     }
 
     /// [`Denials::refused`] once the audit is known not to be off (`enabled`: known on).
-    fn settle(
+    async fn settle(
         &self,
         pid: i32,
         uid: u32,
         barrier: Option<i32>,
         enabled: Option<bool>,
     ) -> Result<Vec<Refused>, String> {
-        let start = Instant::now();
+        let start = tokio::time::Instant::now();
         loop {
+            // Asked for before looking, so a record kept in between still wakes this.
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
             let (mut found, last, signalled) = self.lookup(pid, uid);
-            if let Some(parent) = barrier
-                && signalled.contains(&parent)
-            {
+            // The door's mark is no refusal of the run's, whether it is in yet or not.
+            if let Some(parent) = barrier {
                 found.retain(|r| !(r.access == SIGNAL && r.target == Some(parent)));
+            }
+            if barrier.is_some_and(|parent| signalled.contains(&parent)) {
                 found.truncate(MAX_PER_DOMAIN);
                 return Ok(found);
             }
-            let settled = last.is_some_and(|t| t.elapsed() >= QUIET);
-            if settled || start.elapsed() >= SETTLE_MAX {
+            let quiet_at = last.map(|t| tokio::time::Instant::from_std(t) + QUIET);
+            let now = tokio::time::Instant::now();
+            let settled = quiet_at.is_some_and(|q| q <= now);
+            if settled || now >= start + SETTLE_MAX {
                 // Nothing recorded says nothing refused only where the audit is known to be on.
                 if found.is_empty() && enabled.is_none() {
                     return Err(CANNOT_TELL.into());
@@ -198,26 +262,32 @@ impl Denials {
                 found.truncate(MAX_PER_DOMAIN);
                 return Ok(found);
             }
-            // The mark is usually a moment behind the question: look again soon for it.
-            let pause = if barrier.is_some() { 1 } else { 5 };
-            std::thread::sleep(Duration::from_millis(pause));
+            let wake = quiet_at.map_or(start + SETTLE_MAX, |q| q.min(start + SETTLE_MAX));
+            let _ = tokio::time::timeout_at(wake, changed).await;
         }
     }
 
+    /// The refusals of the newest domain process `pid` of `uid` made, when its last record
+    /// came, and the processes it was refused to signal.
     fn lookup(&self, pid: i32, uid: u32) -> (Vec<Refused>, Option<Instant>, Vec<i32>) {
         let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        let mut found = Vec::new();
-        let mut last = None;
-        let mut signalled = Vec::new();
-        for domain in store.domains.values() {
-            if domain.maker == Some((pid, uid)) {
-                found.extend(domain.refused.iter().cloned());
-                last = last.max(domain.last);
-                signalled.extend(&domain.signalled);
+        let newest = store
+            .domains
+            .values()
+            .filter(|d| d.maker == Some((pid, uid)))
+            .max_by_key(|d| d.made);
+        match newest {
+            Some(domain) => {
+                let mut found = domain.refused.clone();
+                found.truncate(MAX_PER_DOMAIN + 1);
+                (
+                    found,
+                    domain.last,
+                    domain.signalled.iter().copied().collect(),
+                )
             }
+            None => (Vec::new(), None, Vec::new()),
         }
-        found.truncate(MAX_PER_DOMAIN + 1);
-        (found, last, signalled)
     }
 }
 
@@ -239,7 +309,7 @@ fn subscribe() -> nix::Result<OwnedFd> {
     Ok(fd)
 }
 
-fn read_loop(socket: &OwnedFd, store: &Weak<Mutex<Store>>) {
+fn read_loop(socket: &OwnedFd, store: &Weak<Mutex<Store>>, changed: &tokio::sync::Notify) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         let received = recv(socket.as_raw_fd(), &mut buf, MsgFlags::empty());
@@ -252,6 +322,8 @@ fn read_loop(socket: &OwnedFd, store: &Weak<Mutex<Store>>) {
                 if let Some((kind, text)) = message(packet) {
                     let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
                     store.take(kind, &text, Instant::now());
+                    drop(store);
+                    changed.notify_waiters();
                 }
             }
             // The timeout, a signal, or records the kernel dropped for a full buffer: go on.
@@ -307,9 +379,12 @@ impl Store {
                 domain.last = Some(now);
                 if access == SIGNAL
                     && let Some(target) = target
-                    && domain.signalled.len() < MAX_PER_DOMAIN
                 {
-                    domain.signalled.push(target);
+                    // The last ones are kept: the door's mark comes after all of the run's.
+                    if domain.signalled.len() >= MAX_PER_DOMAIN {
+                        domain.signalled.pop_front();
+                    }
+                    domain.signalled.push_back(target);
                 }
                 // One more than is told: the door's own mark of the run's end among them.
                 if domain.refused.len() <= MAX_PER_DOMAIN && !domain.refused.contains(&refused) {
@@ -321,8 +396,11 @@ impl Store {
                     let pid = value("pid").and_then(|p| p.parse().ok());
                     let uid = value("uid").and_then(|u| u.parse().ok());
                     if let (Some(pid), Some(uid)) = (pid, uid) {
+                        self.makings += 1;
+                        let made = self.makings;
                         let domain = self.domain(id);
                         domain.maker = Some((pid, uid));
+                        domain.made = made;
                         domain.last = Some(now);
                     }
                 }
@@ -387,6 +465,19 @@ fn cut(text: &str, max: usize) -> String {
         end -= 1;
     }
     text[..end].to_owned()
+}
+
+/// [`audit_enabled`], asked of the kernel at most once every [`ENABLED_FOR`].
+fn audit_enabled_lately() -> Option<bool> {
+    static LAST: Mutex<Option<(Instant, Option<bool>)>> = Mutex::new(None);
+    if let Some((at, enabled)) = *LAST.lock().unwrap_or_else(|p| p.into_inner())
+        && at.elapsed() < ENABLED_FOR
+    {
+        return enabled;
+    }
+    let enabled = audit_enabled();
+    *LAST.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), enabled));
+    enabled
 }
 
 /// Whether the kernel audits at all (`AUDIT_GET`'s `enabled`); `None` when the daemon may not
@@ -478,6 +569,8 @@ mod tests {
         let denials = Denials {
             store: Arc::new(Mutex::new(store)),
             why_not: None,
+            changed: Arc::default(),
+            waiting: Arc::default(),
         };
         let (found, _, _) = denials.lookup(300, 1000);
         assert_eq!(
@@ -513,8 +606,8 @@ mod tests {
 
     /// The door's own refused signal to its parent marks the end of its run: the answer goes
     /// once it is in, without it.
-    #[test]
-    fn the_doors_mark_settles_the_answer_at_once_and_is_not_told() {
+    #[tokio::test]
+    async fn the_doors_mark_settles_the_answer_at_once_and_is_not_told() {
         let now = Instant::now();
         let mut store = Store::default();
         for (kind, text) in [
@@ -542,9 +635,12 @@ mod tests {
         let denials = Denials {
             store: Arc::new(Mutex::new(store)),
             why_not: None,
+            changed: Arc::default(),
+            waiting: Arc::default(),
         };
         let found = denials
             .settle(300, 1000, Some(200), Some(true))
+            .await
             .expect("known");
         let accesses: Vec<(&str, Option<i32>)> = found
             .iter()
@@ -557,8 +653,128 @@ mod tests {
         // Another parent's mark is not this door's: every refusal is told, after the quiet.
         let found = denials
             .settle(300, 1000, Some(201), Some(true))
+            .await
             .expect("known");
         assert_eq!(found.len(), 3);
+    }
+
+    fn with(store: Store) -> Denials {
+        Denials {
+            store: Arc::new(Mutex::new(store)),
+            why_not: None,
+            changed: Arc::default(),
+            waiting: Arc::default(),
+        }
+    }
+
+    fn made(store: &mut Store, domain: &str, pid: i32) {
+        let text = format!(
+            r#"audit(1.0:1): domain={domain} status=allocated mode=enforcing pid={pid} uid=1000 exe="/usr/bin/assent" comm="assent""#
+        );
+        store.take(LANDLOCK_DOMAIN, &text, Instant::now());
+    }
+
+    fn refused(store: &mut Store, domain: &str, what: &str) {
+        let text = format!("audit(1.0:2): domain={domain} {what}");
+        store.take(LANDLOCK_ACCESS, &text, Instant::now());
+    }
+
+    /// A domain an earlier door of the same pid left behind (a process of its run still in it)
+    /// is not the new door's: only the newest domain its pid made is told.
+    #[test]
+    fn only_the_newest_domain_of_a_pid_is_its_doors() {
+        let mut store = Store::default();
+        made(&mut store, "a1", 300);
+        refused(
+            &mut store,
+            "a1",
+            r#"blockers=fs.write_file path="/old/run""#,
+        );
+        made(&mut store, "b2", 300);
+        refused(
+            &mut store,
+            "b2",
+            r#"blockers=fs.write_file path="/new/run""#,
+        );
+        let (found, _, _) = with(store).lookup(300, 1000);
+        let paths: Vec<_> = found.iter().filter_map(|r| r.path.as_deref()).collect();
+        assert_eq!(paths, vec!["/new/run"]);
+    }
+
+    /// A run refused many signals before the door's mark: the mark is still seen (the last
+    /// signals are kept), and never told as the run's.
+    #[tokio::test]
+    async fn the_mark_after_many_refused_signals_still_settles_and_is_not_told() {
+        let mut store = Store::default();
+        made(&mut store, "c3", 300);
+        for target in 500..520 {
+            refused(
+                &mut store,
+                "c3",
+                &format!("blockers=scope.signal opid={target}"),
+            );
+        }
+        refused(&mut store, "c3", "blockers=scope.signal opid=200");
+        let denials = with(store);
+        let found = denials
+            .settle(300, 1000, Some(200), Some(true))
+            .await
+            .expect("known");
+        assert!(!found.iter().any(|r| r.target == Some(200)), "{found:?}");
+        assert!(!found.is_empty() && found.len() <= MAX_PER_DOMAIN);
+    }
+
+    /// A question waits for the reader's records without holding a thread, and is woken by
+    /// them: the mark arriving answers it then, without what came long after.
+    #[tokio::test]
+    async fn a_waiting_question_is_woken_by_the_mark() {
+        let mut store = Store::default();
+        made(&mut store, "d4", 300);
+        let denials = with(store);
+        let reader = denials.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            {
+                let mut store = reader.store.lock().expect("store");
+                refused(
+                    &mut store,
+                    "d4",
+                    r#"blockers=fs.write_file path="/in/time""#,
+                );
+                refused(&mut store, "d4", "blockers=scope.signal opid=200");
+            }
+            reader.changed.notify_waiters();
+            tokio::time::sleep(SETTLE_MAX * 3 / 4).await;
+            refused(
+                &mut reader.store.lock().expect("store"),
+                "d4",
+                r#"blockers=fs.write_file path="/too/late""#,
+            );
+            reader.changed.notify_waiters();
+        });
+        let found = denials
+            .settle(300, 1000, Some(200), Some(true))
+            .await
+            .expect("known");
+        let paths: Vec<_> = found.iter().filter_map(|r| r.path.as_deref()).collect();
+        assert_eq!(paths, vec!["/in/time"], "{found:?}");
+    }
+
+    /// One uid may keep only a few questions waiting; another uid is not held back by it.
+    #[test]
+    fn a_uid_has_a_few_questions_waiting_at_most() {
+        let waiting = Mutex::new(HashMap::new());
+        let held: Vec<_> = (0..MAX_WAITING_PER_UID)
+            .map(|_| Waiting::take(&waiting, 1000).expect("a place"))
+            .collect();
+        assert!(Waiting::take(&waiting, 1000).is_none());
+        assert!(Waiting::take(&waiting, 1001).is_some());
+        drop(held);
+        assert!(Waiting::take(&waiting, 1000).is_some());
+        assert!(
+            waiting.lock().expect("map").is_empty(),
+            "nothing left behind"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::places::{self, Where};
 
 impl Conn {
     pub(super) async fn refused(&mut self, request: RefusedRequest) -> Response {
-        // Each answer may wait on the blocking pool and write an audit event: counted against
+        // Each answer may wait for the kernel's records and write an audit event: counted against
         // the policy's rate limit like a check.
         let policy = self.shared.policy.for_origin(request.origin);
         if let Err(error) = self
@@ -22,13 +22,10 @@ impl Conn {
         {
             return Response::Error(error.to_wire());
         }
-        let denials = self.shared.denials.clone();
         let (pid, uid) = (self.peer.pid, self.peer.uid);
         // The door marked its run's end by a refused signal to its parent.
         let parent = self.peer.parent();
-        let found = tokio::task::spawn_blocking(move || denials.refused(pid, uid, parent))
-            .await
-            .unwrap_or_else(|_| Err("the daemon could not look".into()));
+        let found = self.shared.denials.refused(pid, uid, parent).await;
         let refused = match found {
             Ok(refused) => refused,
             Err(why) => {
