@@ -46,31 +46,41 @@ pub struct PeerIdentity {
 /// running as root finds, reads and plans what the peer may reach through a group (a project
 /// under a directory only its team may enter) as the peer would. Read once, and kept only
 /// while the pidfd says the process is still the one that connected; none when that cannot be
-/// told (no pidfd, another pid namespace), so the daemon reads with fewer rights than the
-/// peer, never more. A process cannot gain a group without privilege, so what is read is at
-/// most what it had when it connected.
+/// told (no pidfd, another pid namespace, or the process runs as another user or group now,
+/// after a set-user-id program), so the daemon reads with fewer rights than the peer, never
+/// more, and keeps nothing it learned that way ([`Groups::unknown`]). A process cannot gain a
+/// group without privilege, so what is read is at most what it had when it connected.
 #[derive(Debug, Clone, Default)]
 pub struct Groups {
-    read: Arc<OnceLock<Vec<u32>>>,
-    peer: Option<(i32, Arc<OwnedFd>)>,
+    read: Arc<OnceLock<Option<Vec<u32>>>>,
+    /// The peer's pid, pidfd, and the uid and gid it connected with.
+    peer: Option<(i32, Arc<OwnedFd>, u32, u32)>,
 }
 
 impl Groups {
     /// Groups known already (tests, and a requester the daemon does not read as).
     pub fn known(groups: Vec<u32>) -> Groups {
         Groups {
-            read: Arc::new(OnceLock::from(groups)),
+            read: Arc::new(OnceLock::from(Some(groups))),
             peer: None,
         }
     }
 
-    /// The groups, read now if they were not yet.
+    /// The groups, read now if they were not yet; none when they cannot be told.
     pub fn get(&self) -> &[u32] {
-        self.read.get_or_init(|| match &self.peer {
-            Some((pid, pidfd)) => groups_of(*pid)
-                .filter(|_| pidfd_alive(pidfd, *pid))
-                .unwrap_or_default(),
-            None => Vec::new(),
+        self.read().as_deref().unwrap_or_default()
+    }
+
+    /// The groups could not be told (read now if they were not yet): what is read as the peer
+    /// is read with fewer rights than it has, and must not be kept for its next request.
+    pub fn unknown(&self) -> bool {
+        self.read().is_none()
+    }
+
+    fn read(&self) -> &Option<Vec<u32>> {
+        self.read.get_or_init(|| {
+            let (pid, pidfd, uid, gid) = self.peer.as_ref()?;
+            groups_of(*pid, *uid, *gid).filter(|_| pidfd_alive(pidfd, *pid))
         })
     }
 }
@@ -94,7 +104,7 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
         peer: pidfd
             .as_ref()
             .filter(|_| pid > 0)
-            .map(|fd| (pid, Arc::clone(fd))),
+            .map(|fd| (pid, Arc::clone(fd), creds.uid(), creds.gid())),
     };
     Ok(PeerIdentity {
         uid: creds.uid(),
@@ -110,8 +120,23 @@ pub fn identify(socket: &impl AsFd) -> Result<PeerIdentity, Error> {
 /// The `Groups:` line of `/proc/PID/status`: the process's supplementary groups now. A
 /// process cannot gain one without privilege, so these are at most what it had when it
 /// connected.
-fn groups_of(pid: i32) -> Option<Vec<u32>> {
+/// Only while every one of its user and group ids (real, effective, saved, file system) is
+/// still the one it connected with: a set-user-id program it ran since (`sudo`, `newgrp`) may
+/// have given it groups that came with other ids.
+fn groups_of(pid: i32, uid: u32, gid: u32) -> Option<Vec<u32>> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let ids = |key: &str, want: u32| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .is_some_and(|ids| {
+                let ids: Vec<&str> = ids.split_whitespace().collect();
+                ids.len() == 4 && ids.iter().all(|id| id.parse() == Ok(want))
+            })
+    };
+    if !ids("Uid:", uid) || !ids("Gid:", gid) {
+        return None;
+    }
     let line = status.lines().find_map(|l| l.strip_prefix("Groups:"))?;
     line.split_whitespace().map(|g| g.parse().ok()).collect()
 }
@@ -504,6 +529,29 @@ fn pidfd_alive(pidfd: &OwnedFd, pid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A process's groups count only while it runs as the user and group it connected with:
+    /// after a set-user-id program it may have others' groups.
+    #[test]
+    fn groups_are_read_only_for_the_ids_the_peer_connected_with() {
+        let pid = i32::try_from(std::process::id()).expect("pid");
+        let (uid, gid) = (
+            nix::unistd::geteuid().as_raw(),
+            nix::unistd::getegid().as_raw(),
+        );
+        let ours: Vec<u32> = nix::unistd::getgroups()
+            .expect("getgroups")
+            .iter()
+            .map(|g| g.as_raw())
+            .collect();
+        assert_eq!(groups_of(pid, uid, gid), Some(ours));
+        assert_eq!(groups_of(pid, uid.wrapping_add(1), gid), None);
+        assert_eq!(groups_of(pid, uid, gid.wrapping_add(1)), None);
+        // No pidfd to prove who the pid is: unknown, so nothing read as the peer is kept.
+        assert!(Groups::default().unknown());
+        assert!(Groups::default().get().is_empty());
+        assert!(!Groups::known(vec![5]).unknown());
+    }
 
     #[test]
     fn a_socketpair_peer_is_this_process() {

@@ -18,6 +18,7 @@
 //! reads what a project takes away from its confined runs.
 
 use std::collections::HashMap;
+use std::io::ErrorKind;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -65,12 +66,19 @@ impl Cache {
         {
             return root.clone();
         }
+        // Only a root daemon reads with the requester's groups (asked now, as the look would).
+        let who_unknown = nix::unistd::geteuid().is_root() && who.uid != 0 && who.groups.unknown();
         let (who, dir, home) = (who.clone(), cwd.to_owned(), home.map(str::to_owned));
         let look = tokio::task::spawn_blocking(move || look_as(&who, &dir, home.as_deref()));
         let root = match tokio::time::timeout(read::READ_TIME, look).await {
             Ok(Ok(Some(root))) => root,
             _ => return None,
         };
+        // Looked with fewer rights than the requester has (its groups could not be told):
+        // good for this request, which gets no more than it may, never kept for the next.
+        if who_unknown {
+            return root;
+        }
         if let Ok(mut found) = self.found.lock() {
             if found.len() >= CACHE_MAX {
                 found.retain(|_, (at, _)| at.elapsed() < CACHE_TIME);
@@ -93,7 +101,15 @@ fn look_as(who: &read::As, cwd: &str, home: Option<&str>) -> Option<Option<Strin
         } else {
             format!("{dir}/.git")
         };
-        std::fs::symlink_metadata(git).is_ok()
+        match std::fs::symlink_metadata(git) {
+            Ok(_) => Some(true),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                Some(false)
+            }
+            // Not allowed to look (a directory only a group may enter): whether a repository
+            // is here cannot be told, so none above it is the project either.
+            Err(_) => None,
+        }
     }))
 }
 
@@ -135,11 +151,12 @@ fn below(dir: &str, home: &str) -> Option<String> {
 }
 
 /// The nearest directory at or above `cwd` that holds `.git` (`has_git`), never the home or
-/// above it, and never below `/proc` or `/sys`.
+/// above it, and never below `/proc` or `/sys`. A level where `has_git` cannot tell (`None`:
+/// the look may not enter it) ends the look with none.
 pub fn nearest_git(
     cwd: &str,
     home: Option<&str>,
-    mut has_git: impl FnMut(&str) -> bool,
+    mut has_git: impl FnMut(&str) -> Option<bool>,
 ) -> Option<String> {
     let cwd = normal(cwd)?;
     if ["/proc", "/sys"]
@@ -149,11 +166,18 @@ pub fn nearest_git(
         return None;
     }
     let home = home.and_then(normal);
-    ancestors(&cwd)
+    for dir in ancestors(&cwd)
         .take(MAX_LEVELS)
         .take_while(|dir| home.as_deref().is_none_or(|h| !home_or_above(dir, h)))
-        .find(|dir| has_git(dir))
-        .map(str::to_owned)
+    {
+        match has_git(dir) {
+            Some(true) => return Some(dir.to_owned()),
+            Some(false) => {}
+            // A level that cannot be told hides whether the repository is here or above.
+            None => return None,
+        }
+    }
+    None
 }
 
 /// The project of a request made from `cwd` by a requester whose home is `home`, from the

@@ -333,7 +333,8 @@ impl Creds {
         if who.uid == 0 {
             return Some(Creds { switched: false });
         }
-        let ours = DAEMON_GROUPS.get_or_init(|| {
+        // The daemon's own, read before the first switch, to put back after each.
+        DAEMON_GROUPS.get_or_init(|| {
             nix::unistd::getgroups()
                 .unwrap_or_default()
                 .into_iter()
@@ -346,18 +347,22 @@ impl Creds {
             .iter()
             .map(|g| rustix::thread::Gid::from_raw_unchecked(*g))
             .collect();
-        // From here on, dropping `creds` puts every credential back.
+        // From here on, dropping `creds` puts every credential back. The groups are set every
+        // time, even when they equal the daemon's: a thread whose last restore failed must not
+        // read with another requester's.
         let creds = Creds { switched: true };
-        if theirs != *ours && rustix::thread::set_thread_groups(&theirs).is_err() {
+        if rustix::thread::set_thread_groups(&theirs).is_err() {
             return None;
         }
         // The group first: once the uid is not 0 the thread may no longer change it.
         nix::unistd::setfsgid(Gid::from_raw(who.gid));
         nix::unistd::setfsuid(Uid::from_raw(who.uid));
         // Each call returns the id before it: asking again (with an id it cannot take) says
-        // whether the switch happened. Without CAP_SETUID it does not, and nothing is read.
-        let now = nix::unistd::setfsuid(Uid::from_raw(u32::MAX));
-        (now.as_raw() == who.uid).then_some(creds)
+        // whether the switch happened. Without CAP_SETUID (or CAP_SETGID) it does not, and
+        // nothing is read.
+        let gid = nix::unistd::setfsgid(Gid::from_raw(u32::MAX));
+        let uid = nix::unistd::setfsuid(Uid::from_raw(u32::MAX));
+        (uid.as_raw() == who.uid && gid.as_raw() == who.gid).then_some(creds)
     }
 }
 
@@ -365,12 +370,13 @@ impl Drop for Creds {
     fn drop(&mut self) {
         if self.switched {
             nix::unistd::setfsuid(Uid::from_raw(0));
-            nix::unistd::setfsgid(Gid::from_raw(0));
+            nix::unistd::setfsgid(nix::unistd::getegid());
             if let Some(ours) = DAEMON_GROUPS.get()
                 && let Err(error) = rustix::thread::set_thread_groups(ours)
             {
-                // The thread reads as root again, which no supplementary group narrows or
-                // widens; said, since it should not happen.
+                // Never left with a requester's: none at all can only narrow what the thread
+                // may read. Said, since it should not happen.
+                let _ = rustix::thread::set_thread_groups(&[]);
                 tracing::error!(%error, "could not give a reading thread its own groups back");
             }
         }

@@ -71,7 +71,7 @@ const CASES: &[(&str, &[&str], Option<&str>)] = &[
 fn the_project_is_the_repository_around_the_directory_not_the_directory() {
     let mut failures = Vec::new();
     for (cwd, repos, want) in CASES {
-        let git = nearest_git(cwd, Some(HOME), |dir| repos.contains(&dir));
+        let git = nearest_git(cwd, Some(HOME), |dir| Some(repos.contains(&dir)));
         let got = choose(cwd, Some(HOME), git.as_deref(), None);
         if got.as_deref() != *want {
             failures.push(format!("{cwd} with {repos:?}: got {got:?}, want {want:?}"));
@@ -128,7 +128,7 @@ fn the_look_goes_no_higher_than_the_home_and_never_into_proc() {
     let mut asked = Vec::new();
     let found = nearest_git("/home/u/a/b", Some(HOME), |dir| {
         asked.push(dir.to_owned());
-        false
+        Some(false)
     });
     assert_eq!(found, None);
     assert_eq!(asked, ["/home/u/a/b", "/home/u/a"]);
@@ -136,14 +136,14 @@ fn the_look_goes_no_higher_than_the_home_and_never_into_proc() {
     assert_eq!(
         nearest_git("/proc/1/cwd", Some(HOME), |_| {
             asked += 1;
-            true
+            Some(true)
         }),
         None
     );
     assert_eq!(
         nearest_git("/sys/fs", Some(HOME), |_| {
             asked += 1;
-            true
+            Some(true)
         }),
         None
     );
@@ -153,7 +153,7 @@ fn the_look_goes_no_higher_than_the_home_and_never_into_proc() {
     assert_eq!(
         nearest_git(&deep, None, |_| {
             asked += 1;
-            false
+            Some(false)
         }),
         None
     );
@@ -323,4 +323,47 @@ fn a_line_is_judged_by_the_project_found_not_the_directory_it_is_run_in() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A level the requester's look may not enter (a directory only its team may) hides whether
+/// the repository is there: no outer repository is taken for the project instead.
+#[test]
+fn a_level_that_cannot_be_looked_at_stops_the_look() {
+    let mut asked = Vec::new();
+    let found = nearest_git("/srv/mono/team/proj", None, |dir| {
+        asked.push(dir.to_owned());
+        match dir {
+            "/srv/mono/team/proj" => None,
+            "/srv/mono" => Some(true),
+            _ => Some(false),
+        }
+    });
+    assert_eq!(found, None);
+    assert_eq!(asked, ["/srv/mono/team/proj"]);
+}
+
+/// A root daemon that could not tell a requester's groups looks with fewer rights than the
+/// requester has: the answer serves that request and is not kept for the next.
+#[tokio::test]
+async fn a_look_without_the_requesters_groups_is_not_kept() {
+    if !nix::unistd::geteuid().is_root() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path().to_str().expect("utf-8").to_owned();
+    let cache = Cache::default();
+    let unknown = read::As {
+        uid: 65534,
+        gid: 65534,
+        groups: crate::peer::Groups::default(),
+        named: Vec::new(),
+    };
+    let _ = cache.repository(&unknown, &cwd, None).await;
+    assert!(cache.found.lock().expect("cache").is_empty());
+    let known = read::As {
+        groups: crate::peer::Groups::known(Vec::new()),
+        ..unknown
+    };
+    let _ = cache.repository(&known, &cwd, None).await;
+    assert_eq!(cache.found.lock().expect("cache").len(), 1);
 }
