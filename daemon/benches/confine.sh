@@ -10,7 +10,8 @@
 # Prints the median and mean of each, and the median of the per-round difference
 # (confined − unconfined), for `ls -la`, for a `grep` that finds nothing (a run that fails:
 # the door then asks the daemon what the kernel refused) and for a no-op `cargo build` of a
-# small crate.
+# small crate; and `ls -la` again on a terminal (a pseudo-terminal on the standard streams: the
+# door then adds its terminal to the daemon's ruleset).
 # OLD=DIR (an earlier build's assentd and assent) adds its confined run, side by side.
 set -euo pipefail
 rounds=${1:-300}
@@ -41,13 +42,23 @@ import statistics, subprocess, sys, time
 assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 old, so = sys.argv[6], sys.argv[7]
 
-def timed(argv, cwd, code):
-    t = time.perf_counter_ns()
-    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert r.returncode == code, (argv, r.returncode)
-    return (time.perf_counter_ns() - t) / 1e6
+import os, pty, select
+master, slave = pty.openpty()
 
-def bench(line, n, code=0):
+def drain():
+    while select.select([master], [], [], 0)[0]:
+        os.read(master, 65536)
+
+def timed(argv, cwd, code, tty=False):
+    out = slave if tty else subprocess.DEVNULL
+    t = time.perf_counter_ns()
+    r = subprocess.run(argv, cwd=cwd, stdin=out, stdout=out, stderr=out)
+    took = (time.perf_counter_ns() - t) / 1e6
+    drain()
+    assert r.returncode == code, (argv, r.returncode)
+    return took
+
+def bench(line, n, code=0, tty=False):
     cases = {
         "bash directly": ["bash", "-c", line],
         "assent sh, unconfined": [assent, "--socket", sb, "sh", "-c", line],
@@ -58,8 +69,8 @@ def bench(line, n, code=0):
     got = {k: [] for k in cases}
     for _ in range(n):
         for name, argv in cases.items():
-            got[name].append(timed(argv, crate, code))
-    print(f"\n{line}  ({n} rounds, interleaved)")
+            got[name].append(timed(argv, crate, code, tty))
+    print(f"\n{line}{' on a terminal' if tty else ''}  ({n} rounds, interleaved)")
     for name, ms in got.items():
         print(f"  {name:24} median {statistics.median(ms):7.3f} ms  mean {statistics.mean(ms):7.3f} ms")
     for name in [k for k in got if k.endswith("confined") and k != "assent sh, unconfined"]:
@@ -67,6 +78,7 @@ def bench(line, n, code=0):
         print(f"  {name} - unconfined  median {statistics.median(diff):7.3f} ms  mean {statistics.mean(diff):7.3f} ms")
 
 bench("ls -la", rounds)
+bench("ls -la", max(10, rounds // 2), tty=True)
 bench("grep -c no-such-word Cargo.toml", max(10, rounds // 4), 1)
 bench("cargo build", max(10, rounds // 10))
 PY
