@@ -15,7 +15,6 @@ pub mod files;
 pub mod gate;
 pub mod git;
 pub mod listen;
-pub mod lockfiles;
 pub mod net;
 pub mod packages;
 pub mod runners;
