@@ -8,6 +8,8 @@ use std::path::Path;
 
 #[path = "src/analyse/index/generate.rs"]
 mod generate;
+#[path = "src/analyse/index/generate_code.rs"]
+mod generate_code;
 
 /// The book's files, in the order their entries are looked up.
 const FILES: &[&str] = &[
@@ -17,6 +19,7 @@ const FILES: &[&str] = &[
     "network.toml",
     "system.toml",
     "data.toml",
+    "code.toml",
 ];
 
 fn main() {
