@@ -1,4 +1,4 @@
-//! Reads the built-in program book (`src/analyse/book/*.toml`) and writes it as the Rust table
+//! Reads the built-in program book (`src/analyse/index/*.toml`) and writes it as the Rust table
 //! `analyse::index::ENTRIES` (`$OUT_DIR/book.rs`, included by `index.rs`), so the daemon starts
 //! with the book compiled in: no parse at start-up, no allocation per lookup. Every key and
 //! value is checked (`analyse/index/generate.rs`, which owns the format); a bad one fails the
@@ -23,7 +23,7 @@ const FILES: &[&str] = &[
 ];
 
 fn main() {
-    let dir = Path::new("src/analyse/book");
+    let dir = Path::new("src/analyse/index");
     println!("cargo:rerun-if-changed={}", dir.display());
     listed_only(dir);
     let files: Vec<(String, String)> = FILES

@@ -1,5 +1,5 @@
 //! The built-in program book's format, checked and turned into Rust: each `[[program]]` of
-//! `book/*.toml` becomes one `Entry` expression of `ENTRIES`. Used by `daemon/build.rs` (which
+//! `index/*.toml` becomes one `Entry` expression of `ENTRIES`. Used by `daemon/build.rs` (which
 //! does the reading and writing) and by this crate's tests (which check what it refuses).
 //! The keys are the policy's `[[program]]` keys (`policy/book.rs`: `operands`, `effect`,
 //! `options` with an effect on their value) and those only the built-in book may use: the
