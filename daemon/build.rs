@@ -1,4 +1,4 @@
-//! Reads the built-in program book (`src/analyse/book/*.toml`) and writes it as the Rust table
+//! Reads the built-in program book (`src/analyse/index/*.toml`) and writes it as the Rust table
 //! `analyse::index::ENTRIES` (`$OUT_DIR/book.rs`, included by `index.rs`), so the daemon starts
 //! with the book compiled in: no parse at start-up, no allocation per lookup. Every key and
 //! value is checked (`analyse/index/generate.rs`, which owns the format); a bad one fails the
@@ -8,6 +8,8 @@ use std::path::Path;
 
 #[path = "src/analyse/index/generate.rs"]
 mod generate;
+#[path = "src/analyse/index/generate_code.rs"]
+mod generate_code;
 
 /// The book's files, in the order their entries are looked up.
 const FILES: &[&str] = &[
@@ -17,10 +19,11 @@ const FILES: &[&str] = &[
     "network.toml",
     "system.toml",
     "data.toml",
+    "code.toml",
 ];
 
 fn main() {
-    let dir = Path::new("src/analyse/book");
+    let dir = Path::new("src/analyse/index");
     println!("cargo:rerun-if-changed={}", dir.display());
     listed_only(dir);
     let files: Vec<(String, String)> = FILES

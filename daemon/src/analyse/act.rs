@@ -14,11 +14,12 @@ use assent_client::protocol::Level;
 use super::catalogue::{self, Said};
 use super::effects::{self, Effect};
 use super::getopt::Args;
-use super::programs::lockfiles;
 use super::secrets;
 use super::words::Word;
 use super::{Finding, State};
 use crate::places::{Kind, Path, Placed, Secret};
+
+mod lockfiles;
 
 /// What an effect lands on.
 enum Target<'s> {

@@ -1,6 +1,7 @@
 //! The policy's program book: what a user or an administrator says their own programs do
 //! (`[[program]]` in the policy file, read by `policy::book`), and the judging of a command
-//! by such an entry. An entry speaks the analyser's vocabulary: effects (`delete`, `publish`)
+//! by such an entry. (The built-in book, the gate's own, is data in `index/*.toml`, compiled
+//! into `index.rs`.) An entry speaks the analyser's vocabulary: effects (`delete`, `publish`)
 //! and places (`remote`, `services`), so a finding it gives is a cell of `levels.md` like any
 //! other, and a rule about `delete.home` holds whichever book said it.
 //!

@@ -254,9 +254,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         site.report();
     }
     // Code it keeps or is handed: stored shell text, command-valued options, subcommands.
-    programs::code::stored(name, &job, at, st);
-    programs::system::attach(name, &job.words[1..], span.clone(), st);
-    programs::code::read(index::code_of(name), name, &job, at, st, jobs);
+    programs::code_taken(name, &job, span.clone(), at, st, jobs);
     if let Some(Role::Wrapper(wrap)) = index::lookup(name).map(|e| &e.role) {
         let entry = index::lookup(name).expect("looked up just above");
         wrapper(entry, wrap, name, job, span, at, st, jobs);
@@ -271,30 +269,9 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
         source(name, args, span, &job.path, at, st);
         return;
     }
-    // A known program that prints stored credentials (`npm token list`): unknown ones are
-    // asked the same in their judgement.
-    if index::lookup(name).is_some()
-        && let Some(what) = programs::unknown::prints_secret(name, args)
-    {
-        let mut site = Site::new(name, Args::default(), span.clone(), st);
-        site.place(Effect::Read, Kind::Secret, what.to_owned());
-        site.report();
-    }
-    // What listens for connections from elsewhere, whatever else the program does.
-    {
-        let mut site = Site::new(name, Args::default(), span.clone(), st);
-        programs::listen::judge(name, args, &mut site);
-        site.report();
-    }
-    // A known program that removes a toolchain (`rustup self uninstall`); unknown managers
-    // (`nvm`, `mise`) are asked the same in their judgement.
-    if index::lookup(name).is_some()
-        && let Some(shown) = programs::toolchains::removal(name, args)
-    {
-        let mut site = Site::new(name, Args::default(), span.clone(), st);
-        site.say(catalogue::PACKAGES_REMOVE, &shown);
-        site.report();
-    }
+    // Stored credentials it prints (`npm token list`), what it listens on, a toolchain it
+    // removes (`rustup self uninstall`).
+    programs::by_name(name, args, index::lookup(name).is_some(), span.clone(), st);
     match index::lookup(name) {
         Some(entry) => match &entry.role {
             Role::Wrapper(_) => {}

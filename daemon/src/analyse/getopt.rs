@@ -7,7 +7,7 @@
 //!
 //! A prefix that several long options share is taken as all of them, so a guess can only add
 //! effects. A word only known at run time is an operand: it could be anything. A program's
-//! grammar is one entry of the program book (`analyse/book/*.toml`, read into `index.rs`).
+//! grammar is one entry of the program book (`analyse/index/*.toml`, read into `index.rs`).
 
 use std::borrow::Cow;
 

@@ -65,31 +65,36 @@ const WALK: &[&str] = &["walk", "command"];
 /// Upward edges still there, each with why; the list only shrinks.
 const ALLOWED: &[(&str, &str, &str)] = &[
     (
-        "act",
-        "programs/lockfiles",
-        "a lockfile deleted is judged by what runs after",
-    ),
-    (
         "state",
         "mod",
-        "the driver's limits and the Analysis it returns",
+        "State::finish builds the Analysis the driver returns, within the driver's limits: \
+         the analyser's public types stay in mod.rs, where callers outside it look",
     ),
     (
         "state",
         "book",
-        "the state holds the policy's book for the dispatcher",
+        "the State carries the request's additions (Added: the policy's places and book) \
+         down to the dispatcher; handing the book through every Ctx instead would thread it \
+         through every walk and recursion",
     ),
     (
         "state",
         "disk",
-        "the state holds what was read from the disk, and wants",
+        "the State carries what the daemon read for the line (Disk) and collects what it \
+         wants read (Want): disk's types are its exchange with the daemon",
     ),
     (
         "words",
         "flow",
-        "a command substitution's value is what it prints",
+        "a word is resolved where it is read, and `$(cmd)`'s value is what cmd prints, \
+         which only flow knows",
     ),
-    ("words", "secrets", "a variable's value may be a secret"),
+    (
+        "words",
+        "secrets",
+        "a variable's value is marked secret as it is resolved (a credential-named \
+         variable); which names those are is the judging layer's table",
+    ),
 ];
 
 /// A module's path under `analyse/`, from its file's.

@@ -120,3 +120,69 @@ fn entries_become_rust() {
         assert!(got.contains(rust), "{text}\nwanted {rust}\ngot {got}");
     }
 }
+
+#[test]
+fn code_rows_refuse_with_the_place_and_the_reason() {
+    // (rows, where, a piece of the reason)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ shell = [\"e\"], unread = [\"c\"] }]\n",
+            "book.toml:3:10",
+            "each item of `takes` is one of",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ eval = [\"e\"] }]\n",
+            "line 3",
+            "unknown field `eval`",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ shell = [\"--rsh\"] }]\n",
+            "book.toml:3:21",
+            "named without dashes",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ with = \"files::rm\" }]\n",
+            "book.toml:3:19",
+            "a function of programs/code.rs",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = []\n",
+            "book.toml:3:9",
+            "`takes` says nothing",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ shell = [] }]\n",
+            "book.toml:3:10",
+            "an empty list of options",
+        ),
+        (
+            "[[code]]\nnames = []\ntakes = [{ shell = [\"e\"] }]\n",
+            "book.toml:2:9",
+            "at least one name",
+        ),
+        (
+            "[[code]]\nnames = [\"x\"]\ntakes = [{ shell = [\"e\"] }]\n\n[[code]]\nnames = [\"y\", \"x\"]\ntakes = [{ unread = [\"e\"] }]\n",
+            "book.toml:6:15",
+            "has a [[code]] row already at book.toml:1",
+        ),
+    ];
+    for (text, at, why) in cases {
+        let got = run(text).expect_err(text);
+        assert!(got.contains(at), "{text}\nwanted at {at}, got: {got}");
+        assert!(got.contains(why), "{text}\nwanted {why:?}, got: {got}");
+    }
+}
+
+#[test]
+fn code_rows_become_rust_in_order() {
+    let text = "[[code]]\nnames = [\"make\", \"gmake\"]\ntakes = [{ with = \"make\" }, { unread = [\"eval\"] }]\n\n\
+                [[code]]\nnames = [\"scp\"]\ntakes = [{ ssh_option = [\"o\"] }, { shell = [\"S\"] }, { escape = [\"+\", \"-ex\"] }]\n";
+    let got = run(text).unwrap_or_else(|e| panic!("{e}"));
+    for rust in [
+        "(&[\"make\", \"gmake\", ], &[Code::With(programs::code::make), Code::Unread(&[\"eval\", ]), ])",
+        "(&[\"scp\", ], &[Code::SshOption(&[\"o\", ]), Code::Shell(&[\"S\", ]), Code::Escape(&[\"+\", \"-ex\", ]), ])",
+        "pub const CODE: &[(&[&str], &[Code])] = &[",
+    ] {
+        assert!(got.contains(rust), "wanted {rust}\ngot {got}");
+    }
+}

@@ -1,5 +1,6 @@
 //! The models the index names: what a program's arguments do, for programs a [`Spec`] does not
-//! describe. Each model reads the words after the program's name (already sorted by the
+//! describe; and what the book says of a program by its name whatever its entry
+//! ([`code_taken`], [`by_name`]), so that the dispatcher names no module of it for those. Each model reads the words after the program's name (already sorted by the
 //! program's grammar in `site.args`) and tells the [`Site`] which effects land on which words
 //! or places; `act` places them and gives the levels. Models never touch the file system.
 
@@ -15,7 +16,6 @@ pub mod files;
 pub mod gate;
 pub mod git;
 pub mod listen;
-pub mod lockfiles;
 pub mod net;
 pub mod packages;
 pub mod runners;
@@ -24,11 +24,55 @@ pub mod system;
 pub mod toolchains;
 pub mod unknown;
 
+use std::ops::Range;
+
+use super::State;
 use super::act::Site;
+use super::catalogue;
+use super::effects::Effect;
+use super::getopt::Args;
 #[cfg(test)]
 use super::getopt::Grammar;
-use super::index::Spec;
+use super::index::{self, Spec};
+use super::recurse::{Ctx, Job};
 use super::words::Word;
+use crate::places::Kind;
+
+/// What the book says of a program by its name, whatever its entry or with none, before the
+/// entry's role runs: the code it keeps (`trap`, `alias`) or takes (its `[[code]]` row, which
+/// may push commands on `jobs`), and the processes a tracer attaches to.
+pub fn code_taken<'s>(
+    name: &str,
+    job: &Job<'s>,
+    span: Range<usize>,
+    at: &Ctx,
+    st: &mut State,
+    jobs: &mut Vec<Job<'s>>,
+) {
+    code::stored(name, job, at, st);
+    system::attach(name, &job.words[1..], span, st);
+    code::read(index::code_of(name), name, job, at, st, jobs);
+}
+
+/// What a program the dispatcher did not hand on as a wrapper, `eval` or `source` does by its
+/// name, whatever its role: stored credentials it prints and a toolchain it removes (when the
+/// index `knows` it; the judgement of unknown programs asks both itself), and what listens
+/// for connections from elsewhere.
+pub fn by_name(name: &str, args: &[Word], knows: bool, span: Range<usize>, st: &mut State) {
+    if knows && let Some(what) = unknown::prints_secret(name, args) {
+        let mut site = Site::new(name, Args::default(), span.clone(), st);
+        site.place(Effect::Read, Kind::Secret, what.to_owned());
+        site.report();
+    }
+    let mut site = Site::new(name, Args::default(), span.clone(), st);
+    listen::judge(name, args, &mut site);
+    site.report();
+    if knows && let Some(shown) = toolchains::removal(name, args) {
+        let mut site = Site::new(name, Args::default(), span, st);
+        site.say(catalogue::PACKAGES_REMOVE, &shown);
+        site.report();
+    }
+}
 
 /// Judges a command by a declarative spec.
 pub fn spec(spec: &Spec, site: &mut Site) {

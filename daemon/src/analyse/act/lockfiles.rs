@@ -3,7 +3,8 @@
 //! install. Deleting one that nothing on the line regenerates stays what deleting a project
 //! file is.
 //!
-//! This owns the table only; `act` holds back the deletion of a lockfile in the project until
+//! It is `act`'s: which files are build output is a fact of what a deletion costs, the
+//! table only; `act` holds back the deletion of a lockfile in the project until
 //! the line is read, and `State::finish` asks [`regenerates`] of the commands that ran after it.
 
 use crate::analyse::words::basename;
