@@ -95,7 +95,16 @@ fn own_terminal() -> Option<PathBuf> {
             return None;
         }
         let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
-        link.starts_with("/dev/pts/").then_some(link)
+        a_pty(&link).then_some(link)
+    })
+}
+
+/// `/dev/pts/N`: a terminal's own side, never the multiplexer `/dev/pts/ptmx` (opening it
+/// makes new terminals) or anything else below.
+fn a_pty(path: &Path) -> bool {
+    path.strip_prefix("/dev/pts").ok().is_some_and(|rest| {
+        let name = rest.as_os_str().as_encoded_bytes();
+        !name.is_empty() && name.iter().all(u8::is_ascii_digit)
     })
 }
 
@@ -189,4 +198,24 @@ fn failed_confined(confine: &Confinement, project: Option<&Path>) -> String {
     format!(
         "ran confined: it could change only {project}, temp, the build caches and what the line names, read no secrets{net}; if it failed on \"Permission denied\" or \"Operation not permitted\", the place it needed is outside those: a person can run it, or add the directory to [confine] writable in the policy"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_terminals_own_side_is_its_terminal() {
+        for (path, pty) in [
+            ("/dev/pts/0", true),
+            ("/dev/pts/17", true),
+            ("/dev/pts/ptmx", false),
+            ("/dev/pts/", false),
+            ("/dev/pts/1/x", false),
+            ("/dev/pts/../tty", false),
+            ("/dev/tty1", false),
+        ] {
+            assert_eq!(a_pty(Path::new(path)), pty, "{path}");
+        }
+    }
 }
