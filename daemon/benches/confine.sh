@@ -13,6 +13,9 @@
 # small crate; and `ls -la` again on a terminal (a pseudo-terminal on the standard streams: the
 # door then adds its terminal to the daemon's ruleset).
 # OLD=DIR (an earlier build's assentd and assent) adds its confined run, side by side.
+# CHURN=1 writes a file in the home by rename (as an editor, a shell's history or an agent's
+# settings do) 20 ms before each round, untimed: a machine in use, where the home changes
+# between most runs and each change drops the rulesets the daemons kept (they list the home).
 set -euo pipefail
 rounds=${1:-300}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,17 +40,33 @@ crate="$work/small"
 cargo new -q --vcs git "$crate"
 (cd "$crate" && cargo build -q)
 
-python3 - "$bin/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" "$old" "$work/o/s" <<'PY'
-import statistics, subprocess, sys, time
+# Each client run from a copy made here: a binary as the linker wrote it starts slower than a
+# copy of it (BENCHMARKS.md, "A chain that reads"), which would favour whichever build was copied.
+cp "$bin/assent" "$work/assent"
+if [ -n "$old" ]; then
+    mkdir -p "$work/old" && cp "$old/assent" "$work/old/assent"
+fi
+python3 - "$work/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" "${old:+$work/old}" "$work/o/s" "${CHURN:-}" <<'PY'
+import os, statistics, subprocess, sys, time
 assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-old, so = sys.argv[6], sys.argv[7]
+old, so, churn = sys.argv[6], sys.argv[7], sys.argv[8] == "1"
+home = os.path.expanduser("~")
+churned = os.path.join(home, ".assent-bench-churn")
 
 import os, pty, select
+import atexit
+atexit.register(lambda: os.path.exists(churned) and os.remove(churned))
 master, slave = pty.openpty()
 
 def drain():
     while select.select([master], [], [], 0)[0]:
         os.read(master, 65536)
+
+def change_the_home():
+    with open(churned + ".tmp", "w") as f:
+        f.write("x")
+    os.rename(churned + ".tmp", churned)
+    time.sleep(0.02)
 
 def timed(argv, cwd, code, tty=False):
     out = slave if tty else subprocess.DEVNULL
@@ -68,6 +87,8 @@ def bench(line, n, code=0, tty=False):
         cases["old build, confined"] = [old + "/assent", "--socket", so, "sh", "-c", line]
     got = {k: [] for k in cases}
     for _ in range(n):
+        if churn:
+            change_the_home()
         for name, argv in cases.items():
             got[name].append(timed(argv, crate, code, tty))
     print(f"\n{line}{' on a terminal' if tty else ''}  ({n} rounds, interleaved)")
@@ -81,4 +102,11 @@ bench("ls -la", rounds)
 bench("ls -la", max(10, rounds // 2), tty=True)
 bench("grep -c no-such-word Cargo.toml", max(10, rounds // 4), 1)
 bench("cargo build", max(10, rounds // 10))
+
+import json
+def passed(client, socket):
+    out = subprocess.run([client, "--socket", socket, "status", "--json"], capture_output=True)
+    return json.loads(out.stdout).get("rulesets_passed")
+print(f"\nrulesets passed to doors: this build {passed(assent, sa)}", end="")
+print(f", old build {passed(old + '/assent', so)}" if old else "")
 PY
