@@ -10,11 +10,10 @@
 //! yet is granted as the nearest directory above it, unless that is `/` or the home. Every path
 //! is resolved first (`~/.ssh` as a link is hidden where it leads).
 //!
-//! A plan also lists the directories it consulted ([`Plan::consulted`]): a change of what is in
-//! any of them (an entry made, removed or renamed) can change the plan, so one kept for later
-//! must be dropped then.
+//! A plan also lists the directories it consulted, and which of their entries it depends on
+//! ([`Plan::consulted`]): a change of such an entry (made, removed or renamed) can change the
+//! plan, so one kept for later must be dropped then.
 
-use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +23,9 @@ use landlock::{
 };
 
 use crate::protocol::Confinement;
+
+mod consulted;
+pub use consulted::{Consulted, Entries};
 
 /// The ABI whose rights the domain asks for: files (with truncation and device ioctls), TCP,
 /// and the scopes (signals, abstract Unix sockets) that keep the run to itself.
@@ -53,9 +55,9 @@ pub struct Plan {
     pub project: Option<PathBuf>,
     /// Ask the kernel to log what the run's program is refused.
     pub log_denials: bool,
-    /// The directories whose entries the plan depends on: those it listed, and every directory
-    /// above a path it looked up or resolved.
-    pub consulted: BTreeSet<PathBuf>,
+    /// The directories whose entries the plan depends on: every entry of those it listed, and
+    /// the names along each path it looked up or resolved.
+    pub consulted: Consulted,
 }
 
 impl Plan {
@@ -76,7 +78,7 @@ impl Plan {
         let seen = Home::list(home.as_deref());
         if let Some(home) = &home {
             plan.looked_up(home);
-            plan.consulted.insert(home.clone());
+            plan.consulted.listed(home);
         }
         let mut hidden: Vec<PathBuf> = Vec::new();
         for pattern in &confine.hide {
@@ -151,14 +153,9 @@ impl Plan {
         }
     }
 
-    /// Notes that the plan looked `path` up: every directory above it is consulted (an entry
-    /// made, removed or replaced by a link in any of them could change where it leads).
+    /// Notes that the plan looked `path` up: it depends on each name along it.
     fn looked_up(&mut self, path: &Path) {
-        for dir in path.ancestors().skip(1) {
-            if !dir.as_os_str().is_empty() {
-                self.consulted.insert(dir.to_path_buf());
-            }
-        }
+        self.consulted.looked_up(path);
     }
 }
 
@@ -258,6 +255,8 @@ fn expand(pattern: &Path, out: &mut Vec<PathBuf>, plan: &mut Plan) {
     let (Some(dir), Ok(glob)) = (pattern.parent(), glob::Pattern::new(name)) else {
         return;
     };
+    // Which entries match is the listing's: a new one may.
+    plan.consulted.listed(dir);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -274,12 +273,7 @@ fn expand(pattern: &Path, out: &mut Vec<PathBuf>, plan: &mut Plan) {
 /// Grants `dir` whole when no hidden path lies beneath it; else each entry but the hidden,
 /// carving further into those with a hidden path beneath. A directory that cannot be listed
 /// is granted nothing. Each directory listed is noted in `consulted`.
-fn carve(
-    dir: &Path,
-    hidden: &[PathBuf],
-    out: &mut Vec<PathBuf>,
-    consulted: &mut BTreeSet<PathBuf>,
-) {
+fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>, consulted: &mut Consulted) {
     if out.len() >= MAX_RULES {
         return;
     }
@@ -287,7 +281,7 @@ fn carve(
         out.push(dir.to_path_buf());
         return;
     }
-    consulted.insert(dir.to_path_buf());
+    consulted.listed(dir);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -371,7 +365,7 @@ mod tests {
             root.join("home/.config/gh/hosts.yml"),
         ];
         let mut out = Vec::new();
-        let mut consulted = BTreeSet::new();
+        let mut consulted = Consulted::default();
         carve(&root, &hidden, &mut out, &mut consulted);
         assert!(out.contains(&root.join("home/src")), "{out:?}");
         assert!(out.contains(&root.join("home/.config/other")), "{out:?}");
@@ -386,7 +380,11 @@ mod tests {
         assert!(!out.contains(&root.join("home")), "{out:?}");
         // Every directory whose entries decided what is granted was noted.
         for listed in ["home", "home/.config", "home/.config/gh"] {
-            assert!(consulted.contains(&root.join(listed)), "{consulted:?}");
+            assert_eq!(
+                consulted.entries(&root.join(listed)),
+                Some(&Entries::All),
+                "{listed}: {consulted:?}"
+            );
         }
         assert!(!consulted.contains(&root.join("home/src")), "{consulted:?}");
     }
@@ -420,6 +418,17 @@ mod tests {
             );
         }
         assert!(plan.consulted.contains(Path::new("/")));
+        // On the way to a place, only its own name matters: a file made beside the project
+        // changes nothing; the project's name, or a secret's, does.
+        let matters = |dir: &Path, name: &str| {
+            plan.consulted
+                .entries(dir)
+                .is_some_and(|e| e.matter(Some(OsStr::new(name))))
+        };
+        assert!(matters(&root.join("work"), "repo"));
+        assert!(!matters(&root.join("work"), "notes.txt"));
+        assert!(matters(&home.join(".config"), "gh"));
+        assert!(matters(&home, "anything"), "the home is listed");
         assert!(
             plan.rules.iter().any(|(p, _)| *p == repo),
             "{:?}",

@@ -6,10 +6,12 @@
 //!
 //! What keeps this right:
 //! - **Never stale.** A plan depends on what is in the directories it consulted
-//!   (`assent_client::plan::Plan::consulted`): each is watched (inotify, for entries made,
-//!   removed or renamed, and for the directory itself going). Before anything is handed out,
-//!   every event the kernel queued is read, synchronously, and each kept plan one of them
-//!   touches is dropped; an overflowed queue drops them all. The kernel queues an event before
+//!   (`assent_client::plan::Plan::consulted`): every entry of a directory it listed, the next
+//!   name of one it walked through. Each is watched (inotify, for entries made, removed or
+//!   renamed, and for the directory itself going). Before anything is handed out, every event
+//!   the kernel queued is read, synchronously, and each kept plan that depends on the entry an
+//!   event names is dropped (a file made beside the project, or in `/tmp` beside a project
+//!   there, drops none); an overflowed queue drops them all. The kernel queues an event before
 //!   the change's system call returns, so a secret made before a door asks is seen. Watches are
 //!   set before the plan is made, and the plan is made again after them, so no change falls in
 //!   between. A mount or unmount anywhere (it is no inotify event, and a rule on a directory
@@ -24,17 +26,23 @@
 //!   file system can hang its thread).
 //!
 //! A confinement not kept yet is planned by the door itself, as before; the daemon plans it on
-//! the blocking pool after replying, for the next run, and makes each next spare there too:
+//! the blocking pool after replying, for the next run, and makes each next spare there too.
+//! A plan a change dropped is made again at once (the daemon listens for the events as they
+//! come: [`Rulesets::changed`]), so the next door finds it ready: on a machine in use the home changes between
+//! most runs (an editor's or an agent's own files written there), and waiting for the next door
+//! to find its plan gone would leave nearly every door planning for itself. At most one plan
+//! ahead of each door's run, a few a second in all, and only for confinements used lately:
 //! nothing here that touches a kept descriptor or the disk runs on an async worker or under
 //! the lock every door's take waits on (a FUSE file system an agent mounted can make such a
 //! call hang).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use assent_client::plan::Plan;
+use assent_client::plan::{Consulted, Entries, Plan};
 pub use assent_client::protocol::Confinement;
 use landlock::{
     AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, RulesetCreatedAttr,
@@ -50,6 +58,12 @@ const MAX_WATCHES: usize = 4096;
 const MAX_FILLING: usize = 2;
 /// Reads of the event queue before a take; a queue longer than this drops everything.
 const MAX_EVENT_READS: usize = 16;
+/// Plans dropped by a change that are made again ahead of their next door, at most, at once.
+const MAX_AGAIN: usize = 4;
+/// And at most this many a second in all (each is also at most one ahead of a door's run).
+const AGAIN_PER_SECOND: u32 = 20;
+/// Only a confinement a door used within this long is made again ahead.
+const AGAIN_IF_USED_WITHIN: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// What a kept ruleset is for: the requester, the confinement, and whether a person approved
 /// (which grants more).
@@ -85,15 +99,61 @@ struct Inner {
     tick: u64,
     /// Rulesets handed out, for `status`.
     handed: u64,
+    /// Plans a change dropped, to be made again ahead of their next door.
+    dropped: Vec<Again>,
+}
+
+/// A plan to make again: its key, as whom, and when a door last used it.
+#[derive(Debug)]
+pub struct Again {
+    pub key: Key,
+    pub who: read::As,
+    used: std::time::Instant,
+}
+
+/// How many plans are made again ahead: at most [`AGAIN_PER_SECOND`].
+#[derive(Debug)]
+pub struct Ahead {
+    since: std::time::Instant,
+    made: u32,
+}
+
+impl Default for Ahead {
+    fn default() -> Ahead {
+        Ahead {
+            since: std::time::Instant::now(),
+            made: 0,
+        }
+    }
+}
+
+impl Ahead {
+    /// What of `dropped` may be made again now.
+    pub fn admit(&mut self, mut dropped: Vec<Again>) -> Vec<Again> {
+        if self.since.elapsed() >= std::time::Duration::from_secs(1) {
+            *self = Ahead::default();
+        }
+        let room = AGAIN_PER_SECOND.saturating_sub(self.made);
+        dropped.truncate(usize::try_from(room).unwrap_or(usize::MAX));
+        self.made += u32::try_from(dropped.len()).unwrap_or(u32::MAX);
+        dropped
+    }
 }
 
 #[derive(Debug)]
 struct Entry {
     plan: Arc<Kept>,
-    wds: Vec<WatchDescriptor>,
+    /// Each watch, with the entries of its directory the plan depends on.
+    wds: Vec<(WatchDescriptor, Entries)>,
     /// A ruleset made ahead for the next door, never handed out before.
     spare: Option<OwnedFd>,
     used: u64,
+    /// As whom to make it again when a change drops it, and when a door last took from it.
+    again: Option<(read::As, std::time::Instant)>,
+    /// Made again ahead of a door after a change, and no door has taken from it since: a
+    /// change that drops it now is not made again for nothing (at most one plan ahead of each
+    /// door, however often the home changes).
+    ahead: bool,
 }
 
 /// A plan's rules as open descriptors.
@@ -147,6 +207,10 @@ impl Rulesets {
         let tick = inner.tick;
         let entry = inner.entries.get_mut(key)?;
         entry.used = tick;
+        entry.ahead = false;
+        if let Some((_, used)) = &mut entry.again {
+            *used = std::time::Instant::now();
+        }
         // Only a spare made ahead: making one here would hold every door's lock through system
         // calls on the kept descriptors (the binding's `fstat`, which a FUSE file system can
         // make hang). Without one the door plans for itself.
@@ -173,6 +237,17 @@ impl Rulesets {
     /// FUSE mount of its own) leaves the others theirs, and then fewer are made ready (never
     /// less confined).
     pub fn fill(&self, key: Key, who: &read::As) {
+        self.fill_used(key, who, std::time::Instant::now(), false);
+    }
+
+    /// Makes again a plan a change dropped ([`Rulesets::changed`]), as [`Rulesets::fill`].
+    pub fn again(&self, again: Again) {
+        self.fill_used(again.key, &again.who, again.used, true);
+    }
+
+    /// [`Rulesets::fill`], for a confinement a door last used at `used`; `ahead`: made again
+    /// after a change, before any door asked.
+    fn fill_used(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: bool) {
         if self.budget == 0 {
             return;
         }
@@ -189,7 +264,7 @@ impl Rulesets {
             *mine += 1;
         }
         if !self.refill(&key) {
-            self.plan_now(key, who);
+            self.plan_now(key, who, used, ahead);
         }
         if let Ok(mut filling) = self.filling.lock()
             && let Some(mine) = filling.get_mut(&uid)
@@ -235,7 +310,7 @@ impl Rulesets {
     }
 
     /// Plans `key` from the disk as `who`, watching first what the plan consults.
-    fn plan_now(&self, key: Key, who: &read::As) {
+    fn plan_now(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: bool) {
         // Without the home the daemon knows, the door plans from the user database's: not
         // the same plan, so none is kept.
         let Some(home) = key.confine.home.as_deref().map(std::path::Path::new) else {
@@ -254,7 +329,7 @@ impl Rulesets {
         };
         // Made again under the watches: a change from here on is an event.
         let plan = Plan::of(&key.confine, home, key.approved);
-        if !plan.consulted.is_subset(&first.consulted) || plan.rules.len() + 1 > self.budget {
+        if !plan.consulted.within(&first.consulted) || plan.rules.len() + 1 > self.budget {
             return;
         }
         // A directory not there when the watches were set, and there now: its making may have
@@ -294,9 +369,20 @@ impl Rulesets {
         // A watched directory that changed while the plan was made: its event is in the queue
         // now, and was just read. The plan is kept only if none of its watches fired.
         if inner.fired(&watching) {
+            // Made again once the changes settle (a file written and renamed is two events
+            // apart), when a door asked for it.
+            if !ahead && let Some(who) = Self::again_as(&key, who) {
+                inner.note_again(Again { key, who, used });
+            }
             return;
         }
-        let wds = watching.counts.into_iter().map(|(wd, _)| wd).collect();
+        let again = Self::again_as(&key, who).map(|who| (who, used));
+        let wds = watching
+            .counts
+            .iter()
+            .zip(watching.entries)
+            .map(|((wd, _), entries)| (*wd, entries))
+            .collect();
         inner.make_room(kept.fds(), self.budget);
         inner.tick += 1;
         let used = inner.tick;
@@ -307,19 +393,70 @@ impl Rulesets {
                 wds,
                 spare: Some(spare),
                 used,
+                again,
+                ahead,
             },
         );
+    }
+
+    /// As whom a plan for `key` is made again without its door: with the groups it was made
+    /// with. `None` when they were not known (a root daemon then reads with fewer rights, and
+    /// keeps nothing: the next door plans for itself).
+    fn again_as(key: &Key, who: &read::As) -> Option<read::As> {
+        let switches = nix::unistd::geteuid().is_root() && key.uid != 0;
+        if switches && who.groups.unknown() {
+            return None;
+        }
+        Some(read::As {
+            uid: who.uid,
+            gid: who.gid,
+            groups: crate::peer::Groups::known(who.groups.get().to_vec()),
+            named: who.named.clone(),
+        })
+    }
+
+    /// What to listen to for changes as they come: the current inotify instance's number and a
+    /// descriptor of it (`None` before anything was planned). Wait for it to be readable, then
+    /// ask [`Rulesets::changed`].
+    pub fn listening(&self) -> Option<(u64, OwnedFd)> {
+        let inner = self.inner.lock().ok()?;
+        let watcher = inner.watcher.as_ref()?;
+        let fd = nix::unistd::dup(watcher.as_ref()).ok()?;
+        Some((inner.instance, fd))
+    }
+
+    /// Reads the changes queued and drops what they make stale (what to make again is kept for
+    /// [`Rulesets::changed`]).
+    pub fn read_changes(&self) {
+        if let Ok(mut inner) = self.inner.lock() {
+            inner.drain();
+        }
+    }
+
+    /// Reads the changes queued, drops what they make stale, and returns the plans dropped
+    /// that a door used lately, to be made again ahead of the next (with [`Rulesets::fill`]);
+    /// and whether `instance` is still the one listened to.
+    pub fn changed(&self, instance: u64) -> (Vec<Again>, bool) {
+        let Ok(mut inner) = self.inner.lock() else {
+            return (Vec::new(), false);
+        };
+        inner.drain();
+        let dropped = std::mem::take(&mut inner.dropped);
+        (
+            dropped,
+            inner.instance == instance && inner.watcher.is_some(),
+        )
     }
 
     /// Watches each directory in `dirs`, and returns their watches with their events so far;
     /// `None` when one that exists cannot be watched (then a change there could not be seen).
     /// The watches are set with no lock held: setting one looks its path up, which a network
     /// or FUSE file system can make hang, and every door's take waits on the lock.
-    fn watch(&self, dirs: &BTreeSet<PathBuf>) -> Option<Watching> {
+    fn watch(&self, dirs: &Consulted) -> Option<Watching> {
         let (watcher, instance) = {
             let mut inner = self.inner.lock().ok()?;
             inner.drain();
-            if inner.watched.len() + dirs.len() > MAX_WATCHES {
+            if inner.watched.len() + dirs.iter().count() > MAX_WATCHES {
                 inner.forget_all();
             }
             if inner.watcher.is_none() {
@@ -336,16 +473,20 @@ impl Rulesets {
             | AddWatchFlags::IN_DELETE_SELF
             | AddWatchFlags::IN_MOVE_SELF
             | AddWatchFlags::IN_ONLYDIR;
-        let mut wds = Vec::with_capacity(dirs.len());
+        let mut wds = Vec::new();
+        let mut entries = Vec::new();
         let mut missing = Vec::new();
-        for dir in dirs {
-            match watcher.add_watch(dir.as_path(), mask) {
+        for (dir, depends) in dirs.iter() {
+            match watcher.add_watch(dir, mask) {
                 // Only where every change is an event: a network file system changed from
                 // another machine, or a FUSE one, tells this kernel nothing.
-                Ok(wd) if read::local_fs(dir) => wds.push(wd),
+                Ok(wd) if read::local_fs(dir) => {
+                    wds.push(wd);
+                    entries.push(depends.clone());
+                }
                 Ok(_) => return None,
                 // Not there (yet): its making is an event in the directory above, watched too.
-                Err(Errno::ENOENT | Errno::ENOTDIR) => missing.push(dir.clone()),
+                Err(Errno::ENOENT | Errno::ENOTDIR) => missing.push(dir.to_path_buf()),
                 Err(_) => return None,
             }
         }
@@ -362,8 +503,25 @@ impl Rulesets {
         Some(Watching {
             instance,
             counts,
+            entries,
             missing,
         })
+    }
+}
+
+/// What changed in one watched directory, from the events read at once.
+#[derive(Debug, Default)]
+struct Changed {
+    /// The directory itself (removed, moved, no longer watched).
+    itself: bool,
+    /// The entries made, removed or renamed in it.
+    names: HashSet<OsString>,
+}
+
+impl Changed {
+    /// Whether a plan that depends on `depends` of the directory is stale now.
+    fn matters_to(&self, depends: &Entries) -> bool {
+        self.itself || self.names.iter().any(|name| depends.matter(Some(name)))
     }
 }
 
@@ -372,6 +530,8 @@ impl Rulesets {
 struct Watching {
     instance: u64,
     counts: Vec<(WatchDescriptor, u64)>,
+    /// For each of `counts`, the entries of its directory the plan depends on.
+    entries: Vec<Entries>,
     /// Consulted directories that did not exist when the watches were set.
     missing: Vec<PathBuf>,
 }
@@ -386,7 +546,7 @@ impl Inner {
             self.forget_all();
             return;
         }
-        let mut fired: BTreeSet<WatchDescriptor> = BTreeSet::new();
+        let mut fired: HashMap<WatchDescriptor, Changed> = HashMap::new();
         let mut all = false;
         let mut reads = 0;
         loop {
@@ -396,7 +556,15 @@ impl Inner {
                         if event.mask.contains(AddWatchFlags::IN_Q_OVERFLOW) {
                             all = true;
                         }
-                        fired.insert(event.wd);
+                        let changed = fired.entry(event.wd).or_default();
+                        // Without a name it is the directory itself (gone, moved, unwatched).
+                        match event.name {
+                            Some(name) if !changed.itself => {
+                                changed.names.insert(name);
+                            }
+                            Some(_) => {}
+                            None => changed.itself = true,
+                        }
                     }
                 }
                 Err(Errno::EINTR) => continue,
@@ -420,9 +588,24 @@ impl Inner {
         if fired.is_empty() {
             return;
         }
-        self.entries
-            .retain(|_, entry| !entry.wds.iter().any(|wd| fired.contains(wd)));
-        for wd in &fired {
+        let stale: Vec<Key> = self
+            .entries
+            .iter()
+            .filter(|(_, entry)| {
+                entry.wds.iter().any(|(wd, depends)| {
+                    fired
+                        .get(wd)
+                        .is_some_and(|changed| changed.matters_to(depends))
+                })
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in stale {
+            if let Some((key, entry)) = self.entries.remove_entry(&key) {
+                self.note_dropped(key, entry);
+            }
+        }
+        for wd in fired.keys() {
             if let Some(count) = self.watched.get_mut(wd) {
                 *count += 1;
             }
@@ -459,11 +642,36 @@ impl Inner {
 
     /// Drops every kept plan and watch (closing the instance removes its watches and queue).
     fn forget_all(&mut self) {
-        self.entries.clear();
+        for (key, entry) in std::mem::take(&mut self.entries) {
+            self.note_dropped(key, entry);
+        }
         self.watched.clear();
         self.watcher = None;
         self.mounts = None;
         self.instance += 1;
+    }
+
+    /// Notes a plan a change dropped, to be made again ahead of its next door when a door used
+    /// it lately: the [`MAX_AGAIN`] used last are kept.
+    fn note_dropped(&mut self, key: Key, entry: Entry) {
+        if entry.ahead {
+            return;
+        }
+        if let Some((who, used)) = entry.again {
+            self.note_again(Again { key, who, used });
+        }
+    }
+
+    /// Notes a plan to make again, if a door used it lately.
+    fn note_again(&mut self, again: Again) {
+        if again.used.elapsed() > AGAIN_IF_USED_WITHIN {
+            return;
+        }
+        self.dropped.retain(|other| other.key != again.key);
+        self.dropped.push(again);
+        self.dropped
+            .sort_by_key(|again| std::cmp::Reverse(again.used));
+        self.dropped.truncate(MAX_AGAIN);
     }
 
     /// Drops the least recently used plans until `more` descriptors fit the budget.

@@ -195,6 +195,7 @@ pub async fn serve(
             }
         })
     };
+    keep_rulesets_ahead(Arc::downgrade(&shared));
     let notifier = Arc::new(if shared.config.sd_notify {
         Notifier::from_env()
     } else {
@@ -428,6 +429,67 @@ impl Shared {
 /// this task running shows a runtime worker is free, the heartbeat shows the timers fire and
 /// the pending store's lock is taken and released. When either stops, systemd stops hearing
 /// from us and restarts the daemon (`Restart=on-failure`).
+/// Makes again, before its next door asks, each kept ruleset a change dropped (`rulesets.rs`):
+/// a thread of its own waits on the watches' events, and hands the plans to make to the
+/// blocking pool. It ends once the daemon's shared state is gone.
+fn keep_rulesets_ahead(shared: std::sync::Weak<Shared>) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let runtime = tokio::runtime::Handle::current();
+    let listen = move || {
+        let mut ahead = crate::rulesets::Ahead::default();
+        loop {
+            let Some(listening) = shared.upgrade().map(|s| s.rulesets.listening()) else {
+                return;
+            };
+            // Nothing planned yet: the first plan makes the watches.
+            let Some((instance, events)) = listening else {
+                std::thread::sleep(Duration::from_secs(1));
+                continue;
+            };
+            let readable = |wait: u16| {
+                let mut fds = [PollFd::new(events.as_fd(), PollFlags::POLLIN)];
+                poll(&mut fds, PollTimeout::from(wait)).is_ok_and(|n| n > 0)
+            };
+            loop {
+                readable(1000);
+                // Until the changes settle (a file written, then renamed over another, is a few
+                // events a few milliseconds apart), for at most a tenth of a second.
+                for _ in 0..20 {
+                    if !readable(5) {
+                        break;
+                    }
+                    if let Some(shared) = shared.upgrade() {
+                        shared.rulesets.read_changes();
+                    }
+                }
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                let (dropped, current) = shared.rulesets.changed(instance);
+                let again = ahead.admit(dropped);
+                if !again.is_empty() {
+                    let shared = Arc::clone(&shared);
+                    runtime.spawn_blocking(move || {
+                        for again in again {
+                            shared.rulesets.again(again);
+                        }
+                    });
+                }
+                if !current {
+                    break;
+                }
+            }
+        }
+    };
+    let started = std::thread::Builder::new()
+        .name("assent-rulesets".into())
+        .spawn(listen);
+    if let Err(error) = started {
+        tracing::warn!(%error, "kept rulesets will not be made again ahead of their doors");
+    }
+}
+
 async fn feed_watchdog(shared: Arc<Shared>, notifier: Arc<Notifier>, timeout: Duration) {
     let mut tick = tokio::time::interval(timeout / 2);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

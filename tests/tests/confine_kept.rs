@@ -114,6 +114,33 @@ fn a_door_given_the_daemons_ruleset_is_confined_alike_and_a_secret_made_since_is
     }
 }
 
+#[test]
+fn a_file_made_in_the_home_between_runs_leaves_the_next_door_its_ruleset() {
+    if !landlock() {
+        return;
+    }
+    let m = Home::new("assent-kept-ahead-", &[".ssh"]);
+    std::fs::write(m.home.join(".ssh/id_ed25519"), SECRET).expect("secret");
+    let daemon = hiding(&m, &[".ssh/**"]);
+    until_passed(&m, daemon.socket(), "true");
+    // Between an agent's runs its own files change in the home (a history, a settings file
+    // written by rename). The plan lists the home, so each change drops it; the daemon makes it
+    // again as the change comes, and the next door is passed a ruleset, not left to plan.
+    let mut given = 0;
+    for i in 0..5 {
+        std::fs::write(m.home.join(format!(".history-{i}")), "x").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let before = passed(&m, daemon.socket());
+        let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", "true"]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        given += u64::from(passed(&m, daemon.socket()) > before);
+    }
+    assert!(
+        given >= 3,
+        "{given} of 5 doors after a change were passed a ruleset"
+    );
+}
+
 /// Unmounts what a test mounted, whatever happens to the test.
 struct Mounted(std::path::PathBuf);
 

@@ -169,6 +169,116 @@ fn a_change_where_the_plan_looked_drops_it_and_a_change_inside_a_granted_place_d
 }
 
 #[test]
+fn an_entry_made_beside_a_place_the_plan_walked_through_keeps_it() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let key = machine.key(&[".ssh", ".aws"]);
+    let kept = Rulesets::new(1024);
+    let work = machine.repo.parent().expect("work").to_path_buf();
+    // Files come and go beside the project (as in a `/tmp` in use): none of them is a name the
+    // plan looked up, so the ruleset made from it is still ready. (The directories on the way
+    // to the home are listed, for the secrets in it: a new entry there is granted by a plan
+    // made now, so it does drop the plan.)
+    let beside = work.join("notes.txt");
+    let kept_through = (0..100).any(|_| {
+        let ready = plan_and_take(&kept, &key).is_some() && kept.refill(&key);
+        std::fs::write(&beside, "x").expect("write");
+        std::fs::rename(&beside, work.join("notes.old")).expect("rename");
+        std::fs::remove_file(work.join("notes.old")).expect("remove");
+        ready && kept.take(&key).is_some()
+    });
+    assert!(kept_through, "files beside the project dropped the plan");
+    // The project's own name, in the same directory, does.
+    let ready = (0..100).any(|_| {
+        plan_and_take(&kept, &key);
+        kept.refill(&key)
+    });
+    assert!(ready);
+    std::fs::rename(&machine.repo, work.join("moved")).expect("rename");
+    assert!(
+        kept.take(&key).is_none(),
+        "the project renamed drops the plan"
+    );
+}
+
+#[test]
+fn a_plan_a_change_dropped_is_made_again_before_its_next_door() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let key = machine.key(&[".ssh"]);
+    let kept = Rulesets::new(1024);
+    assert!(plan_and_take(&kept, &key).is_some(), "used by a door");
+    let (instance, _events) = kept.listening().expect("listening once planned");
+    // A file made in the home (an editor's, an agent's own): the plan lists the home, so a
+    // plan made now would grant the new file; the kept one is dropped...
+    let made_again = (0..100).any(|i| {
+        let _ = kept.changed(instance);
+        kept.refill(&key);
+        std::fs::write(machine.home.join(format!(".lesshst{i}")), "x").expect("write");
+        let (dropped, current) = kept.changed(instance);
+        assert!(current, "the same instance");
+        if !dropped.iter().any(|again| again.key == key) {
+            return false;
+        }
+        assert!(kept.take(&key).is_none(), "dropped");
+        // ...and made again from what the change handed on, without a door.
+        for again in dropped {
+            kept.again(again);
+        }
+        kept.take(&key).is_some()
+    });
+    assert!(
+        made_again,
+        "a dropped plan was made again ahead of its door"
+    );
+
+    // Made ahead and dropped again before any door took from it: not made again for nothing.
+    let wasted = (0..100).find_map(|i| {
+        plan_and_take(&kept, &key)?;
+        let _ = kept.changed(instance);
+        std::fs::write(machine.home.join(format!(".viminfo{i}")), "x").expect("write");
+        let (dropped, _) = kept.changed(instance);
+        let again = dropped.into_iter().find(|again| again.key == key)?;
+        kept.again(again);
+        if !kept.refill(&key) {
+            return None; // another change came while it was made: try again
+        }
+        std::fs::write(machine.home.join(format!(".viminfo{i}.tmp")), "x").expect("write");
+        let (dropped, _) = kept.changed(instance);
+        if kept.refill(&key) {
+            return None;
+        }
+        Some(dropped.iter().any(|again| again.key == key))
+    });
+    assert_eq!(wasted, Some(false), "made again with no door between");
+}
+
+#[test]
+fn plans_made_again_ahead_are_few_a_second() {
+    let machine = Machine::new();
+    let again = |n: usize| -> Vec<Again> {
+        (0..n)
+            .map(|i| Again {
+                key: machine.key(&[".ssh", &format!(".x{i}")]),
+                who: me(),
+                used: std::time::Instant::now(),
+            })
+            .collect()
+    };
+    let mut ahead = Ahead::default();
+    assert_eq!(ahead.admit(again(3)).len(), 3);
+    assert_eq!(
+        ahead.admit(again(AGAIN_PER_SECOND as usize)).len(),
+        AGAIN_PER_SECOND as usize - 3
+    );
+    assert!(ahead.admit(again(1)).is_empty(), "none more this second");
+}
+
+#[test]
 fn kept_plans_stay_within_their_descriptors_dropping_the_least_recently_used() {
     if !confines() {
         return;
