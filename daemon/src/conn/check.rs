@@ -57,8 +57,9 @@ impl Conn {
             (Some(_), Some(_), true) => self.asker().asking_agent(),
             _ => None,
         };
-        // Only a held line's answer needs the confinement after the reply.
-        let after = held.as_ref().and(confine.clone());
+        // Only a held line's answer needs the confinement after the reply (cloned only then:
+        // it is some fifty paths).
+        let after = held.as_ref().and_then(|_| confine.clone());
         match (&wants_grant, confine) {
             (Some(subject), Some(confine)) if allowed || agent.is_some() => {
                 reply.confine = Some(confine.told_with_grant());
