@@ -34,7 +34,10 @@ pub const ABI_WANTED: ABI = ABI::V6;
 /// Rules a plan may hold; past this, fewer reads are granted (never more).
 const MAX_RULES: usize = 4096;
 
-/// Devices every run may open and write: nothing written to them is kept.
+/// Devices every run may open and write: nothing written to them is kept. `/dev/tty` names the
+/// run's controlling terminal, and a run has none (`cli/child.rs` starts it in a session of its
+/// own): opening it fails (`ENXIO`) whatever the rule says. Granted, so that a program that looks
+/// for one (bash, at every start) is not refused, logged and blamed.
 const DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",

@@ -214,6 +214,9 @@ impl std::fmt::Display for Proc {
 /// What `/proc/PID/stat` says of a process that the walks below need.
 struct Stat {
     ppid: i32,
+    /// Its process group, and its terminal's foreground one (-1 for none).
+    pgrp: i32,
+    tpgid: i32,
     session: i32,
     /// Its controlling terminal's device number, 0 for none.
     tty: i32,
@@ -227,10 +230,12 @@ fn stat(pid: i32) -> Option<Stat> {
     let open = text.find('(')?;
     let (head, rest) = text.rsplit_once(')')?;
     let comm: String = head.get(open + 1..)?.chars().take(32).collect();
-    // rest: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22).
+    // rest: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
     let fields: Vec<&str> = rest.split_whitespace().collect();
     Some(Stat {
         ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        tpgid: fields.get(5)?.parse().ok()?,
         session: fields.get(3)?.parse().ok()?,
         tty: fields.get(4)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
@@ -479,23 +484,59 @@ impl PeerIdentity {
         }
     }
 
-    /// Whether the peer has a controlling terminal (field 7, `tty_nr`, of `/proc/PID/stat`),
-    /// proven only while its pidfd pins the pid.
-    pub fn has_terminal(&self) -> bool {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) else {
-            return false;
-        };
-        // The name in parentheses may hold spaces and ')': fields start after the last ')'.
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            return false;
-        };
-        // rest: state ppid pgrp session tty_nr ...
-        let tty = rest
-            .split_whitespace()
-            .nth(4)
-            .and_then(|f| f.parse::<i64>().ok());
-        matches!(tty, Some(n) if n != 0) && self.still_alive()
+    /// Whether the peer may answer its own held line at a terminal prompt: it is in the
+    /// foreground of its controlling terminal, and between it and its session's leader (the
+    /// person's terminal shell, whose hook asked) runs neither a door of the gate's (what runs
+    /// through `assent run`/`sh` is what an agent or a repository chose, confined or not) nor a
+    /// coding agent. The processes walked are returned, for the agents that asked lately to be
+    /// looked for among them; the reason when it may not.
+    pub fn at_its_terminal(&self) -> Result<Vec<Proc>, String> {
+        let at = at_its_terminal(self.pid)?;
+        if !self.still_alive() {
+            return Err("it has exited".into());
+        }
+        Ok(at)
     }
+}
+
+/// Programs of the gate's own that run a line (the doors): a terminal prompt never runs under one.
+const DOORS: &[&str] = &["assent", "assent-sh"];
+
+fn at_its_terminal(pid: i32) -> Result<Vec<Proc>, String> {
+    let me = stat(pid).ok_or("it could not be looked at")?;
+    if me.tty == 0 {
+        return Err("it has no controlling terminal".into());
+    }
+    if me.pgrp != me.tpgid {
+        return Err("it is not in its terminal's foreground".into());
+    }
+    let mut walked = Vec::new();
+    let (mut current_pid, mut current) = (pid, me);
+    for _ in 0..MAX_CHAIN {
+        let this = Proc {
+            pid: current_pid,
+            start: current.start,
+            comm: current.comm.clone(),
+        };
+        if current_pid != pid && DOORS.contains(&this.comm.as_str()) {
+            return Err(format!("it runs under {this}, a door of the gate's"));
+        }
+        if AGENT_PROGRAMS.contains(&this.comm.as_str()) {
+            return Err(format!("it runs under {this}, a coding agent"));
+        }
+        walked.push(this);
+        if current_pid == current.session {
+            return Ok(walked);
+        }
+        let parent_pid = current.ppid;
+        let parent = stat(parent_pid).ok_or("its parents could not be looked at")?;
+        // Still the child's parent after the parent was read: the link held.
+        if stat(current_pid).map(|s| s.ppid) != Some(parent_pid) || parent_pid <= 1 {
+            return Err("its parents could not be looked at".into());
+        }
+        (current_pid, current) = (parent_pid, parent);
+    }
+    Err("its session's leader is too far above it".into())
 }
 
 /// The session id of `pid`. With a pidfd, only if the pidfd confirms afterwards that `pid` is

@@ -31,7 +31,8 @@
 //! come: [`Rulesets::changed`]), so the next door finds it ready: on a machine in use the home changes between
 //! most runs (an editor's or an agent's own files written there), and waiting for the next door
 //! to find its plan gone would leave nearly every door planning for itself. At most one plan
-//! ahead of each door's run, a few a second in all, and only for confinements used lately:
+//! ahead of each door's run ([`MAX_AHEAD`]), a few a second in all, and only for confinements
+//! used lately:
 //! nothing here that touches a kept descriptor or the disk runs on an async worker or under
 //! the lock every door's take waits on (a FUSE file system an agent mounted can make such a
 //! call hang).
@@ -60,8 +61,11 @@ const MAX_FILLING: usize = 2;
 const MAX_EVENT_READS: usize = 16;
 /// Plans dropped by a change that are made again ahead of their next door, at most, at once.
 const MAX_AGAIN: usize = 4;
-/// And at most this many a second in all (each is also at most one ahead of a door's run).
+/// And at most this many a second in all.
 const AGAIN_PER_SECOND: u32 = 20;
+/// Plans made again for a confinement since a door last took from it, at most: a home that
+/// changes while no door runs costs this many plans, not one a change.
+const MAX_AHEAD: u8 = 2;
 /// Only a confinement a door used within this long is made again ahead.
 const AGAIN_IF_USED_WITHIN: std::time::Duration = std::time::Duration::from_secs(600);
 
@@ -109,6 +113,8 @@ pub struct Again {
     pub key: Key,
     pub who: read::As,
     used: std::time::Instant,
+    /// Times made again since a door last took from it.
+    ahead: u8,
 }
 
 /// How many plans are made again ahead: at most [`AGAIN_PER_SECOND`].
@@ -150,10 +156,9 @@ struct Entry {
     used: u64,
     /// As whom to make it again when a change drops it, and when a door last took from it.
     again: Option<(read::As, std::time::Instant)>,
-    /// Made again ahead of a door after a change, and no door has taken from it since: a
-    /// change that drops it now is not made again for nothing (at most one plan ahead of each
-    /// door, however often the home changes).
-    ahead: bool,
+    /// How many times it was made again after a change since a door last took from it: past
+    /// [`MAX_AHEAD`], a change that drops it does not make it again.
+    ahead: u8,
 }
 
 /// A plan's rules as open descriptors.
@@ -207,7 +212,7 @@ impl Rulesets {
         let tick = inner.tick;
         let entry = inner.entries.get_mut(key)?;
         entry.used = tick;
-        entry.ahead = false;
+        entry.ahead = 0;
         if let Some((_, used)) = &mut entry.again {
             *used = std::time::Instant::now();
         }
@@ -237,17 +242,17 @@ impl Rulesets {
     /// FUSE mount of its own) leaves the others theirs, and then fewer are made ready (never
     /// less confined).
     pub fn fill(&self, key: Key, who: &read::As) {
-        self.fill_used(key, who, std::time::Instant::now(), false);
+        self.fill_used(key, who, std::time::Instant::now(), 0);
     }
 
     /// Makes again a plan a change dropped ([`Rulesets::changed`]), as [`Rulesets::fill`].
     pub fn again(&self, again: Again) {
-        self.fill_used(again.key, &again.who, again.used, true);
+        self.fill_used(again.key, &again.who, again.used, again.ahead + 1);
     }
 
-    /// [`Rulesets::fill`], for a confinement a door last used at `used`; `ahead`: made again
-    /// after a change, before any door asked.
-    fn fill_used(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: bool) {
+    /// [`Rulesets::fill`], for a confinement a door last used at `used`; `ahead`: how many times
+    /// it was made again after a change since a door last took from it, this one included.
+    fn fill_used(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: u8) {
         if self.budget == 0 {
             return;
         }
@@ -310,7 +315,7 @@ impl Rulesets {
     }
 
     /// Plans `key` from the disk as `who`, watching first what the plan consults.
-    fn plan_now(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: bool) {
+    fn plan_now(&self, key: Key, who: &read::As, used: std::time::Instant, ahead: u8) {
         // Without the home the daemon knows, the door plans from the user database's: not
         // the same plan, so none is kept.
         let Some(home) = key.confine.home.as_deref().map(std::path::Path::new) else {
@@ -371,8 +376,15 @@ impl Rulesets {
         if inner.fired(&watching) {
             // Made again once the changes settle (a file written and renamed is two events
             // apart), when a door asked for it.
-            if !ahead && let Some(who) = Self::again_as(&key, who) {
-                inner.note_again(Again { key, who, used });
+            if ahead < MAX_AHEAD
+                && let Some(who) = Self::again_as(&key, who)
+            {
+                inner.note_again(Again {
+                    key,
+                    who,
+                    used,
+                    ahead,
+                });
             }
             return;
         }
@@ -654,11 +666,16 @@ impl Inner {
     /// Notes a plan a change dropped, to be made again ahead of its next door when a door used
     /// it lately: the [`MAX_AGAIN`] used last are kept.
     fn note_dropped(&mut self, key: Key, entry: Entry) {
-        if entry.ahead {
+        if entry.ahead >= MAX_AHEAD {
             return;
         }
         if let Some((who, used)) = entry.again {
-            self.note_again(Again { key, who, used });
+            self.note_again(Again {
+                key,
+                who,
+                used,
+                ahead: entry.ahead,
+            });
         }
     }
 

@@ -430,33 +430,49 @@ impl Shared {
 /// the pending store's lock is taken and released. When either stops, systemd stops hearing
 /// from us and restarts the daemon (`Restart=on-failure`).
 /// Makes again, before its next door asks, each kept ruleset a change dropped (`rulesets.rs`):
-/// a thread of its own waits on the watches' events, and hands the plans to make to the
-/// blocking pool. It ends once the daemon's shared state is gone.
+/// a thread of its own waits on the watches' events and on the mount table, and hands the plans
+/// to make to the blocking pool. It ends once the daemon's shared state is gone.
 fn keep_rulesets_ahead(shared: std::sync::Weak<Shared>) {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
     let runtime = tokio::runtime::Handle::current();
     let listen = move || {
         let mut ahead = crate::rulesets::Ahead::default();
+        // A mount or unmount drops every kept plan (`Rulesets` polls the table before each
+        // hand-out, on its own open file: each open file is told of a change once, so this one
+        // is ours).
+        let mounts = std::fs::File::open("/proc/self/mountinfo").ok();
+        // After the instance went (everything dropped), the plans made again make a new one
+        // soon: look for it often for a while.
+        let mut soon = 0;
         loop {
             let Some(listening) = shared.upgrade().map(|s| s.rulesets.listening()) else {
                 return;
             };
             // Nothing planned yet: the first plan makes the watches.
             let Some((instance, events)) = listening else {
-                std::thread::sleep(Duration::from_secs(1));
+                if soon > 0 {
+                    soon -= 1;
+                    std::thread::sleep(Duration::from_millis(10));
+                } else {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
                 continue;
             };
-            let readable = |wait: u16| {
-                let mut fds = [PollFd::new(events.as_fd(), PollFlags::POLLIN)];
+            let changed = |wait: u16| {
+                let mut fds = vec![PollFd::new(events.as_fd(), PollFlags::POLLIN)];
+                if let Some(mounts) = &mounts {
+                    fds.push(PollFd::new(mounts.as_fd(), PollFlags::POLLPRI));
+                }
                 poll(&mut fds, PollTimeout::from(wait)).is_ok_and(|n| n > 0)
             };
             loop {
-                readable(1000);
+                // Woken by a change; else now and then, to see whether the daemon is gone.
+                changed(5000);
                 // Until the changes settle (a file written, then renamed over another, is a few
                 // events a few milliseconds apart), for at most a tenth of a second.
                 for _ in 0..20 {
-                    if !readable(5) {
+                    if !changed(5) {
                         break;
                     }
                     if let Some(shared) = shared.upgrade() {
@@ -477,6 +493,7 @@ fn keep_rulesets_ahead(shared: std::sync::Weak<Shared>) {
                     });
                 }
                 if !current {
+                    soon = 100;
                     break;
                 }
             }

@@ -540,3 +540,48 @@ fn assert_terminal_restored(term: &Terminal) {
 // What a requester wrote, as `pending`, `log`, the replies and the prompt show it.
 #[path = "approvals_cli/shown.rs"]
 mod shown;
+
+/// The terminal prompt's answer must come from the person's shell on its terminal. A program
+/// under a coding agent that shares the terminal (and its foreground) asks as the hook does and
+/// answers its own hold "always": refused, and nothing remembered. The same from the person's
+/// own shell is taken (it is the person).
+#[test]
+fn only_the_persons_shell_answers_at_the_terminal_prompt() {
+    if !needs(&[TMUX]) {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let term = Terminal::start(daemon.socket());
+    let t = term.dir.path();
+    // What asks and answers itself, as a script, and a coding agent: any program by that name.
+    let ask = t.join("ask");
+    std::fs::write(
+        &ask,
+        format!(
+            "'{}' --socket '{}' prompt-self '{RISKY}' '{}'\n",
+            binary("assent-test-approver").display(),
+            daemon.socket().display(),
+            term.work()
+        ),
+    )
+    .expect("the script is written");
+    std::os::unix::fs::symlink("/usr/bin/bash", t.join("bin/claude")).expect("the agent");
+
+    term.pane.line(&format!(
+        "claude '{}'; echo UNDER-AGENT-$((1+1))",
+        ask.display()
+    ));
+    let screen = term.pane.wait_text("UNDER-AGENT-2");
+    assert!(screen.contains("self_approval"), "{screen}");
+    assert_eq!(rules_json(&daemon)["approvals"], serde_json::json!([]));
+
+    term.pane.line(&format!(
+        "bash '{}'; echo OWN-SHELL-$((1+1))",
+        ask.display()
+    ));
+    let screen = term.pane.wait_text("OWN-SHELL-2");
+    assert!(
+        screen.contains("\ndone") || screen.contains("done\r"),
+        "the person's own shell was refused:\n{screen}"
+    );
+}

@@ -161,3 +161,59 @@ fn a_new_place_the_line_names_does_not_open_its_parent() {
     );
     m.intact(&out);
 }
+
+/// A run on the person's terminal (a door in a terminal, or an agent whose tool calls inherit
+/// it) must not reach that terminal beyond the standard streams it was given: with it as its
+/// controlling terminal, a run could open `/dev/tty` and type a line into it (`TIOCSTI`) for the
+/// person's shell to run unconfined, or pass for the person's shell at the gate's own terminal
+/// prompt. The run is started in a session of its own, without one.
+#[test]
+fn a_confined_run_has_no_controlling_terminal() {
+    use assent_tests::needs::{TMUX, needs};
+    use assent_tests::tmux::{Pane, SCREEN_TIMEOUT};
+    if !landlock() || !needs(&[TMUX]) {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    m.python(
+        "tty.py",
+        "unused",
+        "fields = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n\
+         print('controlling-terminal', fields[4], 'own-session', os.getsid(0) == os.getpid())\n\
+         try:\n    open('/dev/tty', 'w').write('reached /dev/tty')\n    print('dev-tty-opened')\n\
+         except OSError as e:\n    print('dev-tty-refused', e.errno)",
+    );
+    let door = assent(daemon.socket());
+    let mut argv: Vec<String> = vec!["/usr/bin/env".into(), "-C".into()];
+    argv.push(m.project.display().to_string());
+    argv.extend(
+        std::iter::once(door.get_program())
+            .chain(door.get_args())
+            .map(|a| a.to_string_lossy().into_owned()),
+    );
+    argv.extend(["sh", "-c", "/usr/bin/python3 tty.py"].map(String::from));
+    let env: Vec<(String, String)> = [
+        ("HOME", m.home.display().to_string()),
+        ("PATH", "/usr/bin:/bin".to_owned()),
+        ("TERM", "xterm".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let panes = tempfile::tempdir().expect("a directory for the pane");
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let pane = Pane::start(panes.path(), &env, &argv);
+    let screen = pane.wait_for("the run's words", SCREEN_TIMEOUT, |s| {
+        s.contains("dev-tty-") || s.contains("Pane is dead")
+    });
+    assert!(
+        screen.contains("controlling-terminal 0 own-session True"),
+        "the run kept the terminal as its controlling one:\n{screen}"
+    );
+    assert!(
+        screen.contains("dev-tty-refused 6"),
+        "the run opened /dev/tty (ENXIO expected):\n{screen}"
+    );
+    assert!(!screen.contains("reached /dev/tty"), "{screen}");
+}

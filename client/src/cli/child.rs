@@ -1,8 +1,14 @@
 //! Starting a command and waiting for it, as a door that stays to report on it does: the
 //! signals a parent is sent (SIGTERM from an agent that gives up on its tool, SIGHUP from a
-//! closed terminal, SIGINT and SIGQUIT) are passed on to the command instead of killing the
-//! door and leaving the command running. Stop and continue signals are not blocked: the door
-//! and the command stop and go on together, as one job.
+//! closed terminal, SIGINT and SIGQUIT, and SIGWINCH when the window is resized) are passed on
+//! to the command's process group instead of killing the door and leaving the command running.
+//!
+//! The command runs in a session of its own, without a controlling terminal: what an agent or a
+//! repository chose to run must not reach the terminal it came from beyond the standard streams
+//! it was given (opening `/dev/tty` to type into it with `TIOCSTI`, to read what the person types,
+//! or to pass for a person's shell at the gate's terminal prompt). A program that asks for a
+//! password on `/dev/tty` (`sudo`, `ssh`) cannot, and a stop from the terminal (Ctrl-Z) stops
+//! the door, not the command.
 //!
 //! The door blocks those signals to hear them on a descriptor; the command must not inherit
 //! that. The standard library's `Command` gives a child its parent's mask as it is at the spawn
@@ -17,7 +23,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 
 use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawnp};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill, killpg};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
@@ -45,6 +51,7 @@ pub fn run(command: &Command) -> std::io::Result<Ended> {
         Signal::SIGHUP,
         Signal::SIGINT,
         Signal::SIGQUIT,
+        Signal::SIGWINCH,
         Signal::SIGCHLD,
     ] {
         passed.add(signal);
@@ -75,8 +82,13 @@ fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Re
                 if let Some(signal) = signal
                     && signal != Signal::SIGCHLD
                 {
-                    signalled = true;
-                    let _ = kill(pid, signal);
+                    // A resized window ends nothing.
+                    signalled |= signal != Signal::SIGWINCH;
+                    // Its whole group, as a terminal would signal a foreground job (the command
+                    // leads the group of its own session); the command alone if that is gone.
+                    if killpg(pid, signal).is_err() {
+                        let _ = kill(pid, signal);
+                    }
                 }
             }
             Ok(None) | Err(nix::errno::Errno::EINTR) => {}
@@ -88,8 +100,9 @@ fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Re
     }
 }
 
-/// Starts `command` with the signal mask `mask` and SIGPIPE's default action; the standard
-/// streams and every descriptor not closed on exec are shared, as `Command` would.
+/// Starts `command` in a session of its own with the signal mask `mask` and SIGPIPE's default
+/// action; the standard streams and every descriptor not closed on exec are shared, as
+/// `Command` would.
 fn spawn(command: &Command, mask: &SigSet) -> std::io::Result<Pid> {
     let program = cstring(command.get_program())?;
     let mut args = vec![program.clone()];
@@ -117,8 +130,11 @@ fn spawn(command: &Command, mask: &SigSet) -> std::io::Result<Pid> {
     default.add(Signal::SIGPIPE);
     attr.set_sigmask(mask)?;
     attr.set_sigdefault(&default)?;
+    // glibc's POSIX_SPAWN_SETSID (2.26), which the binding does not name.
+    let setsid =
+        PosixSpawnFlags::from_bits_retain(nix::libc::c_int::from(nix::libc::POSIX_SPAWN_SETSID));
     attr.set_flags(
-        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF | setsid,
     )?;
     let actions = PosixSpawnFileActions::init()?;
     posix_spawnp(&program, &actions, &attr, &args, &env).map_err(std::io::Error::from)

@@ -61,7 +61,7 @@ impl Conn {
                             let _ = self.shared.pending.cancel(token, self.peer.uid, "withdrawn by the requester");
                         }
                         Ok(Request::Prompted { token: t, allow, remember }) if t == token => {
-                            let terminal = self.peer.has_terminal();
+                            let terminal = self.peer.at_its_terminal();
                             match self.shared.pending.prompted(token, self.id, terminal, allow) {
                                 // The outcome arrives on `outcome` next round.
                                 // A person at the terminal chose; what could not be

@@ -143,12 +143,14 @@ impl Pending {
 
     /// The terminal prompt's answer, from the requesting connection itself. Accepted only
     /// for a single request of origin interactive whose requester is its owner, asked on
-    /// this very connection, when `terminal` (the requester has a controlling terminal).
+    /// this very connection, when `terminal` says the requester is at its terminal
+    /// ([`crate::peer::PeerIdentity::at_its_terminal`]: the processes from it up to its
+    /// session's leader, none of them an agent that asked lately).
     pub fn prompted(
         &self,
         token: &str,
         conn_id: u64,
-        terminal: bool,
+        terminal: Result<Vec<crate::peer::Proc>, String>,
         allow: bool,
     ) -> Result<Vec<Approved>, RequestError> {
         let (entry, outcome, approved) = {
@@ -162,9 +164,27 @@ impl Pending {
                     "a batch is not answered at a terminal prompt".into(),
                 ));
             }
-            if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive || !terminal
-            {
+            if hold.requester.conn_id != conn_id || hold.origin != Origin::Interactive {
                 return Err(RequestError::SelfApproval(None));
+            }
+            let refused = |why: String| {
+                Err(RequestError::SelfApproval(Some(format!(
+                    "a terminal prompt's answer, but {why}"
+                ))))
+            };
+            let walked = match terminal {
+                Ok(walked) => walked,
+                Err(why) => return refused(why),
+            };
+            // Above the requester itself (which the hold took for its own agent when nothing
+            // above it asked).
+            if let Some(agent) = inner.agents.iter().find(|agent| {
+                walked
+                    .iter()
+                    .skip(1)
+                    .any(|p| p.pid == agent.proc.pid && p.start == agent.proc.start)
+            }) {
+                return refused(format!("it runs under {}, an agent that asked", agent.proc));
             }
             if hold.requester.uid != hold.owner {
                 return Err(RequestError::UserMismatch {

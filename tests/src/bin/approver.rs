@@ -28,6 +28,12 @@
 //!                                    the open ones idle until killed
 //!   hold COUNT PREFIX                hold COUNT agent requests `rm -rf PREFIX-I` (wait=false)
 //!                                    as this uid; print `held N`
+//!   prompt-self LINE CWD             ask as a person's terminal hook does (origin interactive),
+//!                                    then answer the hold itself as the terminal prompt would,
+//!                                    allow and always: what a program that passes for the
+//!                                    person's shell tries. Prints `done` when the answer was
+//!                                    taken, else the error kind (`self_approval`, …), or
+//!                                    `not held` when the line was not held
 //! ```
 //! Each answer prints one line: `done`, or the error kind (`not_found`, `self_approval`, …).
 //! `answer-all` prints how many it answered. Exit 0 when the daemon replied, 2 otherwise.
@@ -243,6 +249,41 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 }
             }
             println!("held {held}");
+        }
+        "prompt-self" => {
+            let mut conn = connect(&socket)?;
+            let request = Request::Check(assent_client::protocol::CheckRequest {
+                subject: assent_client::protocol::Subject::Shell {
+                    command: arg(0)?,
+                    cwd: arg(1)?,
+                    truncated: false,
+                },
+                origin: assent_client::protocol::Origin::Interactive,
+                context: assent_client::protocol::Context::default(),
+                wait: true,
+            });
+            let token = match conn.request(&request) {
+                Ok(Response::Verdict(v)) => v.token,
+                other => return Err(format!("unexpected reply: {other:?}")),
+            };
+            let Some(token) = token else {
+                println!("not held");
+                return Ok(());
+            };
+            let answer = Request::Prompted {
+                token,
+                allow: true,
+                remember: Remember::Always,
+            };
+            conn.send(&answer).map_err(|e| e.to_string())?;
+            match reply(&mut conn) {
+                Ok(Response::Decided(d)) if d.allow => println!("done"),
+                Ok(Response::Decided(d)) => println!("decided {}", d.reason),
+                Err(assent_client::Error::Refused(error)) => {
+                    println!("{}: {}", error.kind.as_str(), error.message);
+                }
+                other => println!("{}", outcome(other)?),
+            }
         }
         other => return Err(format!("unknown command {other}")),
     }
