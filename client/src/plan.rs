@@ -290,7 +290,10 @@ fn carve(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>, consulted: &mut
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if hidden.contains(&path) {
+        // A link is granted nothing: a rule on it would be on where it leads (a descriptor
+        // opened through it), which may be the secret itself (`~/.ssh` a link to
+        // `~/dot/ssh`). What it leads to is read as what lies there allows.
+        if hidden.contains(&path) || entry.file_type().is_ok_and(|t| t.is_symlink()) {
             continue;
         }
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
@@ -381,6 +384,12 @@ mod tests {
             "{out:?}"
         );
         assert!(!out.contains(&root.join("home")), "{out:?}");
+        // A link beside the secret that leads to it is granted nothing.
+        std::os::unix::fs::symlink(root.join("home/.ssh"), root.join("home/keys")).expect("link");
+        let mut again = Vec::new();
+        carve(&root, &hidden, &mut again, &mut Consulted::default());
+        assert!(!again.contains(&root.join("home/keys")), "{again:?}");
+        assert!(again.contains(&root.join("home/src")), "{again:?}");
         // Every directory whose entries decided what is granted was noted.
         for listed in ["home", "home/.config", "home/.config/gh"] {
             assert_eq!(

@@ -217,3 +217,45 @@ fn a_confined_run_has_no_controlling_terminal() {
     );
     assert!(!screen.contains("reached /dev/tty"), "{screen}");
 }
+
+/// A secret directory that is a link (`~/.ssh` leading to `~/dot/ssh`, as a synced or managed
+/// home has it): the link beside the rest of the home is granted nothing, so the secret is
+/// hidden by either name.
+#[test]
+fn a_secret_behind_a_link_is_hidden_by_either_name() {
+    if !landlock() {
+        return;
+    }
+    let m = Home::new("assent-confine-link-", &["dot/ssh"]);
+    std::fs::write(
+        m.home.join("dot/ssh/id_ed25519"),
+        "-----BEGIN KEY----- linked",
+    )
+    .expect("secret");
+    std::os::unix::fs::symlink(m.home.join("dot/ssh"), m.home.join(".ssh")).expect("link");
+    let daemon = TestDaemon::with(assent_tests::Options {
+        policy: Some(format!(
+            "sensitive_paths = [\"{}/.ssh/**\"]\n",
+            m.home.display()
+        )),
+        ..assent_tests::Options::default()
+    });
+    for (script, below) in [
+        ("by-link.py", ".ssh/id_ed25519"),
+        ("by-place.py", "dot/ssh/id_ed25519"),
+    ] {
+        m.python(script, below, "print(open(p).read())");
+        let line = format!("/usr/bin/python3 {script}");
+        for _ in 0..3 {
+            let out = m.assent(daemon.socket(), &m.project, &["sh", "-c", &line]);
+            assert!(
+                !String::from_utf8_lossy(&out.stdout).contains("BEGIN KEY"),
+                "{script}: the secret behind the link was read: {out:?}"
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("PermissionError"),
+                "{script}: {out:?}"
+            );
+        }
+    }
+}
