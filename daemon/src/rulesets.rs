@@ -325,16 +325,19 @@ impl Rulesets {
         let Some(creds) = read::Creds::become_(who) else {
             return;
         };
-        let first = Plan::of(&key.confine, home, key.approved);
-        if first.rules.len() + 1 > self.budget {
+        let mut first = Plan::of(&key.confine, home, key.approved);
+        if first.rules.len() + 1 > self.budget || !first.consulted.follow_links() {
             return;
         }
         let Some(watching) = self.watch(&first.consulted) else {
             return;
         };
         // Made again under the watches: a change from here on is an event.
-        let plan = Plan::of(&key.confine, home, key.approved);
-        if !plan.consulted.within(&first.consulted) || plan.rules.len() + 1 > self.budget {
+        let mut plan = Plan::of(&key.confine, home, key.approved);
+        if !plan.consulted.follow_links()
+            || !plan.consulted.within(&first.consulted)
+            || plan.rules.len() + 1 > self.budget
+        {
             return;
         }
         // A directory not there when the watches were set, and there now: its making may have

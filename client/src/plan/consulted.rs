@@ -5,9 +5,12 @@
 //! of any other entry (a temporary file beside the project, an editor's save in `/tmp`) leaves
 //! it as it would be made now.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
+
+/// Links [`Consulted::follow_links`] follows, at most.
+const MAX_LINKS: usize = 64;
 
 /// Which entries of one directory a plan depends on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +79,58 @@ impl Consulted {
                 names.insert(name.to_os_string());
             }
         }
+    }
+
+    /// Where a name the plan walked through is a symbolic link, the plan depends on every entry
+    /// of its directory too (the link can be pointed elsewhere, or a link made in a directory
+    /// its target passes, with no name of the path as written changing), and on each name along
+    /// where it leads, links there followed in turn. Reads the disk: for a plan kept for later.
+    /// False past [`MAX_LINKS`] links: then what the plan depends on is not known, and it must
+    /// not be kept.
+    pub fn follow_links(&mut self) -> bool {
+        let mut todo: Vec<PathBuf> = self
+            .0
+            .iter()
+            .filter_map(|(dir, entries)| match entries {
+                Entries::Named(names) => Some(names.iter().map(|name| dir.join(name))),
+                Entries::All => None,
+            })
+            .flatten()
+            .collect();
+        let mut seen = HashSet::new();
+        let mut links = 0;
+        while let Some(path) = todo.pop() {
+            if !seen.insert(path.clone())
+                || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
+            {
+                continue;
+            }
+            links += 1;
+            if links > MAX_LINKS {
+                return false;
+            }
+            let Some(dir) = path.parent() else {
+                continue;
+            };
+            self.listed(dir);
+            let Ok(target) = std::fs::read_link(&path) else {
+                return false;
+            };
+            // Where it leads as written (a `..` in it makes its directory count whole), and
+            // where the whole chain ends.
+            let written = dir.join(target);
+            let resolved = std::fs::canonicalize(&path).ok();
+            for target in std::iter::once(written).chain(resolved) {
+                self.looked_up(&target);
+                todo.extend(
+                    target
+                        .ancestors()
+                        .filter(|a| a.parent().is_some())
+                        .map(Path::to_path_buf),
+                );
+            }
+        }
+        true
     }
 
     /// The directories, each with what of it the plan depends on.
@@ -154,6 +209,43 @@ mod tests {
             "a `..` makes its directory depend on all"
         );
         assert!(named(&dots, "/srv", "a") && !named(&dots, "/srv", "c"));
+    }
+
+    #[test]
+    fn a_link_along_a_path_makes_its_directory_and_where_it_leads_count() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        for d in ["cfg", "links", "store/one"] {
+            std::fs::create_dir_all(root.join(d)).expect("mkdir");
+        }
+        // cfg/gh -> links/current -> store/one: a chain through a directory the path as
+        // written never names.
+        std::os::unix::fs::symlink(root.join("links/current"), root.join("cfg/gh")).expect("ln");
+        std::os::unix::fs::symlink("../store/one", root.join("links/current")).expect("ln");
+        let mut consulted = Consulted::default();
+        consulted.looked_up(&root.join("cfg/gh/hosts.yml"));
+        let text = |p: &str| root.join(p).display().to_string();
+        assert!(!named(&consulted, &text("cfg"), "other"));
+        assert!(consulted.follow_links());
+        assert!(
+            named(&consulted, &text("cfg"), "other"),
+            "the link's directory counts whole"
+        );
+        assert!(
+            named(&consulted, &text("links"), "other"),
+            "and the next link's"
+        );
+        assert!(
+            named(&consulted, &text("store"), "one"),
+            "and the names where it leads"
+        );
+        assert!(!named(&consulted, &text("store"), "two"));
+        // A loop of links is followed a bounded number of times.
+        std::os::unix::fs::symlink(root.join("b"), root.join("a")).expect("ln");
+        std::os::unix::fs::symlink(root.join("a"), root.join("b")).expect("ln");
+        let mut looped = Consulted::default();
+        looped.looked_up(&root.join("a/x"));
+        assert!(looped.follow_links());
     }
 
     #[test]

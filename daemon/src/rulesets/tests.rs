@@ -287,6 +287,39 @@ fn plans_made_again_ahead_are_few_a_second() {
 }
 
 #[test]
+fn a_link_along_a_secrets_path_pointed_elsewhere_drops_the_plan() {
+    if !confines() {
+        return;
+    }
+    let machine = Machine::new();
+    let cfg = machine.home.join(".config");
+    for store in ["store-work", "store-personal"] {
+        std::fs::create_dir_all(machine.home.join(store)).expect("mkdir");
+    }
+    std::fs::write(machine.home.join("store-work/hosts.yml"), "t").expect("write");
+    // `~/.config/gh` -> `~/.config/current` -> `~/store-work`: the secret's path names `gh`
+    // only, and the link in the middle lies beside it.
+    std::os::unix::fs::symlink(cfg.join("current"), cfg.join("gh")).expect("ln");
+    std::os::unix::fs::symlink(machine.home.join("store-work"), cfg.join("current")).expect("ln");
+    let key = machine.key(&[".ssh", ".config/gh/hosts.yml"]);
+    let kept = Rulesets::new(1024);
+    let ready = (0..100).any(|_| {
+        plan_and_take(&kept, &key);
+        kept.refill(&key)
+    });
+    assert!(ready);
+    // Pointed at the other store (a new link renamed over the old), where a plan made now
+    // would hide `hosts.yml`.
+    std::os::unix::fs::symlink(machine.home.join("store-personal"), cfg.join("current.new"))
+        .expect("ln");
+    std::fs::rename(cfg.join("current.new"), cfg.join("current")).expect("rename");
+    assert!(
+        kept.take(&key).is_none(),
+        "the link pointed elsewhere kept the plan"
+    );
+}
+
+#[test]
 fn kept_plans_stay_within_their_descriptors_dropping_the_least_recently_used() {
     if !confines() {
         return;
