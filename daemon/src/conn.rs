@@ -394,8 +394,27 @@ impl Conn {
         confine: crate::rulesets::Confinement,
         approved: bool,
     ) -> Option<crate::rulesets::Key> {
-        self.peer.same_mounts().then_some(crate::rulesets::Key {
+        if !self.peer.same_mounts() {
+            return None;
+        }
+        // Planned as the requester, with its groups, where the daemon switches to it: a
+        // requester whose groups cannot be told is planned for by its door.
+        let (gid, groups) = if nix::unistd::geteuid().is_root() && self.peer.uid != 0 {
+            let groups = self.peer.groups();
+            if groups.unknown() {
+                return None;
+            }
+            let mut groups = groups.get().to_vec();
+            groups.sort_unstable();
+            groups.dedup();
+            (self.peer.gid, groups)
+        } else {
+            (0, Vec::new())
+        };
+        Some(crate::rulesets::Key {
             uid: self.peer.uid,
+            gid,
+            groups,
             confine,
             approved,
         })
@@ -405,16 +424,11 @@ impl Conn {
     /// planned from the disk as the requester, on the blocking pool.
     fn after_passing(&self, key: crate::rulesets::Key) {
         let shared = self.shared.clone();
-        let groups = self.peer.groups();
-        // Read now, while the door waits for its run: the plan is made after, when a quick
-        // run's door may be gone, and without its groups a plan that needs one keeps nothing.
-        if nix::unistd::geteuid().is_root() && self.peer.uid != 0 {
-            groups.get();
-        }
+        // As the requester, with the groups its key was made with (read while its door waited).
         let who = crate::read::As {
             uid: self.peer.uid,
             gid: self.peer.gid,
-            groups,
+            groups: crate::peer::Groups::known(key.groups.clone()),
             named: Vec::new(),
         };
         tokio::task::spawn_blocking(move || shared.rulesets.fill(key, &who));

@@ -26,16 +26,17 @@
 //!   file system can hang its thread).
 //!
 //! A confinement not kept yet is planned by the door itself, as before; the daemon plans it on
-//! the blocking pool after replying, for the next run, and makes each next spare there too.
-//! A plan a change dropped is made again at once (the daemon listens for the events as they
-//! come: [`Rulesets::changed`]), so the next door finds it ready: on a machine in use the home changes between
-//! most runs (an editor's or an agent's own files written there), and waiting for the next door
-//! to find its plan gone would leave nearly every door planning for itself. At most one plan
-//! ahead of each door's run ([`MAX_AHEAD`]), a few a second in all, and only for confinements
-//! used lately:
+//! the blocking pool after replying, for the next run, and makes each next spare there too:
 //! nothing here that touches a kept descriptor or the disk runs on an async worker or under
 //! the lock every door's take waits on (a FUSE file system an agent mounted can make such a
 //! call hang).
+//!
+//! A plan a change dropped is made again at once (the daemon listens for the events as they
+//! come: [`Rulesets::changed`]), so the next door finds it ready: on a machine in use the home
+//! changes between most runs (an editor's or an agent's own files written there), and waiting
+//! for the next door to find its plan gone would leave nearly every door planning for itself.
+//! At most `MAX_AHEAD` times between two doors, a few a second in all, and only for
+//! confinements used lately.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -74,6 +75,11 @@ const AGAIN_IF_USED_WITHIN: std::time::Duration = std::time::Duration::from_secs
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Key {
     pub uid: u32,
+    /// The group and supplementary groups it is planned with, where the daemon reads as the
+    /// requester (root, for another user; else none): a door of the same uid with other groups
+    /// (a session from before `gpasswd -a`) may see other files.
+    pub gid: u32,
+    pub groups: Vec<u32>,
     pub confine: Confinement,
     pub approved: bool,
 }
@@ -117,7 +123,7 @@ pub struct Again {
     ahead: u8,
 }
 
-/// How many plans are made again ahead: at most [`AGAIN_PER_SECOND`].
+/// How many plans are made again ahead: at most `AGAIN_PER_SECOND` a second.
 #[derive(Debug)]
 pub struct Ahead {
     since: std::time::Instant,
@@ -414,18 +420,12 @@ impl Rulesets {
         );
     }
 
-    /// As whom a plan for `key` is made again without its door: with the groups it was made
-    /// with. `None` when they were not known (a root daemon then reads with fewer rights, and
-    /// keeps nothing: the next door plans for itself).
+    /// As whom a plan for `key` is made again without its door: the ids and groups of its key.
     fn again_as(key: &Key, who: &read::As) -> Option<read::As> {
-        let switches = nix::unistd::geteuid().is_root() && key.uid != 0;
-        if switches && who.groups.unknown() {
-            return None;
-        }
         Some(read::As {
-            uid: who.uid,
+            uid: key.uid,
             gid: who.gid,
-            groups: crate::peer::Groups::known(who.groups.get().to_vec()),
+            groups: crate::peer::Groups::known(key.groups.clone()),
             named: who.named.clone(),
         })
     }
@@ -449,7 +449,7 @@ impl Rulesets {
     }
 
     /// Reads the changes queued, drops what they make stale, and returns the plans dropped
-    /// that a door used lately, to be made again ahead of the next (with [`Rulesets::fill`]);
+    /// that a door used lately, to be made again ahead of the next (with [`Rulesets::again`]);
     /// and whether `instance` is still the one listened to.
     pub fn changed(&self, instance: u64) -> (Vec<Again>, bool) {
         let Ok(mut inner) = self.inner.lock() else {

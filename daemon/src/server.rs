@@ -425,10 +425,6 @@ impl Shared {
     }
 }
 
-/// Send `WATCHDOG=1` every half `timeout`, but only while the sweeper's heartbeat is fresh:
-/// this task running shows a runtime worker is free, the heartbeat shows the timers fire and
-/// the pending store's lock is taken and released. When either stops, systemd stops hearing
-/// from us and restarts the daemon (`Restart=on-failure`).
 /// Makes again, before its next door asks, each kept ruleset a change dropped (`rulesets.rs`):
 /// a thread of its own waits on the watches' events and on the mount table, and hands the plans
 /// to make to the blocking pool. It ends once the daemon's shared state is gone.
@@ -507,6 +503,10 @@ fn keep_rulesets_ahead(shared: std::sync::Weak<Shared>) {
     }
 }
 
+/// Send `WATCHDOG=1` every half `timeout`, but only while the sweeper's heartbeat is fresh:
+/// this task running shows a runtime worker is free, the heartbeat shows the timers fire and
+/// the pending store's lock is taken and released. When either stops, systemd stops hearing
+/// from us and restarts the daemon (`Restart=on-failure`).
 async fn feed_watchdog(shared: Arc<Shared>, notifier: Arc<Notifier>, timeout: Duration) {
     let mut tick = tokio::time::interval(timeout / 2);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -85,7 +85,7 @@ impl Consulted {
     /// of its directory too (the link can be pointed elsewhere, or a link made in a directory
     /// its target passes, with no name of the path as written changing), and on each name along
     /// where it leads, links there followed in turn. Reads the disk: for a plan kept for later.
-    /// False past [`MAX_LINKS`] links: then what the plan depends on is not known, and it must
+    /// False past `MAX_LINKS` links: then what the plan depends on is not known, and it must
     /// not be kept.
     pub fn follow_links(&mut self) -> bool {
         let mut todo: Vec<PathBuf> = self

@@ -41,6 +41,8 @@ impl Machine {
     fn key(&self, hide: &[&str]) -> Key {
         Key {
             uid: me().uid,
+            gid: 0,
+            groups: Vec::new(),
             confine: Confinement {
                 project: Some(text(&self.repo)),
                 hide: hide.iter().map(|h| text(&self.home.join(h))).collect(),
@@ -106,6 +108,13 @@ fn a_confinement_is_kept_once_planned_and_each_door_gets_a_ruleset_of_its_own() 
         ..key.clone()
     };
     assert!(kept.take(&approved).is_none());
+    // The same requester with other groups (a session from before it joined one) may see other
+    // files: another plan too.
+    let grouped = Key {
+        groups: vec![4242],
+        ..key.clone()
+    };
+    assert!(kept.take(&grouped).is_none());
 }
 
 #[test]
