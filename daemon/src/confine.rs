@@ -204,7 +204,7 @@ pub fn instead_of_holding(
     confine.required = true;
     ruling.decision = Decision::Allow;
     ruling.reason = format!(
-        "{}; run confined instead: it may change only the project, temp and caches, and read no secrets",
+        "{}; run confined instead: it may change only the project, temp and caches, and read no secret files",
         ruling.reason
     );
 }

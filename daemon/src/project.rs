@@ -221,5 +221,20 @@ pub fn choose(
     (!in_home && !above_home).then_some(cwd)
 }
 
+/// Whether `project` holds one of the gate's own places (its state, with the remembered
+/// approvals and the audit; its socket; its policy): a project is what a confined run may
+/// change, and a working directory outside the home can be one of those directories' parents.
+pub fn holds_the_gate(project: &str, config: &crate::config::Config) -> bool {
+    let project = std::path::Path::new(project);
+    [
+        config.state_dir.as_path(),
+        config.socket.as_path(),
+        config.config_dir.as_path(),
+        config.policy_file.as_path(),
+    ]
+    .iter()
+    .any(|gate| gate.starts_with(project))
+}
+
 #[cfg(test)]
 mod tests;

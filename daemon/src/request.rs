@@ -282,6 +282,7 @@ impl Asker<'_> {
                     .await;
                 let named = policy.settings.project_paths.as_ref();
                 project::choose(dir, home.as_deref(), git.as_deref(), named)
+                    .filter(|project| !project::holds_the_gate(project, &self.shared.config))
             }
             None => None,
         };

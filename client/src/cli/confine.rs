@@ -196,7 +196,7 @@ fn failed_confined(confine: &Confinement, project: Option<&Path>) -> String {
     );
     let net = if confine.offline { ", no TCP" } else { "" };
     format!(
-        "ran confined: it could change only {project}, temp, the build caches and what the line names, read no secrets{net}; if it failed on \"Permission denied\" or \"Operation not permitted\", the place it needed is outside those: a person can run it, or add the directory to [confine] writable in the policy"
+        "ran confined: it could change only {project}, temp, the build caches and what the line names, read no secret files{net}; if it failed on \"Permission denied\" or \"Operation not permitted\", the place it needed is outside those: a person can run it, or add the directory to [confine] writable in the policy"
     )
 }
 

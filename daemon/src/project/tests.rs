@@ -367,3 +367,22 @@ async fn a_look_without_the_requesters_groups_is_not_kept() {
     let _ = cache.repository(&known, &cwd, None).await;
     assert_eq!(cache.found.lock().expect("cache").len(), 1);
 }
+
+#[test]
+fn a_directory_that_holds_the_gates_own_places_is_no_project() {
+    let config = crate::config::Config::user_with(
+        Some("/srv/work/run/assent.sock".into()),
+        Some("/srv/work/run/state".into()),
+    )
+    .expect("a user daemon's configuration");
+    for holds in ["/srv/work/run", "/srv/work", "/srv"] {
+        assert!(super::holds_the_gate(holds, &config), "{holds}");
+    }
+    for apart in [
+        "/srv/work/run/state-other",
+        "/srv/elsewhere",
+        "/srv/work/runs",
+    ] {
+        assert!(!super::holds_the_gate(apart, &config), "{apart}");
+    }
+}
