@@ -181,6 +181,9 @@ fn a_confined_run_has_no_controlling_terminal() {
         "unused",
         "fields = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n\
          print('controlling-terminal', fields[4], 'own-session', os.getsid(0) == os.getpid())\n\
+         import fcntl, termios\n\
+         try:\n    fcntl.ioctl(0, termios.TIOCSTI, b'#')\n    print('typed-into-the-terminal')\n\
+         except OSError as e:\n    print('typing-refused', e.errno)\n\
          try:\n    open('/dev/tty', 'w').write('reached /dev/tty')\n    print('dev-tty-opened')\n\
          except OSError as e:\n    print('dev-tty-refused', e.errno)",
     );
@@ -216,6 +219,11 @@ fn a_confined_run_has_no_controlling_terminal() {
         "the run opened /dev/tty (ENXIO expected):\n{screen}"
     );
     assert!(!screen.contains("reached /dev/tty"), "{screen}");
+    // Nor, even as root, push bytes into the terminal it was given as its standard input.
+    assert!(
+        screen.contains("typing-refused 1"),
+        "the run typed into its terminal (EPERM expected):\n{screen}"
+    );
 }
 
 /// A secret directory that is a link (`~/.ssh` leading to `~/dot/ssh`, as a synced or managed

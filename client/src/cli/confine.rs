@@ -25,6 +25,7 @@ use super::{exit, messages};
 #[allow(unsafe_code)]
 mod kept;
 mod refused;
+mod tiocsti;
 
 /// What a door tells the daemon after a confined run failed, to learn what the kernel refused.
 #[derive(Debug, Clone)]
@@ -140,6 +141,17 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
             (enforce(&plan, confine.required), plan.project.take())
         }
     };
+    // Nothing the run starts may type into a terminal it holds (root could, without a
+    // controlling terminal): refused by seccomp, on top of the domain. A confined run that
+    // could is not run.
+    if enforced.is_ok()
+        && let Err(error) = tiocsti::refuse_terminal_typing()
+    {
+        messages::say(&format!(
+            "not running: the run could not be kept from typing into a terminal ({error})"
+        ));
+        return exit::UNAVAILABLE;
+    }
     let mut confined = true;
     if let Err(error) = enforced {
         confined = false;

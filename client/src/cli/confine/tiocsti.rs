@@ -1,0 +1,105 @@
+//! A seccomp filter that refuses the two `ioctl`s that make a terminal type: `TIOCSTI` (push
+//! bytes into a terminal's input, for whatever reads it next, the person's shell among them) and
+//! `TIOCLINUX` (the console's selection paste). A confined run has no controlling terminal
+//! (`cli/child.rs`), which is all an ordinary user needs for the kernel to refuse both; root
+//! keeps `CAP_SYS_ADMIN`, which lets it push into any terminal it holds a descriptor of, such as
+//! the standard streams a door on a terminal passes on. Landlock cannot say it: its `ioctl`
+//! right is checked when a file is opened, never on a descriptor inherited from before the
+//! domain. As Flatpak and bubblewrap do.
+//!
+//! The filter is the door's and every process it starts (seccomp filters are inherited and
+//! cannot be removed; `no_new_privs` is set already, for Landlock). Other architectures'
+//! system calls (x32's, or a 32-bit one on x86-64) are refused whole.
+
+use nix::libc;
+
+/// `AUDIT_ARCH_*` of this build's architecture, and the number of `ioctl` on it.
+#[cfg(target_arch = "x86_64")]
+const ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const ARCH: u32 = 0xC000_00B7;
+
+/// The x32 system calls' bit: on x86-64 they share the architecture's number.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// Offsets in `struct seccomp_data`: the call's number, the architecture, and the low half of
+/// the second argument (the `ioctl` request: the kernel reads it as 32 bits).
+const NR: u32 = 0;
+const ARCH_AT: u32 = 4;
+const ARG1_LOW: u32 = 16 + 8;
+
+fn statement(code: u32, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// Installs the filter on this thread (the door has one) and so on what it starts.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[allow(unsafe_code)] // The filter is handed to the kernel by pointer; nix has no seccomp call.
+pub(super) fn refuse_terminal_typing() -> Result<(), String> {
+    let load = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
+    let allow = statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW);
+    let refuse = statement(
+        libc::BPF_RET | libc::BPF_K,
+        libc::SECCOMP_RET_ERRNO | libc::EPERM as u32,
+    );
+    let ioctl = libc::SYS_ioctl as u32;
+    let at_least = (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16;
+    // A jump's offsets count statements skipped after it.
+    let mut program = vec![
+        /* 0 */ statement(load, ARCH_AT),
+        /* 1 */ jump(ARCH, 1, 0), // this architecture: on to 3
+        /* 2 */ refuse,
+        /* 3 */ statement(load, NR),
+        /* 4 */
+        libc::sock_filter {
+            code: at_least,
+            jt: 5, // x32: to 10
+            jf: 0,
+            k: X32_SYSCALL_BIT,
+        },
+        /* 5 */ jump(ioctl, 0, 3), // not ioctl: to 9
+        /* 6 */ statement(load, ARG1_LOW),
+        /* 7 */ jump(libc::TIOCSTI as u32, 2, 0), // to 10
+        /* 8 */ jump(libc::TIOCLINUX as u32, 1, 0), // to 10
+        /* 9 */ allow,
+        /* 10 */ refuse,
+    ];
+    let filter = libc::sock_fprog {
+        len: u16::try_from(program.len()).map_err(|_| "filter too long")?,
+        filter: program.as_mut_ptr(),
+    };
+    // SAFETY: `filter` points at `program`, which lives until the call returns; the kernel
+    // copies it.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            0,
+            &filter as *const libc::sock_fprog,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(format!("seccomp: {}", std::io::Error::last_os_error()))
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(super) fn refuse_terminal_typing() -> Result<(), String> {
+    Err("no terminal filter on this architecture".into())
+}
