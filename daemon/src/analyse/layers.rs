@@ -9,9 +9,14 @@
 //! - **book**: what each program's arguments are and what they do (`index`, `programs/*`,
 //!   `interp/*`, the policy's `book`), and `recurse`, the interface through which a program
 //!   hands back what it runs for the reading layer to read;
-//! - **judging**: acts, effects and their levels, the findings' sentences, secrets;
+//! - **judging**: acts, effects and their levels, the findings' sentences, secrets, the
+//!   `State` and what it exchanges with the daemon (`disk/snapshot`);
 //! - **values** (bottom): the text and its spans (`source`), the grammar's names, words and
-//!   arguments as a program reads them (`words`, `getopt`).
+//!   arguments as a program reads them (`words`, `getopt`), the analysis's bounds (`limits`).
+//!
+//! A module may sit below its parent (`disk/snapshot` below `disk`): the layer is the
+//! module's, the directory only groups a subject. Where a lower layer needs what a higher
+//! one knows, the higher hands it down (`recurse`; `words::Env::printed`, what `$(…)` prints).
 //!
 //! The test reads every non-test file under `analyse/`, takes each `use` (groups expanded)
 //! and each path through `super::`, `self::`, `crate::analyse::` or a child module, resolves

@@ -1,8 +1,10 @@
 //! Shell analysis: from a command line to the simple commands it could run and the findings
 //! that give it a level (DESIGN.md, "Analysis: from a command line to findings").
 //!
-//! This module owns the public types and the loop over texts to parse: the input itself and
-//! the inner command strings found in it (`bash -c STR`, `eval …`). It does no I/O and never
+//! This module owns the entry points, the [`Analysis`] they return (the other public types
+//! live where the layers need them and are re-exported here) and the loop over texts to
+//! parse: the input itself and the inner command strings found in it (`bash -c STR`,
+//! `eval …`). It does no I/O and never
 //! fails: whatever cannot be read becomes an opaque finding. It does not decide allow or
 //! deny; that is policy's job.
 //!
@@ -14,7 +16,7 @@
 //! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences),
 //! `book` (the programs a policy describes, judged beside the index), `recurse` (what a
 //! program hands back to be read: a command, a shell text), `state` (the `State` every layer
-//! writes on). The layers these form, and the direction of their imports, are in `layers`.
+//! writes on), `limits` (the bounds of one analysis). The layers these form, and the direction of their imports, are in `layers`.
 
 mod act;
 pub mod book;
