@@ -1,4 +1,5 @@
-//! Secret data as the line moves it: which variables hold credentials, which commands print
+//! Secret data as the line moves it: which variables hold credentials (the table of their
+//! names is `words/secret_names.rs`, read where a word is resolved), which commands print
 //! secrets (an environment dump, a credential store), and what a network sender is given of
 //! them. A secret travels as a [`Piece::Secret`] in a word's value, so variables, command and
 //! process substitutions, pipes and `xargs` carry it as they carry any other text; `flow`
