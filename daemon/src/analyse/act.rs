@@ -19,7 +19,10 @@ use super::words::Word;
 use super::{Finding, State};
 use crate::places::{Kind, Path, Placed, Secret};
 
+mod changes;
 mod lockfiles;
+
+pub use changes::{Changes, MAX_CHANGED};
 
 /// What an effect lands on.
 enum Target<'s> {

@@ -131,7 +131,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
     programs::channel::judge(name, &job.words[1..], span.clone(), st);
-    let book = st.programs.and_then(|b| b.entry(name));
+    let book = st.policy.programs.and_then(|b| b.entry(name));
     // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it
     // or something else entirely; `php8.2`, `lua5.4`, `node-20` may be a build of a program
     // the gate knows, or only named like one. Each is judged both ways.

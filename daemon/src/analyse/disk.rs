@@ -9,10 +9,11 @@
 //! `complete` is the last round: whatever is wanted and not in it could not be read, and the
 //! caller makes that an opaque finding, never safe.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
+
+use snapshot::{Got, Want};
 
 use super::catalogue;
 use super::index::{self, Role};
@@ -21,39 +22,6 @@ use super::recurse::{Ctx, queue_mapped, set_positional};
 use super::words::{Word, basename};
 use super::{State, join_path};
 use crate::places::Kind;
-
-/// Something the analyser would like read: a file's text, or where a path leads once its
-/// symbolic links are followed. Paths are absolute.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Want {
-    File(String),
-    Link(String),
-}
-
-/// What reading one file gave.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Got {
-    /// A regular file's text.
-    Text(Arc<str>),
-    /// A regular file that is not text (a compiled program).
-    Binary,
-    /// Nothing at that path.
-    Missing,
-    /// Not read, and why: too large, not a regular file, not readable by the requester, over
-    /// the budget of the request, the disk too slow.
-    Unread(String),
-}
-
-/// The files and links read for one request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Disk {
-    pub files: HashMap<String, Got>,
-    /// Paths resolved through their symbolic links: where each leads when that is elsewhere,
-    /// `None` when nowhere else (or it could not be resolved).
-    pub links: HashMap<String, Option<String>>,
-    /// The last round: nothing more will be read.
-    pub complete: bool,
-}
 
 /// What a file the analyser asked for is, in this analysis.
 pub enum Read {
@@ -255,7 +223,7 @@ pub fn run_shell_text(
     // A file read is parsed in the line's time, with time for its own length.
     st.parse_budget = st
         .parse_budget
-        .saturating_add(super::parse_time(text.len()));
+        .saturating_add(super::limits::parse_time(text.len()));
     let saved = st.from.replace(from);
     let segment = join_path(job_path, &format!("in {shown}"));
     queue_mapped(text.to_owned(), Err(span), segment, at, shell, st);
@@ -278,7 +246,7 @@ fn in_lang(
     let before = st.findings.len();
     st.parse_budget = st
         .parse_budget
-        .saturating_add(super::parse_time(text.len()));
+        .saturating_add(super::limits::parse_time(text.len()));
     let saved = st.from.replace(Rc::clone(&from));
     let segment = join_path(job_path, &format!("in {shown}"));
     interp::run_text(lang, basename(name), Some(text), span, &segment, at, st);
@@ -313,6 +281,7 @@ pub fn shebang(text: &str) -> Option<String> {
 }
 
 mod project;
+pub(super) mod snapshot;
 #[cfg(test)]
 mod tests;
 

@@ -1,5 +1,6 @@
 //! The parsers and the shell grammar's names: one tree-sitter parser per grammar and thread,
-//! and node kind and field names read once from tree-sitter-bash.
+//! node kind and field names read once from tree-sitter-bash, and the trees one request
+//! parsed ([`Parsed`]).
 //!
 //! `Node::kind` and `TreeCursor::field_name` look the name up in the grammar and check its
 //! UTF-8 on every call; the walk asks for a kind several times per node, and on a dense line
@@ -146,6 +147,30 @@ pub(crate) fn field<'t>(cursor: &TreeCursor<'t>) -> Option<&'t str> {
     match names().fields.get(usize::from(id.get())) {
         Some(name) if !name.is_empty() => Some(name),
         _ => cursor.field_name(),
+    }
+}
+
+/// The shell texts one request parsed, and their trees, for its next round of analysis
+/// (`shell_parsed`). The parser is deterministic, so a text's tree is the same each time;
+/// one that ran out of time is not kept.
+#[derive(Default)]
+pub struct Parsed(std::cell::RefCell<std::collections::HashMap<String, tree_sitter::Tree>>);
+
+impl Parsed {
+    /// The tree of `text`, if it was parsed before (a copy of a tree shares its nodes).
+    pub(super) fn get(&self, text: &str) -> Option<tree_sitter::Tree> {
+        self.0.borrow().get(text).cloned()
+    }
+
+    /// Keeps the tree of `text`.
+    pub(super) fn keep(&self, text: &str, tree: &tree_sitter::Tree) {
+        self.0.borrow_mut().insert(text.to_owned(), tree.clone());
+    }
+
+    /// How many texts' trees are kept.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.0.borrow().len()
     }
 }
 

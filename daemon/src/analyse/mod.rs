@@ -1,8 +1,10 @@
 //! Shell analysis: from a command line to the simple commands it could run and the findings
 //! that give it a level (DESIGN.md, "Analysis: from a command line to findings").
 //!
-//! This module owns the public types and the loop over texts to parse: the input itself and
-//! the inner command strings found in it (`bash -c STR`, `eval …`). It does no I/O and never
+//! This module owns the entry points, the [`Analysis`] they return (the other public types
+//! live where the layers need them and are re-exported here) and the loop over texts to
+//! parse: the input itself and the inner command strings found in it (`bash -c STR`,
+//! `eval …`). It does no I/O and never
 //! fails: whatever cannot be read becomes an opaque finding. It does not decide allow or
 //! deny; that is policy's job.
 //!
@@ -14,7 +16,7 @@
 //! `levels.md` (the level of each effect on each place), `catalogue` (the models' sentences),
 //! `book` (the programs a policy describes, judged beside the index), `recurse` (what a
 //! program hands back to be read: a command, a shell text), `state` (the `State` every layer
-//! writes on). The layers these form, and the direction of their imports, are in `layers`.
+//! writes on), `limits` (the bounds of one analysis). The layers these form, and the direction of their imports, are in `layers`.
 
 mod act;
 pub mod book;
@@ -32,6 +34,7 @@ mod index;
 mod interp;
 #[cfg(test)]
 mod layers;
+mod limits;
 mod programs;
 mod recurse;
 mod scope;
@@ -54,30 +57,20 @@ use std::time::Duration;
 use assent_client::protocol::Level;
 
 use crate::places::{self, Added, Kind, Path, Piece, Where};
-pub use disk::{Disk, Got, Want};
+pub use act::{Changes, MAX_CHANGED};
+pub use disk::snapshot::{Disk, Got, Want};
 use effects::Effect;
+pub use grammar::Parsed;
 pub(crate) use grammar::{field, kind};
+pub use limits::MAX_DEPTH;
+use limits::{MAX_FINDINGS, parse_time};
 pub(crate) use state::{
     Container, MAX_FUNCTION_BODY, MAX_FUNCTION_RUNS, MAX_MOUNTS, Shell, Source, Start, State,
     join_indexed, join_path,
 };
-pub use state::{Finding, SimpleCommand};
+pub use state::{Finding, SimpleCommand, Surroundings};
 
 use source::SpanMap;
-
-/// What the analyser knows about where the command runs.
-pub struct Surroundings<'a> {
-    /// The caller's working directory, for relative paths.
-    pub cwd: &'a str,
-    /// The caller's home directory, if known.
-    pub home: Option<&'a str>,
-    /// The project the working directory lies in, as the daemon found it on the disk (the
-    /// repository around it, or a directory the policy names; `crate::project`): `None` where
-    /// the home's rules apply, as in `~/Documents`.
-    pub project: Option<&'a str>,
-    /// The client sent only the start of a longer command.
-    pub truncated: bool,
-}
 
 /// The result of analysing one command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,84 +96,6 @@ impl Analysis {
             .any(|f| catalogue::UNREADABLE.iter().any(|u| u.id == f.id))
     }
 }
-
-/// The places a line changes (writes, overwrites, erases, deletes, moves, changes the
-/// permissions or settings of, or gives to a program the gate does not know), as far as the
-/// line says: what a run confined to its judgement may change.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Changes {
-    /// Absolute paths the line changes, each named whole. At most [`MAX_CHANGED`].
-    pub paths: Vec<String>,
-    /// The directories above a part only known at run time (`rm build/*.o` changes within
-    /// `/p/build`, `open(join(HOME, x), 'w')` within the home): wider than what the line
-    /// names, so granted only to a line a person approved. At most [`MAX_CHANGED`].
-    pub within: Vec<String>,
-    /// A change somewhere no path says: a relative path after a `cd` to an unknown place, a
-    /// word only known at run time, more than [`MAX_CHANGED`] places.
-    pub anywhere: bool,
-    /// It installs or removes software (what package managers change lies in their own
-    /// directories, which no word names).
-    pub packages: bool,
-}
-
-/// Changed places kept per analysis; past this many the line may change anywhere.
-pub const MAX_CHANGED: usize = 32;
-
-impl Changes {
-    /// Records a change to what `path` names.
-    pub(crate) fn add(&mut self, path: &Path) {
-        let (list, text) = match path.literal_text() {
-            Some(text) => (&mut self.paths, text),
-            None => match path.literal_prefix() {
-                Some(text) => (&mut self.within, text),
-                None => {
-                    self.anywhere = true;
-                    return;
-                }
-            },
-        };
-        if list.contains(&text) {
-        } else if list.len() < MAX_CHANGED {
-            list.push(text);
-        } else {
-            self.anywhere = true;
-        }
-    }
-}
-
-/// How deep subshells, substitutions, compound commands and inner shells may nest before the
-/// rest is reported as opaque instead of walked.
-pub const MAX_DEPTH: u32 = 256;
-
-/// Findings kept per analysis; a reply must fit in one message, and past this many a person
-/// learns nothing more. The most severe are kept.
-const MAX_FINDINGS: usize = 64;
-
-/// How long the parser may work on one line in all (its pieces and inner command strings
-/// included): 2 ms, and 0.75 µs a byte more. Ordinary lines take a fraction of this (a dense
-/// 10 KiB line under 2 ms of 9.5, 8,000 pipeline stages about 9 ms of 14); some malformed
-/// ones would take seconds. Past it the line is unreadable: opaque, never safe. Freeing what
-/// a cancelled parse built takes about a third as long again, so a 16 KiB line the parser
-/// gives up on is answered within 20 ms.
-fn parse_time(len: usize) -> Duration {
-    let per_byte = u64::try_from(len).unwrap_or(u64::MAX);
-    let time =
-        Duration::from_millis(2).saturating_add(Duration::from_nanos(per_byte.saturating_mul(750)));
-    // A debug build compiles the parser without optimisation: several times slower.
-    if cfg!(debug_assertions) {
-        time.saturating_mul(8)
-    } else {
-        time
-    }
-}
-
-/// Sources followed, at most, when placing a path that moves and copies on the line may have
-/// filled.
-const MAX_SOURCES: usize = 64;
-
-/// Bytes of inner command strings (`bash -c`, `eval`) parsed per analysis, beyond the input:
-/// `eval eval eval …` would otherwise reparse the line once per word.
-const INNER_BUDGET: usize = 64 * 1024;
 
 /// Every finding id the analyser can report: the cells of the level table, and the ids of
 /// input that cannot be read.
@@ -218,30 +133,6 @@ pub fn shell_parsed(
     parsed: &Parsed,
 ) -> Analysis {
     analyse_with(command, ctx, added, true, disk, Some(parsed))
-}
-
-/// The shell texts one request parsed, and their trees, for its next round of analysis
-/// (`shell_parsed`). The parser is deterministic, so a text's tree is the same each time;
-/// one that ran out of time is not kept.
-#[derive(Default)]
-pub struct Parsed(std::cell::RefCell<std::collections::HashMap<String, tree_sitter::Tree>>);
-
-impl Parsed {
-    /// The tree of `text`, if it was parsed before (a copy of a tree shares its nodes).
-    fn get(&self, text: &str) -> Option<tree_sitter::Tree> {
-        self.0.borrow().get(text).cloned()
-    }
-
-    /// Keeps the tree of `text`.
-    fn keep(&self, text: &str, tree: &tree_sitter::Tree) {
-        self.0.borrow_mut().insert(text.to_owned(), tree.clone());
-    }
-
-    /// How many texts' trees are kept.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.0.borrow().len()
-    }
 }
 
 /// What a tool call does to a place named by one of its path arguments, judged like a shell
@@ -299,7 +190,7 @@ fn analyse_with(
     disk: Option<&Disk>,
     parsed: Option<&Parsed>,
 ) -> Analysis {
-    let mut st = State::new(ctx, added);
+    let mut st = State::new(ctx, added, flow::substitution);
     st.disk = disk;
     st.parsed = parsed;
     // Parsed whole, a long pipeline takes the parser far longer than cut: the comparison
@@ -356,6 +247,48 @@ fn analyse_with(
         }
     }
     st.finish()
+}
+
+impl State<'_, '_> {
+    /// The line's findings made its analysis, once every text is walked: what only the whole
+    /// line says (too many patterns, the gate looked up and then killed, lockfiles deleted
+    /// before what needs them), each finding once, the most severe kept.
+    fn finish(mut self) -> Analysis {
+        if self.patterns.get() > state::MAX_PATTERNS {
+            let detail = format!("more than {} patterns of paths", state::MAX_PATTERNS);
+            self.findings
+                .push(catalogue::OPAQUE_TOO_LARGE.at(0..0, &detail));
+        }
+        if self.gate_lookup
+            && let Some((span, detail)) = self.runtime_kill.take()
+        {
+            self.findings.push(catalogue::GATE_STOP.at(span, &detail));
+        }
+        for deleted in std::mem::take(&mut self.lockfile_deletes) {
+            let finding = deleted.finding(&self.commands);
+            self.add(finding);
+        }
+        let mut findings = self.findings;
+        findings.sort_by_key(|f| (f.span.start, f.span.end));
+        findings.dedup_by(|a, b| a.id == b.id && a.span == b.span);
+        if findings.len() > MAX_FINDINGS {
+            findings.sort_by_key(|f| std::cmp::Reverse(f.level));
+            findings.truncate(MAX_FINDINGS);
+            findings.sort_by_key(|f| (f.span.start, f.span.end));
+        }
+        self.commands.sort_by_key(|c| c.span.start);
+        Analysis {
+            level: findings
+                .iter()
+                .map(|f| f.level)
+                .max()
+                .unwrap_or(Level::Safe),
+            findings,
+            commands: self.commands,
+            changes: self.changes,
+            wants: self.wants.into_inner(),
+        }
+    }
 }
 
 /// Lines longer than this are parsed in pieces where they can be cut (`split`).

@@ -12,16 +12,13 @@ use std::time::{Duration, Instant};
 
 use assent_client::protocol::{self, Level};
 
-use super::act;
-use super::book;
+use super::act::{self, Changes};
 use super::catalogue;
+use super::disk::snapshot::{Disk, Want};
 use super::effects::Effect;
-use super::grammar;
-use super::words::{self, Env, Word};
-use super::{
-    Analysis, Changes, Disk, INNER_BUDGET, MAX_DEPTH, MAX_FINDINGS, MAX_SOURCES, Parsed,
-    Surroundings, Want, parse_time,
-};
+use super::grammar::{self, Parsed};
+use super::limits::{INNER_BUDGET, MAX_DEPTH, MAX_FINDINGS, MAX_SOURCES, parse_time};
+use super::words::{self, Env, Printed, Word};
 use crate::places::{self, Added, Kind, Path, Piece, Placed, Secret, Where};
 pub(crate) use shell::{Container, MAX_MOUNTS, Shell, Source, Start, join_indexed, join_path};
 
@@ -59,6 +56,20 @@ impl State<'_, '_> {
     pub(crate) fn out_of_parse_time(&self) -> bool {
         self.parse_spent >= self.parse_budget
     }
+}
+
+/// What the analyser knows about where the command runs.
+pub struct Surroundings<'a> {
+    /// The caller's working directory, for relative paths.
+    pub cwd: &'a str,
+    /// The caller's home directory, if known.
+    pub home: Option<&'a str>,
+    /// The project the working directory lies in, as the daemon found it on the disk (the
+    /// repository around it, or a directory the policy names; `crate::project`): `None` where
+    /// the home's rules apply, as in `~/Documents`.
+    pub project: Option<&'a str>,
+    /// The client sent only the start of a longer command.
+    pub truncated: bool,
 }
 
 /// One reason for a level.
@@ -158,8 +169,11 @@ pub(crate) struct State<'c, 'a> {
     pub(super) wants: std::cell::RefCell<Vec<Want>>,
     /// The file read from the disk the text being walked comes from.
     pub from: Option<Rc<str>>,
-    /// The programs the policy's book describes.
-    pub programs: Option<&'c book::Book>,
+    /// What the request's policy adds: its places (placed through `where_`) and its program
+    /// book, which the dispatcher asks for the programs it describes.
+    pub policy: Added<'c>,
+    /// What a command substitution prints (`Env::printed`), handed down by the driver.
+    printed: Printed,
     /// Files read from the disk whose text was queued: a script that runs itself is read a
     /// few times, then opaque.
     pub disk_runs: usize,
@@ -183,7 +197,7 @@ pub(crate) const MAX_FUNCTION_BODY: usize = 4096;
 pub(super) const MAX_PATTERNS: usize = 512;
 
 impl<'c, 'a> State<'c, 'a> {
-    pub(super) fn new(ctx: &'c Surroundings<'a>, added: Added<'c>) -> Self {
+    pub(super) fn new(ctx: &'c Surroundings<'a>, added: Added<'c>, printed: Printed) -> Self {
         State {
             ctx,
             findings: Vec::new(),
@@ -221,7 +235,8 @@ impl<'c, 'a> State<'c, 'a> {
             from: None,
             disk_runs: 0,
             follow_links: Default::default(),
-            programs: added.programs,
+            policy: added,
+            printed,
         }
     }
 
@@ -236,6 +251,7 @@ impl<'c, 'a> State<'c, 'a> {
             depth: 0,
             globs: self.shell.globs,
             sourced: self.shell.sourced,
+            printed: self.printed,
         }
     }
 
@@ -408,43 +424,6 @@ impl<'c, 'a> State<'c, 'a> {
             return;
         }
         self.queue.push(src);
-    }
-
-    pub(super) fn finish(mut self) -> Analysis {
-        if self.patterns.get() > MAX_PATTERNS {
-            let detail = format!("more than {MAX_PATTERNS} patterns of paths");
-            self.findings
-                .push(catalogue::OPAQUE_TOO_LARGE.at(0..0, &detail));
-        }
-        if self.gate_lookup
-            && let Some((span, detail)) = self.runtime_kill.take()
-        {
-            self.findings.push(catalogue::GATE_STOP.at(span, &detail));
-        }
-        for deleted in std::mem::take(&mut self.lockfile_deletes) {
-            let finding = deleted.finding(&self.commands);
-            self.add(finding);
-        }
-        let mut findings = self.findings;
-        findings.sort_by_key(|f| (f.span.start, f.span.end));
-        findings.dedup_by(|a, b| a.id == b.id && a.span == b.span);
-        if findings.len() > MAX_FINDINGS {
-            findings.sort_by_key(|f| std::cmp::Reverse(f.level));
-            findings.truncate(MAX_FINDINGS);
-            findings.sort_by_key(|f| (f.span.start, f.span.end));
-        }
-        self.commands.sort_by_key(|c| c.span.start);
-        Analysis {
-            level: findings
-                .iter()
-                .map(|f| f.level)
-                .max()
-                .unwrap_or(Level::Safe),
-            findings,
-            commands: self.commands,
-            changes: self.changes,
-            wants: self.wants.into_inner(),
-        }
     }
 }
 

@@ -15,14 +15,15 @@ use std::rc::Rc;
 
 use tree_sitter::Node;
 
-use super::flow;
 use super::kind;
 use crate::places::{Piece, Secret};
 
 mod ansi_c;
+mod secret_names;
 mod shown;
 
 use ansi_c::ansi_c;
+pub use secret_names::{credential_name, secret_variable};
 
 /// What a word could be: each alternative a sequence of pieces.
 pub type Alts = Vec<Vec<Piece>>;
@@ -131,9 +132,14 @@ fn drop_front(alt: &[Piece], mut n: usize) -> Vec<Piece> {
     out
 }
 
+/// The strongest secret among some alternatives.
+pub fn in_alts(alts: &[Vec<Piece>]) -> Option<Secret> {
+    alts.iter().flatten().filter_map(Piece::secret).max()
+}
+
 /// What stands for text that is no longer followed: unknown, and secret if any of it was.
 pub fn unknown_of(alts: &[Vec<Piece>]) -> Piece {
-    match super::secrets::in_alts(alts) {
+    match in_alts(alts) {
         Some(secret) => Piece::Secret(secret),
         None => Piece::Opaque,
     }
@@ -175,7 +181,15 @@ pub struct Env<'e> {
     /// A file of secrets was sourced earlier on the line: variables it may have set hold
     /// secrets.
     pub sourced: bool,
+    /// What a command substitution prints.
+    pub printed: Printed,
 }
+
+/// What the command substitution `node` (`$(…)`, `<(…)`) prints, as alternatives of a path;
+/// `None` when only known at run time. Which commands print what is the reading layer's
+/// (`flow::substitution`), which resolves words itself: it hands that down through the
+/// [`Env`] it resolves them in.
+pub type Printed = fn(Node, &str, &Env) -> Option<Alts>;
 
 /// `shopt` options that change what a glob matches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -849,7 +863,7 @@ fn expand(node: Node, quoted: bool, src: &str, env: &Env, b: &mut Builder) {
                 b.piece(Piece::Opaque);
             }
         }
-        "command_substitution" => match flow::substitution(node, src, env) {
+        "command_substitution" => match (env.printed)(node, src, env) {
             Some(alts) => b.alternatives(alts),
             None => b.piece(Piece::Opaque),
         },
@@ -859,10 +873,7 @@ fn expand(node: Node, quoted: bool, src: &str, env: &Env, b: &mut Builder) {
         // the pipe is seen to read a secret.
         "process_substitution" => {
             b.piece(Piece::Lit("/dev/fd/63".to_owned()));
-            if let Some(secret) = flow::substitution(node, src, env)
-                .as_deref()
-                .and_then(super::secrets::in_alts)
-            {
+            if let Some(secret) = (env.printed)(node, src, env).as_deref().and_then(in_alts) {
                 b.piece(Piece::Secret(secret));
             }
             b.dynamic = true;
@@ -1039,9 +1050,7 @@ fn var_alts(name: &str, env: &Env) -> Alts {
         "USER" | "LOGNAME" | "HOSTNAME" | "UID" | "EUID" | "PPID" | "RANDOM" | "SECONDS"
         | "LINENO" | "$" | "?" | "!" | "#" | "BASHPID" | "SHLVL" => Piece::Name,
         // A credential's name, or any variable a sourced file of secrets may have set.
-        _ if let Some(secret) = super::secrets::secret_variable(name, env.sourced) => {
-            Piece::Secret(secret)
-        }
+        _ if let Some(secret) = secret_variable(name, env.sourced) => Piece::Secret(secret),
         _ => Piece::Opaque,
     };
     vec![vec![piece]]

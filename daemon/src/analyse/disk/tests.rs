@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use assent_client::protocol::Level::{self, Destructive, Forbidden, Moderate, Opaque, Safe};
 
-use super::{Disk, Got, Want};
+use super::snapshot::{Disk, Got, Want};
 use crate::analyse::{Analysis, Parsed, Surroundings, shell, shell_parsed, shell_read};
 use crate::places::Added;
 

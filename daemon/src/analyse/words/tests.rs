@@ -21,6 +21,7 @@ fn parse_fields(line: &str, vars: &Vars) -> Vec<(String, bool, Option<Alts>)> {
         depth: 0,
         globs: Default::default(),
         sourced: false,
+        printed: crate::analyse::flow::substitution,
     };
     let mut out = Vec::new();
     let mut cursor = cmd.walk();
