@@ -166,7 +166,10 @@ fn a_new_place_the_line_names_does_not_open_its_parent() {
 /// it) must not reach that terminal beyond the standard streams it was given: with it as its
 /// controlling terminal, a run could open `/dev/tty` and type a line into it (`TIOCSTI`) for the
 /// person's shell to run unconfined, or pass for the person's shell at the gate's own terminal
-/// prompt. The run is started in a session of its own, without one.
+/// prompt. A door under a shell gives its terminal up and the run stays in the door's process
+/// group (where an agent's kill of the group reaches it); a door that leads its session (the
+/// pane's own program) starts the run in a session of its own. Either way, as root too, no
+/// typing into the terminal it holds.
 #[test]
 fn a_confined_run_has_no_controlling_terminal() {
     use assent_tests::needs::{TMUX, needs};
@@ -180,7 +183,7 @@ fn a_confined_run_has_no_controlling_terminal() {
         "tty.py",
         "unused",
         "fields = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n\
-         print('controlling-terminal', fields[4], 'own-session', os.getsid(0) == os.getpid())\n\
+         print('controlling-terminal', fields[4], 'with-the-door', os.getpgrp() == os.getpgid(os.getppid()))\n\
          import fcntl, termios\n\
          try:\n    fcntl.ioctl(0, termios.TIOCSTI, b'#')\n    print('typed-into-the-terminal')\n\
          except OSError as e:\n    print('typing-refused', e.errno)\n\
@@ -188,14 +191,13 @@ fn a_confined_run_has_no_controlling_terminal() {
          except OSError as e:\n    print('dev-tty-refused', e.errno)",
     );
     let door = assent(daemon.socket());
-    let mut argv: Vec<String> = vec!["/usr/bin/env".into(), "-C".into()];
-    argv.push(m.project.display().to_string());
-    argv.extend(
-        std::iter::once(door.get_program())
-            .chain(door.get_args())
-            .map(|a| a.to_string_lossy().into_owned()),
-    );
-    argv.extend(["sh", "-c", "/usr/bin/python3 tty.py"].map(String::from));
+    let door: Vec<String> = std::iter::once(door.get_program())
+        .chain(door.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .chain(["sh", "-c", "/usr/bin/python3 tty.py"].map(String::from))
+        .collect();
+    let quoted: Vec<String> = door.iter().map(|a| format!("'{a}'")).collect();
+    let under_a_shell = format!("{}; exit 0", quoted.join(" "));
     let env: Vec<(String, String)> = [
         ("HOME", m.home.display().to_string()),
         ("PATH", "/usr/bin:/bin".to_owned()),
@@ -204,26 +206,39 @@ fn a_confined_run_has_no_controlling_terminal() {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    let panes = tempfile::tempdir().expect("a directory for the pane");
-    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let pane = Pane::start(panes.path(), &env, &argv);
-    let screen = pane.wait_for("the run's words", SCREEN_TIMEOUT, |s| {
-        s.contains("dev-tty-") || s.contains("Pane is dead")
-    });
-    assert!(
-        screen.contains("controlling-terminal 0 own-session True"),
-        "the run kept the terminal as its controlling one:\n{screen}"
-    );
-    assert!(
-        screen.contains("dev-tty-refused 6"),
-        "the run opened /dev/tty (ENXIO expected):\n{screen}"
-    );
-    assert!(!screen.contains("reached /dev/tty"), "{screen}");
-    // Nor, even as root, push bytes into the terminal it was given as its standard input.
-    assert!(
-        screen.contains("typing-refused 1"),
-        "the run typed into its terminal (EPERM expected):\n{screen}"
-    );
+    let project = m.project.display().to_string();
+    for (shape, in_the_doors_group) in [("the pane's program", false), ("under a shell", true)] {
+        let mut argv: Vec<&str> = vec!["/usr/bin/env", "-C", project.as_str()];
+        if in_the_doors_group {
+            argv.extend(["/usr/bin/bash", "-c", under_a_shell.as_str()]);
+        } else {
+            argv.extend(door.iter().map(String::as_str));
+        }
+        let panes = tempfile::tempdir().expect("a directory for the pane");
+        let pane = Pane::start(panes.path(), &env, &argv);
+        let screen = pane.wait_for("the run's words", SCREEN_TIMEOUT, |s| {
+            s.contains("dev-tty-") || s.contains("Pane is dead")
+        });
+        let expected = format!(
+            "controlling-terminal 0 with-the-door {}",
+            if in_the_doors_group { "True" } else { "False" }
+        );
+        assert!(
+            screen.contains(&expected),
+            "{shape}: the run kept the terminal as its controlling one, or its group is not \
+             what was meant ({expected}):\n{screen}"
+        );
+        assert!(
+            screen.contains("dev-tty-refused 6"),
+            "{shape}: the run opened /dev/tty (ENXIO expected):\n{screen}"
+        );
+        assert!(!screen.contains("reached /dev/tty"), "{shape}: {screen}");
+        // Nor, even as root, push bytes into the terminal it was given as its standard input.
+        assert!(
+            screen.contains("typing-refused 1"),
+            "{shape}: the run typed into its terminal (EPERM expected):\n{screen}"
+        );
+    }
 }
 
 /// A secret directory that is a link (`~/.ssh` leading to `~/dot/ssh`, as a synced or managed
@@ -266,4 +281,72 @@ fn a_secret_behind_a_link_is_hidden_by_either_name() {
             );
         }
     }
+}
+
+/// An agent ends a tool call that runs too long by killing its process group (Codex with
+/// SIGKILL; no door can pass that on): the confined run, which has no controlling terminal,
+/// must still be in that group and end with it, not run on by itself.
+#[test]
+fn a_run_ends_with_the_process_group_its_agent_kills() {
+    use std::os::unix::process::CommandExt;
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = m.daemon();
+    let marker = format!("assent-group-kill-{}", std::process::id());
+    m.python(
+        "wait.py",
+        "unused",
+        &format!("import time\nopen('{marker}', 'w').write(str(os.getpid()))\ntime.sleep(60)"),
+    );
+    let door = assent(daemon.socket());
+    let line: Vec<String> = std::iter::once(door.get_program())
+        .chain(door.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .chain(["sh", "-c", "'/usr/bin/python3 wait.py'"].map(String::from))
+        .collect();
+    let mut agent = std::process::Command::new("/usr/bin/bash");
+    agent
+        .args(["-c", &format!("{}; exit 0", line.join(" "))])
+        .current_dir(&m.project)
+        .env("HOME", &m.home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let mut agent = agent.spawn().expect("the agent's shell starts");
+    let written = m.project.join(&marker);
+    let started = std::time::Instant::now();
+    let run: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&written)
+            .ok()
+            .and_then(|p| p.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the run never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let group = nix::unistd::Pid::from_raw(i32::try_from(agent.id()).expect("a pid"));
+    nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL).expect("killpg");
+    let _ = agent.wait();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // Gone, or a zombie waiting for its reaper.
+        std::fs::read_to_string(format!("/proc/{run}/stat")).map_or(true, |stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+    });
+    if !gone {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(run),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(gone, "the run outlived the process group its agent killed");
 }

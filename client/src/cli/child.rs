@@ -1,14 +1,17 @@
 //! Starting a command and waiting for it, as a door that stays to report on it does: the
 //! signals a parent is sent (SIGTERM from an agent that gives up on its tool, SIGHUP from a
 //! closed terminal, SIGINT and SIGQUIT, and SIGWINCH when the window is resized) are passed on
-//! to the command's process group instead of killing the door and leaving the command running.
+//! to the command instead of killing the door and leaving the command running.
 //!
-//! The command runs in a session of its own, without a controlling terminal: what an agent or a
-//! repository chose to run must not reach the terminal it came from beyond the standard streams
-//! it was given (opening `/dev/tty` to type into it with `TIOCSTI`, to read what the person types,
-//! or to pass for a person's shell at the gate's terminal prompt). A program that asks for a
-//! password on `/dev/tty` (`sudo`, `ssh`) cannot, and a stop from the terminal (Ctrl-Z) stops
-//! the door, not the command.
+//! The command runs without a controlling terminal: what an agent or a repository chose to run
+//! must not reach the terminal it came from beyond the standard streams it was given (opening
+//! `/dev/tty` to type into it with `TIOCSTI`, to read what the person types, or to pass for a
+//! person's shell at the gate's terminal prompt). The door gives its own up before it starts the
+//! command (`confine/tiocsti.rs`), which then stays in the door's process group, where an agent
+//! that ends its tool by killing the group reaches it; a door that leads its session starts the
+//! command in a session of its own instead (`own_session`: the signals go to its group, and a
+//! stop from the terminal, Ctrl-Z, stops the door, not the command). Either way a program that
+//! asks for a password on `/dev/tty` (`sudo`, `ssh`) cannot.
 //!
 //! The door blocks those signals to hear them on a descriptor; the command must not inherit
 //! that. The standard library's `Command` gives a child its parent's mask as it is at the spawn
@@ -38,7 +41,7 @@ pub struct Ended {
 
 /// Runs `command` (its program, arguments and environment; the door's working directory)
 /// and waits for it, passing on the signals meant to end it.
-pub fn run(command: &Command) -> std::io::Result<Ended> {
+pub fn run(command: &Command, own_session: bool) -> std::io::Result<Ended> {
     if command.get_current_dir().is_some() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -60,15 +63,20 @@ pub fn run(command: &Command) -> std::io::Result<Ended> {
     let mut old = SigSet::empty();
     nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&passed), Some(&mut old))
         .map_err(std::io::Error::from)?;
-    let result = wait_passing(command, &passed, &old);
+    let result = wait_passing(command, &passed, &old, own_session);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
     result
 }
 
-fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Result<Ended> {
+fn wait_passing(
+    command: &Command,
+    passed: &SigSet,
+    old: &SigSet,
+    own_session: bool,
+) -> std::io::Result<Ended> {
     let signals =
         SignalFd::with_flags(passed, SfdFlags::SFD_CLOEXEC).map_err(std::io::Error::from)?;
-    let pid = spawn(command, old)?;
+    let pid = spawn(command, old, own_session)?;
     let mut signalled = false;
     loop {
         if let Some(status) = finished(waitpid(pid, Some(WaitPidFlag::WNOHANG)))? {
@@ -84,9 +92,9 @@ fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Re
                 {
                     // A resized window ends nothing.
                     signalled |= signal != Signal::SIGWINCH;
-                    // Its whole group, as a terminal would signal a foreground job (the command
-                    // leads the group of its own session); the command alone if that is gone.
-                    if killpg(pid, signal).is_err() {
+                    // In a session of its own, its whole group, as a terminal would signal a
+                    // foreground job (the command leads it); else the command.
+                    if !own_session || killpg(pid, signal).is_err() {
                         let _ = kill(pid, signal);
                     }
                 }
@@ -100,10 +108,10 @@ fn wait_passing(command: &Command, passed: &SigSet, old: &SigSet) -> std::io::Re
     }
 }
 
-/// Starts `command` in a session of its own with the signal mask `mask` and SIGPIPE's default
-/// action; the standard streams and every descriptor not closed on exec are shared, as
-/// `Command` would.
-fn spawn(command: &Command, mask: &SigSet) -> std::io::Result<Pid> {
+/// Starts `command` (in a session of its own when `own_session`) with the signal mask `mask`
+/// and SIGPIPE's default action; the standard streams and every descriptor not closed on exec
+/// are shared, as `Command` would.
+fn spawn(command: &Command, mask: &SigSet, own_session: bool) -> std::io::Result<Pid> {
     let program = cstring(command.get_program())?;
     let mut args = vec![program.clone()];
     for arg in command.get_args() {
@@ -131,8 +139,11 @@ fn spawn(command: &Command, mask: &SigSet) -> std::io::Result<Pid> {
     attr.set_sigmask(mask)?;
     attr.set_sigdefault(&default)?;
     // glibc's POSIX_SPAWN_SETSID (2.26), which the binding does not name.
-    let setsid =
-        PosixSpawnFlags::from_bits_retain(nix::libc::c_int::from(nix::libc::POSIX_SPAWN_SETSID));
+    let setsid = if own_session {
+        PosixSpawnFlags::from_bits_retain(nix::libc::c_int::from(nix::libc::POSIX_SPAWN_SETSID))
+    } else {
+        PosixSpawnFlags::empty()
+    };
     attr.set_flags(
         PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF | setsid,
     )?;

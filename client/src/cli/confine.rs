@@ -163,7 +163,10 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
         }
         messages::say(&format!("running unconfined: {error}"));
     }
-    let ended = match super::child::run(command) {
+    // Without a controlling terminal: the door's given up when it can, else a session of its
+    // own for the command.
+    let own_session = !tiocsti::give_up_terminal();
+    let ended = match super::child::run(command, own_session) {
         Ok(ended) => ended,
         Err(error) => {
             messages::say(&format!(

@@ -1,4 +1,5 @@
-//! A seccomp filter that refuses the two `ioctl`s that make a terminal type: `TIOCSTI` (push
+//! What a confined run may do to a terminal. A seccomp filter refuses the two `ioctl`s that
+//! make a terminal type: `TIOCSTI` (push
 //! bytes into a terminal's input, for whatever reads it next, the person's shell among them) and
 //! `TIOCLINUX` (the console's selection paste). A confined run has no controlling terminal
 //! (`cli/child.rs`), which is all an ordinary user needs for the kernel to refuse both; root
@@ -102,4 +103,31 @@ pub(super) fn refuse_terminal_typing() -> Result<(), String> {
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub(super) fn refuse_terminal_typing() -> Result<(), String> {
     Err("no terminal filter on this architecture".into())
+}
+
+/// Gives up the door's controlling terminal, so that what it starts has none: `TIOCNOTTY`,
+/// which for a process that leads no session clears its own terminal and touches nothing else.
+/// The command then stays in the door's process group (an agent that ends its tool by killing
+/// the group reaches it; Ctrl-Z stops both). False when that cannot be done: the door leads its
+/// session (giving the terminal up would hang up the session's foreground), or whether it has a
+/// terminal cannot be told; the command then needs a session of its own.
+#[allow(unsafe_code)] // `TIOCNOTTY` on a descriptor this function opened; nix names no such call.
+pub(super) fn give_up_terminal() -> bool {
+    use nix::fcntl::{OFlag, open};
+    use nix::sys::stat::Mode;
+    use std::os::fd::AsRawFd;
+    if nix::unistd::getsid(None).ok() == Some(nix::unistd::getpid()) {
+        return false;
+    }
+    let flags = OFlag::O_RDWR | OFlag::O_NOCTTY | OFlag::O_CLOEXEC;
+    match open("/dev/tty", flags, Mode::empty()) {
+        // No controlling terminal to give up.
+        Err(nix::errno::Errno::ENXIO) => true,
+        Err(_) => false,
+        Ok(tty) => {
+            // SAFETY: `tty` is an open descriptor owned here; TIOCNOTTY takes no argument.
+            let done = unsafe { libc::ioctl(tty.as_raw_fd(), libc::TIOCNOTTY) };
+            done == 0
+        }
+    }
 }
