@@ -214,9 +214,6 @@ impl std::fmt::Display for Proc {
 /// What `/proc/PID/stat` says of a process that the walks below need.
 struct Stat {
     ppid: i32,
-    /// Its process group, and its terminal's foreground one (-1 for none).
-    pgrp: i32,
-    tpgid: i32,
     session: i32,
     /// Its controlling terminal's device number, 0 for none.
     tty: i32,
@@ -230,12 +227,10 @@ fn stat(pid: i32) -> Option<Stat> {
     let open = text.find('(')?;
     let (head, rest) = text.rsplit_once(')')?;
     let comm: String = head.get(open + 1..)?.chars().take(32).collect();
-    // rest: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
+    // rest: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) … starttime(22).
     let fields: Vec<&str> = rest.split_whitespace().collect();
     Some(Stat {
         ppid: fields.get(1)?.parse().ok()?,
-        pgrp: fields.get(2)?.parse().ok()?,
-        tpgid: fields.get(5)?.parse().ok()?,
         session: fields.get(3)?.parse().ok()?,
         tty: fields.get(4)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
@@ -484,11 +479,13 @@ impl PeerIdentity {
         }
     }
 
-    /// Whether the peer may answer its own held line at a terminal prompt: it is in the
-    /// foreground of its controlling terminal, and between it and its session's leader (the
+    /// Whether the peer may answer its own held line at a terminal prompt: it has a controlling
+    /// terminal (a confined run has none), and between it and its session's leader (the
     /// person's terminal shell, whose hook asked) runs neither a door of the gate's (what runs
     /// through `assent run`/`sh` is what an agent or a repository chose, confined or not) nor a
-    /// coding agent. The processes walked are returned, for the agents that asked lately to be
+    /// coding agent. Not whether it is in the terminal's foreground: the bash builtin's shell
+    /// asks, and its `assent __resume` child prompts in the foreground on the shell's
+    /// connection. The processes walked are returned, for the agents that asked lately to be
     /// looked for among them; the reason when it may not.
     pub fn at_its_terminal(&self) -> Result<Vec<Proc>, String> {
         let at = at_its_terminal(self.pid)?;
@@ -506,9 +503,6 @@ fn at_its_terminal(pid: i32) -> Result<Vec<Proc>, String> {
     let me = stat(pid).ok_or("it could not be looked at")?;
     if me.tty == 0 {
         return Err("it has no controlling terminal".into());
-    }
-    if me.pgrp != me.tpgid {
-        return Err("it is not in its terminal's foreground".into());
     }
     let mut walked = Vec::new();
     let (mut current_pid, mut current) = (pid, me);
