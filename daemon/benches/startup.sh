@@ -17,6 +17,11 @@ bin=$(realpath "${BIN:-target/release}")
 static=$(realpath "${STATIC:-target/$(rustc -vV | sed -n 's/^host: //p')/release/assent}")
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# Each client runs from a copy made here, as an installed one is (dpkg writes a copy): a binary
+# as the linker wrote it starts slower than a copy of it (BENCHMARKS.md, "A chain that reads"),
+# which would count against whichever build was not copied.
+cp "$static" "$work/assent"
+static=$work/assent
 
 daemon() { # BIN NAME [FLAGS...]: a user daemon from BIN on $work/NAME.socket
   local bin=$1 name=$2
@@ -68,7 +73,8 @@ if [[ -n ${OLD-} ]]; then
 fi
 # ALT=FILE (another build of the static client, against the same daemon) adds it, side by side.
 if [[ -n ${ALT-} ]]; then
-  alt=$(realpath "$ALT")
+  cp "$ALT" "$work/assent-alt"
+  alt=$work/assent-alt
   all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt)
 fi
 read -r -a names <<<"${VARIANTS:-${all[*]}}"
