@@ -21,6 +21,11 @@ pub fn shapes() -> Vec<(&'static str, String)> {
             "cd repo && git add -A && git commit -m \"msg\" && git push".to_owned(),
         ),
         (
+            "agent build chain",
+            "cd /home/u/repo && cargo build --release 2>&1 | tail -20 && git status --short"
+                .to_owned(),
+        ),
+        (
             "agent pipeline",
             "cat src/main.rs | grep -n unwrap | sort | uniq -c | head -20".to_owned(),
         ),
