@@ -452,6 +452,13 @@ fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
         Some(false),
         "/usr/bin/assent is linked statically"
     );
+    // And position-dependent: a static-pie relocates thousands of its own pointers at every
+    // start (scripts/static-client says why the client gives that up and the daemon does not).
+    assert_eq!(
+        elf_type(&client),
+        Some(ELF_EXECUTABLE),
+        "/usr/bin/assent is not relocated at its start (a position-dependent executable)"
+    );
     let daemon = std::fs::read(root.join("usr/bin/assentd")).expect("the daemon is installed");
     assert_eq!(
         elf_interpreter(&daemon),
@@ -599,6 +606,17 @@ fn the_package_installs_runs_keeps_config_on_remove_and_purges() {
         host_had_it,
         "a script changed this machine's systemd state"
     );
+}
+
+/// `e_type` of a position-dependent executable (a PIE is `ET_DYN`, 3).
+const ELF_EXECUTABLE: u16 = 2;
+
+/// The ELF file's `e_type`: what it is (an executable, a shared object or PIE, …).
+fn elf_type(elf: &[u8]) -> Option<u16> {
+    if elf.get(..4)? != b"\x7fELF" {
+        return None;
+    }
+    Some(u16::from_le_bytes(elf.get(16..18)?.try_into().ok()?))
 }
 
 /// Whether a 64-bit little-endian ELF file asks for a program interpreter (`PT_INTERP`: linked
