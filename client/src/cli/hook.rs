@@ -340,20 +340,21 @@ fn say(text: &str) {
 fn read_input(deadline: Instant) -> Result<Value, String> {
     let stdin = std::io::stdin();
     let mut input = Vec::new();
+    // How much of `input` the reads filled; the rest is room, zeroed once.
+    let mut filled = 0;
     loop {
         if !wait_readable(stdin.as_fd(), deadline) {
             return Err("no complete hook input on stdin before the timeout".into());
         }
-        // Read straight into the input, its room doubled from 4 KiB as it fills: a buffer of
+        // Read straight into the input, its room doubled from 4 KiB when it is full: a buffer of
         // its own, 64 KiB on the stack, was sixteen pages the stack probe touched, a page fault
         // each, on every tool call (BENCHMARKS.md, "The hooks' own start"); a typical call's
         // JSON fits the first page. One byte past the limit is room enough to see it passed.
-        let len = input.len();
-        let room = len.max(4096).min(MAX_INPUT + 1 - len);
-        input.resize(len + room, 0);
-        let read = stdin.lock().read(&mut input[len..]);
-        input.truncate(len + read.as_ref().map_or(0, |n| *n));
-        let n = match read {
+        if filled == input.len() {
+            let room = filled.max(4096).min(MAX_INPUT + 1 - filled);
+            input.resize(filled + room, 0);
+        }
+        let n = match stdin.lock().read(&mut input[filled..]) {
             Ok(n) => n,
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(error) => return Err(format!("could not read the hook input: {error}")),
@@ -361,10 +362,12 @@ fn read_input(deadline: Instant) -> Result<Value, String> {
         if n == 0 {
             break;
         }
-        if input.len() > MAX_INPUT {
+        filled += n;
+        if filled > MAX_INPUT {
             return Err(format!("the hook input is larger than {MAX_INPUT} bytes"));
         }
     }
+    input.truncate(filled);
     if input.iter().all(u8::is_ascii_whitespace) {
         return Err("no hook input on stdin".into());
     }

@@ -13,6 +13,7 @@
 //! "Tool execution blocked: REASON". `ask` puts the call to Gemini's own confirmation, even in
 //! its YOLO mode. Gemini's hook `timeout` is in milliseconds.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{Answer, Call, check_event, one_line, run_dir, shell_call, string_field, tool_call};
@@ -50,16 +51,46 @@ pub(super) fn render(answer: &Answer) -> String {
         Answer::Rewrite { reason, input, ask } => {
             // Only the command is handed back: Gemini merges it into the call's own input, and
             // builds the call it confirms (on an ask) from it.
-            let command = input.get("command").cloned().unwrap_or_default();
-            return serde_json::json!({
-                "decision": if *ask { "ask" } else { "allow" },
-                "reason": one_line(reason),
-                "hookSpecificOutput": {"tool_input": {"command": command}},
-            })
-            .to_string();
+            let command = input.get("command").unwrap_or(&Value::Null);
+            let decision = if *ask { "ask" } else { "allow" };
+            return output(decision, reason, Some(command));
         }
     };
-    serde_json::json!({"decision": decision, "reason": one_line(reason)}).to_string()
+    output(decision, reason, None)
+}
+
+/// Gemini CLI's answer, written straight from its parts (no JSON tree built and printed).
+#[derive(Serialize)]
+struct Output<'a> {
+    decision: &'a str,
+    reason: String,
+    #[serde(rename = "hookSpecificOutput", skip_serializing_if = "Option::is_none")]
+    specific: Option<Specific<'a>>,
+}
+
+#[derive(Serialize)]
+struct Specific<'a> {
+    tool_input: Command<'a>,
+}
+
+#[derive(Serialize)]
+struct Command<'a> {
+    command: &'a Value,
+}
+
+fn output(decision: &str, reason: &str, command: Option<&Value>) -> String {
+    let output = Output {
+        decision,
+        reason: one_line(reason),
+        specific: command.map(|command| Specific {
+            tool_input: Command { command },
+        }),
+    };
+    // Strings and a JSON value only: serialising cannot fail; were it to, a deny (Gemini CLI
+    // allows on anything that is not JSON).
+    serde_json::to_string(&output).unwrap_or_else(|_| {
+        r#"{"decision":"deny","reason":"assent: the hook could not write its answer"}"#.into()
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! command or a tool call becomes, and the `PreToolUse` answer Claude Code and Codex both read.
 
 use assent_client::protocol::{Context, Origin, Subject};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::{Call, MAX_TOOL_ARGS, SHORTENED_STRING, one_line};
@@ -125,28 +126,46 @@ pub(super) fn shorten(value: &Value) -> Value {
     }
 }
 
-/// The hook-specific output shared by Claude Code and Codex.
+/// The `PreToolUse` answer Claude Code and Codex read, written straight from its parts (no
+/// JSON tree built and printed: this runs before every tool call).
+#[derive(Serialize)]
+struct PreToolUse<'a> {
+    #[serde(rename = "hookSpecificOutput")]
+    specific: Specific<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific<'a> {
+    hook_event_name: &'static str,
+    permission_decision: &'a str,
+    permission_decision_reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_input: Option<&'a Value>,
+}
+
+fn pre_tool_use(decision: &str, reason: &str, updated_input: Option<&Value>) -> String {
+    let output = PreToolUse {
+        specific: Specific {
+            hook_event_name: "PreToolUse",
+            permission_decision: decision,
+            permission_decision_reason: one_line(reason),
+            updated_input,
+        },
+    };
+    // Strings and a JSON value only: serialising cannot fail; were it to, a deny.
+    serde_json::to_string(&output).unwrap_or_else(|_| {
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"assent: the hook could not write its answer"}}"#.into()
+    })
+}
+
 /// A PreToolUse allow (or ask) that hands the agent `input` to run instead of the call's own
 /// (Claude Code's `updatedInput`, which it takes with either, and shows in its prompt).
 pub(super) fn rewritten_output(decision: &str, reason: &str, input: &Value) -> String {
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": one_line(reason),
-            "updatedInput": input,
-        }
-    })
-    .to_string()
+    pre_tool_use(decision, reason, Some(input))
 }
 
+/// A PreToolUse allow, deny or ask.
 pub(super) fn pre_tool_use_output(decision: &str, reason: &str) -> String {
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": one_line(reason),
-        }
-    })
-    .to_string()
+    pre_tool_use(decision, reason, None)
 }
