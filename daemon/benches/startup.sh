@@ -9,7 +9,9 @@
 # The daemons are release `assentd --user` on temporary sockets (one confining, one started
 # with --landlock-abi 0; OLD=DIR adds an earlier build's pair). The doors: `assent check`, each agent's hook with its own JSON, and
 # the agent's shell `assent-sh -c`, against bash running the same line; on a simple line
-# (`ls -la`) and on a typical agent chain. VARIANTS="true check …" picks some.
+# (`ls -la`) and on a typical agent chain; and the command Claude Code's and Gemini CLI's hooks
+# rewrite an allowed call to (`granted-*`: bash running `assent sh --grant`, confined), as the
+# agent then runs it, the hook's own run untimed. VARIANTS="true check …" picks some.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-2000}
@@ -64,7 +66,7 @@ done
 cd "$proj" # every variant runs in the project, as an agent's shell calls do
 
 all=(true check check-chain hook-claude hook-claude-chain hook-codex hook-gemini
-  bash-c sh-open sh-confined)
+  bash-c sh-open sh-confined granted-claude granted-gemini)
 # OLD=DIR (holding an earlier build's assentd and static assent) adds that pair, side by side.
 if [[ -n ${OLD-} ]]; then
   old=$(realpath "$OLD")
@@ -90,6 +92,10 @@ run() { # NAME: one run of that variant
     bash-c) /bin/bash -c "$simple" >/dev/null </dev/null ;;
     sh-open) ASSENT_SOCKET=$work/open.socket "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
     sh-confined) ASSENT_SOCKET=$s "$work/assent-sh" -c "$simple" >/dev/null </dev/null ;;
+    # The command an agent's hook rewrote the call to (the grant's door, `assent sh --grant`),
+    # as the agent runs it: got from the hook before the round's timing (`prepare`).
+    granted-claude) /bin/bash -c "$(<"$work/granted-claude")" >/dev/null </dev/null ;;
+    granted-gemini) /bin/bash -c "$(<"$work/granted-gemini")" >/dev/null </dev/null ;;
     check-old) "$old/assent" --socket "$work/old.socket" check -- "$simple" </dev/null ;;
     hook-claude-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude" >/dev/null ;;
     check-chain-old) "$old/assent" --socket "$work/old.socket" check --cwd "$proj" -- "$chain" </dev/null ;;
@@ -101,12 +107,27 @@ run() { # NAME: one run of that variant
     *) echo "no variant $1" >&2 && return 1 ;;
   esac
 }
-for name in "${names[@]}"; do run "$name" || { echo "$name failed" >&2; exit 1; }; done
+prepare() { # NAME: untimed work a variant needs before its run (a fresh grant: each is used once)
+  case $1 in
+    granted-claude | granted-gemini)
+      local agent=${1#granted-}
+      [[ $agent == claude ]] && agent=claude-code
+      "$static" --socket "$s" hook "$agent" <"$work/${1#granted-}" |
+        python3 -c 'import json, sys; o = json.load(sys.stdin); s = o["hookSpecificOutput"]
+print(s["updatedInput" if "updatedInput" in s else "tool_input"]["command"], end="")' >"$work/$1"
+      ;;
+  esac
+}
+for name in "${names[@]}"; do
+  prepare "$name"
+  run "$name" || { echo "$name failed" >&2; exit 1; }
+done
 for ((r = 0; r < rounds; r++)); do
   order=()
   for ((k = 0; k < ${#names[@]}; k++)); do order+=("${names[(r + k) % ${#names[@]}]}"); done
   [[ ${ORDER-} == rotate ]] || mapfile -t order < <(shuf -e -- "${names[@]}")
   for name in "${order[@]}"; do
+    prepare "$name"
     t0=${EPOCHREALTIME/./}
     run "$name"
     t1=${EPOCHREALTIME/./}
