@@ -172,3 +172,44 @@ fn a_refused_call_is_not_rewritten() {
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
     assert!(answer["hookSpecificOutput"].get("updatedInput").is_none());
 }
+
+/// The rewritten command, run as Claude Code runs a call (an `eval` in its own shell, which then
+/// records `pwd -P`), ends with the line's own status, leaves that shell in the line's final
+/// directory, and leaves none of its names defined there.
+#[test]
+fn the_rewritten_command_ends_as_the_line_did_in_its_directory() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::new();
+    let daemon = TestDaemon::start();
+    let project = m.project.canonicalize().expect("the project exists");
+    for (line, status, dir) in [
+        ("cd sub && exit 3", 3, project.join("sub")),
+        ("cd sub", 0, project.join("sub")),
+        ("false", 1, project.clone()),
+    ] {
+        let answer = m.hook(daemon.socket(), line, &m.project);
+        let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{line}: no rewritten command: {answer}"))
+            .to_owned();
+        let child = std::process::Command::new("/bin/bash")
+            .arg("-c")
+            .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) [$(type -t __assent_return)]""#)
+            .env("REWRITTEN", &command)
+            .env("HOME", &m.home)
+            .current_dir(&m.project)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bash starts");
+        let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            format!("{status} {} []", dir.display()),
+            "{line}: {out:?}"
+        );
+    }
+}

@@ -179,9 +179,10 @@ fn final_dir(read: OwnedFd) -> Option<String> {
 /// The command an agent's hook runs instead of `line`: `assent sh --grant` runs it confined.
 /// For an agent whose shell keeps its working directory across calls (`follow_dir`: Claude
 /// Code), the door reports the line's final directory, the agent's shell `cd`s there, and the
-/// line's exit status is the command's; otherwise (Gemini CLI starts each call afresh, and
-/// refuses a command substitution) it is the door alone. `assent` is this program's
-/// path, `socket` that of the daemon that gave the grant.
+/// line's exit status is the command's (returned by a function that removes itself: a `( exit
+/// N )` subshell was a fork of the agent's shell on every call); otherwise (Gemini CLI starts
+/// each call afresh, and refuses a command substitution) it is the door alone. `assent` is
+/// this program's path, `socket` that of the daemon that gave the grant.
 pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: bool) -> String {
     let door = format!(
         "{} --socket {} sh --grant {}",
@@ -195,7 +196,8 @@ pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: 
     format!(
         "{{ __assent_dir=$({door} --dir-fd 3 -c {} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
          if [[ -n $__assent_dir ]]; then builtin cd -- \"$__assent_dir\" 2>/dev/null; fi; \
-         (builtin exit \"$__assent_status\")",
+         __assent_return() {{ builtin unset -f __assent_return; builtin return \"$1\"; }}; \
+         __assent_return \"$__assent_status\"",
         quote(line)
     )
 }
@@ -265,7 +267,7 @@ mod tests {
         assert!(rewritten.contains(
             "'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"
         ));
-        assert!(rewritten.ends_with("(builtin exit \"$__assent_status\")"));
+        assert!(rewritten.ends_with("__assent_return \"$__assent_status\""));
         assert_eq!(
             rewrite("/usr/bin/assent", "/run/s", "pg_1", "it's", false),
             r"'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'it'\''s'"
