@@ -157,6 +157,28 @@ fn prompt(pane: &Pane) -> String {
     })
 }
 
+/// Answer Claude's permission prompt with `key`, until it is gone: the prompt shows before it
+/// takes keys (a key pressed as it first appears is lost), so the key is pressed again while
+/// the prompt stays.
+fn answer(pane: &Pane, key: &str) {
+    let deadline = std::time::Instant::now() + SCREEN;
+    loop {
+        pane.keys(&[key]);
+        let pressed = std::time::Instant::now();
+        while pressed.elapsed() < Duration::from_secs(2) {
+            if !pane.screen().contains("Do you want to proceed?") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Claude's prompt did not take {key}: {}",
+            pane.screen()
+        );
+    }
+}
+
 /// What the agent told the model of the tool call of step `n`, once it has.
 fn result_of(model: &FakeModel, n: usize, pane: &Pane) -> String {
     let found = || model.turns().iter().find_map(|turn| turn.result_of(n));
@@ -202,7 +224,7 @@ fn a_call_approved_in_claudes_prompt_runs_confined_with_its_own_place() {
         "kept",
         "nothing ran before the person answered"
     );
-    pane.keys(&["Enter"]);
+    answer(&pane, "Enter");
     let result = result_of(&model, 0, &pane);
     assert_eq!(world.named(), "approved\n", "its own place: {result}");
     assert_eq!(world.document(), DOCUMENT, "the rest is confined: {result}");
@@ -239,10 +261,7 @@ fn a_call_refused_in_claudes_prompt_cannot_be_run_with_its_grant_later() {
     pane.line("Run the scripted steps.");
     let asked = prompt(&pane);
     // No.
-    pane.keys(&["Escape"]);
-    pane.wait_for("the refusal", SCREEN, |screen| {
-        !screen.contains("Do you want to proceed?")
-    });
+    answer(&pane, "Escape");
     // The grant is no secret from the user's processes (the prompt showed it, the door's
     // command line holds it); the agent's program is handed it, as if it had read it there.
     let tokens = tokens_in(&asked);
