@@ -201,3 +201,39 @@ fn an_agents_shell_refuses_an_unknown_flag_before_checking() {
     let log = daemon.connect().log(100).expect("the log can be read");
     assert!(log.is_empty(), "nothing was checked: {log:?}");
 }
+
+/// A line of one program with literal words starts the program without bash, as bash would
+/// have started it (the words as typed, a `PWD` that names where it runs); a line bash acts on
+/// still goes through bash. Told apart by what only bash does: it runs `$BASH_ENV` first.
+#[test]
+fn a_plain_program_line_runs_without_bash_and_anything_more_through_it() {
+    let daemon = TestDaemon::start();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (mut agent, _) = agent_env(&daemon, dir.path());
+    let ran = dir.path().join("bash-ran");
+    let bash_env = dir.path().join("bash_env");
+    std::fs::write(&bash_env, format!("echo ran >> '{}'\n", ran.display()))
+        .expect("BASH_ENV written");
+    agent
+        .vars
+        .push(("BASH_ENV".into(), bash_env.into_os_string()));
+    // A `PWD` that names another directory, as a parent that changed directory may leave it.
+    agent.vars.push(("PWD".into(), "/".into()));
+    let home = agent.home.canonicalize().expect("the home exists");
+    let run = |line: &str| {
+        let output = wait_bounded(agent.shell_out(line), PROCESS_TIMEOUT);
+        assert_eq!(output.status.code(), Some(0), "{line}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+
+    assert_eq!(run("printenv PWD"), format!("{}\n", home.display()));
+    assert_eq!(
+        run("/usr/bin/printf '%s|' 'a b' \"c d\" ''"),
+        "a b|c d||",
+        "the words as bash would give them"
+    );
+    assert!(!ran.exists(), "bash ran for a plain program line");
+
+    assert_eq!(run("printenv PWD | cat"), format!("{}\n", home.display()));
+    assert!(ran.exists(), "a pipeline goes through bash");
+}

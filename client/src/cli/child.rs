@@ -40,8 +40,9 @@ pub struct Ended {
 }
 
 /// Runs `command` (its program, arguments and environment; the door's working directory)
-/// and waits for it, passing on the signals meant to end it.
-pub fn run(command: &Command, own_session: bool) -> std::io::Result<Ended> {
+/// and waits for it, passing on the signals meant to end it. `close`: a descriptor the door
+/// holds that the command must not inherit.
+pub fn run(command: &Command, own_session: bool, close: Option<i32>) -> std::io::Result<Ended> {
     if command.get_current_dir().is_some() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -63,7 +64,7 @@ pub fn run(command: &Command, own_session: bool) -> std::io::Result<Ended> {
     let mut old = SigSet::empty();
     nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&passed), Some(&mut old))
         .map_err(std::io::Error::from)?;
-    let result = wait_passing(command, &passed, &old, own_session);
+    let result = wait_passing(command, &passed, &old, own_session, close);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
     result
 }
@@ -73,10 +74,11 @@ fn wait_passing(
     passed: &SigSet,
     old: &SigSet,
     own_session: bool,
+    close: Option<i32>,
 ) -> std::io::Result<Ended> {
     let signals =
         SignalFd::with_flags(passed, SfdFlags::SFD_CLOEXEC).map_err(std::io::Error::from)?;
-    let pid = spawn(command, old, own_session)?;
+    let pid = spawn(command, old, own_session, close)?;
     let mut signalled = false;
     loop {
         if let Some(status) = finished(waitpid(pid, Some(WaitPidFlag::WNOHANG)))? {
@@ -110,8 +112,13 @@ fn wait_passing(
 
 /// Starts `command` (in a session of its own when `own_session`) with the signal mask `mask`
 /// and SIGPIPE's default action; the standard streams and every descriptor not closed on exec
-/// are shared, as `Command` would.
-fn spawn(command: &Command, mask: &SigSet, own_session: bool) -> std::io::Result<Pid> {
+/// (but `close`) are shared, as `Command` would.
+fn spawn(
+    command: &Command,
+    mask: &SigSet,
+    own_session: bool,
+    close: Option<i32>,
+) -> std::io::Result<Pid> {
     let program = cstring(command.get_program())?;
     let mut args = vec![program.clone()];
     for arg in command.get_args() {
@@ -147,7 +154,10 @@ fn spawn(command: &Command, mask: &SigSet, own_session: bool) -> std::io::Result
     attr.set_flags(
         PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF | setsid,
     )?;
-    let actions = PosixSpawnFileActions::init()?;
+    let mut actions = PosixSpawnFileActions::init()?;
+    if let Some(fd) = close {
+        actions.add_close(fd)?;
+    }
     posix_spawnp(&program, &actions, &attr, &args, &env).map_err(std::io::Error::from)
 }
 

@@ -113,7 +113,14 @@ fn a_pty(path: &Path) -> bool {
 /// as it did. A run that fails is followed by one line saying what the kernel refused it (the
 /// daemon read the kernel's records; `after` says how to ask) or, when that cannot be known,
 /// that it ran confined and what it could change. `approved`: a person allowed this run.
-pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: After) -> u8 {
+/// `close`: a descriptor the door holds that the command must not inherit.
+pub fn run(
+    command: &mut Command,
+    program: &OsStr,
+    confined: Confined,
+    after: After,
+    close: Option<i32>,
+) -> u8 {
     let Confined {
         confine,
         approved,
@@ -166,7 +173,7 @@ pub fn run(command: &mut Command, program: &OsStr, confined: Confined, after: Af
     // Without a controlling terminal: the door's given up when it can, else a session of its
     // own for the command.
     let own_session = !tiocsti::give_up_terminal();
-    let ended = match super::child::run(command, own_session) {
+    let ended = match super::child::run(command, own_session, close) {
         Ok(ended) => ended,
         Err(error) => {
             messages::say(&format!(

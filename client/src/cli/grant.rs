@@ -96,6 +96,21 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         }
         Err(code) => return code,
     };
+    // A line of one program with literal words is started without bash, as bash would have
+    // started it: it cannot change directory, so the directory to report is this one.
+    if let Some(mut direct) = super::shell::direct::command(&granted.line) {
+        // The agent's descriptor is closed in the program (the door reports on its own copy):
+        // a program the line leaves running must not hold the agent's read open.
+        let agents = granted.dir_fd.and_then(|fd| i32::try_from(fd).ok());
+        let program = direct.get_program().to_owned();
+        let code = confine::run(&mut direct, &program, granted_run, after, agents);
+        if let (Some(mut report), Ok(dir)) = (report, std::env::current_dir())
+            && let Some(dir) = dir.to_str()
+        {
+            let _ = report.write_all(format!("{dir}\n").as_bytes());
+        }
+        return code;
+    }
     let mut command = std::process::Command::new(SHELL);
     let pipe = match report.as_ref().map(|_| directory_pipe()).transpose() {
         Ok(pipe) => pipe,
@@ -112,7 +127,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         }
         _ => command.arg("-c").arg(&granted.line),
     };
-    let code = confine::run(&mut command, SHELL.as_ref(), granted_run, after);
+    let code = confine::run(&mut command, SHELL.as_ref(), granted_run, after, None);
     if let (Some(mut report), Some((read, _))) = (report, pipe)
         && let Some(dir) = final_dir(read)
     {

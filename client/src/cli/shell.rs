@@ -14,6 +14,7 @@ use super::confine::{self, Confined};
 use super::{exit, messages};
 
 mod args;
+pub(super) mod direct;
 
 use args::Invocation;
 
@@ -108,6 +109,15 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         Ok(checked) => checked,
         Err(code) => return code,
     };
+    // `-c LINE` alone (no login shell, no `$0`): a line of one program with literal words is
+    // started without bash, as bash would have started it.
+    if let [flag, _] = args.as_slice()
+        && flag == "-c"
+        && let Some(mut direct) = direct::command(&command)
+    {
+        let program = direct.get_program().to_owned();
+        return start(&mut direct, &program, confinement, after);
+    }
     start(
         std::process::Command::new(SHELL).args(&args),
         SHELL.as_ref(),
@@ -191,7 +201,7 @@ fn start(
     after: confine::After,
 ) -> u8 {
     match confinement {
-        Some(confined) => confine::run(command, program, confined, after),
+        Some(confined) => confine::run(command, program, confined, after, None),
         None => exec(command, program),
     }
 }
