@@ -77,7 +77,9 @@ fi
 if [[ -n ${ALT-} ]]; then
   cp "$ALT" "$work/assent-alt"
   alt=$work/assent-alt
-  all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt)
+  ln -s "$alt" "$work/assent-sh-alt"
+  all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt sh-open-alt sh-confined-alt
+    granted-claude-alt granted-gemini-alt)
 fi
 read -r -a names <<<"${VARIANTS:-${all[*]}}"
 run() { # NAME: one run of that variant
@@ -104,15 +106,21 @@ run() { # NAME: one run of that variant
     hook-claude-alt) "$alt" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
     hook-codex-alt) "$alt" --socket "$s" hook codex <"$work/codex" >/dev/null ;;
     hook-gemini-alt) "$alt" --socket "$s" hook gemini <"$work/gemini" >/dev/null ;;
+    sh-open-alt) ASSENT_SOCKET=$work/open.socket "$work/assent-sh-alt" -c "$simple" >/dev/null </dev/null ;;
+    sh-confined-alt) ASSENT_SOCKET=$s "$work/assent-sh-alt" -c "$simple" >/dev/null </dev/null ;;
+    granted-claude-alt) /bin/bash -c "$(<"$work/granted-claude-alt")" >/dev/null </dev/null ;;
+    granted-gemini-alt) /bin/bash -c "$(<"$work/granted-gemini-alt")" >/dev/null </dev/null ;;
     *) echo "no variant $1" >&2 && return 1 ;;
   esac
 }
 prepare() { # NAME: untimed work a variant needs before its run (a fresh grant: each is used once)
   case $1 in
-    granted-claude | granted-gemini)
-      local agent=${1#granted-}
+    granted-claude | granted-gemini | granted-claude-alt | granted-gemini-alt)
+      local agent=${1#granted-} client=$static
+      [[ $agent == *-alt ]] && agent=${agent%-alt} client=$alt
+      local payload=$agent
       [[ $agent == claude ]] && agent=claude-code
-      "$static" --socket "$s" hook "$agent" <"$work/${1#granted-}" |
+      "$client" --socket "$s" hook "$agent" <"$work/$payload" |
         python3 -c 'import json, sys; o = json.load(sys.stdin); s = o["hookSpecificOutput"]
 print(s["updatedInput" if "updatedInput" in s else "tool_input"]["command"], end="")' >"$work/$1"
       ;;
