@@ -77,7 +77,7 @@ fi
 if [[ -n ${ALT-} ]]; then
   cp "$ALT" "$work/assent-alt"
   alt=$work/assent-alt
-  ln -s "$alt" "$work/assent-sh-alt"
+  mkdir -p "$work/alt" && ln -s "$alt" "$work/alt/assent-sh"
   all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt sh-open-alt sh-confined-alt
     granted-claude-alt granted-gemini-alt)
 fi
@@ -106,8 +106,8 @@ run() { # NAME: one run of that variant
     hook-claude-alt) "$alt" --socket "$s" hook claude-code <"$work/claude" >/dev/null ;;
     hook-codex-alt) "$alt" --socket "$s" hook codex <"$work/codex" >/dev/null ;;
     hook-gemini-alt) "$alt" --socket "$s" hook gemini <"$work/gemini" >/dev/null ;;
-    sh-open-alt) ASSENT_SOCKET=$work/open.socket "$work/assent-sh-alt" -c "$simple" >/dev/null </dev/null ;;
-    sh-confined-alt) ASSENT_SOCKET=$s "$work/assent-sh-alt" -c "$simple" >/dev/null </dev/null ;;
+    sh-open-alt) ASSENT_SOCKET=$work/open.socket "$work/alt/assent-sh" -c "$simple" >/dev/null </dev/null ;;
+    sh-confined-alt) ASSENT_SOCKET=$s "$work/alt/assent-sh" -c "$simple" >/dev/null </dev/null ;;
     granted-claude-alt) /bin/bash -c "$(<"$work/granted-claude-alt")" >/dev/null </dev/null ;;
     granted-gemini-alt) /bin/bash -c "$(<"$work/granted-gemini-alt")" >/dev/null </dev/null ;;
     *) echo "no variant $1" >&2 && return 1 ;;
