@@ -4,10 +4,11 @@
 # then becomes the command, as before), interleaved round by round so that both meet the same
 # machine, and the line run by bash directly as the floor.
 #
-#   cargo build --release -p assentd -p assent-client
+#   cargo build --release -p assentd -p assent-client && scripts/static-client
 #   [OLD=DIR] daemon/benches/confine.sh [ROUNDS]
 #
-# Prints the median and mean of each, and the median of the per-round difference
+# Each round runs every variant once, in a shuffled order. Prints the median and mean of each,
+# and the median of the per-round difference
 # (confined − unconfined), for `ls -la`, for a `grep` that finds nothing (a run that fails:
 # the door then asks the daemon what the kernel refused) and for a no-op `cargo build` of a
 # small crate; and `ls -la` again on a terminal (a pseudo-terminal on the standard streams: the
@@ -23,13 +24,24 @@ bin=${CARGO_TARGET_DIR:-$repo/target}/release
 work=$(mktemp -d "$HOME/assent-confine-bench.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
-mkdir -p "$work/a" "$work/b"
-"$bin/assentd" --user --socket "$work/a/s" --state-dir "$work/a" >/dev/null 2>&1 &
-"$bin/assentd" --user --socket "$work/b/s" --state-dir "$work/b" --landlock-abi 0 >/dev/null 2>&1 &
+# Every binary runs from a copy made here, as an installed one is (dpkg writes a copy): a client
+# as the linker wrote it starts slower than a copy of it, which would count against whichever
+# build was not copied. The client is the shipped, static one where `scripts/static-client`
+# built it (STATIC=FILE names another; OLD=DIR must hold the same kind: a dynamically linked
+# client starts about 0.2 ms slower, and `old build, confined - unconfined` takes this build's
+# unconfined run from that build's confined one).
+static=${STATIC:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: //p')/release/assent}
+[ -x "$static" ] || static=$bin/assent
+mkdir -p "$work/a" "$work/b" "$work/new"
+cp "$bin/assentd" "$work/new/"
+cp "$static" "$work/new/assent"
+"$work/new/assentd" --user --socket "$work/a/s" --state-dir "$work/a" >/dev/null 2>&1 &
+"$work/new/assentd" --user --socket "$work/b/s" --state-dir "$work/b" --landlock-abi 0 >/dev/null 2>&1 &
 old=${OLD:+$(realpath "$OLD")}
 if [ -n "$old" ]; then
-    mkdir -p "$work/o"
-    "$old/assentd" --user --socket "$work/o/s" --state-dir "$work/o" >/dev/null 2>&1 &
+    mkdir -p "$work/o" "$work/old"
+    cp "$old/assentd" "$old/assent" "$work/old/"
+    "$work/old/assentd" --user --socket "$work/o/s" --state-dir "$work/o" >/dev/null 2>&1 &
 fi
 for s in a b ${old:+o}; do
     for _ in $(seq 100); do [ -S "$work/$s/s" ] && break; sleep 0.05; done
@@ -40,14 +52,8 @@ crate="$work/small"
 cargo new -q --vcs git "$crate"
 (cd "$crate" && cargo build -q)
 
-# Each client run from a copy made here: a binary as the linker wrote it starts slower than a
-# copy of it (BENCHMARKS.md, "A chain that reads"), which would favour whichever build was copied.
-cp "$bin/assent" "$work/assent"
-if [ -n "$old" ]; then
-    mkdir -p "$work/old" && cp "$old/assent" "$work/old/assent"
-fi
-python3 - "$work/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" "${old:+$work/old}" "$work/o/s" "${CHURN:-}" <<'PY'
-import os, statistics, subprocess, sys, time
+python3 - "$work/new/assent" "$work/a/s" "$work/b/s" "$crate" "$rounds" "${old:+$work/old}" "$work/o/s" "${CHURN:-}" <<'PY'
+import os, random, statistics, subprocess, sys, time
 assent, sa, sb, crate, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 old, so, churn = sys.argv[6], sys.argv[7], sys.argv[8] == "1"
 home = os.path.expanduser("~")
@@ -89,7 +95,13 @@ def bench(line, n, code=0, tty=False):
     for _ in range(n):
         if churn:
             change_the_home()
-        for name, argv in cases.items():
+        # In an order shuffled anew each round: in a fixed one, each variant ran after the same
+        # other, and the slot after a confined door measured 0.2 ms faster than the one before
+        # it, whichever build sat in it (the daemon's work after a door's reply falls on what
+        # runs next).
+        order = list(cases.items())
+        random.shuffle(order)
+        for name, argv in order:
             got[name].append(timed(argv, crate, code, tty))
     print(f"\n{line}{' on a terminal' if tty else ''}  ({n} rounds, interleaved)")
     for name, ms in got.items():
