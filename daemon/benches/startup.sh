@@ -29,9 +29,10 @@ daemon() { # BIN NAME [FLAGS...]: a user daemon from BIN on $work/NAME.socket
   local bin=$1 name=$2
   shift 2
   mkdir -p "$work/$name/state" "$work/$name/config"
+  cp "$bin/assentd" "$work/$name/assentd" # a copy, as installed (and as each client is)
   env -i PATH="$PATH" HOME="$work" XDG_RUNTIME_DIR="$work/$name" XDG_STATE_HOME="$work/$name" \
     XDG_CONFIG_HOME="$work/$name/config" ASSENT_LOG=warn \
-    "$bin/assentd" --user --socket "$work/$name.socket" --state-dir "$work/$name/state" "$@" \
+    "$work/$name/assentd" --user --socket "$work/$name.socket" --state-dir "$work/$name/state" "$@" \
     2>>"$work/$name.log" &
   local client=$static tries=0
   [[ $name != old ]] || client=$bin/assent # an earlier build's client speaks its protocol
