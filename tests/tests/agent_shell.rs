@@ -232,6 +232,8 @@ fn a_plain_program_line_runs_without_bash_and_anything_more_through_it() {
         "a b|c d||",
         "the words as bash would give them"
     );
+    // Started by the file the search found, named as typed: `sh -c` prints its `argv[0]`.
+    assert_eq!(run("sh -c 'echo $0'"), "sh\n", "argv[0] as bash gives it");
     assert!(!ran.exists(), "bash ran for a plain program line");
 
     assert_eq!(run("printenv PWD | cat"), format!("{}\n", home.display()));

@@ -188,8 +188,8 @@ fn the_rewritten_command_ends_as_the_line_did_in_its_directory() {
         ("cd sub && exit 3", 3, project.join("sub")),
         ("cd sub", 0, project.join("sub")),
         ("false", 1, project.clone()),
-        // One program with literal words: started by the door without bash, which then
-        // reports its own directory.
+        // One program with literal words: it cannot move the agent's shell, so the door alone
+        // is the command (no directory report), and it starts the program without bash.
         ("ls", 0, project.clone()),
         ("ls no-such-file", 2, project.clone()),
     ] {
@@ -198,6 +198,11 @@ fn the_rewritten_command_ends_as_the_line_did_in_its_directory() {
             .as_str()
             .unwrap_or_else(|| panic!("{line}: no rewritten command: {answer}"))
             .to_owned();
+        assert_eq!(
+            command.contains("--dir-fd"),
+            line.contains("exit") || line.starts_with("cd") || line == "false",
+            "{line}: the directory is reported only for a line that may move the shell: {command}"
+        );
         let child = std::process::Command::new("/bin/bash")
             .arg("-c")
             .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) [$(type -t __assent_return)]""#)

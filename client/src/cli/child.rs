@@ -40,9 +40,14 @@ pub struct Ended {
 }
 
 /// Runs `command` (its program, arguments and environment; the door's working directory)
-/// and waits for it, passing on the signals meant to end it. `close`: a descriptor the door
-/// holds that the command must not inherit.
-pub fn run(command: &Command, own_session: bool, close: Option<i32>) -> std::io::Result<Ended> {
+/// with `argv0` as its `argv[0]`, and waits for it, passing on the signals meant to end it.
+/// `close`: a descriptor the door holds that the command must not inherit.
+pub fn run(
+    command: &Command,
+    argv0: &OsStr,
+    own_session: bool,
+    close: Option<i32>,
+) -> std::io::Result<Ended> {
     if command.get_current_dir().is_some() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -64,13 +69,14 @@ pub fn run(command: &Command, own_session: bool, close: Option<i32>) -> std::io:
     let mut old = SigSet::empty();
     nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&passed), Some(&mut old))
         .map_err(std::io::Error::from)?;
-    let result = wait_passing(command, &passed, &old, own_session, close);
+    let result = wait_passing(command, argv0, &passed, &old, own_session, close);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
     result
 }
 
 fn wait_passing(
     command: &Command,
+    argv0: &OsStr,
     passed: &SigSet,
     old: &SigSet,
     own_session: bool,
@@ -78,7 +84,7 @@ fn wait_passing(
 ) -> std::io::Result<Ended> {
     let signals =
         SignalFd::with_flags(passed, SfdFlags::SFD_CLOEXEC).map_err(std::io::Error::from)?;
-    let pid = spawn(command, old, own_session, close)?;
+    let pid = spawn(command, argv0, old, own_session, close)?;
     let mut signalled = false;
     loop {
         if let Some(status) = finished(waitpid(pid, Some(WaitPidFlag::WNOHANG)))? {
@@ -110,17 +116,18 @@ fn wait_passing(
     }
 }
 
-/// Starts `command` (in a session of its own when `own_session`) with the signal mask `mask`
+/// Starts `command` as `argv0` (in a session of its own when `own_session`) with the signal mask `mask`
 /// and SIGPIPE's default action; the standard streams and every descriptor not closed on exec
 /// (but `close`) are shared, as `Command` would.
 fn spawn(
     command: &Command,
+    argv0: &OsStr,
     mask: &SigSet,
     own_session: bool,
     close: Option<i32>,
 ) -> std::io::Result<Pid> {
     let program = cstring(command.get_program())?;
-    let mut args = vec![program.clone()];
+    let mut args = vec![cstring(argv0)?];
     for arg in command.get_args() {
         args.push(cstring(arg)?);
     }

@@ -102,8 +102,13 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         // The agent's descriptor is closed in the program (the door reports on its own copy):
         // a program the line leaves running must not hold the agent's read open.
         let agents = granted.dir_fd.and_then(|fd| i32::try_from(fd).ok());
-        let program = direct.get_program().to_owned();
-        let code = confine::run(&mut direct, &program, granted_run, after, agents);
+        let code = confine::run(
+            &mut direct.command,
+            direct.name.as_ref(),
+            granted_run,
+            after,
+            agents,
+        );
         if let (Some(mut report), Ok(dir)) = (report, std::env::current_dir())
             && let Some(dir) = dir.to_str()
         {
@@ -196,7 +201,8 @@ fn final_dir(read: OwnedFd) -> Option<String> {
 /// Code), the door reports the line's final directory, the agent's shell `cd`s there, and the
 /// line's exit status is the command's (returned by a function that removes itself: a `( exit
 /// N )` subshell was a fork of the agent's shell on every call); otherwise (Gemini CLI starts
-/// each call afresh, and refuses a command substitution) it is the door alone. `assent` is
+/// each call afresh, and refuses a command substitution), and for a line that only runs a
+/// program, it is the door alone. `assent` is
 /// this program's path, `socket` that of the daemon that gave the grant.
 pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: bool) -> String {
     let door = format!(
@@ -205,7 +211,9 @@ pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: 
         quote(socket),
         quote(token)
     );
-    if !follow_dir {
+    // A line that only runs a program cannot move the agent's shell: it ends where it began,
+    // and the door alone is the command (no command substitution, a fork of the agent's shell).
+    if !follow_dir || super::shell::direct::only_a_program(line) {
         return format!("{door} -c {}", quote(line));
     }
     format!(
@@ -286,6 +294,11 @@ mod tests {
         assert_eq!(
             rewrite("/usr/bin/assent", "/run/s", "pg_1", "it's", false),
             r"'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'it'\''s'"
+        );
+        // Only a program: it cannot move the agent's shell, so nothing is reported back.
+        assert_eq!(
+            rewrite("/usr/bin/assent", "/run/s", "pg_1", "cargo test", true),
+            "'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'cargo test'"
         );
     }
 

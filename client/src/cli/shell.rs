@@ -115,8 +115,12 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         && flag == "-c"
         && let Some(mut direct) = direct::command(&command)
     {
-        let program = direct.get_program().to_owned();
-        return start(&mut direct, &program, confinement, after);
+        return start(
+            &mut direct.command,
+            direct.name.as_ref(),
+            confinement,
+            after,
+        );
     }
     start(
         std::process::Command::new(SHELL).args(&args),

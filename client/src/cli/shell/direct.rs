@@ -10,24 +10,30 @@
 //! the run is what the gate judged either way.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// A line's program, ready to start: `command` runs the file found, `name` is the program as
+/// the line names it (its `argv[0]`, and the name a message about it uses).
+#[derive(Debug)]
+pub struct Direct {
+    pub command: Command,
+    pub name: String,
+}
 
 /// The command that runs `line` as `bash -c LINE` would, without bash, when the line is one
 /// simple command of literal words whose program is an executable file on `PATH` (or named
 /// with a `/`); `None` otherwise.
-pub fn command(line: &str) -> Option<Command> {
-    let words = literal_words(line)?;
+pub fn command(line: &str) -> Option<Direct> {
+    let words = program_words(line)?;
     let (first, rest) = words.split_first()?;
-    if first.contains('=') || SHELL_WORDS.contains(&first.as_str()) {
-        return None;
-    }
-    // Found here only to know bash would execute it; started by its name as typed, so that
-    // its `argv[0]` (and the messages it prints) are what bash would have given it, and the
-    // same `PATH` search finds it again.
-    find(first)?;
-    let mut command = Command::new(first);
-    command.args(rest);
+    // Started as bash starts it: the file its `PATH` search found, with the name as typed for
+    // `argv[0]` (what the program and its messages call itself). Searching again to start it
+    // would cost a failed `execve` per `PATH` entry before the one found.
+    let path = find(first)?;
+    let mut command = Command::new(path);
+    command.arg0(first).args(rest);
     // bash sets `PWD` to the working directory when the one it was given names another (or
     // none): a program that trusts `PWD` over `getcwd` sees what it would have under bash.
     if !pwd_is_here()
@@ -35,7 +41,28 @@ pub fn command(line: &str) -> Option<Command> {
     {
         command.env("PWD", here);
     }
-    Some(command)
+    Some(Direct {
+        command,
+        name: first.clone(),
+    })
+}
+
+/// Whether `line` only runs a program, whatever `PATH` finds: one simple command of literal
+/// words whose first is no assignment, reserved word or builtin. Such a line cannot change
+/// the directory of the shell that runs it (only `cd`, `pushd`, `popd` and the builtins that
+/// run shell code can), whether it is started without bash or by it.
+pub fn only_a_program(line: &str) -> bool {
+    program_words(line).is_some()
+}
+
+/// The words of a line that is one program with literal words (see [`only_a_program`]).
+fn program_words(line: &str) -> Option<Vec<String>> {
+    let words = literal_words(line)?;
+    let first = words.first()?;
+    if first.contains('=') || SHELL_WORDS.contains(&first.as_str()) {
+        return None;
+    }
+    Some(words)
 }
 
 /// Whether `PWD` names the working directory (the same file, by device and inode), as bash
@@ -318,9 +345,42 @@ mod tests {
     }
 
     #[test]
+    fn a_line_that_only_runs_a_program_is_told_from_one_that_may_move_the_shell() {
+        for line in [
+            "ls -la",
+            "cargo test --lib",
+            "no-such-program-anywhere 'a b'",
+        ] {
+            assert!(only_a_program(line), "{line:?}");
+        }
+        for line in [
+            "cd /tmp",
+            "pushd /tmp",
+            "popd",
+            "source x",
+            ". x",
+            "eval cd",
+            "exec ls",
+            "builtin cd /",
+            "command cd /",
+            "cd /tmp && ls",
+            "X=1 ls",
+            "ls; cd /",
+            "",
+        ] {
+            assert!(!only_a_program(line), "{line:?}");
+        }
+    }
+
+    #[test]
     fn the_program_gets_the_words_as_typed() {
-        let command = command("ls -la 'a b'").expect("ls is on PATH");
-        assert_eq!(command.get_program(), "ls", "started by its name as typed");
+        let Direct { command, name } = command("ls -la 'a b'").expect("ls is on PATH");
+        assert_eq!(name, "ls", "argv[0] as typed");
+        let program = Path::new(command.get_program());
+        assert!(
+            program.is_absolute() && program.ends_with("ls"),
+            "started by the file the search found: {program:?}"
+        );
         let args: Vec<&OsStr> = command.get_args().collect();
         assert_eq!(args, [OsStr::new("-la"), OsStr::new("a b")]);
     }
