@@ -17,19 +17,20 @@
 //! that. The standard library's `Command` gives a child its parent's mask as it is at the spawn
 //! (so a command started under `nohup`'s blocked SIGHUP keeps it), which here would be the
 //! door's blocked set: the command would never see the SIGTERM passed on to it. So the command
-//! is started with `posix_spawn` and told the mask the door had before it blocked anything,
-//! and SIGPIPE's default action back (the standard library ignores it in the door).
+//! is started (`start.rs`, as `posix_spawn` would) with the mask the door had before it
+//! blocked anything, and SIGPIPE's default action back (in case the door's parent ignored it).
 
 use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 
-use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawnp};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, kill, killpg};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
+
+mod start;
 
 /// How the command ended, and whether the door passed on a signal meant to end it (the run
 /// was then ended from outside, not refused).
@@ -147,25 +148,14 @@ fn spawn(
             CString::new(pair).map_err(|_| nul())
         })
         .collect::<std::io::Result<Vec<_>>>()?;
-    let mut attr = PosixSpawnAttr::init()?;
-    let mut default = SigSet::empty();
-    default.add(Signal::SIGPIPE);
-    attr.set_sigmask(mask)?;
-    attr.set_sigdefault(&default)?;
-    // glibc's POSIX_SPAWN_SETSID (2.26), which the binding does not name.
-    let setsid = if own_session {
-        PosixSpawnFlags::from_bits_retain(nix::libc::c_int::from(nix::libc::POSIX_SPAWN_SETSID))
-    } else {
-        PosixSpawnFlags::empty()
-    };
-    attr.set_flags(
-        PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF | setsid,
-    )?;
-    let mut actions = PosixSpawnFileActions::init()?;
-    if let Some(fd) = close {
-        actions.add_close(fd)?;
-    }
-    posix_spawnp(&program, &actions, &attr, &args, &env).map_err(std::io::Error::from)
+    start::spawn(&start::Start {
+        candidates: start::candidates(&program),
+        argv: args,
+        envp: env,
+        mask: *mask,
+        own_session,
+        close,
+    })
 }
 
 fn wait_plainly(pid: Pid) -> std::io::Result<ExitStatus> {
