@@ -11,7 +11,9 @@
 # the agent's shell `assent-sh -c`, against bash running the same line; on a simple line
 # (`ls -la`) and on a typical agent chain; and the command Claude Code's and Gemini CLI's hooks
 # rewrite an allowed call to (`granted-*`: bash running `assent sh --grant`, confined), as the
-# agent then runs it, the hook's own run untimed. VARIANTS="true check …" picks some.
+# agent then runs it, the hook's own run untimed. `as-claude` and `as-gemini` run the simple
+# line in the agent's own wrapper around a call (below), `as-*-granted` the rewritten command in
+# it: the pair an agent's user compares. VARIANTS="true check …" picks some.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-2000}
@@ -64,10 +66,21 @@ for agent in claude codex gemini; do
   payload $agent "$simple" >"$work/$agent"
   payload $agent "$chain" >"$work/$agent-chain"
 done
+# Each agent's own wrapper around a shell call, as its bash runs it (`bash -c`), without what
+# depends on the user (Claude Code's snapshot of the user's shell functions, sourced first):
+# Claude Code 2.1.332 `eval`s the command and records `pwd -P` after it; Gemini CLI 0.x runs it
+# in a subshell whose EXIT trap lists the jobs it left. Both fork the agent's shell for the
+# command, which `bash -c 'ls -la'` does not (bash executes a lone command in place).
+as_claude() { printf "eval '%s' && pwd -P >| %s" "${1//\'/\'\\\'\'}" "$work/claude-cwd"; }
+as_gemini() {
+  printf '_bgpids_file=%s\n(\n  trap '"'"'jobs -p > "$_bgpids_file"'"'"' EXIT\n%s\n)\n__code=$?\nexit $__code' \
+    "$work/gemini-jobs" "$1"
+}
 cd "$proj" # every variant runs in the project, as an agent's shell calls do
 
 all=(true check check-chain hook-claude hook-claude-chain hook-codex hook-gemini
-  bash-c sh-open sh-confined granted-claude granted-gemini)
+  bash-c sh-open sh-confined granted-claude granted-gemini
+  as-claude as-claude-granted as-gemini as-gemini-granted)
 # OLD=DIR (holding an earlier build's assentd and static assent) adds that pair, side by side.
 if [[ -n ${OLD-} ]]; then
   old=$(realpath "$OLD")
@@ -99,6 +112,7 @@ run() { # NAME: one run of that variant
     # as the agent runs it: got from the hook before the round's timing (`prepare`).
     granted-claude) /bin/bash -c "$(<"$work/granted-claude")" >/dev/null </dev/null ;;
     granted-gemini) /bin/bash -c "$(<"$work/granted-gemini")" >/dev/null </dev/null ;;
+    as-*) /bin/bash -c "$(<"$work/$1")" >/dev/null </dev/null ;;
     check-old) "$old/assent" --socket "$work/old.socket" check -- "$simple" </dev/null ;;
     hook-claude-old) "$old/assent" --socket "$work/old.socket" hook claude-code <"$work/claude" >/dev/null ;;
     check-chain-old) "$old/assent" --socket "$work/old.socket" check --cwd "$proj" -- "$chain" </dev/null ;;
@@ -116,6 +130,16 @@ run() { # NAME: one run of that variant
 }
 prepare() { # NAME: untimed work a variant needs before its run (a fresh grant: each is used once)
   case $1 in
+    as-claude) as_claude "$simple" >"$work/$1" ;;
+    as-gemini) as_gemini "$simple" >"$work/$1" ;;
+    as-claude-granted)
+      prepare granted-claude
+      as_claude "$(<"$work/granted-claude")" >"$work/$1"
+      ;;
+    as-gemini-granted)
+      prepare granted-gemini
+      as_gemini "$(<"$work/granted-gemini")" >"$work/$1"
+      ;;
     granted-claude | granted-gemini | granted-claude-alt | granted-gemini-alt)
       local agent=${1#granted-} client=$static
       [[ $agent == *-alt ]] && agent=${agent%-alt} client=$alt
