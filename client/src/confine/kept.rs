@@ -1,15 +1,15 @@
-//! Confining the door with the ruleset the daemon kept ready for this confinement and passed
-//! with its reply: the plan and its rules were made by the daemon, as the requester, before
-//! the line came; the door only adds its own terminal, when the run has one, and says
-//! `no_new_privs` and `landlock_restrict_self`.
+//! Confining this process with the ruleset the daemon kept ready for this confinement and
+//! passed with its reply: the plan and its rules were made by the daemon, as the requester,
+//! before the line came; this process only adds its own terminal, when the run has one, and
+//! says `no_new_privs` and `landlock_restrict_self`.
 //!
-//! The ruleset is the door's alone: the daemon makes a new one for every reply, so nothing a
-//! process adds to the one it was passed reaches another run.
+//! The ruleset is this process's alone: the daemon makes a new one for every reply, so nothing
+//! a process adds to the one it was passed reaches another run.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
-use assent_client::connection::Passed;
+use crate::connection::Passed;
 
 /// `LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON` (ABI 7): what the started program is refused is
 /// logged, so the daemon can name it after a failed run.
@@ -27,9 +27,9 @@ struct PathBeneath {
 
 /// Confines this process with `ruleset`, after granting the run its own `terminal` in it (the
 /// daemon, planning before the line came, cannot know which). An error leaves the process as
-/// it was (but for `no_new_privs`, which a confined run has anyway); the door then plans for
+/// it was (but for `no_new_privs`, which a confined run has anyway); the caller then plans for
 /// itself.
-pub(super) fn restrict(
+pub fn restrict(
     ruleset: &Passed,
     terminal: Option<&Path>,
     log_denials: bool,
@@ -53,16 +53,16 @@ pub(super) fn restrict(
     }
 }
 
-/// Adds to `ruleset` the rule a door that plans for itself gives the run's terminal
-/// ([`assent_client::plan::terminal_rights`]). Refused (a kernel that handles fewer rights
-/// than the door asks for), the door plans for itself.
+/// Adds to `ruleset` the rule a plan gives the run's terminal
+/// ([`crate::plan::terminal_rights`]). Refused (a kernel that handles fewer rights than that
+/// asks for), the caller plans for itself.
 fn allow_terminal(ruleset: &Passed, terminal: &Path) -> Result<(), String> {
     use nix::fcntl::{OFlag, open};
     use nix::sys::stat::Mode;
     let fd: OwnedFd = open(terminal, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
         .map_err(|e| format!("the terminal {}: {e}", terminal.display()))?;
     let attr = PathBeneath {
-        allowed_access: assent_client::plan::terminal_rights().bits(),
+        allowed_access: crate::plan::terminal_rights().bits(),
         parent_fd: fd.as_raw_fd(),
     };
     // SAFETY: `landlock_add_rule(int ruleset_fd, enum landlock_rule_type, const void *attr,

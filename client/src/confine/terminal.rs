@@ -1,5 +1,5 @@
-//! What a confined run may do to a terminal. A seccomp filter refuses the two `ioctl`s that
-//! make a terminal type: `TIOCSTI` (push
+//! What a confined run may do to a terminal, and which terminal is its own. A seccomp filter
+//! refuses the two `ioctl`s that make a terminal type: `TIOCSTI` (push
 //! bytes into a terminal's input, for whatever reads it next, the person's shell among them) and
 //! `TIOCLINUX` (the console's selection paste). A confined run has no controlling terminal
 //! (`cli/child.rs`), which is all an ordinary user needs for the kernel to refuse both; root
@@ -11,6 +11,8 @@
 //! The filter is the door's and every process it starts (seccomp filters are inherited and
 //! cannot be removed; `no_new_privs` is set already, for Landlock). Other architectures'
 //! system calls (x32's, or a 32-bit one on x86-64) are refused whole.
+
+use std::path::{Path, PathBuf};
 
 use nix::libc;
 
@@ -47,10 +49,9 @@ fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
-/// Installs the filter on this thread (the door has one) and so on what it starts.
+/// Installs the filter on this thread (a door and bash have one) and so on what it starts.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[allow(unsafe_code)] // The filter is handed to the kernel by pointer; nix has no seccomp call.
-pub(super) fn refuse_terminal_typing() -> Result<(), String> {
+pub fn refuse_terminal_typing() -> Result<(), String> {
     let load = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
     let allow = statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW);
     let refuse = statement(
@@ -100,8 +101,9 @@ pub(super) fn refuse_terminal_typing() -> Result<(), String> {
     }
 }
 
+/// Installs the filter: none on this architecture.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(super) fn refuse_terminal_typing() -> Result<(), String> {
+pub fn refuse_terminal_typing() -> Result<(), String> {
     Err("no terminal filter on this architecture".into())
 }
 
@@ -111,8 +113,7 @@ pub(super) fn refuse_terminal_typing() -> Result<(), String> {
 /// the group reaches it; Ctrl-Z stops both). False when that cannot be done: the door leads its
 /// session (giving the terminal up would hang up the session's foreground), or whether it has a
 /// terminal cannot be told; the command then needs a session of its own.
-#[allow(unsafe_code)] // `TIOCNOTTY` on a descriptor this function opened; nix names no such call.
-pub(super) fn give_up_terminal() -> bool {
+pub fn give_up_terminal() -> bool {
     use nix::fcntl::{OFlag, open};
     use nix::sys::stat::Mode;
     use std::os::fd::AsRawFd;
@@ -128,6 +129,54 @@ pub(super) fn give_up_terminal() -> bool {
             // SAFETY: `tty` is an open descriptor owned here; TIOCNOTTY takes no argument.
             let done = unsafe { libc::ioctl(tty.as_raw_fd(), libc::TIOCNOTTY) };
             done == 0
+        }
+    }
+}
+
+/// The terminal on the standard streams, when there is one: the run may write to its own.
+/// Asked of the descriptor first (one `ioctl`): an agent's run has pipes there, and reading
+/// `/proc` for each would cost more than the rest of the door's work after the reply.
+pub fn own_terminal() -> Option<PathBuf> {
+    use std::io::IsTerminal;
+    [2, 1, 0].into_iter().find_map(|fd| {
+        let terminal = match fd {
+            0 => std::io::stdin().is_terminal(),
+            1 => std::io::stdout().is_terminal(),
+            _ => std::io::stderr().is_terminal(),
+        };
+        if !terminal {
+            return None;
+        }
+        let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+        a_pty(&link).then_some(link)
+    })
+}
+
+/// `/dev/pts/N`: a terminal's own side, never the multiplexer `/dev/pts/ptmx` (opening it
+/// makes new terminals) or anything else below.
+fn a_pty(path: &Path) -> bool {
+    path.strip_prefix("/dev/pts").ok().is_some_and(|rest| {
+        let name = rest.as_os_str().as_encoded_bytes();
+        !name.is_empty() && name.iter().all(u8::is_ascii_digit)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_terminals_own_side_is_its_terminal() {
+        for (path, pty) in [
+            ("/dev/pts/0", true),
+            ("/dev/pts/17", true),
+            ("/dev/pts/ptmx", false),
+            ("/dev/pts/", false),
+            ("/dev/pts/1/x", false),
+            ("/dev/pts/../tty", false),
+            ("/dev/tty1", false),
+        ] {
+            assert_eq!(a_pty(Path::new(path)), pty, "{path}");
         }
     }
 }

@@ -2,19 +2,16 @@
 //! kernel audit's Landlock records for the domain this door made), and the line that says it
 //! to the person and the agent: the place, in the vocabulary's words, and how to allow it.
 
-use assent_client::protocol::{Refusal, Refusals, RefusedRequest, Request, Response};
+use std::path::Path;
 
-use super::After;
+use crate::protocol::{Refusal, Refusals, RefusedRequest, Request, Response};
 
-/// What the kernel refused the run, asked of the daemon, which read the kernel's records.
-pub(super) fn ask(after: After) -> Result<Refusals, String> {
-    let path = assent_client::paths::resolve_door_socket(after.socket.as_deref())
-        .map_err(|e| e.to_string())?;
-    let mut conn = assent_client::Connection::connect(&path).map_err(|e| e.to_string())?;
-    let request = Request::Refused(RefusedRequest {
-        subject: after.subject,
-        origin: after.origin,
-    });
+/// What the kernel refused the run of `request`'s line, asked of the daemon at `socket` (the
+/// door's, as it was given), which read the kernel's records.
+pub fn ask(socket: Option<&Path>, request: RefusedRequest) -> Result<Refusals, String> {
+    let path = crate::paths::resolve_door_socket(socket).map_err(|e| e.to_string())?;
+    let mut conn = crate::Connection::connect(&path).map_err(|e| e.to_string())?;
+    let request = Request::Refused(request);
     match conn.request(&request) {
         Ok(Response::Refusals(refusals)) => Ok(refusals),
         Ok(_) => Err("the daemon gave another reply".into()),
@@ -22,19 +19,19 @@ pub(super) fn ask(after: After) -> Result<Refusals, String> {
     }
 }
 
-/// Marks the end of the run in the kernel's records: the door, in the run's domain, is
-/// refused a signal to its parent (signal 0, which delivers nothing), and the kernel logs
+/// Marks the end of the run in the kernel's records: this process (the door, or the shell
+/// that ran the line), in the run's domain, is refused a signal to its parent (signal 0, which delivers nothing), and the kernel logs
 /// that after everything the run was refused, in order. The daemon, asked next, waits for this
 /// record instead of for a silence long enough to be sure: a failed run (a `grep` that found
 /// nothing) is answered at once instead of after the longest the records could take.
-pub(super) fn barrier() {
+pub fn barrier() {
     let _ = nix::sys::signal::kill(nix::unistd::getppid(), None);
 }
 
 /// The line after a failed confined run: what was refused and how to allow it, or, when that
 /// is not known, what the run could do; nothing when the kernel refused nothing (the run
 /// failed for reasons of its own, as `grep` finding nothing does, and says so itself).
-pub(super) fn text(refusals: &Refusals, fallback: &str) -> Option<String> {
+pub fn text(refusals: &Refusals, fallback: &str) -> Option<String> {
     if let Some(why) = &refusals.unknown {
         return Some(format!("{fallback} (what was refused is not known: {why})"));
     }
@@ -79,7 +76,7 @@ fn refusal_words(refusal: &Refusal) -> String {
     match &refusal.path {
         Some(path) => format!(
             "{verb} {} ({})",
-            assent_client::shown::one_line(path),
+            crate::shown::one_line(path),
             refusal.place
         ),
         None => format!("{verb} ({})", refusal.place),
