@@ -15,7 +15,9 @@
 //! hook's answer into its transcript, and a command line is in `/proc`), so it is bound to the
 //! agent that asked (its pid and start time) and only a process whose parents reach that agent
 //! without passing through a door may redeem it ([`under_agent`]): the agent's own shell after
-//! the person said yes, never a confined line of an earlier call (its door stays its parent),
+//! the person said yes, never a confined line of an earlier call (its door stays its parent; or,
+//! where the bash builtin confined the agent's shell of that call in place, that shell: every
+//! process that redeemed a grant without being a door is remembered as one, [`Grants::confined_in_place`]),
 //! nor what left the agent (an orphan is re-parented to init), nor another program.
 
 use std::collections::HashMap;
@@ -40,6 +42,8 @@ const MAX_SHOWN: usize = 64;
 /// The gate's own client, as a process is named: a door that runs a line confined stays the
 /// parent of what the line runs.
 const DOORS: &[&str] = &["assent", "assent-sh"];
+/// Shells the bash builtin may confine in place (bash, and what some systems name it).
+const SHELLS: &[&str] = &["bash", "sh"];
 
 #[derive(Debug)]
 struct Grant {
@@ -51,10 +55,17 @@ struct Grant {
     agent: Option<Proc>,
 }
 
-/// The grants given and not yet redeemed.
+/// The most shells confined in place remembered; past it the oldest are forgotten (by then
+/// long ended: an agent's shell lives for one call).
+const MAX_IN_PLACE: usize = 4096;
+
+/// The grants given and not yet redeemed, and the shells that confined themselves in place.
 #[derive(Debug, Default)]
 pub struct Grants {
     map: Mutex<HashMap<String, Grant>>,
+    /// Processes that redeemed a grant without being a door: the agent's shell the bash builtin
+    /// confined in place, which then runs the line itself (by pid and start time).
+    in_place: Mutex<std::collections::VecDeque<(i32, u64)>>,
 }
 
 impl Grants {
@@ -160,7 +171,7 @@ impl Grants {
             )));
         }
         if let Some(agent) = &grant.agent
-            && let Err(why) = under_agent(&chain(), agent)
+            && let Err(why) = self.under_agent(&chain(), agent)
         {
             return Err(RequestError::Invalid(format!(
                 "grant {token} was given for {agent}'s own prompt and may only be redeemed by that agent's own shell: {why}; nothing was run"
@@ -168,12 +179,45 @@ impl Grants {
         }
         Ok(grant.granted)
     }
+
+    /// Remembers `redeemer`, which redeemed a grant, as a shell confined in place when it is no
+    /// door (a door is known by its name): what it runs afterwards runs confined, under it.
+    pub fn confined_in_place(&self, redeemer: &Proc) {
+        if DOORS.contains(&redeemer.comm.as_str()) {
+            return;
+        }
+        let mut in_place = self.in_place.lock().unwrap_or_else(|e| e.into_inner());
+        if in_place.len() >= MAX_IN_PLACE {
+            in_place.pop_front();
+        }
+        in_place.push_back((redeemer.pid, redeemer.start));
+    }
+
+    /// [`under_agent`], with the shells confined in place standing as doors: a process at or
+    /// under one runs inside an earlier call.
+    fn under_agent(&self, chain: &[Proc], agent: &Proc) -> Result<(), String> {
+        under_agent(chain, agent)?;
+        let in_place = self.in_place.lock().unwrap_or_else(|e| e.into_inner());
+        let below_agent = chain
+            .iter()
+            .take_while(|p| !(p.pid == agent.pid && p.start == agent.start));
+        for p in below_agent {
+            if in_place.contains(&(p.pid, p.start)) {
+                return Err(format!(
+                    "{} runs in {p}, a shell confined in place for an earlier call",
+                    chain[0]
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Whether the process at the head of `chain` (itself, then its parents) may redeem a grant
 /// bound to `agent`: `agent`, by pid and start time, is among its parents, and no door stands
-/// between (a process named as the gate's client, or as the redeemer itself: a line a door runs
-/// confined is that door's child as long as it runs, and whatever it starts descends from it).
+/// between (a process named as the gate's client, or as a redeemer that is no shell is itself:
+/// a line a door runs confined is that door's child as long as it runs, and whatever it starts
+/// descends from it).
 pub fn under_agent(chain: &[Proc], agent: &Proc) -> Result<(), String> {
     let Some((redeemer, above)) = chain.split_first() else {
         return Err("its process could not be read".into());
@@ -184,9 +228,14 @@ pub fn under_agent(chain: &[Proc], agent: &Proc) -> Result<(), String> {
     else {
         return Err(format!("{redeemer} does not descend from {agent}"));
     };
+    // A door under another name (a copy the hook names) is known by the redeemer's own name;
+    // a shell that redeems (the bash builtin, confining the agent's shell in place) may run
+    // under the agent's other shells (Gemini CLI runs each call in a subshell), and the shells
+    // of earlier calls that confined themselves are known by `Grants::confined_in_place`.
+    let shell = SHELLS.contains(&redeemer.comm.as_str());
     match above[..at]
         .iter()
-        .find(|p| DOORS.contains(&p.comm.as_str()) || p.comm == redeemer.comm)
+        .find(|p| DOORS.contains(&p.comm.as_str()) || (!shell && p.comm == redeemer.comm))
     {
         Some(door) => Err(format!(
             "{redeemer} runs under the door {door}, inside an earlier call"
@@ -458,6 +507,56 @@ mod tests {
             .redeem(&token, 1000, &subject, own)
             .expect("redeemed");
         assert!(run.approved, "with what a person's approval adds");
+    }
+
+    /// A shell the bash builtin confined in place for an earlier call stands as a door: what
+    /// runs under it cannot redeem a prompt's grant, the next call's own shell can.
+    #[test]
+    fn what_runs_under_a_shell_confined_in_place_cannot_redeem_a_prompt_s_grant() {
+        let grants = Grants::default();
+        let agent = proc(100, 7, "claude");
+        let subject = shell("rm -rf src", "/p");
+        let give = || {
+            grants
+                .give_for_prompt(
+                    1000,
+                    &subject,
+                    granted(Confinement::default(), true),
+                    agent.clone(),
+                    Duration::from_secs(300),
+                )
+                .expect("a token")
+        };
+        // The earlier call's shell redeemed its grant and confined itself; a door did not.
+        grants.confined_in_place(&proc(200, 50, "bash"));
+        grants.confined_in_place(&proc(210, 50, "assent"));
+        let earlier = |redeemer: Proc| {
+            let agent = agent.clone();
+            move || {
+                vec![
+                    redeemer,
+                    proc(390, 50, "python3"),
+                    proc(200, 50, "bash"),
+                    agent,
+                ]
+            }
+        };
+        for redeemer in [proc(400, 50, "assent"), proc(401, 50, "bash")] {
+            let error = grants
+                .redeem(&give(), 1000, &subject, earlier(redeemer.clone()))
+                .expect_err("refused under a shell confined in place")
+                .to_string();
+            assert!(error.contains("own prompt"), "{redeemer}: {error}");
+            assert!(error.contains("confined in place"), "{redeemer}: {error}");
+        }
+        // The same pid started again is another process; the next call's own shell may.
+        let next = || vec![proc(200, 99, "bash"), agent.clone()];
+        assert!(grants.redeem(&give(), 1000, &subject, next).is_ok());
+        let own = || vec![proc(500, 50, "bash"), agent.clone()];
+        assert!(grants.redeem(&give(), 1000, &subject, own).is_ok());
+        // Under the agent's other shells, as Gemini CLI runs a call in a subshell.
+        let subshell = || vec![proc(502, 50, "bash"), proc(501, 50, "bash"), agent.clone()];
+        assert!(grants.redeem(&give(), 1000, &subject, subshell).is_ok());
     }
 
     #[test]

@@ -402,6 +402,14 @@ pub const AGENT_PROGRAMS: &[&str] = &[
     "copilot",
 ];
 
+/// The process `pid` alone, named by its start time; `None` when it cannot be read.
+pub fn process(pid: i32) -> Option<Proc> {
+    if pid <= 0 {
+        return None;
+    }
+    walk_up(pid, 1, |_, _| false).pop()
+}
+
 /// The answering process and all its ancestors (up to init, at most 64 processes).
 pub fn ancestors(pid: i32) -> Vec<Proc> {
     if pid <= 0 {

@@ -183,6 +183,10 @@ impl Sandbox {
         // `cargo clean` removes, as it should for a person.
         std::fs::copy(crate::binary("assent"), bin.join("assent"))
             .expect("assent is copied into the sandbox's PATH");
+        // And the bash builtin beside it, as the package installs both: a rewritten call then
+        // confines the agent's own shell in place, as a person's would.
+        std::fs::copy(crate::shells::builtin_so(), bin.join("libassent_bash.so"))
+            .expect("the builtin is copied beside assent");
         let rm_log = work.path().join("rm.log");
         std::fs::write(&rm_log, "").expect("the rm log is made");
         std::fs::set_permissions(&rm_log, std::fs::Permissions::from_mode(0o666))

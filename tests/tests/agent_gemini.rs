@@ -519,7 +519,8 @@ fn ask_puts_the_call_to_geminis_own_prompt() {
         .sandbox
         .gemini_interactive(&run.gemini, run.model.url(), run.daemon.socket());
     let screen = pane.wait_for("Gemini's confirmation", RUN, |s| {
-        s.contains("Allow execution of") && s.contains("rm -rf src")
+        // The rewritten command is long: the line may be wrapped inside its box.
+        s.contains("Allow execution of") && s.contains("-rf src")
     });
     assert_eq!(run.sandbox.rm_runs(), 0, "an asked call waits: {screen}");
     // Nothing was held: the person answers in Gemini, not through assent.
@@ -542,9 +543,9 @@ fn ask_puts_the_call_to_geminis_own_prompt() {
         asked,
         "the audit has the call handed to Gemini's prompt: {trail}"
     );
-    // Gemini took the call rewritten with the ask, showed it, and ran it through the door:
-    // the grant given for its prompt was redeemed, so the call ran confined.
-    assert!(screen.contains("sh --grant"), "{screen}");
+    // Gemini took the call rewritten with the ask, showed it, and ran it confined: the grant
+    // given for its prompt was redeemed.
+    assert!(screen.contains("--grant"), "{screen}");
     let grants: Vec<String> = trail
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -28,6 +28,9 @@ fn run(m: &Home, socket: &Path, cwd: &Path, args: &[&str], input: &str) -> Outpu
         .current_dir(cwd)
         .env("HOME", &m.home)
         .env("TMPDIR", "/tmp")
+        // The door's form: the door is the redeemer these cases put under each parent (the
+        // builtin's, where the agent's shell redeems, is `agent_claude_ask.rs`'s).
+        .env("ASSENT_BUILTIN", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,8 +1,9 @@
 //! Claude Code's hook runs what it allows confined: it answers an allowed `Bash` call with an
-//! `updatedInput` whose command is `assent sh --grant TOKEN -c LINE`, and that door redeems the
-//! one-time grant (once, for that line and directory only) instead of judging the line again.
-//! The real daemon and client and real Landlock; the real agent is in `agent_claude_confined.rs`.
-//! The traps write in a temporary home, never delete.
+//! `updatedInput` whose command has the agent's own shell load the bash builtin, redeem the
+//! one-time grant (once, for that line and directory only) instead of judging the line again,
+//! confine itself and run the line; or, where the builtin cannot, the door `assent sh --grant
+//! TOKEN -c LINE` do so. The real daemon, client, builtin and real Landlock; the real agent is
+//! in `agent_claude_confined.rs`. The traps write in a temporary home, never delete.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,6 +16,8 @@ use serde_json::Value;
 /// A home with a document outside the project, and a project (a git repository) inside it.
 struct Machine {
     base: Home,
+    /// What the hook is told of the bash builtin (`ASSENT_BUILTIN`): `off`, the door alone.
+    builtin: std::ffi::OsString,
 }
 
 impl std::ops::Deref for Machine {
@@ -28,6 +31,15 @@ impl Machine {
     fn new() -> Machine {
         Machine {
             base: Home::new("assent-hook-confine-", &["src/app/sub"]),
+            builtin: "off".into(),
+        }
+    }
+
+    /// A machine whose hook rewrites calls to confine the agent's shell with the builtin.
+    fn with_builtin() -> Machine {
+        Machine {
+            builtin: assent_tests::shells::builtin_so().into_os_string(),
+            ..Machine::new()
         }
     }
 
@@ -44,6 +56,7 @@ impl Machine {
             .current_dir(cwd)
             .env("HOME", &self.home)
             .env("TMPDIR", "/tmp")
+            .env("ASSENT_BUILTIN", &self.builtin)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -223,4 +236,165 @@ fn the_rewritten_command_ends_as_the_line_did_in_its_directory() {
             "{line}: {out:?}"
         );
     }
+}
+
+/// The rewritten command of `answer`.
+fn rewritten(answer: &Value) -> String {
+    answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no rewritten command: {answer}"))
+        .to_owned()
+}
+
+impl Machine {
+    /// `command` run as Claude Code runs a call: `eval`ed in a bash of its own in the project,
+    /// which then prints the status, its directory and `$__assent_dir` (set only by the door's
+    /// form).
+    fn as_claude(&self, command: &str) -> Output {
+        let child = std::process::Command::new("/bin/bash")
+            .arg("-c")
+            .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) ${__assent_dir-in-place}""#)
+            .env("REWRITTEN", command)
+            .env("HOME", &self.home)
+            .current_dir(&self.project)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bash starts");
+        assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT)
+    }
+}
+
+/// With the builtin, the agent's own shell redeems the grant, confines itself and runs the
+/// line: what the line was judged to change it changes, what is outside the project it cannot,
+/// its `cd` is the agent's shell's own, and a grant runs once.
+#[test]
+fn the_agents_shell_confines_itself_in_place_with_the_builtin() {
+    if !landlock() {
+        return;
+    }
+    let m = Machine::with_builtin();
+    let daemon = TestDaemon::start();
+    let project = m.project.canonicalize().expect("the project exists");
+
+    // Outside the project: refused, and the line after the run says so.
+    m.python("cleanup.py", "Documents/old/notes.txt");
+    let command = rewritten(&m.hook(daemon.socket(), "/usr/bin/python3 cleanup.py", &m.project));
+    assert!(command.contains("assent_confine"), "{command}");
+    let out = m.as_claude(&command);
+    assert!(stderr(&out).contains("Permission denied"), "{out:?}");
+    assert!(stderr(&out).contains("ran confined"), "{out:?}");
+    assert_eq!(
+        m.notes(),
+        DOCUMENT,
+        "the document outside the project is intact"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with(" in-place\n"),
+        "confined in place, not through the door: {out:?}"
+    );
+
+    for (line, status, dir) in [
+        ("cd sub", 0, project.join("sub")),
+        ("cd sub && false", 1, project.join("sub")),
+        ("false", 1, project.clone()),
+        ("ls", 0, project.clone()),
+        ("ls no-such-file", 2, project.clone()),
+    ] {
+        let out = m.as_claude(&rewritten(&m.hook(daemon.socket(), line, &m.project)));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().last(),
+            Some(format!("{status} {} in-place", dir.display()).as_str()),
+            "{line}: {out:?}"
+        );
+    }
+
+    // Inside the project the line works; run again, the spent grant runs nothing.
+    let inside = "/usr/bin/python3 -c \"open('made.txt', 'w').write('ok')\"";
+    let command = rewritten(&m.hook(daemon.socket(), inside, &m.project));
+    let out = m.as_claude(&command);
+    assert_eq!(
+        std::fs::read_to_string(m.project.join("made.txt"))
+            .ok()
+            .as_deref(),
+        Some("ok"),
+        "{out:?}"
+    );
+    std::fs::remove_file(m.project.join("made.txt")).expect("removed");
+    let out = m.as_claude(&command);
+    assert!(stderr(&out).contains("already used"), "{out:?}");
+    assert!(
+        !m.project.join("made.txt").exists(),
+        "a spent grant ran the line: {out:?}"
+    );
+}
+
+/// Where the builtin cannot confine the shell in place, the door runs the line, confined: a
+/// library that is not there (the hook then writes the door's form), and a shell that leads
+/// its session on a terminal of its own (as an agent that runs its calls on a pseudo-terminal
+/// starts it), which cannot give it up (the builtin then has the door run the line).
+#[test]
+fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
+    if !landlock() {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let mut m = Machine::with_builtin();
+    m.python("cleanup.py", "Documents/old/notes.txt");
+    let line = "cd sub && /usr/bin/python3 ../cleanup.py";
+    let project = m.project.canonicalize().expect("project");
+    let sub = project.join("sub");
+
+    // A library that is not there: the door's form, which carries the directory back.
+    m.builtin = m.home.join("no-such-libassent_bash.so").into_os_string();
+    let command = rewritten(&m.hook(daemon.socket(), line, &m.project));
+    assert!(!command.contains("enable -f"), "{command}");
+    let out = m.as_claude(&command);
+    assert!(stderr(&out).contains("Permission denied"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with(&format!(
+            " {} {}\n",
+            sub.display(),
+            sub.display()
+        )),
+        "run by the door, which carried the directory back: {out:?}"
+    );
+    assert_eq!(m.notes(), DOCUMENT);
+
+    // A session leader with a controlling terminal: the builtin has the door run the line (in
+    // a shell of the door's own, so the agent's stays where it was).
+    m.builtin = assent_tests::shells::builtin_so().into_os_string();
+    let command = rewritten(&m.hook(daemon.socket(), line, &m.project));
+    assert!(command.contains("enable -f"), "{command}");
+    let on_a_terminal = "import os, pty, sys\n\
+        pid, fd = pty.fork()\n\
+        if pid == 0:\n    os.execv('/bin/bash', ['bash', '-c', sys.argv[1]])\n\
+        out = b''\n\
+        while True:\n\
+        \x20   try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n\
+        \x20   if not chunk:\n        break\n    out += chunk\n\
+        os.waitpid(pid, 0)\n\
+        sys.stdout.write(out.decode(errors='replace'))\n";
+    let child = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", on_a_terminal])
+        .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) end""#)
+        .env("REWRITTEN", &command)
+        .env("HOME", &m.home)
+        .current_dir(&m.project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 starts");
+    let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("Permission denied"), "{out:?}");
+    assert!(
+        screen
+            .trim_end()
+            .ends_with(&format!(" {} end", project.display())),
+        "run by the door, in a shell of its own: {out:?}"
+    );
+    assert_eq!(m.notes(), DOCUMENT);
 }

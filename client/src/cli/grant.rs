@@ -196,15 +196,53 @@ fn final_dir(read: OwnedFd) -> Option<String> {
     (dir.starts_with('/') && !dir.contains('\n')).then(|| dir.to_string())
 }
 
-/// The command an agent's hook runs instead of `line`: `assent sh --grant` runs it confined.
-/// For an agent whose shell keeps its working directory across calls (`follow_dir`: Claude
-/// Code), the door reports the line's final directory, the agent's shell `cd`s there, and the
-/// line's exit status is the command's (returned by a function that removes itself: a `( exit
-/// N )` subshell was a fork of the agent's shell on every call); otherwise (Gemini CLI starts
-/// each call afresh, and refuses a command substitution), and for a line that only runs a
-/// program, it is the door alone. `assent` is
-/// this program's path, `socket` that of the daemon that gave the grant.
-pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: bool) -> String {
+/// The command an agent's hook runs instead of `line`, to run it confined.
+///
+/// With the bash builtin (`builtin`, the path of `libassent_bash.so`), the agent's own shell
+/// loads it, and the builtin redeems the grant, confines the shell and runs the line there, as
+/// the agent would have run it without the gate (its `cd` stays the agent's); where the shell
+/// cannot be confined in place, the builtin has the door run it (`--door`). Without the
+/// builtin, the door runs it ([`door_form`]). The command is one simple and-list with the line
+/// written out in full: Claude Code reads the shell scripts a call passes, refuses one that
+/// removes files it cannot check, and checks none inside a compound command or read from a
+/// variable.
+pub fn rewrite(
+    assent: &str,
+    socket: &str,
+    token: &str,
+    line: &str,
+    follow_dir: bool,
+    builtin: Option<&str>,
+) -> String {
+    let line_word = quote(line);
+    let Some(builtin) = builtin else {
+        return door_form(assent, socket, token, &line_word, line, follow_dir);
+    };
+    format!(
+        "enable -f {} assent_confine && assent_confine --socket {} --grant {} --door {} -c {line_word}",
+        quote(builtin),
+        quote(socket),
+        quote(token),
+        quote(assent),
+    )
+}
+
+/// The command that runs the line through the door, `assent sh --grant`: `line_word` is the
+/// line as one shell word. For an agent whose shell keeps its working directory across calls
+/// (`follow_dir`: Claude Code), the door reports the line's final directory, the agent's shell
+/// `cd`s there, and the line's exit status is the command's (returned by a function that
+/// removes itself: a `( exit N )` subshell was a fork of the agent's shell on every call);
+/// otherwise (Gemini CLI starts each call afresh, and refuses a command substitution), and for
+/// a line that only runs a program, it is the door alone. `assent` is this program's path,
+/// `socket` that of the daemon that gave the grant.
+fn door_form(
+    assent: &str,
+    socket: &str,
+    token: &str,
+    line_word: &str,
+    line: &str,
+    follow_dir: bool,
+) -> String {
     let door = format!(
         "{} --socket {} sh --grant {}",
         quote(assent),
@@ -214,14 +252,13 @@ pub fn rewrite(assent: &str, socket: &str, token: &str, line: &str, follow_dir: 
     // A line that only runs a program cannot move the agent's shell: it ends where it began,
     // and the door alone is the command (no command substitution, a fork of the agent's shell).
     if !follow_dir || super::shell::direct::only_a_program(line) {
-        return format!("{door} -c {}", quote(line));
+        return format!("{door} -c {line_word}");
     }
     format!(
-        "{{ __assent_dir=$({door} --dir-fd 3 -c {} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
+        "{{ __assent_dir=$({door} --dir-fd 3 -c {line_word} 3>&1 1>&4 4>&-); __assent_status=$?; }} 4>&1; \
          if [[ -n $__assent_dir ]]; then builtin cd -- \"$__assent_dir\" 2>/dev/null; fi; \
          __assent_return() {{ builtin unset -f __assent_return; builtin return \"$1\"; }}; \
-         __assent_return \"$__assent_status\"",
-        quote(line)
+         __assent_return \"$__assent_status\""
     )
 }
 
@@ -286,18 +323,32 @@ mod tests {
 
     #[test]
     fn the_rewrite_carries_the_line_token_and_program_as_single_words() {
-        let rewritten = rewrite("/usr/bin/assent", "/run/s", "pg_1", "cd sub && make", true);
+        let rewritten = rewrite(
+            "/usr/bin/assent",
+            "/run/s",
+            "pg_1",
+            "cd sub && make",
+            true,
+            None,
+        );
         assert!(rewritten.contains(
             "'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' 3>&1 1>&4 4>&-"
         ));
         assert!(rewritten.ends_with("__assent_return \"$__assent_status\""));
         assert_eq!(
-            rewrite("/usr/bin/assent", "/run/s", "pg_1", "it's", false),
+            rewrite("/usr/bin/assent", "/run/s", "pg_1", "it's", false, None),
             r"'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'it'\''s'"
         );
         // Only a program: it cannot move the agent's shell, so nothing is reported back.
         assert_eq!(
-            rewrite("/usr/bin/assent", "/run/s", "pg_1", "cargo test", true),
+            rewrite(
+                "/usr/bin/assent",
+                "/run/s",
+                "pg_1",
+                "cargo test",
+                true,
+                None
+            ),
             "'/usr/bin/assent' --socket '/run/s' sh --grant 'pg_1' -c 'cargo test'"
         );
     }

@@ -23,6 +23,8 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
+use nix::libc;
+
 use crate::Shell;
 
 /// `WORD_DESC`.
@@ -80,32 +82,66 @@ static mut assent_check_struct: Builtin = Builtin {
     handle: ptr::null_mut(),
 };
 
-/// The builtin's entry point.
+/// What `help assent_confine` prints.
+static mut CONFINE_LONG_DOC: [*const c_char; 7] = [
+    c"Confine this shell in place for a line an agent's hook was allowed, and run it.".as_ptr(),
+    c"".as_ptr(),
+    c"Written into an agent's shell call by the assent hook. Redeems the grant for".as_ptr(),
+    c"LINE here, confines this shell and runs LINE as eval would; where this shell".as_ptr(),
+    c"cannot be confined in place, the door (--door) runs it. Returns LINE's status,".as_ptr(),
+    c"or non-zero with the reason on stderr when LINE did not run.".as_ptr(),
+    ptr::null(),
+];
+
+/// The second builtin's symbol, `enable -f libassent_bash.so assent_confine`.
+#[unsafe(no_mangle)]
+#[allow(non_upper_case_globals)]
+static mut assent_confine_struct: Builtin = Builtin {
+    name: c"assent_confine".as_ptr(),
+    function: Some(assent_confine_builtin),
+    flags: BUILTIN_ENABLED,
+    long_doc: (&raw const CONFINE_LONG_DOC).cast(),
+    short_doc: c"assent_confine [--socket PATH] --grant TOKEN [--door ASSENT] -c LINE".as_ptr(),
+    handle: ptr::null_mut(),
+};
+
+/// The words bash passed a builtin.
 ///
 /// # Safety
 ///
 /// `list` is null or the head of a `WORD_LIST` whose nodes, `WORD_DESC`s and NUL-terminated
-/// words stay valid and unchanged for the duration of the call, which is what bash passes to a
-/// builtin (the words after its name).
+/// words stay valid and unchanged while the returned words live, which is what bash passes to a
+/// builtin (the words after its name) for the duration of its call.
+unsafe fn words<'a>(list: *mut WordList) -> Vec<&'a CStr> {
+    let mut words: Vec<&CStr> = Vec::new();
+    let mut node = list.cast_const();
+    while !node.is_null() {
+        // SAFETY: `node` is a non-null node of the list bash passed (see the function's
+        // contract), valid for the whole call.
+        let node_ref = unsafe { &*node };
+        if !node_ref.word.is_null() {
+            // SAFETY: a non-null `WORD_DESC` of that list, valid for the call.
+            let word = unsafe { &*node_ref.word }.word;
+            if !word.is_null() {
+                // SAFETY: bash's words are NUL-terminated strings that outlive the call; the
+                // caller keeps the `&CStr`s within it.
+                words.push(unsafe { CStr::from_ptr(word) });
+            }
+        }
+        node = node_ref.next;
+    }
+    words
+}
+
+/// The `assent_check` builtin's entry point.
+///
+/// # Safety
+///
+/// As [`words`]: `list` is what bash passes a builtin.
 unsafe extern "C" fn assent_check_builtin(list: *mut WordList) -> c_int {
     let status = catch_unwind(AssertUnwindSafe(|| {
-        let mut words: Vec<&CStr> = Vec::new();
-        let mut node = list.cast_const();
-        while !node.is_null() {
-            // SAFETY: `node` is a non-null node of the list bash passed (see the function's
-            // contract), valid for the whole call.
-            let node_ref = unsafe { &*node };
-            if !node_ref.word.is_null() {
-                // SAFETY: a non-null `WORD_DESC` of that list, valid for the call.
-                let word = unsafe { &*node_ref.word }.word;
-                if !word.is_null() {
-                    // SAFETY: bash's words are NUL-terminated strings that outlive the call;
-                    // the `&CStr`s do not escape it.
-                    words.push(unsafe { CStr::from_ptr(word) });
-                }
-            }
-            node = node_ref.next;
-        }
+        // SAFETY: this function's contract; the words do not outlive the call.
+        let words = unsafe { words(list) };
         crate::run(&words, &mut Bash)
     }));
     match status {
@@ -118,11 +154,68 @@ unsafe extern "C" fn assent_check_builtin(list: *mut WordList) -> c_int {
     }
 }
 
+/// The `assent_confine` builtin's entry point: the grant redeemed and the shell confined
+/// (`confine.rs`), then the line run by bash's own `evalstring`, as the `eval` builtin runs its
+/// words, then what the kernel refused it said. A panic is a failure: the line does not run.
+///
+/// # Safety
+///
+/// As [`words`]: `list` is what bash passes a builtin.
+unsafe extern "C" fn assent_confine_builtin(list: *mut WordList) -> c_int {
+    let next = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: this function's contract; the words do not outlive the call.
+        let words = unsafe { words(list) };
+        crate::confine::run(&words)
+    }));
+    let line = match next {
+        Ok(crate::confine::Next::Status(status)) => return c_int::from(status),
+        Ok(crate::confine::Next::Run(line)) => line,
+        Err(_) => {
+            eprintln!("assent: the assent_confine builtin failed; not running the line");
+            return c_int::from(crate::status::UNAVAILABLE);
+        }
+    };
+    let found = symbol(c"evalstring");
+    if found.is_null() {
+        eprintln!("assent: this bash has no evalstring; not running the line");
+        return c_int::from(crate::status::UNAVAILABLE);
+    }
+    // SAFETY: bash exports `int evalstring (char *string, const char *from_file, int flags)`
+    // (builtins/evalstring.c, bash 5.1 and later: what the `eval` builtin calls); a function
+    // pointer and a data pointer have the same representation here, as for `bind_variable`.
+    let evalstring: EvalString = unsafe { std::mem::transmute::<*mut c_void, EvalString>(found) };
+    // bash frees the string it runs (flags without SEVAL_NOFREE), with the C library's `free`,
+    // which this `malloc` pairs with.
+    let bytes = line.as_bytes_with_nul();
+    // SAFETY: a fresh allocation of exactly `bytes.len()` bytes, filled before use.
+    let copy = unsafe { libc::malloc(bytes.len()) }.cast::<c_char>();
+    if copy.is_null() {
+        return c_int::from(crate::status::UNAVAILABLE);
+    }
+    // SAFETY: `copy` holds `bytes.len()` bytes and does not overlap `bytes`.
+    unsafe { ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), copy, bytes.len()) };
+    drop(line);
+    // From here until it returns, no value with a destructor is alive in this frame: an `exit`
+    // in the line, an error under `set -e` or a signal leaves it by bash's `longjmp`, as it
+    // leaves the `eval` builtin.
+    // SAFETY: `copy` is a NUL-terminated string from `malloc`, which bash takes and frees;
+    // "eval" is the name bash gives the line's errors, as for `eval`.
+    let status = unsafe { evalstring(copy, c"eval".as_ptr(), 0) };
+    let status = u8::try_from(status & 0xff).unwrap_or(1);
+    match catch_unwind(|| crate::confine::after(status)) {
+        Ok(status) => c_int::from(status),
+        Err(_) => c_int::from(status),
+    }
+}
+
 unsafe extern "C" {
     /// `dlsym(3)`; with a null handle (glibc's `RTLD_DEFAULT`) it searches the global scope,
     /// where bash's exported symbols are.
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
 }
+
+/// `int evalstring (char *, const char *, int)` (`builtins/common.h`).
+type EvalString = unsafe extern "C" fn(*mut c_char, *const c_char, c_int) -> c_int;
 
 /// `SHELL_VAR *bind_variable (const char *, char *, int)` (`variables.h`).
 type BindVariable = unsafe extern "C" fn(*const c_char, *mut c_char, c_int) -> *mut c_void;

@@ -37,6 +37,7 @@
 
 #![deny(unsafe_code)]
 
+mod confine;
 #[allow(unsafe_code)]
 mod ffi;
 

@@ -107,13 +107,41 @@ pub(super) fn answer(
     };
     fields.insert(
         "command".into(),
-        Value::String(grant::rewrite(&assent, socket, grant, line, follow_dir)),
+        Value::String(grant::rewrite(
+            &assent,
+            socket,
+            grant,
+            line,
+            follow_dir,
+            builtin_library(&assent).as_deref(),
+        )),
     );
     Answer::Rewrite {
         reason: format!("{reason}; runs confined"),
         input,
         ask: false,
     }
+}
+
+/// Where the bash builtin that confines the agent's shell in place is: `$ASSENT_BUILTIN`
+/// when it is the full path of a file (anything else, `off` among them: never, the door runs
+/// every call), else `libassent_bash.so` next to this program,
+/// else where the package puts it; as the bash hook finds its own builtin. `None` when there is
+/// none (the rewritten call is then the door alone).
+fn builtin_library(assent: &str) -> Option<String> {
+    const PACKAGED: &str = "/usr/lib/assent/libassent_bash.so";
+    if let Some(named) = std::env::var_os("ASSENT_BUILTIN") {
+        // Only a full path: bash looks a bare name up along `BASH_LOADABLES_PATH`.
+        return named
+            .into_string()
+            .ok()
+            .filter(|named| Path::new(named).is_absolute() && Path::new(named).is_file());
+    }
+    let beside = Path::new(assent).parent()?.join("libassent_bash.so");
+    [beside.as_path(), Path::new(PACKAGED)]
+        .into_iter()
+        .find(|path| path.is_file())
+        .and_then(|path| path.to_str().map(str::to_owned))
 }
 
 #[cfg(test)]
