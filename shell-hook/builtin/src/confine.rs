@@ -141,7 +141,8 @@ fn controlling_terminal() -> bool {
 fn can_confine_here() -> bool {
     let confined_before = CONFINED.lock().map_or(true, |c| c.is_some());
     let leads = nix::unistd::getsid(None).ok() == Some(nix::unistd::getpid());
-    !confined_before && !(leads && controlling_terminal())
+    let cannot_give_up_terminal = leads && controlling_terminal();
+    !(confined_before || cannot_give_up_terminal)
 }
 
 /// Redeems the grant for the line here and confines this process (or has the door run it).
