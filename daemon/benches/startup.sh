@@ -26,6 +26,9 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # which would count against whichever build was not copied.
 cp "$static" "$work/assent"
 static=$work/assent
+# The bash builtin beside the client, as the package installs both: the hooks' rewritten calls
+# (`granted-*`, `as-*-granted`) then confine the agent's shell in place; `*-door` without it.
+cp "$(realpath "${BUILTIN:-target/release/libassent_bash.so}")" "$work/libassent_bash.so"
 
 daemon() { # BIN NAME [FLAGS...]: a user daemon from BIN on $work/NAME.socket
   local bin=$1 name=$2
@@ -80,7 +83,7 @@ cd "$proj" # every variant runs in the project, as an agent's shell calls do
 
 all=(true check check-chain hook-claude hook-claude-chain hook-codex hook-gemini
   bash-c sh-open sh-confined granted-claude granted-gemini
-  as-claude as-claude-granted as-gemini as-gemini-granted)
+  as-claude as-claude-granted as-claude-door as-gemini as-gemini-granted as-gemini-door)
 # OLD=DIR (holding an earlier build's assentd and static assent) adds that pair, side by side.
 if [[ -n ${OLD-} ]]; then
   old=$(realpath "$OLD")
@@ -132,20 +135,22 @@ prepare() { # NAME: untimed work a variant needs before its run (a fresh grant: 
   case $1 in
     as-claude) as_claude "$simple" >"$work/$1" ;;
     as-gemini) as_gemini "$simple" >"$work/$1" ;;
-    as-claude-granted)
-      prepare granted-claude
-      as_claude "$(<"$work/granted-claude")" >"$work/$1"
+    as-claude-granted | as-claude-door | as-gemini-granted | as-gemini-door)
+      local base=${1#as-}
+      base=${base%-*}
+      local agent=granted-$base
+      [[ $1 == *-door ]] && agent+=-door
+      prepare "$agent"
+      "as_$base" "$(<"$work/$agent")" >"$work/$1"
       ;;
-    as-gemini-granted)
-      prepare granted-gemini
-      as_gemini "$(<"$work/granted-gemini")" >"$work/$1"
-      ;;
-    granted-claude | granted-gemini | granted-claude-alt | granted-gemini-alt)
-      local agent=${1#granted-} client=$static
+    granted-claude | granted-gemini | granted-claude-alt | granted-gemini-alt | granted-*-door)
+      local agent=${1#granted-} client=$static builtin=
       [[ $agent == *-alt ]] && agent=${agent%-alt} client=$alt
+      # -door: the hook's rewrite without the bash builtin, the door alone.
+      [[ $agent == *-door ]] && agent=${agent%-door} builtin=off
       local payload=$agent
       [[ $agent == claude ]] && agent=claude-code
-      "$client" --socket "$s" hook "$agent" <"$work/$payload" |
+      env ${builtin:+ASSENT_BUILTIN=$builtin} "$client" --socket "$s" hook "$agent" <"$work/$payload" |
         python3 -c 'import json, sys; o = json.load(sys.stdin); s = o["hookSpecificOutput"]
 print(s["updatedInput" if "updatedInput" in s else "tool_input"]["command"], end="")' >"$work/$1"
       ;;
