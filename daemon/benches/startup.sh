@@ -13,7 +13,9 @@
 # rewrite an allowed call to (`granted-*`: bash running `assent sh --grant`, confined), as the
 # agent then runs it, the hook's own run untimed. `as-claude` and `as-gemini` run the simple
 # line in the agent's own wrapper around a call (below), `as-*-granted` the rewritten command in
-# it: the pair an agent's user compares. VARIANTS="true check …" picks some.
+# it: the pair an agent's user compares. VARIANTS="true check …" picks some; STATUS=1 prints
+# the confining daemon's kept and passed rulesets at the end (a confined variant that found no
+# ruleset ready planned for itself).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-2000}
@@ -172,6 +174,7 @@ for ((r = 0; r < rounds; r++)); do
     echo $((t1 - t0)) >>"$work/t-$name"
   done
 done
+[[ -n ${STATUS-} ]] && "$static" --socket "$s" status --json | grep -o "\"\(kept_rulesets\|rulesets_passed\)\":[0-9]*" >&2
 base=$(sort -n "$work/t-true" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 printf '%-18s %10s %10s %8s\n' variant 'median µs' 'p90 µs' '× true'
 for name in "${names[@]}"; do
