@@ -5,6 +5,7 @@
 //! temporary directory, so even a wrongly allowed line could not delete anything.
 
 use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -238,4 +239,83 @@ fn a_plain_program_line_runs_without_bash_and_anything_more_through_it() {
 
     assert_eq!(run("printenv PWD | cat"), format!("{}\n", home.display()));
     assert!(ran.exists(), "a pipeline goes through bash");
+}
+
+/// A plain line goes to bash wherever bash would act otherwise than the door's own start, on a
+/// confined run and an unconfined one alike: a file that looks like a program but that the
+/// kernel will not run (the C library's `execvp` would run it with `/bin/sh`; bash refuses it),
+/// and a `PATH` entry that starts with `~` (bash expands it; read literally, it names a
+/// directory `~` under the working directory, which a repository can hold).
+#[test]
+fn where_bash_would_act_otherwise_a_plain_line_goes_to_bash() {
+    let confined = TestDaemon::start();
+    let unconfined = TestDaemon::with(assent_tests::Options {
+        policy: Some("[confine]\nenabled = false\n".into()),
+        ..assent_tests::Options::default()
+    });
+    for daemon in [&confined, &unconfined] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut agent, _) = agent_env(daemon, dir.path());
+        let marker = dir.path().join("ran-what-bash-would-not");
+        let script = format!("touch '{}'\n", marker.display());
+        // An `ls` that starts as an ELF file and is none: the kernel refuses it (ENOEXEC).
+        let fake = dir.path().join("fake-bin");
+        std::fs::create_dir_all(&fake).expect("made");
+        std::fs::write(fake.join("ls"), format!("\x7fELF\n{script}")).expect("written");
+        std::fs::set_permissions(fake.join("ls"), std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+        let path = agent
+            .vars
+            .iter_mut()
+            .find(|(k, _)| k == "PATH")
+            .expect("a PATH");
+        let rest = path.1.clone();
+        path.1 = format!("{}:{}", fake.display(), rest.to_string_lossy()).into();
+        let output = wait_bounded(agent.shell_out("ls"), PROCESS_TIMEOUT);
+        assert_eq!(
+            output.status.code(),
+            Some(126),
+            "bash's refusal: {output:?}"
+        );
+        assert!(!marker.exists(), "the file ran as a script: {output:?}");
+
+        // `~/bin` first on PATH, and a directory `~/bin` in the working directory.
+        let literal = agent.home.join("~/bin");
+        std::fs::create_dir_all(&literal).expect("made");
+        std::fs::write(literal.join("ls"), format!("#!/bin/sh\n{script}")).expect("written");
+        std::fs::set_permissions(literal.join("ls"), std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+        let path = agent
+            .vars
+            .iter_mut()
+            .find(|(k, _)| k == "PATH")
+            .expect("a PATH");
+        path.1 = format!("~/bin:{}", rest.to_string_lossy()).into();
+        let output = wait_bounded(agent.shell_out("ls"), PROCESS_TIMEOUT);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert!(!marker.exists(), "./~/bin/ls ran: {output:?}");
+    }
+
+    // A confined run (an agent's own program in its directory runs confined instead of held)
+    // of a file the kernel will not run: bash's answer, not the door's.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (agent, _) = agent_env(&confined, dir.path());
+    std::fs::write(
+        agent.home.join("fake"),
+        "ELF
+exit 0
+",
+    )
+    .expect("written");
+    std::fs::set_permissions(
+        agent.home.join("fake"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("executable");
+    let output = wait_bounded(agent.shell_out("./fake"), PROCESS_TIMEOUT);
+    assert_eq!(output.status.code(), Some(126), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("cannot execute binary file"),
+        "bash answered for the file it would not run: {output:?}"
+    );
 }

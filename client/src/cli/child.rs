@@ -42,10 +42,13 @@ pub struct Ended {
 
 /// Runs `command` (its program, arguments and environment; the door's working directory)
 /// with `argv0` as its `argv[0]`, and waits for it, passing on the signals meant to end it.
-/// `close`: a descriptor the door holds that the command must not inherit.
+/// `or_bash`: the line a command started without bash came from, which `/bin/bash -c` runs
+/// instead when the program cannot be started (bash then answers as it would have). `close`:
+/// a descriptor the door holds that the command must not inherit.
 pub fn run(
     command: &Command,
     argv0: &OsStr,
+    or_bash: Option<&str>,
     own_session: bool,
     close: Option<i32>,
 ) -> std::io::Result<Ended> {
@@ -70,7 +73,7 @@ pub fn run(
     let mut old = SigSet::empty();
     nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&passed), Some(&mut old))
         .map_err(std::io::Error::from)?;
-    let result = wait_passing(command, argv0, &passed, &old, own_session, close);
+    let result = wait_passing(command, argv0, or_bash, &passed, &old, own_session, close);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old), None);
     result
 }
@@ -78,6 +81,7 @@ pub fn run(
 fn wait_passing(
     command: &Command,
     argv0: &OsStr,
+    or_bash: Option<&str>,
     passed: &SigSet,
     old: &SigSet,
     own_session: bool,
@@ -85,7 +89,7 @@ fn wait_passing(
 ) -> std::io::Result<Ended> {
     let signals =
         SignalFd::with_flags(passed, SfdFlags::SFD_CLOEXEC).map_err(std::io::Error::from)?;
-    let pid = spawn(command, argv0, old, own_session, close)?;
+    let pid = spawn(command, argv0, or_bash, old, own_session, close)?;
     let mut signalled = false;
     loop {
         if let Some(status) = finished(waitpid(pid, Some(WaitPidFlag::WNOHANG)))? {
@@ -117,20 +121,43 @@ fn wait_passing(
     }
 }
 
-/// Starts `command` as `argv0` (in a session of its own when `own_session`) with the signal mask `mask`
-/// and SIGPIPE's default action; the standard streams and every descriptor not closed on exec
-/// (but `close`) are shared, as `Command` would.
+/// Starts `command` as `argv0` (in a session of its own when `own_session`) with the signal
+/// mask `mask` and SIGPIPE's default action, or `/bin/bash -c` `or_bash` where it cannot be; the
+/// standard streams and every descriptor not closed on exec (but `close`) are shared, as
+/// `Command` would.
 fn spawn(
     command: &Command,
     argv0: &OsStr,
+    or_bash: Option<&str>,
     mask: &SigSet,
     own_session: bool,
     close: Option<i32>,
 ) -> std::io::Result<Pid> {
+    let Words { program, argv, env } = words(command, argv0)?;
+    start::spawn(&start::Start {
+        candidates: start::candidates(&program),
+        argv,
+        fallback: or_bash.map(bash_argv).transpose()?,
+        envp: env,
+        mask: *mask,
+        own_session,
+        close,
+    })
+}
+
+/// A command's program, `argv` and environment as the C strings `execve` takes.
+pub struct Words {
+    pub program: CString,
+    pub argv: Vec<CString>,
+    pub env: Vec<CString>,
+}
+
+/// `command`'s words, with `argv0` first, and the door's environment with `command`'s changes.
+pub fn words(command: &Command, argv0: &OsStr) -> std::io::Result<Words> {
     let program = cstring(command.get_program())?;
-    let mut args = vec![cstring(argv0)?];
+    let mut argv = vec![cstring(argv0)?];
     for arg in command.get_args() {
-        args.push(cstring(arg)?);
+        argv.push(cstring(arg)?);
     }
     let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
     for (key, value) in command.get_envs() {
@@ -148,14 +175,16 @@ fn spawn(
             CString::new(pair).map_err(|_| nul())
         })
         .collect::<std::io::Result<Vec<_>>>()?;
-    start::spawn(&start::Start {
-        candidates: start::candidates(&program),
-        argv: args,
-        envp: env,
-        mask: *mask,
-        own_session,
-        close,
-    })
+    Ok(Words { program, argv, env })
+}
+
+/// `/bin/bash -c LINE`'s `argv`, as a door that runs a line through bash gives it.
+pub fn bash_argv(line: &str) -> std::io::Result<Vec<CString>> {
+    Ok(vec![
+        CString::from(c"/bin/bash"),
+        CString::from(c"-c"),
+        CString::new(line).map_err(|_| nul())?,
+    ])
 }
 
 fn wait_plainly(pid: Pid) -> std::io::Result<ExitStatus> {

@@ -39,11 +39,13 @@ pub struct Confined {
 /// as it did. A run that fails is followed by one line saying what the kernel refused it (the
 /// daemon read the kernel's records; `after` says how to ask) or, when that cannot be known,
 /// that it ran confined and what it could change. `approved`: a person allowed this run.
-/// `program`: the program as the line names it, the command's `argv[0]`. `close`: a
-/// descriptor the door holds that the command must not inherit.
+/// `program`: the program as the line names it, the command's `argv[0]`. `or_bash`: the line a
+/// command started without bash came from, run by bash instead should the program not start.
+/// `close`: a descriptor the door holds that the command must not inherit.
 pub fn run(
     command: &mut Command,
     program: &OsStr,
+    or_bash: Option<&str>,
     confined: Confined,
     after: After,
     close: Option<i32>,
@@ -81,7 +83,7 @@ pub fn run(
     // Without a controlling terminal: the door's given up when it can, else a session of its
     // own for the command.
     let own_session = !terminal::give_up_terminal();
-    let ended = match super::child::run(command, program, own_session, close) {
+    let ended = match super::child::run(command, program, or_bash, own_session, close) {
         Ok(ended) => ended,
         Err(error) => {
             messages::say(&format!(

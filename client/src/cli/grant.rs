@@ -105,6 +105,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         let code = confine::run(
             &mut direct.command,
             direct.name.as_ref(),
+            Some(&granted.line),
             granted_run,
             after,
             agents,
@@ -132,7 +133,7 @@ pub fn run(socket: Option<PathBuf>, args: &[OsString]) -> u8 {
         }
         _ => command.arg("-c").arg(&granted.line),
     };
-    let code = confine::run(&mut command, SHELL.as_ref(), granted_run, after, None);
+    let code = confine::run(&mut command, SHELL.as_ref(), None, granted_run, after, None);
     if let (Some(mut report), Some((read, _))) = (report, pipe)
         && let Some(dir) = final_dir(read)
     {

@@ -115,12 +115,17 @@ pub fn sh(socket: Option<PathBuf>, args: Vec<OsString>) -> u8 {
         && flag == "-c"
         && let Some(mut direct) = direct::command(&command)
     {
-        return start(
-            &mut direct.command,
-            direct.name.as_ref(),
-            confinement,
-            after,
-        );
+        return match confinement {
+            Some(confined) => confine::run(
+                &mut direct.command,
+                direct.name.as_ref(),
+                Some(&command),
+                confined,
+                after,
+                None,
+            ),
+            None => exec_direct(&direct, &command),
+        };
     }
     start(
         std::process::Command::new(SHELL).args(&args),
@@ -205,9 +210,27 @@ fn start(
     after: confine::After,
 ) -> u8 {
     match confinement {
-        Some(confined) => confine::run(command, program, confined, after, None),
+        Some(confined) => confine::run(command, program, None, confined, after, None),
         None => exec(command, program),
     }
+}
+
+/// Becomes the program of a line started without bash (`execve` of the file found, never the
+/// C library's `execvp`, which runs a file the kernel refuses with `/bin/sh`), or, where it
+/// cannot be started, `/bin/bash -c LINE`, which then answers as it would have.
+fn exec_direct(direct: &direct::Direct, line: &str) -> u8 {
+    let words = super::child::words(&direct.command, direct.name.as_ref());
+    let bash = super::child::bash_argv(line);
+    let error = match (words, bash) {
+        (Ok(words), Ok(bash)) => {
+            let _ = nix::unistd::execve(&words.program, &words.argv, &words.env);
+            nix::unistd::execve(c"/bin/bash", &bash, &words.env)
+                .map_or_else(std::io::Error::from, |never| match never {})
+        }
+        (Err(error), _) | (_, Err(error)) => error,
+    };
+    messages::say(&format!("could not run {}: {error}", direct.name));
+    exit::UNAVAILABLE
 }
 
 fn exec(command: &mut std::process::Command, program: &std::ffi::OsStr) -> u8 {

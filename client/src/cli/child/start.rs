@@ -27,6 +27,10 @@ pub(super) struct Start {
     /// entry's file of that name, as `execvp` and `posix_spawnp` search.
     pub candidates: Vec<CString>,
     pub argv: Vec<CString>,
+    /// `/bin/bash`'s `argv` to execute instead when no candidate executes: a line started
+    /// without bash goes to bash then, which answers as it would have (a file the kernel will
+    /// not run, a program the confinement may not execute).
+    pub fallback: Option<Vec<CString>>,
     pub envp: Vec<CString>,
     /// The signal mask the command starts with.
     pub mask: SigSet,
@@ -39,6 +43,7 @@ pub(super) struct Start {
 struct Child {
     candidates: Vec<*const libc::c_char>,
     argv: Vec<*const libc::c_char>,
+    fallback: Option<Vec<*const libc::c_char>>,
     envp: Vec<*const libc::c_char>,
     mask: libc::sigset_t,
     own_session: bool,
@@ -81,6 +86,7 @@ pub(super) fn spawn(start: &Start) -> std::io::Result<Pid> {
     let child = Child {
         candidates: start.candidates.iter().map(|s| s.as_ptr()).collect(),
         argv: pointers(&start.argv),
+        fallback: start.fallback.as_deref().map(pointers),
         envp: pointers(&start.envp),
         mask: *start.mask.as_ref(),
         own_session: start.own_session,
@@ -135,7 +141,7 @@ pub(super) fn spawn(start: &Start) -> std::io::Result<Pid> {
 }
 
 /// The child: SIGPIPE's default action back, a session of its own if asked, the descriptor
-/// closed, its signal mask, then each candidate file until one executes.
+/// closed, its signal mask, then each candidate file until one executes, else the fallback.
 #[allow(unsafe_code)]
 extern "C" fn run(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the parent's `Child`, alive and unchanged while the parent waits.
@@ -162,17 +168,21 @@ extern "C" fn run(arg: *mut c_void) -> c_int {
             error = *libc::__errno_location();
             match error {
                 // As `execvp`: a file that is not there, or not ours to run, is passed over,
-                // and a search that found only the latter says so.
+                // and a search that found only the latter says so; any other error ends it.
                 libc::EACCES => denied = true,
                 libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
                 _ => {
-                    child.error.store(error, Ordering::Release);
-                    libc::_exit(127);
+                    denied = false;
+                    break;
                 }
             }
         }
         if denied {
             error = libc::EACCES;
+        }
+        if let Some(bash) = &child.fallback {
+            libc::execve(bash[0], bash.as_ptr(), child.envp.as_ptr());
+            error = *libc::__errno_location();
         }
         child.error.store(error, Ordering::Release);
         libc::_exit(127)
@@ -204,6 +214,7 @@ mod tests {
         let start = |program: &str| Start {
             candidates: candidates(&c(program)),
             argv: vec![c(program), c("-c"), c("exit 7")],
+            fallback: None,
             envp: vec![c("PATH=/usr/bin:/bin")],
             mask: SigSet::empty(),
             own_session: false,

@@ -59,7 +59,8 @@ pub fn only_a_program(line: &str) -> bool {
 fn program_words(line: &str) -> Option<Vec<String>> {
     let words = literal_words(line)?;
     let first = words.first()?;
-    if first.contains('=') || SHELL_WORDS.contains(&first.as_str()) {
+    // An assignment, a keyword or builtin; `%…` is a job to bash (`fg %…`), never a program.
+    if first.contains('=') || first.starts_with('%') || SHELL_WORDS.contains(&first.as_str()) {
         return None;
     }
     Some(words)
@@ -219,14 +220,22 @@ const SHELL_WORDS: &[&str] = &[
 
 /// The file bash would execute for `name`: `name` itself when it holds a `/`, else the first
 /// executable file of that name along `PATH` (an empty entry is the working directory; with
-/// no `PATH`, bash's default and the C library's differ, so bash runs it). Only a file the
-/// kernel runs itself, an ELF binary or a `#!` script: bash runs any other file as a bash
-/// script, which is bash's to do.
+/// no `PATH`, bash's default and the C library's differ, and an entry starting with `~` bash
+/// expands: bash runs those). Only a file that looks like one the kernel runs itself, an ELF
+/// binary or a `#!` script: bash runs any other file as a bash script, which is bash's to do;
+/// one the kernel refuses after all goes to bash too (the callers' `or_bash`).
 fn find(name: &str) -> Option<PathBuf> {
     let found = if name.contains('/') {
         Some(PathBuf::from(name)).filter(|path| executable(path))
     } else {
         let path = std::env::var_os("PATH")?;
+        // bash expands a `~` that starts a `PATH` entry (`PATH="~/bin:$PATH"`, quoted by
+        // mistake): such a search is bash's to make.
+        if std::env::split_paths(&path)
+            .any(|dir| dir.as_os_str().as_encoded_bytes().starts_with(b"~"))
+        {
+            return None;
+        }
         std::env::split_paths(&path)
             .map(|dir| {
                 if dir.as_os_str().is_empty() {
@@ -339,6 +348,8 @@ mod tests {
             "./no-such-file",
             "",
             "/etc/passwd",
+            "%ls",
+            "%1",
         ] {
             assert!(command(line).is_none(), "{line:?}");
         }
@@ -354,6 +365,7 @@ mod tests {
             assert!(only_a_program(line), "{line:?}");
         }
         for line in [
+            "%1",
             "cd /tmp",
             "pushd /tmp",
             "popd",
