@@ -15,10 +15,12 @@
 //! hook's answer into its transcript, and a command line is in `/proc`), so it is bound to the
 //! agent that asked (its pid and start time) and only a process whose parents reach that agent
 //! without passing through a door may redeem it ([`under_agent`]): the agent's own shell after
-//! the person said yes, never a confined line of an earlier call (its door stays its parent; or,
-//! where the bash builtin confined the agent's shell of that call in place, that shell: every
-//! process that redeemed a grant without being a door is remembered as one, [`Grants::confined_in_place`]),
-//! nor what left the agent (an orphan is re-parented to init), nor another program.
+//! the person said yes, never a confined line of an earlier call (its door stays its parent),
+//! nor what left the agent (an orphan is re-parented to init), nor another program. And no
+//! process from the redeemer up to the agent may be confined already: the kernel marks every
+//! confined process `no_new_privs` (a door sets it before `landlock_restrict_self`, and so does
+//! the bash builtin that confines an agent's shell in place, which leaves no door between), and
+//! the mark cannot be taken off.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -55,17 +57,21 @@ struct Grant {
     agent: Option<Proc>,
 }
 
-/// The most shells confined in place remembered; past it the oldest are forgotten (by then
-/// long ended: an agent's shell lives for one call).
-const MAX_IN_PLACE: usize = 4096;
-
-/// The grants given and not yet redeemed, and the shells that confined themselves in place.
-#[derive(Debug, Default)]
+/// The grants given and not yet redeemed.
+#[derive(Debug)]
 pub struct Grants {
     map: Mutex<HashMap<String, Grant>>,
-    /// Processes that redeemed a grant without being a door: the agent's shell the bash builtin
-    /// confined in place, which then runs the line itself (by pid and start time).
-    in_place: Mutex<std::collections::VecDeque<(i32, u64)>>,
+    /// Whether a process is confined already (`no_new_privs`); `None` when it cannot be read.
+    confined: fn(&Proc) -> Option<bool>,
+}
+
+impl Default for Grants {
+    fn default() -> Grants {
+        Grants {
+            map: Mutex::default(),
+            confined: crate::peer::no_new_privs,
+        }
+    }
 }
 
 impl Grants {
@@ -180,33 +186,24 @@ impl Grants {
         Ok(grant.granted)
     }
 
-    /// Remembers `redeemer`, which redeemed a grant, as a shell confined in place when it is no
-    /// door (a door is known by its name): what it runs afterwards runs confined, under it.
-    pub fn confined_in_place(&self, redeemer: &Proc) {
-        if DOORS.contains(&redeemer.comm.as_str()) {
-            return;
-        }
-        let mut in_place = self.in_place.lock().unwrap_or_else(|e| e.into_inner());
-        if in_place.len() >= MAX_IN_PLACE {
-            in_place.pop_front();
-        }
-        in_place.push_back((redeemer.pid, redeemer.start));
-    }
-
-    /// [`under_agent`], with the shells confined in place standing as doors: a process at or
-    /// under one runs inside an earlier call.
+    /// [`under_agent`], and nothing from the redeemer up to the agent confined already: a
+    /// line of an earlier call, whether a door stayed its parent or the bash builtin confined
+    /// the agent's shell of that call in place.
     fn under_agent(&self, chain: &[Proc], agent: &Proc) -> Result<(), String> {
         under_agent(chain, agent)?;
-        let in_place = self.in_place.lock().unwrap_or_else(|e| e.into_inner());
         let below_agent = chain
             .iter()
             .take_while(|p| !(p.pid == agent.pid && p.start == agent.start));
         for p in below_agent {
-            if in_place.contains(&(p.pid, p.start)) {
-                return Err(format!(
-                    "{} runs in {p}, a shell confined in place for an earlier call",
-                    chain[0]
-                ));
+            match (self.confined)(p) {
+                Some(false) => {}
+                Some(true) => {
+                    return Err(format!(
+                        "{} runs in {p}, which is confined already (an earlier call's line)",
+                        chain[0]
+                    ));
+                }
+                None => return Err(format!("whether {p} is confined cannot be read")),
             }
         }
         Ok(())
@@ -463,7 +460,10 @@ mod tests {
 
     #[test]
     fn a_prompt_s_grant_lives_its_own_time_and_asks_for_the_redeemer_s_parents() {
-        let grants = Grants::default();
+        let grants = Grants {
+            confined: |_| Some(false),
+            ..Grants::default()
+        };
         let agent = proc(100, 7, "claude");
         let subject = shell("rm -rf src", "/p");
         let confine = Confinement::default();
@@ -509,11 +509,19 @@ mod tests {
         assert!(run.approved, "with what a person's approval adds");
     }
 
-    /// A shell the bash builtin confined in place for an earlier call stands as a door: what
-    /// runs under it cannot redeem a prompt's grant, the next call's own shell can.
+    /// Nothing from the redeemer up to the agent may be confined already (`no_new_privs`):
+    /// a line of an earlier call whose shell the bash builtin confined in place has no door
+    /// above it; the next call's own shell, in the agent's other shells (Gemini CLI runs each
+    /// call in a subshell), may redeem.
     #[test]
-    fn what_runs_under_a_shell_confined_in_place_cannot_redeem_a_prompt_s_grant() {
-        let grants = Grants::default();
+    fn nothing_confined_already_may_redeem_a_prompt_s_grant() {
+        let grants = Grants {
+            confined: |p| match p.comm.as_str() {
+                "unreadable" => None,
+                _ => Some(p.start == 66),
+            },
+            ..Grants::default()
+        };
         let agent = proc(100, 7, "claude");
         let subject = shell("rm -rf src", "/p");
         let give = || {
@@ -527,34 +535,31 @@ mod tests {
                 )
                 .expect("a token")
         };
-        // The earlier call's shell redeemed its grant and confined itself; a door did not.
-        grants.confined_in_place(&proc(200, 50, "bash"));
-        grants.confined_in_place(&proc(210, 50, "assent"));
-        let earlier = |redeemer: Proc| {
-            let agent = agent.clone();
-            move || {
-                vec![
-                    redeemer,
-                    proc(390, 50, "python3"),
-                    proc(200, 50, "bash"),
-                    agent,
-                ]
-            }
-        };
-        for redeemer in [proc(400, 50, "assent"), proc(401, 50, "bash")] {
+        let confined_shell = proc(200, 66, "bash");
+        for chain in [
+            // A door the earlier call's program runs, under the shell confined in place.
+            vec![
+                proc(400, 50, "assent"),
+                proc(390, 50, "python3"),
+                confined_shell.clone(),
+                agent.clone(),
+            ],
+            // A program of that call that names itself bash and loads the builtin.
+            vec![proc(401, 50, "bash"), confined_shell.clone(), agent.clone()],
+            // The confined shell itself.
+            vec![confined_shell.clone(), agent.clone()],
+            // One whose mark cannot be read.
+            vec![proc(402, 50, "unreadable"), agent.clone()],
+        ] {
+            let names: Vec<&str> = chain.iter().map(|p| p.comm.as_str()).collect();
             let error = grants
-                .redeem(&give(), 1000, &subject, earlier(redeemer.clone()))
-                .expect_err("refused under a shell confined in place")
+                .redeem(&give(), 1000, &subject, || chain.clone())
+                .expect_err("refused")
                 .to_string();
-            assert!(error.contains("own prompt"), "{redeemer}: {error}");
-            assert!(error.contains("confined in place"), "{redeemer}: {error}");
+            assert!(error.contains("own prompt"), "{names:?}: {error}");
         }
-        // The same pid started again is another process; the next call's own shell may.
-        let next = || vec![proc(200, 99, "bash"), agent.clone()];
-        assert!(grants.redeem(&give(), 1000, &subject, next).is_ok());
         let own = || vec![proc(500, 50, "bash"), agent.clone()];
         assert!(grants.redeem(&give(), 1000, &subject, own).is_ok());
-        // Under the agent's other shells, as Gemini CLI runs a call in a subshell.
         let subshell = || vec![proc(502, 50, "bash"), proc(501, 50, "bash"), agent.clone()];
         assert!(grants.redeem(&give(), 1000, &subject, subshell).is_ok());
     }

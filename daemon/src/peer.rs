@@ -402,12 +402,16 @@ pub const AGENT_PROGRAMS: &[&str] = &[
     "copilot",
 ];
 
-/// The process `pid` alone, named by its start time; `None` when it cannot be read.
-pub fn process(pid: i32) -> Option<Proc> {
-    if pid <= 0 {
-        return None;
-    }
-    walk_up(pid, 1, |_, _| false).pop()
+/// Whether `process` runs with `no_new_privs` (`/proc/PID/status`), which every confined
+/// process does and none can take off; `None` when it cannot be read, or when the pid is no
+/// longer that process (its start time read again).
+pub fn no_new_privs(process: &Proc) -> Option<bool> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", process.pid)).ok()?;
+    let set = status
+        .lines()
+        .find_map(|line| line.strip_prefix("NoNewPrivs:"))
+        .map(|value| value.trim() == "1")?;
+    (stat(process.pid)?.start == process.start).then_some(set)
 }
 
 /// The answering process and all its ancestors (up to init, at most 64 processes).

@@ -18,6 +18,8 @@ struct Machine {
     base: Home,
     /// What the hook is told of the bash builtin (`ASSENT_BUILTIN`): `off`, the door alone.
     builtin: std::ffi::OsString,
+    /// The agent's `$SHELL`, from which Claude Code picks the shell its calls run in.
+    shell: &'static str,
 }
 
 impl std::ops::Deref for Machine {
@@ -32,6 +34,7 @@ impl Machine {
         Machine {
             base: Home::new("assent-hook-confine-", &["src/app/sub"]),
             builtin: "off".into(),
+            shell: "/bin/bash",
         }
     }
 
@@ -57,6 +60,8 @@ impl Machine {
             .env("HOME", &self.home)
             .env("TMPDIR", "/tmp")
             .env("ASSENT_BUILTIN", &self.builtin)
+            .env("SHELL", self.shell)
+            .env_remove("CLAUDE_CODE_SHELL")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -309,6 +314,36 @@ fn the_agents_shell_confines_itself_in_place_with_the_builtin() {
             "{line}: {out:?}"
         );
     }
+
+    // An alias the line defines does not change what its next command runs, though the
+    // agent's shell expands aliases (Claude Code's snapshot turns them on): the line is judged
+    // as `bash -c` runs it, without.
+    let aliased = "alias ls=false\nls -d .";
+    let command = rewritten(&m.hook(daemon.socket(), aliased, &m.project));
+    let child = std::process::Command::new("/bin/bash")
+        .arg("-c")
+        .arg(r#"shopt -s expand_aliases; eval "$REWRITTEN"; echo "status $?""#)
+        .env("REWRITTEN", &command)
+        .env("HOME", &m.home)
+        .current_dir(&m.project)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash starts");
+    let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with("status 0\n"),
+        "ls ran, not the alias: {out:?}"
+    );
+
+    // Claude Code under zsh: the builtin cannot load there, so the door runs the call.
+    let zsh = Machine {
+        shell: "/usr/bin/zsh",
+        ..Machine::with_builtin()
+    };
+    let command = rewritten(&zsh.hook(daemon.socket(), "ls", &zsh.project));
+    assert!(!command.contains("enable -f"), "{command}");
 
     // Inside the project the line works; run again, the spent grant runs nothing.
     let inside = "/usr/bin/python3 -c \"open('made.txt', 'w').write('ok')\"";

@@ -93,16 +93,7 @@ impl Conn {
             origin: Origin::Agent,
         };
         let (reply, why) = match redeemed {
-            Ok(granted) => {
-                // A redeemer that is no door confines itself in place (the bash builtin) and
-                // runs the line under itself: what it starts may not redeem a prompt's grant.
-                if let Some(redeemer) = crate::peer::process(peer.pid)
-                    .filter(|_| peer.pidfd.is_none() || peer.still_alive())
-                {
-                    self.shared.grants.confined_in_place(&redeemer);
-                }
-                (Response::Granted(granted), None)
-            }
+            Ok(granted) => (Response::Granted(granted), None),
             Err(error) => {
                 let wire = error.to_wire();
                 let why = wire.message.clone();

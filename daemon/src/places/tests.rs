@@ -84,6 +84,11 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
     (".git/hooks/pre-commit", false, &["protected"]),
     (".git/config", false, &["protected"]),
     ("~/.claude/settings.json", false, &["gate"]),
+    (
+        "~/.claude/shell-snapshots/snapshot-bash-1-abc.sh",
+        false,
+        &["gate"],
+    ),
     (".claude/settings.local.json", false, &["gate"]),
     ("/etc/assent/policy.toml", false, &["gate"]),
     ("~/.config/assent/policy.toml", false, &["gate"]),

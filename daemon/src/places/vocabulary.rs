@@ -686,6 +686,14 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         Is(Gate),
         "Claude Code's managed settings",
     ),
+    // Claude Code sources its snapshot of the user's shell before every call it runs, in the
+    // shell the call then runs in: a line in it runs unconfined, and a function or alias named
+    // like the gate's builtin there would stand in for it.
+    (
+        "~*/.claude/shell-snapshots/**",
+        Is(Gate),
+        "Claude Code's snapshot of your shell, run before each of its calls",
+    ),
     (
         "~*/.codex/config.toml",
         Is(Gate),

@@ -22,15 +22,16 @@
 //!
 //! A shell that leads its session and holds a controlling terminal (an agent that runs its
 //! calls on a pseudo-terminal of their own) cannot give the terminal up without hanging up the
-//! session's foreground, and a shell that confined itself before would confine the next line to
-//! both domains: there the builtin has the door (`--door`, `assent sh --grant`) run the line
-//! instead, and waits for it. Anything else that goes wrong is said on stderr and the line
+//! session's foreground: there the builtin has the door (`--door`, `assent sh --grant`) run the
+//! line instead, and waits for it. So it does in a shell that confined itself before (a shell
+//! an agent keeps across calls): the line runs in both domains either way, and the door says
+//! what the kernel refused it with the second. Anything else that goes wrong is said on stderr and the line
 //! does not run.
 //!
-//! The rest of the agent's shell runs inside the domain too (Claude Code's `pwd -P` into its
-//! temporary file, Gemini CLI's list of the jobs left): what the door left unconfined. The line
-//! is parsed and run with the agent's own snapshot of the user's aliases and functions, as the
-//! agent runs its calls, where the door ran it in a fresh bash.
+//! The rest of that shell runs inside the domain too (Claude Code's `pwd -P` into its temporary
+//! file): what the door left unconfined. The line runs with the functions of the agent's own
+//! snapshot of the user's shell, as the agent runs its calls, where the door ran it in a fresh
+//! bash; aliases are off while it runs (`ffi.rs`), as in the `bash -c` the gate judged it for.
 //!
 //! The hook writes the command as one simple and-list with the line in full: Claude Code reads
 //! the shell scripts a call passes and refuses one that removes files it cannot check, and it

@@ -195,12 +195,30 @@ unsafe extern "C" fn assent_confine_builtin(list: *mut WordList) -> c_int {
     // SAFETY: `copy` holds `bytes.len()` bytes and does not overlap `bytes`.
     unsafe { ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), copy, bytes.len()) };
     drop(line);
+    // Aliases off for the line, as in the `bash -c` the daemon judged it for: an agent's
+    // shell may have them on (Claude Code's snapshot of the user's shell turns them on), and
+    // an alias the line defines would then change what its later commands run.
+    let aliases = symbol(c"expand_aliases").cast::<c_int>();
+    if aliases.is_null() {
+        // SAFETY: `copy` came from `malloc` above and nothing else holds it.
+        unsafe { libc::free(copy.cast()) };
+        eprintln!(
+            "assent: this bash does not say whether it expands aliases; not running the line"
+        );
+        return c_int::from(crate::status::UNAVAILABLE);
+    }
+    // SAFETY: bash exports `int expand_aliases` (shell.c), read and written on its only thread.
+    let expanding = unsafe { ptr::read_volatile(aliases) };
+    // SAFETY: as above.
+    unsafe { ptr::write_volatile(aliases, 0) };
     // From here until it returns, no value with a destructor is alive in this frame: an `exit`
     // in the line, an error under `set -e` or a signal leaves it by bash's `longjmp`, as it
     // leaves the `eval` builtin.
     // SAFETY: `copy` is a NUL-terminated string from `malloc`, which bash takes and frees;
     // "eval" is the name bash gives the line's errors, as for `eval`.
     let status = unsafe { evalstring(copy, c"eval".as_ptr(), 0) };
+    // SAFETY: as above; the shell's own setting back for what its caller runs next.
+    unsafe { ptr::write_volatile(aliases, expanding) };
     let status = u8::try_from(status & 0xff).unwrap_or(1);
     match catch_unwind(|| crate::confine::after(status)) {
         Ok(status) => c_int::from(status),

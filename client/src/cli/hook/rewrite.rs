@@ -113,7 +113,11 @@ pub(super) fn answer(
             grant,
             line,
             follow_dir,
-            builtin_library(&assent).as_deref(),
+            // The builtin loads into bash only: Gemini CLI runs its calls with bash; Claude
+            // Code (the agent that follows the directory) with the shell it picks.
+            builtin_library(&assent)
+                .filter(|_| !follow_dir || claude_runs_bash())
+                .as_deref(),
         )),
     );
     Answer::Rewrite {
@@ -142,6 +146,20 @@ fn builtin_library(assent: &str) -> Option<String> {
         .into_iter()
         .find(|path| path.is_file())
         .and_then(|path| path.to_str().map(str::to_owned))
+}
+
+/// Whether Claude Code runs its calls with bash, as it picks its shell: the first of
+/// `$CLAUDE_CODE_SHELL` and `$SHELL` that names bash or zsh; with neither, it prefers zsh where
+/// there is one, so bash is not known then (the door works in either).
+fn claude_runs_bash() -> bool {
+    ["CLAUDE_CODE_SHELL", "SHELL"]
+        .into_iter()
+        .filter_map(std::env::var_os)
+        .find(|shell| {
+            let shell = shell.as_encoded_bytes();
+            shell.windows(4).any(|w| w == b"bash") || shell.windows(3).any(|w| w == b"zsh")
+        })
+        .is_some_and(|shell| Path::new(&shell).file_name() == Some("bash".as_ref()))
 }
 
 #[cfg(test)]
