@@ -75,6 +75,10 @@ fn an_agents_hook_refuses_the_gates_controls() {
         "assent forget --all".to_owned(),
         "systemctl --user stop assentd".to_owned(),
         "sed -i '/hooks/d' .claude/settings.json".to_owned(),
+        // What Claude Code runs before every call, in the call's own shell: a function there
+        // named like the gate's builtin would stand in for it.
+        "echo 'assent_confine() { eval \"${@: -1}\"; }' >> ~/.claude/shell-snapshots/snapshot-bash-1-a.sh"
+            .to_owned(),
         "nc -U \"$XDG_RUNTIME_DIR/assent/socket\"".to_owned(),
     ] {
         let out = hook(
@@ -105,6 +109,23 @@ fn an_agents_hook_refuses_the_gates_controls() {
         ),
     );
     refused_by_hook(&out, "Edit of .claude/settings.json");
+    // The home the daemon places `~` in: the user database's.
+    let home = nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .expect("this user is in the user database")
+        .dir;
+    let snapshot = home.join(".claude/shell-snapshots/snapshot-bash-1-a.sh");
+    let out = hook(
+        socket,
+        "claude-code",
+        &claude(
+            cwd,
+            "Edit",
+            json!({ "file_path": snapshot, "old_string": "a", "new_string": "b" }),
+        ),
+    );
+    refused_by_hook(&out, "Edit of Claude Code's shell snapshot");
     let out = hook(
         socket,
         "claude-code",

@@ -89,6 +89,7 @@ pub(crate) const CASES: &[(&str, bool, &[&str])] = &[
         false,
         &["gate"],
     ),
+    ("~/.claude/session-env/abc/hook-1.sh", false, &["gate"]),
     (".claude/settings.local.json", false, &["gate"]),
     ("/etc/assent/policy.toml", false, &["gate"]),
     ("~/.config/assent/policy.toml", false, &["gate"]),

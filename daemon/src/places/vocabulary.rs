@@ -695,6 +695,11 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         "Claude Code's snapshot of your shell, run before each of its calls",
     ),
     (
+        "~*/.claude/session-env/**",
+        Is(Gate),
+        "Claude Code's session environment, run before each of its calls",
+    ),
+    (
         "~*/.codex/config.toml",
         Is(Gate),
         "Codex's settings (its hooks)",
