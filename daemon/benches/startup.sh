@@ -78,6 +78,7 @@ done
 # command, which `bash -c 'ls -la'` does not (bash executes a lone command in place).
 as_claude() { printf "eval '%s' && pwd -P >| %s" "${1//\'/\'\\\'\'}" "$work/claude-cwd"; }
 as_gemini() {
+  # shellcheck disable=SC2016 # Gemini CLI's own text: its `$` expand in the agent's shell.
   printf '_bgpids_file=%s\n(\n  trap '"'"'jobs -p > "$_bgpids_file"'"'"' EXIT\n%s\n)\n__code=$?\nexit $__code' \
     "$work/gemini-jobs" "$1"
 }
