@@ -433,3 +433,36 @@ fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
     );
     assert_eq!(m.notes(), DOCUMENT);
 }
+
+/// Every rewritten call loads the builtin into a fresh shell, so the library must bring nothing
+/// bash has not loaded already: `libgcc_s`, which Rust's unwinder names, would be a second
+/// library found, mapped and relocated on each call (GCC's unwinder is linked in instead).
+#[test]
+fn loading_the_builtin_maps_no_library_but_itself() {
+    let so = assent_tests::shells::builtin_so();
+    let maps = |script: &str| -> std::collections::BTreeSet<String> {
+        let out = std::process::Command::new("/bin/bash")
+            .args(["-c", script, "bash"])
+            .arg(&so)
+            .stdin(Stdio::null())
+            .output()
+            .expect("bash runs");
+        assert!(out.status.success(), "bash: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(5))
+            .filter(|path| path.contains(".so"))
+            .map(str::to_owned)
+            .collect()
+    };
+    // Read by bash itself: a last `cat` would be exec'd in its place and show its own maps.
+    let plain = maps(r#"printf '%s\n' "$(<"/proc/$$/maps")""#);
+    let loaded = maps(r#"enable -f "$1" assent_confine && printf '%s\n' "$(<"/proc/$$/maps")""#);
+    let added: Vec<&String> = loaded.difference(&plain).collect();
+    let so = std::fs::canonicalize(&so).expect("the library's path");
+    assert_eq!(
+        added,
+        [&so.display().to_string()],
+        "enable -f mapped more than the builtin"
+    );
+}
