@@ -260,17 +260,9 @@ fn where_bash_would_act_otherwise_a_plain_line_goes_to_bash() {
         let script = format!("touch '{}'\n", marker.display());
         // An `ls` that starts as an ELF file and is none: the kernel refuses it (ENOEXEC).
         let fake = dir.path().join("fake-bin");
-        std::fs::create_dir_all(&fake).expect("made");
-        std::fs::write(fake.join("ls"), format!("\x7fELF\n{script}")).expect("written");
-        std::fs::set_permissions(fake.join("ls"), std::fs::Permissions::from_mode(0o755))
-            .expect("executable");
-        let path = agent
-            .vars
-            .iter_mut()
-            .find(|(k, _)| k == "PATH")
-            .expect("a PATH");
-        let rest = path.1.clone();
-        path.1 = format!("{}:{}", fake.display(), rest.to_string_lossy()).into();
+        executable(&fake.join("ls"), &format!("\x7fELF\n{script}"));
+        let rest = path_of(&mut agent).to_string_lossy().into_owned();
+        *path_of(&mut agent) = format!("{}:{rest}", fake.display()).into();
         let output = wait_bounded(agent.shell_out("ls"), PROCESS_TIMEOUT);
         assert_eq!(
             output.status.code(),
@@ -280,17 +272,11 @@ fn where_bash_would_act_otherwise_a_plain_line_goes_to_bash() {
         assert!(!marker.exists(), "the file ran as a script: {output:?}");
 
         // `~/bin` first on PATH, and a directory `~/bin` in the working directory.
-        let literal = agent.home.join("~/bin");
-        std::fs::create_dir_all(&literal).expect("made");
-        std::fs::write(literal.join("ls"), format!("#!/bin/sh\n{script}")).expect("written");
-        std::fs::set_permissions(literal.join("ls"), std::fs::Permissions::from_mode(0o755))
-            .expect("executable");
-        let path = agent
-            .vars
-            .iter_mut()
-            .find(|(k, _)| k == "PATH")
-            .expect("a PATH");
-        path.1 = format!("~/bin:{}", rest.to_string_lossy()).into();
+        executable(
+            &agent.home.join("~/bin/ls"),
+            &format!("#!/bin/sh\n{script}"),
+        );
+        *path_of(&mut agent) = format!("~/bin:{rest}").into();
         let output = wait_bounded(agent.shell_out("ls"), PROCESS_TIMEOUT);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         assert!(!marker.exists(), "./~/bin/ls ran: {output:?}");
@@ -300,22 +286,28 @@ fn where_bash_would_act_otherwise_a_plain_line_goes_to_bash() {
     // of a file the kernel will not run: bash's answer, not the door's.
     let dir = tempfile::tempdir().expect("a temporary directory");
     let (agent, _) = agent_env(&confined, dir.path());
-    std::fs::write(
-        agent.home.join("fake"),
-        "ELF
-exit 0
-",
-    )
-    .expect("written");
-    std::fs::set_permissions(
-        agent.home.join("fake"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .expect("executable");
+    executable(&agent.home.join("fake"), "\x7fELF\nexit 0\n");
     let output = wait_bounded(agent.shell_out("./fake"), PROCESS_TIMEOUT);
     assert_eq!(output.status.code(), Some(126), "{output:?}");
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("cannot execute binary file"),
         "bash answered for the file it would not run: {output:?}"
     );
+}
+
+/// A file at `path` (its directory made) holding `text`, executable.
+fn executable(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a file in a directory")).expect("made");
+    std::fs::write(path, text).expect("written");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("executable");
+}
+
+/// The agent's `PATH`, to edit.
+fn path_of(agent: &mut AgentEnv) -> &mut std::ffi::OsString {
+    let (_, path) = agent
+        .vars
+        .iter_mut()
+        .find(|(k, _)| k == "PATH")
+        .expect("a PATH");
+    path
 }

@@ -221,18 +221,11 @@ fn the_rewritten_command_ends_as_the_line_did_in_its_directory() {
             line.contains("exit") || line.starts_with("cd") || line == "false",
             "{line}: the directory is reported only for a line that may move the shell: {command}"
         );
-        let child = std::process::Command::new("/bin/bash")
-            .arg("-c")
-            .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) [$(type -t __assent_return)]""#)
-            .env("REWRITTEN", &command)
-            .env("HOME", &m.home)
-            .current_dir(&m.project)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("bash starts");
-        let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+        let out = m.shell_runs(
+            &["/bin/bash", "-c"],
+            r#"eval "$REWRITTEN"; echo "$? $(pwd -P) [$(type -t __assent_return)]""#,
+            &command,
+        );
         // The shell's own line comes last, after what the line printed.
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
@@ -256,9 +249,19 @@ impl Machine {
     /// which then prints the status, its directory and `$__assent_dir` (set only by the door's
     /// form).
     fn as_claude(&self, command: &str) -> Output {
-        let child = std::process::Command::new("/bin/bash")
-            .arg("-c")
-            .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) ${__assent_dir-in-place}""#)
+        self.shell_runs(
+            &["/bin/bash", "-c"],
+            r#"eval "$REWRITTEN"; echo "$? $(pwd -P) ${__assent_dir-in-place}""#,
+            command,
+        )
+    }
+
+    /// `program` (its words, then `script`) run in the project with the home, and `command`
+    /// in `$REWRITTEN` for `script` to `eval`.
+    fn shell_runs(&self, program: &[&str], script: &str, command: &str) -> Output {
+        let child = std::process::Command::new(program[0])
+            .args(&program[1..])
+            .arg(script)
             .env("REWRITTEN", command)
             .env("HOME", &self.home)
             .current_dir(&self.project)
@@ -266,7 +269,7 @@ impl Machine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("bash starts");
+            .unwrap_or_else(|e| panic!("{} starts: {e}", program[0]));
         assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT)
     }
 }
@@ -320,18 +323,11 @@ fn the_agents_shell_confines_itself_in_place_with_the_builtin() {
     // as `bash -c` runs it, without.
     let aliased = "alias ls=false\nls -d .";
     let command = rewritten(&m.hook(daemon.socket(), aliased, &m.project));
-    let child = std::process::Command::new("/bin/bash")
-        .arg("-c")
-        .arg(r#"shopt -s expand_aliases; eval "$REWRITTEN"; echo "status $?""#)
-        .env("REWRITTEN", &command)
-        .env("HOME", &m.home)
-        .current_dir(&m.project)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bash starts");
-    let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+    let out = m.shell_runs(
+        &["/bin/bash", "-c"],
+        r#"shopt -s expand_aliases; eval "$REWRITTEN"; echo "status $?""#,
+        &command,
+    );
     assert!(
         String::from_utf8_lossy(&out.stdout).ends_with("status 0\n"),
         "ls ran, not the alias: {out:?}"
@@ -411,18 +407,11 @@ fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
         \x20   if not chunk:\n        break\n    out += chunk\n\
         os.waitpid(pid, 0)\n\
         sys.stdout.write(out.decode(errors='replace'))\n";
-    let child = std::process::Command::new("/usr/bin/python3")
-        .args(["-c", on_a_terminal])
-        .arg(r#"eval "$REWRITTEN"; echo "$? $(pwd -P) end""#)
-        .env("REWRITTEN", &command)
-        .env("HOME", &m.home)
-        .current_dir(&m.project)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 starts");
-    let out = assent_tests::wait_bounded(child, assent_tests::PROCESS_TIMEOUT);
+    let out = m.shell_runs(
+        &["/usr/bin/python3", "-c", on_a_terminal],
+        r#"eval "$REWRITTEN"; echo "$? $(pwd -P) end""#,
+        &command,
+    );
     let screen = String::from_utf8_lossy(&out.stdout);
     assert!(screen.contains("Permission denied"), "{out:?}");
     assert!(

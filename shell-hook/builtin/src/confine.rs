@@ -365,12 +365,7 @@ mod tests {
     use super::*;
 
     fn parse_words(words: &[&str]) -> Result<Call, String> {
-        let owned: Vec<CString> = words
-            .iter()
-            .map(|w| CString::new(*w).expect("no NUL in a test word"))
-            .collect();
-        let borrowed: Vec<&CStr> = owned.iter().map(CString::as_c_str).collect();
-        parse(&borrowed)
+        crate::as_bash_words(words, parse)
     }
 
     #[test]

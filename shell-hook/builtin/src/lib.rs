@@ -379,17 +379,23 @@ fn verdict_text(what: &str, verdict: &Verdict) {
         .write_all(assent_client::say::verdict(what, verdict).as_bytes());
 }
 
+/// A builtin's words as bash hands them over (C strings), for a test of its parser.
+#[cfg(test)]
+fn as_bash_words<T>(words: &[&str], parse: impl FnOnce(&[&CStr]) -> T) -> T {
+    let owned: Vec<CString> = words
+        .iter()
+        .map(|w| CString::new(*w).expect("no NUL in a test word"))
+        .collect();
+    let borrowed: Vec<&CStr> = owned.iter().map(CString::as_c_str).collect();
+    parse(&borrowed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn parse_words(words: &[&str]) -> Result<Call, String> {
-        let owned: Vec<CString> = words
-            .iter()
-            .map(|w| CString::new(*w).expect("no NUL in a test word"))
-            .collect();
-        let borrowed: Vec<&CStr> = owned.iter().map(CString::as_c_str).collect();
-        parse(&borrowed)
+        as_bash_words(words, parse)
     }
 
     #[test]
