@@ -134,6 +134,29 @@ fn an_interpreters_file_is_read_as_its_inline_programs_are() {
     trap_and_twin("python3 tidy.py", &trapped, &plain, "in tidy.py");
 }
 
+/// `python3 -m pytest` runs a module: a `pytest.py` in the project (which Python finds first)
+/// is read as its program; in a project without one the installed module runs, allowed (it
+/// was held once, `pytest` read as a file the project does not have).
+#[test]
+fn a_module_the_line_runs_is_the_projects_own_file_first() {
+    let (trapped, plain) = (Project::new(), Project::new());
+    let home = trapped.home();
+    let home = home.to_str().expect("UTF-8");
+    trapped.write(
+        "pytest.py",
+        &format!("import shutil\nshutil.rmtree('{home}')\n"),
+        false,
+    );
+    plain.write("tests/test_x.py", "def test_x():\n    assert True\n", false);
+    trap_and_twin("python3 -m pytest", &trapped, &plain, "in pytest");
+    trap_and_twin("python3 -m pytest tests/ -q", &trapped, &plain, "in pytest");
+    let daemon = TestDaemon::start();
+    for line in ["python3 -m venv .venv", "python3 -m http.server 8000"] {
+        let v = verdict(&daemon, line, &plain);
+        assert_eq!(v.decision, Decision::Allow, "{line}: {v:?}");
+    }
+}
+
 #[test]
 fn make_runs_the_recipes_of_its_targets() {
     let (trapped, plain) = (Project::new(), Project::new());

@@ -288,8 +288,12 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                     if let Some(words) = interp::module_command(lang, args) {
                         jobs.push(job.runs(words.into(), &format!("{name} -m")));
                     }
-                    // A program file written on this line: its text is the program.
-                    if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
+                    if let Some((module, from)) = interp::module_of(lang, args) {
+                        // Its name is a module's, not a file's: one of that name in the
+                        // working directory runs first.
+                        let named = &args[from.saturating_sub(1).min(args.len() - 1)];
+                        local_module(lang, name, &module, named, &job.path, at, st);
+                    } else if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
                         && let Some(text) = st.written_text(file)
                     {
                         let at_span = at.src.map.span(file.span.clone());
@@ -435,6 +439,47 @@ fn unknown_or_described(
         site.say(catalogue::UNCHECKED_AGENT, &format!("`{name} {how}`"));
     }
     site.report();
+}
+
+/// `python -m MODULE`: Python looks for the module in the working directory first
+/// (`sys.path[0]`), so a `MODULE.py` (or a package's `MODULE/__main__.py`; dots are packages)
+/// there is the program, read from the disk and judged; none there, the installed module
+/// runs, judged as the command it also is (`module_command`). A name that is no plain module
+/// path, or a local file that cannot be read, is opaque.
+fn local_module(
+    lang: &interp::Lang,
+    name: &str,
+    module: &str,
+    named: &Word,
+    job_path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let span = at.src.map.span(named.span.clone());
+    let plain = !module.is_empty()
+        && module
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    if !plain {
+        let what = format!("`{name} -m {}`", named.shown());
+        st.add(catalogue::CODE_UNREAD.at(span, &what));
+        return;
+    }
+    let path = module.replace('.', "/");
+    for candidate in [format!("{path}.py"), format!("{path}/__main__.py")] {
+        let word = Word::made(candidate, named.raw, named.span.clone());
+        let Some(file) = disk::file_path(st, &word) else {
+            continue;
+        };
+        match st.disk_file(&file) {
+            disk::Read::Missing | disk::Read::Asked => {}
+            _ => {
+                let runs = Runs::Lang(lang, name);
+                disk::run_file(runs, &file, &word.shown(), None, span, job_path, at, st);
+                return;
+            }
+        }
+    }
 }
 
 /// Values handed through the environment that name places: a program may do anything with

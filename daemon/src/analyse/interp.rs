@@ -137,11 +137,9 @@ pub fn run_text(
     }
 }
 
-/// `python -m MODULE ARGS…`: the module's name and its arguments as the words of the command
-/// it also is, judged as that program would be (`pip`, `twine`, `pytest`): `python -m twine
-/// upload` publishes as `twine upload` does. The module still runs as a named script besides;
-/// a dotted name (`http.server`) or a dynamic one is only that.
-pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
+/// `python -m MODULE ARGS…`: the module's name and the index of the word after it (its first
+/// argument), whatever the name is; `None` when the program is not run as a module.
+pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize)> {
     if lang.runs_named.is_empty() {
         return None;
     }
@@ -155,26 +153,11 @@ pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>
             // `-m twine`, or `-mtwine`; any other short flags before it (`-Im`).
             if let Some(at) = attached.find(|c| lang.runs_named.contains(c)) {
                 let rest = &attached[at + 1..];
-                let (module, from) = if rest.is_empty() {
-                    (args.get(i + 1)?.literal()?.to_string(), i + 2)
+                return if rest.is_empty() {
+                    Some((args.get(i + 1)?.literal()?.to_string(), i + 2))
                 } else {
-                    (rest.to_string(), i + 1)
+                    Some((rest.to_string(), i + 1))
                 };
-                // A dotted name is a module inside a package (`http.server`), never a
-                // program's name.
-                if module.is_empty()
-                    || !module
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                {
-                    return None;
-                }
-                let first = Word::made(module, w.raw, w.span.clone());
-                return Some(
-                    std::iter::once(first)
-                        .chain(args[from.min(args.len())..].iter().cloned())
-                        .collect(),
-                );
             }
             if attached.chars().any(|c| lang.code.contains(c)) {
                 return None;
@@ -189,6 +172,28 @@ pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>
         i += 1;
     }
     None
+}
+
+/// `python -m MODULE ARGS…`: the module's name and its arguments as the words of the command
+/// it also is, judged as that program would be (`pip`, `twine`, `pytest`): `python -m twine
+/// upload` publishes as `twine upload` does. A dotted name (`http.server`) or a dynamic one is
+/// a module inside a package, never a program's name: none.
+pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
+    let (module, from) = module_of(lang, args)?;
+    if module.is_empty()
+        || !module
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return None;
+    }
+    let named = &args[from.saturating_sub(1).min(args.len().saturating_sub(1))];
+    let first = Word::made(module, named.raw, named.span.clone());
+    Some(
+        std::iter::once(first)
+            .chain(args[from.min(args.len())..].iter().cloned())
+            .collect(),
+    )
 }
 
 enum Program<'w, 's> {

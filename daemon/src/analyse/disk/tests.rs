@@ -123,6 +123,14 @@ const CASES: &[Case] = &[
     ("git commit -m x", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\ncargo fmt --check\n")], &[], Moderate, &["run.project", "write.history"]),
     ("git status", &[(".git/config", "[core]\n\tpager = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
     ("git status", &[(".git/config", "[core]\n\tbare = false\n")], &[], Safe, &[]),
+    // `python -m NAME` runs a module: one of that name in the project first, else the
+    // installed one (judged as the command it is), never a file named NAME.
+    ("python3 -m pytest", &[("pytest.py", "<missing>"), ("pytest/__main__.py", "<missing>")], &[], Moderate, &["run.project"]),
+    ("python3 -m pip install -r requirements.txt", &[("pip.py", "<missing>"), ("pip/__main__.py", "<missing>")], &[], Moderate, &["run.project", "write.packages"]),
+    ("python3 -m http.server 8000", &[("http/server.py", "<missing>"), ("http/server/__main__.py", "<missing>")], &[], Moderate, &["run.project"]),
+    ("python3 -m pytest", &[("pytest.py", PY_CLEAN)], &[], Destructive, &["delete.data", "run.project"]),
+    ("python3 -m tool", &[("tool.py", "<missing>"), ("tool/__main__.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.project", "use.project"]),
+    ("python3 -m tool", &[("tool.py", "<unread>")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
     // direnv runs `.envrc`.
     ("direnv allow", &[(".envrc", "rm -rf ~/Documents\n")], &[], Destructive, &["delete.data", "use.project"]),
 ];
