@@ -20,6 +20,30 @@ pub fn assignment(node: Node, src: &Source, st: &mut State) {
     let value_node = node.child_by_field_name("value");
     // `x+=y` is not a plain value; `a=(x y)` holds each of its words.
     let appends = text(node, &src.text).starts_with(&format!("{name}+="));
+    if let Some(decl) = node.parent().filter(|p| kind(*p) == "declaration_command")
+        && declares_references(decl, src)
+    {
+        // `declare -n r=HOME`: `$r` is HOME's value. A target that is no plain name (or an
+        // attribute only known at run time) leaves `$r` unknown.
+        let target = value_node
+            .map(|v| text(v, &src.text))
+            .filter(|t| plain_name(t));
+        let value = match target {
+            Some(target) if !appends => {
+                let alts = super::words::var_value(&st.env(), target);
+                Var::Pattern(Rc::new(alts))
+            }
+            _ => Var::Unknown,
+        };
+        Rc::make_mut(&mut st.shell.namerefs).insert(name.to_owned());
+        st.shell.set_var(name, value);
+        return;
+    }
+    if st.shell.namerefs.contains(name) {
+        // Assigning a reference assigns (or, unset, names) the variable it refers to.
+        st.shell.set_var(name, Var::Unknown);
+        return;
+    }
     let value = match value_node {
         _ if appends => Var::Unknown,
         Some(v) if kind(v) == "array" => {
@@ -42,6 +66,56 @@ pub fn assignment(node: Node, src: &Source, st: &mut State) {
         _ => assigned_value(value_node, &src.text, &st.env()),
     };
     st.shell.set_var(name, value);
+}
+
+/// `declare -n NAME…` without values (also `typeset`, `local`): references to variables
+/// named later; each is unknown until then, and what is assigned to it names another.
+pub fn declaration(node: Node, src: &Source, st: &mut State) {
+    if !declares_references(node, src) {
+        return;
+    }
+    let mut cursor = node.walk();
+    let names: Vec<String> = node
+        .named_children(&mut cursor)
+        .filter(|n| kind(*n) == "variable_name")
+        .map(|n| text(n, &src.text).to_owned())
+        .collect();
+    for name in names {
+        Rc::make_mut(&mut st.shell.namerefs).insert(name.clone());
+        st.shell.set_var(&name, Var::Unknown);
+    }
+}
+
+/// Whether a `declare`, `typeset` or `local` makes its names references (`-n`, also among
+/// other flags, `-gn`), or may (a flag only known at run time, `declare $f r=HOME`).
+fn declares_references(decl: Node, src: &Source) -> bool {
+    let mut cursor = decl.walk();
+    let mut children = decl.children(&mut cursor);
+    let keyword = children.next().map(|k| text(k, &src.text));
+    if !matches!(keyword, Some("declare" | "typeset" | "local")) {
+        return false;
+    }
+    children
+        .filter(|c| !matches!(kind(*c), "variable_assignment" | "variable_name"))
+        .any(|c| {
+            let flag = text(c, &src.text);
+            match flag.strip_prefix('-') {
+                Some(letters) => letters.contains('n'),
+                // Not a plain word: what it expands to may be `-n`.
+                None => !flag
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '+'),
+            }
+        })
+}
+
+/// A variable's name as bash accepts one: a letter or `_`, then letters, digits, `_`.
+fn plain_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `unset NAME…`: the names are no longer known (an unset variable may still come from the

@@ -437,6 +437,7 @@ fn visit<'t>(item: Item<'t>, src: &Source, st: &mut State, stack: &mut Stack<'t>
             push_children(&item, stack);
         }
         "declaration_command" => {
+            scope::declaration(node, src, st);
             command::declaration_evaluates(node, &item.path, item.depth, src, st);
             push_children(&item, stack);
         }

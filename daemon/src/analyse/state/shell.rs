@@ -51,6 +51,9 @@ pub(crate) struct Shell {
     pub vars: Rc<Vars>,
     /// Functions defined on the line: calling one runs a body already analysed.
     pub functions: Rc<HashSet<String>>,
+    /// Variables declared references to others (`declare -n r=HOME`): `$r` is the other's
+    /// value, and assigning `r` assigns the other.
+    pub namerefs: Rc<HashSet<String>>,
     /// The bodies of the functions defined on the line, as text and where they are in the
     /// input, read again when a call gives them arguments (`f ~/.ssh/id_rsa`).
     pub bodies: Rc<Bodies>,
