@@ -165,11 +165,11 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     if !by_path {
         disk::project_runs(family, &job.words[1..], span.clone(), &job.path, at, st);
     }
-    // `./x.sh`: the file runs as its `#!` line says.
-    if by_path
-        && st.written_text(&first).is_none()
-        && let Some(file) = disk::file_path(st, &first)
-    {
+    // `./x.sh`: the file runs as its `#!` line says; one this line wrote (`echo … > x.sh &&
+    // chmod +x x.sh && ./x.sh`) with the text the line gave it.
+    if by_path && let Some(text) = st.written_text(&first) {
+        written_by_path(&first, text, &job.path, at, st);
+    } else if by_path && let Some(file) = disk::file_path(st, &first) {
         let at_span = at.src.map.span(first.span.clone());
         let words = &job.words[..];
         disk::run_file(
@@ -439,6 +439,33 @@ fn unknown_or_described(
         site.say(catalogue::UNCHECKED_AGENT, &format!("`{name} {how}`"));
     }
     site.report();
+}
+
+/// A file the line wrote, run by its path: its `#!` line says what reads its text (none, or a
+/// shell: shell text; an interpreter the gate reads: that language); a text not known for
+/// certain, or a program the gate cannot read, is opaque.
+fn written_by_path(first: &Word, text: Option<Rc<str>>, path: &Rc<str>, at: &Ctx, st: &mut State) {
+    let program = text.as_deref().and_then(disk::shebang);
+    let lang = program
+        .as_deref()
+        .and_then(|p| index::lookup(index::family(basename(p))))
+        .map(|entry| &entry.role);
+    match (program.as_deref(), lang) {
+        (None, _) | (Some(_), Some(Role::Shell)) => {
+            run_written(first.raw, first, path, at, st);
+        }
+        (Some(program), Some(Role::Interpreter(lang))) => {
+            let span = at.src.map.span(first.span.clone());
+            let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
+            st.written_runs += 1;
+            interp::run_text(lang, program, text.as_deref(), span, path, at, st);
+        }
+        (Some(program), _) => {
+            let span = at.src.map.span(first.span.clone());
+            let what = format!("`{}`, run by `{program}`", first.shown());
+            st.add(catalogue::CODE_UNREAD.at(span, &what));
+        }
+    }
 }
 
 /// `python -m MODULE`: Python looks for the module in the working directory first
