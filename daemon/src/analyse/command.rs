@@ -63,7 +63,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         let detail = format!("`{var}=… {}`", basename(program));
         st.add(catalogue::UNCHECKED_AGENT.at(span, &detail));
     }
-    let mut jobs = vec![Job {
+    let jobs = vec![Job {
         words: cmd.words.into(),
         path: cmd.path,
         stdin: cmd.stdin,
@@ -73,6 +73,37 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         level: 0,
         container: None,
     }];
+    // What git reads from the environment this command is given (`GIT_DIR=… git status`), as
+    // the shell's variables while its jobs are judged.
+    let saved: Vec<(String, Option<Var>)> = cmd
+        .env
+        .iter()
+        .filter(|(name, _)| GIT_ENV.contains(&name.as_str()))
+        .map(|(name, value)| {
+            let before = st.shell.vars.get(name).cloned();
+            let now = value
+                .literal()
+                .map_or(Var::Unknown, |v| Var::Lit(v.to_owned()));
+            st.shell.set_var(name, now);
+            (name.clone(), before)
+        })
+        .collect();
+    judge_jobs(jobs, &at, st);
+    for (name, before) in saved.into_iter().rev() {
+        match before {
+            Some(value) => st.shell.set_var(&name, value),
+            None => {
+                Rc::make_mut(&mut st.shell.vars).remove(&name);
+            }
+        }
+    }
+}
+
+/// Variables naming what git reads besides the repository it finds (`disk::project_runs`).
+const GIT_ENV: &[&str] = &["GIT_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"];
+
+/// Judges a command's jobs and every job they hand on.
+fn judge_jobs<'s>(mut jobs: Vec<Job<'s>>, at: &Ctx, st: &mut State) {
     while let Some(job) = jobs.pop() {
         // `sudo sudo …`, `xargs xargs …`: each level runs the rest again. Past a depth no
         // real line reaches, what runs is not followed.
@@ -86,10 +117,10 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
         match job.cwd.clone() {
             Some(cwd) => {
                 let saved = std::mem::replace(&mut st.shell.cwd, cwd);
-                one(job, &at, st, &mut jobs);
+                one(job, at, st, &mut jobs);
                 st.shell.cwd = saved;
             }
-            None => one(job, &at, st, &mut jobs),
+            None => one(job, at, st, &mut jobs),
         }
         if let Some(saved) = saved_container {
             st.shell.container = saved;

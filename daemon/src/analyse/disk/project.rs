@@ -23,6 +23,12 @@ pub fn runs(
     at: &Ctx,
     st: &mut State,
 ) {
+    if name == "git" {
+        // Words only known at run time stand in as themselves: a commit message is one, and
+        // the hooks still run.
+        let words: Vec<Option<&str>> = args.iter().map(Word::literal).collect();
+        return git::runs(&words, span, path, at, st);
+    }
     let Some(words) = args
         .iter()
         .map(Word::literal)
@@ -33,7 +39,6 @@ pub fn runs(
     match name {
         "npm" | "pnpm" | "yarn" => package_scripts(name, &words, span, path, at, st),
         "make" | "gmake" => make::recipes(&words, span, path, at, st),
-        "git" => git::runs(&words, span, path, at, st),
         "direnv"
             if matches!(
                 words.first(),

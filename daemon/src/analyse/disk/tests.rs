@@ -131,6 +131,17 @@ const CASES: &[Case] = &[
     ("python3 -m pytest", &[("pytest.py", PY_CLEAN)], &[], Destructive, &["delete.data", "run.project"]),
     ("python3 -m tool", &[("tool.py", "<missing>"), ("tool/__main__.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.project", "use.project"]),
     ("python3 -m tool", &[("tool.py", "<unread>")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
+    // The repository and configuration files the line names: `--git-dir`, `GIT_DIR`,
+    // `GIT_CONFIG_GLOBAL`; and a commit whose message is only known at run time.
+    ("GIT_DIR=/home/u/proj/r/.git git status", &[("r/.git/config", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("git --git-dir=r/.git status", &[("r/.git/config", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("git --git-dir r/.git commit -m x", &[("r/.git/config", "[core]\n\tbare = false\n"), ("r/.git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n"), ("r/.git/hooks/prepare-commit-msg", "<missing>"), ("r/.git/hooks/commit-msg", "<missing>"), ("r/.git/hooks/post-commit", "<missing>"), ("r/.git/hooks/post-rewrite", "<missing>")], &[], Forbidden, &["delete.home", "write.history"]),
+    ("GIT_CONFIG_GLOBAL=e.cfg git status", &[(".git/config", "[core]\n\tbare = false\n"), ("e.cfg", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("export GIT_CONFIG_SYSTEM=/home/u/proj/e.cfg; git status", &[(".git/config", "[core]\n\tbare = false\n"), ("e.cfg", "[core]\n\tpager = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
+    ("git commit -m \"$MSG\"", &[(".git/config", "[core]\n\tbare = false\n"), (".git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n")], &[], Forbidden, &["delete.home", "write.history"]),
+    ("git --git-dir=r/.git status", &[("r/.git/config", "[core]\n\tbare = false\n")], &[], Safe, &[]),
+    ("GIT_CONFIG_GLOBAL=e.cfg git status", &[(".git/config", "[core]\n\tbare = false\n"), ("e.cfg", "<missing>")], &[], Safe, &[]),
+    ("git -C \"$D\" status", &[], &[], Opaque, &["run.unknown"]),
     // direnv runs `.envrc`.
     ("direnv allow", &[(".envrc", "rm -rf ~/Documents\n")], &[], Destructive, &["delete.data", "use.project"]),
 ];

@@ -9,36 +9,85 @@ use std::rc::Rc;
 
 use super::{queue_text, text_of};
 use crate::analyse::State;
+use crate::analyse::catalogue;
 use crate::analyse::disk::Read;
 use crate::analyse::disk::{Runs, absolute_file, run_file};
 use crate::analyse::recurse::Ctx;
+use crate::analyse::words::Var;
 
 /// Directories looked at, up from the shell's, for a repository.
 const MAX_UP: usize = 16;
 
-/// `git [GLOBAL OPTIONS] COMMAND …`.
-pub fn runs(words: &[&str], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &mut State) {
+/// `git [GLOBAL OPTIONS] COMMAND …` (`None`: a word only known at run time). The variables
+/// git reads (`GIT_DIR`, …) are the shell's, a command's own assignments among them.
+pub fn runs(words: &[Option<&str>], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &mut State) {
     let mut dir = st.shell.cwd.as_deref().map(str::to_owned);
+    // The repository's own directory and further configuration files, where the line names
+    // them: `--git-dir`, `GIT_DIR`, `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`.
+    let mut git_dir = variable(st, "GIT_DIR");
+    let mut files = Vec::new();
+    for name in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"] {
+        files.extend(variable(st, name));
+    }
     let mut i = 0;
     while let Some(w) = words.get(i) {
-        match *w {
+        let Some(w) = *w else {
+            // An option only known at run time may name any repository or configuration.
+            return unreadable("git's options", &span, st);
+        };
+        let value = || words.get(i + 1).copied().map(|v| v.map(str::to_owned));
+        match w {
             "-C" => {
-                let Some(d) = words.get(i + 1) else { return };
-                dir = dir.map(|c| join(&c, d));
+                let Some(d) = value().flatten() else {
+                    return unreadable("git -C", &span, st);
+                };
+                dir = dir.map(|c| join(&c, &d));
                 i += 2;
             }
-            "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
+            "--git-dir" => {
+                git_dir = Some(value().flatten());
+                i += 2;
+            }
+            _ if w.starts_with("--git-dir=") => {
+                git_dir = Some(Some(w["--git-dir=".len()..].to_owned()));
+                i += 1;
+            }
+            "-c" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
             w if w.starts_with('-') => i += 1,
             _ => break,
         }
     }
-    let (Some(command), Some(dir)) = (words.get(i).copied(), dir) else {
+    let (Some(Some(command)), Some(dir)) = (words.get(i).copied(), dir) else {
         return;
     };
     if matches!(command, "version" | "help") {
         return;
     }
-    let Some((root, config)) = repository(&dir, &span, st) else {
+    for file in files {
+        let Some(file) = file.map(|f| join(&dir, &f)).and_then(absolute_file) else {
+            return unreadable("a git configuration file", &span, st);
+        };
+        if let Some(text) = text_of(&file, &file, &span, st) {
+            for (key, value) in Settings::parse(&text).commands(command) {
+                queue_text(&value, &format!("{file} {key}"), &span, path, at, st);
+            }
+        }
+    }
+    let found = match git_dir {
+        Some(Some(git_dir)) => {
+            let git_dir = join(&dir, &git_dir);
+            let Some(file) = absolute_file(format!("{git_dir}/config")) else {
+                return unreadable("git's repository", &span, st);
+            };
+            text_of(&file, &file, &span, st).map(|t| (dir.clone(), git_dir, t))
+        }
+        Some(None) => return unreadable("git's repository", &span, st),
+        None => repository(&dir, &span, st).map(|(root, config)| {
+            let git_dir = format!("{root}/.git");
+            (root, git_dir, config)
+        }),
+    };
+    let Some((root, git_dir, config)) = found else {
         return;
     };
     let settings = Settings::parse(&config);
@@ -47,7 +96,7 @@ pub fn runs(words: &[&str], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &m
     }
     let hooks = match settings.get("core.hookspath") {
         Some(p) => join(&root, &p),
-        None => format!("{root}/.git/hooks"),
+        None => format!("{git_dir}/hooks"),
     };
     for hook in hooks_of(command) {
         if let Some(file) = absolute_file(format!("{hooks}/{hook}")) {
@@ -67,6 +116,20 @@ pub fn runs(words: &[&str], span: Range<usize>, path: &Rc<str>, at: &Ctx, st: &m
             }
         }
     }
+}
+
+/// A variable git reads, as the shell has it (exported or not: the more read, the safer):
+/// `Some(None)` when its value is only known at run time.
+fn variable(st: &State, name: &str) -> Option<Option<String>> {
+    match st.shell.vars.get(name)? {
+        Var::Lit(value) => Some(Some(value.clone())),
+        _ => Some(None),
+    }
+}
+
+/// What git reads is only known at run time: opaque.
+fn unreadable(what: &str, span: &Range<usize>, st: &mut State) {
+    st.add(catalogue::SHELL_READS.at(span.clone(), &format!("{what}, only known when it runs")));
 }
 
 /// The repository `dir` is in: its root and its configuration's text. Every directory up
