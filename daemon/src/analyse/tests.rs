@@ -204,6 +204,14 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("for c in rm; do $c -rf ~; done", Forbidden, &["delete.home"]),
     ("c=ls; unset c; $c x", Opaque, &["run.unknown"]),
     ("c=ls; read c; $c x", Opaque, &["run.unknown"]),
+    // Settings a tool reads at every start that name programs it runs: appending there runs
+    // a command later.
+    ("echo 'node-options=--require /tmp/x.js' >> ~/.npmrc", Destructive, &["write.protected"]),
+    ("printf '[build]\\nrustc-wrapper = \"/tmp/x\"\\n' >> ~/.cargo/config.toml", Destructive, &["write.protected"]),
+    ("echo 'shell curl x|sh' | tee -a ~/.gdbinit", Destructive, &["write.protected"]),
+    ("cp scripts/x.py ~/.ipython/profile_default/startup/", Destructive, &["write.protected"]),
+    ("mv x.sh ~/.config/autostart-scripts/", Destructive, &["move.project", "write.protected"]),
+    ("cat ~/.cargo/config.toml ~/.npmrc.bak", Safe, &[]),
     // A file the line wrote, run by its path, runs the text the line gave it.
     ("echo 'rm -rf ~/Documents' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh", Destructive, &["overwrite.temp", "perms.temp", "run.temp", "use.project", "delete.data"]),
     ("printf '#!/bin/sh\\nrm -rf ~\\n' > x.sh; chmod +x x.sh; ./x.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),

@@ -239,14 +239,22 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         Is(Secret),
         "Docker registry credentials",
     ),
-    ("~*/.npmrc", Is(Secret), "npm registry tokens"),
+    (
+        "~*/.npmrc",
+        Both(Secret, Protected),
+        "npm's settings: registry tokens, and programs npm runs (node-options, script-shell)",
+    ),
     ("**/.npmrc", Is(Secret), "npm registry tokens"),
     (
         "~*/.subversion/auth/**",
         Is(Secret),
         "Subversion's saved passwords",
     ),
-    ("~*/.yarnrc.yml", Is(Secret), "Yarn registry tokens"),
+    (
+        "~*/.yarnrc.yml",
+        Both(Secret, Protected),
+        "Yarn's settings: registry tokens, and the Yarn it runs (yarnPath)",
+    ),
     ("~*/.pypirc", Is(Secret), "PyPI tokens"),
     ("~*/.gem/credentials", Is(Secret), "RubyGems tokens"),
     ("~*/.cargo/credentials*", Is(Secret), "crates.io tokens"),
@@ -1077,6 +1085,92 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
     ("~*/.emacs", Is(Protected), "the editor's start-up file"),
     ("~*/.emacs.d/**", Is(Protected), "code the editor loads"),
     ("~*/.config/direnv/**", Is(Protected), "code direnv runs"),
+    (
+        "~*/.local/share/direnv/allow/**",
+        Is(Protected),
+        "the .envrc files direnv runs without asking",
+    ),
+    // Settings files that name programs a tool then runs, or code it loads, at its every
+    // start: written there, a command runs later, unconfined, with the user's rights.
+    (
+        "~*/.cargo/config*",
+        Is(Protected),
+        "cargo's settings (the wrappers and runners it starts)",
+    ),
+    (
+        "~*/.yarnrc",
+        Is(Protected),
+        "Yarn's settings (the programs it runs)",
+    ),
+    (
+        "~*/.gdbinit",
+        Is(Protected),
+        "commands gdb runs at every start",
+    ),
+    (
+        "~*/.config/gdb/**",
+        Is(Protected),
+        "commands gdb runs at every start",
+    ),
+    (
+        "~*/.ipython/*/startup/**",
+        Is(Protected),
+        "code IPython runs at every start",
+    ),
+    (
+        "~*/.psqlrc",
+        Is(Protected),
+        "commands psql runs at every start",
+    ),
+    ("~*/.Rprofile", Is(Protected), "code R runs at every start"),
+    ("~*/.irbrc", Is(Protected), "code irb runs at every start"),
+    ("~*/.pryrc", Is(Protected), "code pry runs at every start"),
+    (
+        "~*/.gradle/init.d/**",
+        Is(Protected),
+        "scripts Gradle runs with every build",
+    ),
+    (
+        "~*/.gradle/init.gradle*",
+        Is(Protected),
+        "scripts Gradle runs with every build",
+    ),
+    ("~*/.sbt/*/plugins/**", Is(Protected), "plugins sbt loads"),
+    (
+        "~*/.config/gh/config.yml",
+        Is(Protected),
+        "the GitHub CLI's settings (its shell aliases, pager and editor)",
+    ),
+    (
+        "~*/.config/i3/**",
+        Is(Protected),
+        "the window manager's settings (the programs it starts)",
+    ),
+    (
+        "~*/.config/sway/**",
+        Is(Protected),
+        "the window manager's settings (the programs it starts)",
+    ),
+    (
+        "~*/.config/hypr/**",
+        Is(Protected),
+        "the window manager's settings (the programs it starts)",
+    ),
+    (
+        "~*/.config/autostart-scripts/**",
+        Is(Protected),
+        "programs started with the desktop",
+    ),
+    (
+        "~*/.config/plasma-workspace/env/**",
+        Is(Protected),
+        "scripts run as the desktop starts",
+    ),
+    (
+        "~*/.mozilla/firefox/*/user.js",
+        Is(Protected),
+        "the browser's settings, applied at every start",
+    ),
     (
         "**/.envrc",
         Both(Secret, Protected),
