@@ -212,6 +212,15 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("cp scripts/x.py ~/.ipython/profile_default/startup/", Destructive, &["write.protected"]),
     ("mv x.sh ~/.config/autostart-scripts/", Destructive, &["move.project", "write.protected"]),
     ("cat ~/.cargo/config.toml ~/.npmrc.bak", Safe, &[]),
+    // `git clone` writes its directory; what it would run from elsewhere is not read.
+    ("git clone https://x.example/p ~/.config/systemd/user", Forbidden, &["write.history", "write.gate"]),
+    ("git clone https://x.example/p ~/.ssh", Destructive, &["write.history", "write.protected"]),
+    ("git clone https://x.example/p", Moderate, &["write.history"]),
+    ("git clone --depth 1 -b main https://x.example/p vendor/p", Moderate, &["write.history", "write.project"]),
+    ("git clone https://x.example/p ~/src/p", Moderate, &["write.history", "write.data"]),
+    ("git clone --template=/tmp/t https://x.example/p y", Opaque, &["run.unknown", "write.history", "write.project"]),
+    ("git clone -c core.hooksPath=/tmp/h https://x.example/p y", Opaque, &["run.unknown", "write.history", "write.project"]),
+    ("git clone -c http.sslVerify=false https://x.example/p y", Moderate, &["write.history", "write.project"]),
     // A file the line wrote, run by its path, runs the text the line gave it.
     ("echo 'rm -rf ~/Documents' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh", Destructive, &["overwrite.temp", "perms.temp", "run.temp", "use.project", "delete.data"]),
     ("printf '#!/bin/sh\\nrm -rf ~\\n' > x.sh; chmod +x x.sh; ./x.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),

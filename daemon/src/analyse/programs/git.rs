@@ -121,7 +121,121 @@ const SUBCOMMANDS: &[(&str, Sub)] = &[
     ("remote", Sub::Rule(remote)),
     ("config", Sub::Rule(config)),
     ("credential", Sub::Rule(credential)),
+    ("clone", Sub::Rule(clone)),
 ];
+
+/// `git clone` options that take a value (the next word unless given `--opt=value`).
+const CLONE_VALUED: &[&str] = &[
+    "-o",
+    "--origin",
+    "-b",
+    "--branch",
+    "-u",
+    "--upload-pack",
+    "--reference",
+    "--reference-if-able",
+    "--separate-git-dir",
+    "--depth",
+    "--shallow-since",
+    "--shallow-exclude",
+    "-j",
+    "--jobs",
+    "--template",
+    "-c",
+    "--config",
+    "--filter",
+    "--server-option",
+    "--bundle-uri",
+    "--ref-format",
+];
+
+/// `git clone [OPTIONS] REPO [DIR]`: makes DIR (by default the repository's name in the
+/// working directory) and `--separate-git-dir`'s, as trees it writes. What the clone runs
+/// from elsewhere is not read here: a `--template`'s hooks (`post-checkout` runs as the
+/// clone ends), hooks or commands set with `-c`/`--config`, an `--upload-pack` program.
+fn clone<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
+    let mut operands = Vec::new();
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        i += 1;
+        let Some(t) = w.literal() else {
+            operands.push(w.clone());
+            continue;
+        };
+        if t == "--" {
+            operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        let (name, value) = match t.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n, Some(w.tail(n.len() + 1))),
+            _ if t.starts_with('-') && t.len() > 2 && !t.starts_with("--") => {
+                (&t[..2], Some(w.tail(2)))
+            }
+            _ => (t, None),
+        };
+        if !name.starts_with('-') {
+            operands.push(w.clone());
+            continue;
+        }
+        if !CLONE_VALUED.contains(&name) {
+            continue;
+        }
+        let value = value.or_else(|| {
+            i += 1;
+            args.get(i - 1).cloned()
+        });
+        match name {
+            "--separate-git-dir" => {
+                if let Some(dir) = &value {
+                    site.tree(Write, dir);
+                }
+            }
+            "--template" | "-u" | "--upload-pack" => runs.push(format!("`git clone {t}`")),
+            "-c" | "--config" => {
+                let key = value.as_ref().and_then(Word::literal).map(|kv| {
+                    kv.split_once('=')
+                        .map_or(kv, |(k, _)| k)
+                        .to_ascii_lowercase()
+                });
+                if key.is_none_or(|k| runs_a_command(&k)) {
+                    runs.push(format!(
+                        "`git clone {t} {}`",
+                        value.map_or_else(String::new, |v| v.raw.to_owned())
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(dir) = operands.get(1) {
+        site.tree(Write, dir);
+    }
+    for what in runs {
+        site.say(catalogue::CODE_UNREAD, &what);
+    }
+    site.say(catalogue::GIT_CHANGE, "clone");
+}
+
+/// A configuration key whose value git runs or loads (hooks, helpers, filters, pagers).
+fn runs_a_command(key: &str) -> bool {
+    key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.starts_with("diff.")
+        || key.starts_with("merge.")
+        || key.starts_with("credential")
+        || key.contains("hook")
+        || key.contains("command")
+        || key.contains("program")
+        || key.contains("pager")
+        || key.contains("editor")
+        || key.contains("fsmonitor")
+        || key.contains("helper")
+        || key.contains("proxy")
+        || key.contains("askpass")
+        || key.contains("gpg")
+        || key.ends_with(".path")
+}
 
 pub fn git<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     git_with(args, site, 0);
