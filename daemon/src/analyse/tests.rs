@@ -212,6 +212,14 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("cp scripts/x.py ~/.ipython/profile_default/startup/", Destructive, &["write.protected"]),
     ("mv x.sh ~/.config/autostart-scripts/", Destructive, &["move.project", "write.protected"]),
     ("cat ~/.cargo/config.toml ~/.npmrc.bak", Safe, &[]),
+    // npm settings that name a program npm runs later.
+    ("npm config set node-options '--require /tmp/x.js'", Opaque, &["run.unknown"]),
+    ("npm config set node-options=--require=/tmp/x.js", Opaque, &["run.unknown"]),
+    ("npm set git /tmp/x", Opaque, &["run.project", "run.unknown"]),
+    ("npm config set editor /tmp/x", Opaque, &["run.unknown"]),
+    ("npm config set registry https://registry.npmjs.org/", Safe, &[]),
+    ("npm config set fund false", Safe, &[]),
+    ("npm config set registry git", Safe, &[]),
     // `git clone` writes its directory; what it would run from elsewhere is not read.
     ("git clone https://x.example/p ~/.config/systemd/user", Forbidden, &["write.history", "write.gate"]),
     ("git clone https://x.example/p ~/.ssh", Destructive, &["write.history", "write.protected"]),

@@ -1885,19 +1885,56 @@ pub fn npm<'s>(name: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<
                 command_string(&segment, Some(value), &job.path, at, st);
             }
         }
-        Some(("config", i))
-            if words.get(i + 1) == Some(&"set")
-                && words
-                    .get(i + 2)
-                    .is_some_and(|k| k.starts_with("script-shell") || k.starts_with("shell")) =>
-        {
-            if let Some(w) = args.get(i + 2) {
-                unread(w, at, st);
-            }
+        Some(("config" | "c", i)) if words.get(i + 1) == Some(&"set") => {
+            npm_settings(&args[i + 2..], at, st);
         }
+        Some(("set", i)) => npm_settings(&args[i + 1..], at, st),
         _ => {}
     }
     false
+}
+
+/// npm settings whose value is a program npm (or what it starts) runs, code it loads, or
+/// another file of settings: set, a command runs later that the gate does not read.
+const NPM_RUNS: &[&str] = &[
+    "script-shell",
+    "shell",
+    "node-options",
+    "git",
+    "editor",
+    "browser",
+    "viewer",
+    "init-module",
+    "onload-script",
+    "userconfig",
+    "globalconfig",
+    "node-gyp",
+];
+
+/// `npm config set KEY VALUE…` (or `KEY=VALUE`): each key that names something npm runs.
+fn npm_settings(args: &[Word], at: &Ctx, st: &mut State) {
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        let Some(text) = w.literal() else {
+            // A key only known at run time may be any of them.
+            unread(w, at, st);
+            continue;
+        };
+        if text.starts_with('-') {
+            continue;
+        }
+        let key = match text.split_once('=') {
+            Some((key, _)) => key,
+            None => {
+                // `KEY VALUE`: the next word is the value.
+                words.next();
+                text
+            }
+        };
+        if NPM_RUNS.contains(&key.to_ascii_lowercase().as_str()) {
+            unread(w, at, st);
+        }
+    }
 }
 
 /// `cargo --config KEY=VALUE`: a runner, a linker or a compiler wrapper is a program cargo
