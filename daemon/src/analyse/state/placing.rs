@@ -110,13 +110,6 @@ impl State<'_, '_> {
 
     /// Where a path is, and where what a move or copy on the line carried to it came from.
     pub fn places_of(&self, path: &Path, tree: bool, copies: bool) -> Placed {
-        // What every file a listing found below a known directory holds, no name narrowing
-        // it (`find ~ -type f -exec cat {} +`): that directory's whole tree's, as `grep -r x ~`
-        // reads it. (Only for an effect on contents: a file a listing names, written into a
-        // directory, is one file there.)
-        if copies && let Some(dir) = path.found_tree() {
-            return self.places_of(&dir, true, copies);
-        }
         let mut placed = self.classify(path, tree);
         if self.shell.carried.is_empty() {
             return placed;
