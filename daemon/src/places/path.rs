@@ -351,19 +351,6 @@ impl Path {
 
     /// The directory whose every entry a trailing wildcard-only component names (`~/*`,
     /// `/usr/[a-z]*`): deleting those is deleting what the directory holds.
-    /// The directory whose tree this path stands for, when it is what a listing found below
-    /// a known directory with nothing after (`find DIR`'s matches, unnamed): `DIR`.
-    pub fn found_tree(&self) -> Option<Path> {
-        let (last, dir) = self.comps.split_last()?;
-        let known = dir
-            .iter()
-            .all(|c| matches!(c, Comp::Name(g) if g.is_literal()));
-        (matches!(last, Comp::Below) && known && self.anchor != Anchor::Unknown).then(|| Path {
-            anchor: self.anchor,
-            comps: dir.to_vec(),
-        })
-    }
-
     pub fn everything_in(&self) -> Option<Path> {
         match self.comps.last() {
             Some(Comp::Name(g)) if g.is_everything() => {
