@@ -212,6 +212,12 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("cp scripts/x.py ~/.ipython/profile_default/startup/", Destructive, &["write.protected"]),
     ("mv x.sh ~/.config/autostart-scripts/", Destructive, &["move.project", "write.protected"]),
     ("cat ~/.cargo/config.toml ~/.npmrc.bak", Safe, &[]),
+    // Another agent started with another home reads its settings, hooks among them, there.
+    ("HOME=/tmp/h claude -p x", Opaque, &["run.unknown", "use.project"]),
+    ("HOME=/tmp/h codex exec x", Opaque, &["run.unknown", "use.project"]),
+    ("HOME=/tmp/h gemini -p x", Opaque, &["run.unknown", "use.project"]),
+    ("claude -p x", Moderate, &["use.project"]),
+    ("HOME=/tmp/h git status", Safe, &[]),
     // npm settings that name a program npm runs later.
     ("npm config set node-options '--require /tmp/x.js'", Opaque, &["run.unknown"]),
     ("npm config set node-options=--require=/tmp/x.js", Opaque, &["run.unknown"]),

@@ -310,14 +310,15 @@ const AGENTS: &[Unchecked] = &[
 
 /// How each agent is told to read its settings, hooks included, from elsewhere than where
 /// `assent setup` put them: an environment variable, or an option with any value.
+/// (Each agent finds its settings, hooks among them, below `HOME` when nothing else says.)
 const ELSEWHERE: &[(&str, &[&str], &[&str])] = &[
     (
         "claude",
-        &["CLAUDE_CONFIG_DIR"],
+        &["CLAUDE_CONFIG_DIR", "HOME"],
         &["--settings", "--setting-sources"],
     ),
-    ("codex", &["CODEX_HOME"], &[]),
-    ("gemini", &["GEMINI_CLI_HOME"], &[]),
+    ("codex", &["CODEX_HOME", "HOME"], &[]),
+    ("gemini", &["GEMINI_CLI_HOME", "HOME"], &[]),
 ];
 
 /// Codex's `-c KEY=VALUE` overrides that reach its hooks, sandbox or approvals.
