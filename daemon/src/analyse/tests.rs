@@ -235,6 +235,9 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("git clone --template=/tmp/t https://x.example/p y", Opaque, &["run.unknown", "write.history", "write.project"]),
     ("git clone -c core.hooksPath=/tmp/h https://x.example/p y", Opaque, &["run.unknown", "write.history", "write.project"]),
     ("git clone -c http.sslVerify=false https://x.example/p y", Moderate, &["write.history", "write.project"]),
+    ("git worktree add ~/.config/systemd/user", Forbidden, &["write.history", "write.gate"]),
+    ("git worktree add -b fix ../proj-fix", Moderate, &["write.history", "write.data"]),
+    ("git worktree add --detach .worktrees/review HEAD~1", Moderate, &["write.history", "write.project"]),
     // A file the line wrote, run by its path, runs the text the line gave it.
     ("echo 'rm -rf ~/Documents' > /tmp/x.sh && chmod +x /tmp/x.sh && /tmp/x.sh", Destructive, &["overwrite.temp", "perms.temp", "run.temp", "use.project", "delete.data"]),
     ("printf '#!/bin/sh\\nrm -rf ~\\n' > x.sh; chmod +x x.sh; ./x.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),

@@ -815,8 +815,30 @@ fn worktree_cmd<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, g: &Git<
         }
         Some("list") => {}
         Some("prune") => plumbing::worktree_prune(&args[1..], site),
+        // `git worktree add [OPTIONS] PATH [COMMIT]`: checks the work tree out at PATH.
+        Some("add") => {
+            if let Some(path) = worktree_path(&args[1..]) {
+                site.tree(Write, path);
+            }
+            report(site, catalogue::GIT_CHANGE, "worktree", args);
+        }
         _ => report(site, catalogue::GIT_CHANGE, "worktree", args),
     }
+}
+
+/// The path `git worktree add` checks out at: its first operand (`-b`, `-B` and `--reason`
+/// take a value; a word only known at run time may be it).
+fn worktree_path<'a, 's>(args: &'a [Word<'s>]) -> Option<&'a Word<'s>> {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        match w.literal() {
+            Some("--") => return args.get(i + 1),
+            Some("-b" | "-B" | "--reason") => i += 2,
+            Some(t) if t.starts_with('-') => i += 1,
+            _ => return Some(w),
+        }
+    }
+    None
 }
 
 fn reflog<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
