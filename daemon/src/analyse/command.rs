@@ -199,7 +199,7 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // `./x.sh`: the file runs as its `#!` line says; one this line wrote (`echo … > x.sh &&
     // chmod +x x.sh && ./x.sh`) with the text the line gave it.
     if by_path && let Some(text) = st.written_text(&first) {
-        written_by_path(&first, text, &job.path, at, st);
+        written_by_path(&job.words, text, &job.path, at, st);
     } else if by_path && let Some(file) = disk::file_path(st, &first) {
         let at_span = at.src.map.span(first.span.clone());
         let words = &job.words[..];
@@ -319,11 +319,10 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                     if let Some(words) = interp::module_command(lang, args) {
                         jobs.push(job.runs(words.into(), &format!("{name} -m")));
                     }
-                    if let Some((module, from)) = interp::module_of(lang, args) {
+                    if let Some((module, named, _)) = interp::module_of(lang, args) {
                         // Its name is a module's, not a file's: one of that name in the
                         // working directory runs first.
-                        let named = &args[from.saturating_sub(1).min(args.len() - 1)];
-                        local_module(lang, name, &module, named, &job.path, at, st);
+                        local_module(lang, name, &module, &args[named], &job.path, at, st);
                     } else if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
                         && let Some(text) = st.written_text(file)
                     {
@@ -472,30 +471,28 @@ fn unknown_or_described(
     site.report();
 }
 
-/// A file the line wrote, run by its path: its `#!` line says what reads its text (none, or a
-/// shell: shell text; an interpreter the gate reads: that language); a text not known for
-/// certain, or a program the gate cannot read, is opaque.
-fn written_by_path(first: &Word, text: Option<Rc<str>>, path: &Rc<str>, at: &Ctx, st: &mut State) {
-    let program = text.as_deref().and_then(disk::shebang);
-    let lang = program
-        .as_deref()
-        .and_then(|p| index::lookup(index::family(basename(p))))
-        .map(|entry| &entry.role);
-    match (program.as_deref(), lang) {
-        (None, _) | (Some(_), Some(Role::Shell)) => {
-            run_written(first.raw, first, path, at, st);
-        }
-        (Some(program), Some(Role::Interpreter(lang))) => {
-            let span = at.src.map.span(first.span.clone());
-            let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
+/// A file the line wrote, run by its path (`words`: the command, `$0` first): its text read as
+/// a file on the disk is (`disk::run_text`, by its `#!` line), or opaque when the line's text
+/// for it is not known for certain; read a few times, then opaque (a file that runs itself).
+fn written_by_path(
+    words: &[Word],
+    text: Option<Rc<str>>,
+    path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    let first = &words[0];
+    let span = at.src.map.span(first.span.clone());
+    match text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS) {
+        Some(text) => {
             st.written_runs += 1;
-            interp::run_text(lang, program, text.as_deref(), span, path, at, st);
+            let runs = Runs::Shebang;
+            disk::run_text(runs, &text, &first.shown(), Some(words), span, path, at, st);
         }
-        (Some(program), _) => {
-            let span = at.src.map.span(first.span.clone());
-            let what = format!("`{}`, run by `{program}`", first.shown());
-            st.add(catalogue::CODE_UNREAD.at(span, &what));
-        }
+        None => st.add(catalogue::SHELL_READS.at(
+            span,
+            &format!("`{}`, a file written on this line", first.raw),
+        )),
     }
 }
 

@@ -172,15 +172,32 @@ pub fn run_file(
         return;
     }
     st.disk_runs += 1;
+    run_text(runs, &text, shown, args, span, job_path, at, st);
+}
+
+/// `text` (the file `shown`) run as `runs` says, with `args` its positional parameters: by a
+/// `#!` line, as shell text, in a language the gate reads, or opaque for another program.
+/// Also the text of a file the line itself wrote and runs by its path.
+#[allow(clippy::too_many_arguments)]
+pub fn run_text(
+    runs: Runs,
+    text: &str,
+    shown: &str,
+    args: Option<&[Word]>,
+    span: Range<usize>,
+    job_path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
     let runs = match runs {
-        Runs::Shebang => match shebang(&text) {
+        Runs::Shebang => match shebang(text) {
             None => Runs::Shell,
             Some(program) => match index::lookup(index::family(basename(&program))) {
                 Some(entry) => match &entry.role {
                     Role::Shell => Runs::Shell,
                     Role::Interpreter(lang) => {
                         let lang: &Lang = lang;
-                        return in_lang(lang, &program, &text, shown, span, job_path, at, st);
+                        return in_lang(lang, &program, text, shown, span, job_path, at, st);
                     }
                     _ => {
                         let what = format!("`{shown}`, run by `{program}`");
@@ -198,13 +215,13 @@ pub fn run_file(
         other => other,
     };
     match runs {
-        Runs::Lang(lang, name) => in_lang(lang, name, &text, shown, span, job_path, at, st),
+        Runs::Lang(lang, name) => in_lang(lang, name, text, shown, span, job_path, at, st),
         _ => {
             let mut shell = st.shell.clone();
             if let Some(args) = args {
                 set_positional(&mut shell, args);
             }
-            run_shell_text(&text, shown, shell, span, job_path, at, st);
+            run_shell_text(text, shown, shell, span, job_path, at, st);
         }
     }
 }

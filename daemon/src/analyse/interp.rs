@@ -137,9 +137,10 @@ pub fn run_text(
     }
 }
 
-/// `python -m MODULE ARGS…`: the module's name and the index of the word after it (its first
-/// argument), whatever the name is; `None` when the program is not run as a module.
-pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize)> {
+/// `python -m MODULE ARGS…`: the module's name, the index of the word that names it, and the
+/// index of its first argument, whatever the name is; `None` when the program is not run as
+/// a module.
+pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize, usize)> {
     if lang.runs_named.is_empty() {
         return None;
     }
@@ -154,9 +155,9 @@ pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize)> {
             if let Some(at) = attached.find(|c| lang.runs_named.contains(c)) {
                 let rest = &attached[at + 1..];
                 return if rest.is_empty() {
-                    Some((args.get(i + 1)?.literal()?.to_string(), i + 2))
+                    Some((args.get(i + 1)?.literal()?.to_string(), i + 1, i + 2))
                 } else {
-                    Some((rest.to_string(), i + 1))
+                    Some((rest.to_string(), i, i + 1))
                 };
             }
             if attached.chars().any(|c| lang.code.contains(c)) {
@@ -179,7 +180,7 @@ pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize)> {
 /// upload` publishes as `twine upload` does. A dotted name (`http.server`) or a dynamic one is
 /// a module inside a package, never a program's name: none.
 pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
-    let (module, from) = module_of(lang, args)?;
+    let (module, named, from) = module_of(lang, args)?;
     if module.is_empty()
         || !module
             .chars()
@@ -187,8 +188,7 @@ pub fn module_command<'s>(lang: &Lang, args: &[Word<'s>]) -> Option<Vec<Word<'s>
     {
         return None;
     }
-    let named = &args[from.saturating_sub(1).min(args.len().saturating_sub(1))];
-    let first = Word::made(module, named.raw, named.span.clone());
+    let first = Word::made(module, args[named].raw, args[named].span.clone());
     Some(
         std::iter::once(first)
             .chain(args[from.min(args.len())..].iter().cloned())
