@@ -36,7 +36,8 @@ const MAX_RULES: usize = 4096;
 
 /// Devices every run may open and write: nothing written to them is kept. `/dev/tty` names the
 /// run's controlling terminal, and a run has none (`cli/child.rs` starts it in a session of its
-/// own): opening it fails (`ENXIO`) whatever the rule says. Granted, so that a program that looks
+/// own) or its own, the one on its standard streams (a shell confined in place that leads its
+/// session there): opening it reaches no other terminal. Granted, so that a program that looks
 /// for one (bash, at every start) is not refused, logged and blamed.
 const DEVICES: &[&str] = &[
     "/dev/null",

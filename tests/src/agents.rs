@@ -118,7 +118,10 @@ pub struct Sandbox {
 }
 
 /// The fake `rm`: it deletes nothing and logs each run.
-const FAKE_RM: &str = "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/../rm.log\"\n";
+/// Logs its arguments and the program that started it (`bash`: a shell ran it, confined in
+/// place or not; `assent`: a door did).
+const FAKE_RM: &str =
+    "#!/bin/sh\necho \"$* by $(cat /proc/$PPID/comm)\" >> \"$(dirname \"$0\")/../rm.log\"\n";
 
 impl Sandbox {
     /// The user `name` (made with `useradd` if it does not exist yet) with a fresh home.
@@ -227,10 +230,16 @@ impl Sandbox {
 
     /// How many times the fake `rm` ran.
     pub fn rm_runs(&self) -> usize {
+        self.rm_starts().len()
+    }
+
+    /// The program that started the fake `rm`, each time it ran.
+    pub fn rm_starts(&self) -> Vec<String> {
         std::fs::read_to_string(&self.rm_log)
             .unwrap_or_default()
             .lines()
-            .count()
+            .map(|line| line.rsplit(" by ").next().unwrap_or_default().to_owned())
+            .collect()
     }
 
     /// A command that runs as the user, in its project, with a clean environment of its own,

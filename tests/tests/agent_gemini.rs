@@ -494,8 +494,9 @@ fn the_hook_payloads_carry_the_fields_the_parser_reads() {
 
 /// `no_approver = "ask"`: the hook answers "ask", which Gemini CLI takes: its own
 /// confirmation, even in YOLO mode, in the person's terminal, of the call rewritten to run
-/// confined (Gemini builds the call it confirms from the hook's `tool_input`); the call runs,
-/// through the door, once they allow it.
+/// confined (Gemini builds the call it confirms from the hook's `tool_input`); the call runs
+/// once they allow it, confined in Gemini's own shell by the bash builtin, not through the door
+/// (which would have started `rm` itself).
 #[test]
 fn ask_puts_the_call_to_geminis_own_prompt() {
     if !needs(&[TMUX]) {
@@ -533,7 +534,12 @@ fn ask_puts_the_call_to_geminis_own_prompt() {
         pane.screen()
     );
     pane.wait_for("the model told", RUN, |_| run.model.turns().len() >= 2);
-    assert_eq!(run.sandbox.rm_runs(), 1, "once: {}", pane.screen());
+    assert_eq!(
+        run.sandbox.rm_starts(),
+        ["bash"],
+        "once, in Gemini's shell: {}",
+        pane.screen()
+    );
     let trail = run.audit();
     let asked = trail
         .lines()

@@ -363,8 +363,9 @@ fn the_agents_shell_confines_itself_in_place_with_the_builtin() {
 
 /// Where the builtin cannot confine the shell in place, the door runs the line, confined: a
 /// library that is not there (the hook then writes the door's form), and a shell that leads
-/// its session on a terminal of its own (as an agent that runs its calls on a pseudo-terminal
-/// starts it), which cannot give it up (the builtin then has the door run the line).
+/// its session and holds a controlling terminal that is not the one on its streams, which it
+/// can neither give up (that would hang up the session's foreground) nor keep (the builtin then
+/// has the door run the line).
 #[test]
 fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
     if !landlock() {
@@ -393,23 +394,14 @@ fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
     );
     assert_eq!(m.notes(), DOCUMENT);
 
-    // A session leader with a controlling terminal: the builtin has the door run the line (in
-    // a shell of the door's own, so the agent's stays where it was).
+    // A session leader on a terminal, its streams elsewhere: the builtin has the door run the
+    // line (in a shell of the door's own, so the agent's stays where it was).
     m.builtin = assent_tests::shells::builtin_so().into_os_string();
     let command = rewritten(&m.hook(daemon.socket(), line, &m.project));
     assert!(command.contains("enable -f"), "{command}");
-    let on_a_terminal = "import os, pty, sys\n\
-        pid, fd = pty.fork()\n\
-        if pid == 0:\n    os.execv('/bin/bash', ['bash', '-c', sys.argv[1]])\n\
-        out = b''\n\
-        while True:\n\
-        \x20   try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n\
-        \x20   if not chunk:\n        break\n    out += chunk\n\
-        os.waitpid(pid, 0)\n\
-        sys.stdout.write(out.decode(errors='replace'))\n";
     let out = m.shell_runs(
-        &["/usr/bin/python3", "-c", on_a_terminal],
-        r#"eval "$REWRITTEN"; echo "$? $(pwd -P) end""#,
+        &["/usr/bin/python3", "-c", ON_A_TERMINAL],
+        r#"eval "$REWRITTEN" </dev/null >"$HOME/run.out" 2>&1; s=$?; cat "$HOME/run.out"; echo "$s $(pwd -P) end""#,
         &command,
     );
     let screen = String::from_utf8_lossy(&out.stdout);
@@ -420,6 +412,76 @@ fn where_the_builtin_cannot_the_door_runs_the_line_confined() {
             .ends_with(&format!(" {} end", project.display())),
         "run by the door, in a shell of its own: {out:?}"
     );
+    assert_eq!(m.notes(), DOCUMENT);
+}
+
+/// `bash -c SCRIPT` as a session leader on a pseudo-terminal of its own, its streams on it, as
+/// an agent that runs each call on a terminal it made starts it (Gemini CLI on node-pty); what
+/// the terminal showed, on stdout.
+const ON_A_TERMINAL: &str = "import os, pty, sys\n\
+    pid, fd = pty.fork()\n\
+    if pid == 0:\n    os.execv('/bin/bash', ['bash', '-c', sys.argv[1]])\n\
+    out = b''\n\
+    while True:\n\
+    \x20   try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n\
+    \x20   if not chunk:\n        break\n    out += chunk\n\
+    os.waitpid(pid, 0)\n\
+    sys.stdout.write(out.decode(errors='replace'))\n";
+
+/// A shell that leads its session on the terminal its streams are on (Gemini CLI's calls on
+/// node-pty) is confined in place and keeps that terminal: its `cd` stays the agent's, what is
+/// outside the project is refused, and the run, which may open its terminal as `/dev/tty`,
+/// still cannot type into it (even as root).
+#[test]
+fn a_session_leader_on_its_own_terminal_is_confined_in_place() {
+    if !landlock() {
+        return;
+    }
+    let daemon = TestDaemon::start();
+    let m = Machine::with_builtin();
+    m.python("cleanup.py", "Documents/old/notes.txt");
+    std::fs::write(
+        m.project.join("sub/tty.py"),
+        "import fcntl, os, termios\n\
+         fields = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n\
+         print('controlling-terminal', fields[4] != '0')\n\
+         tty = os.open('/dev/tty', os.O_RDWR)\n\
+         print('dev-tty-opened')\n\
+         for fd in (0, tty):\n\
+         \x20   try:\n        fcntl.ioctl(fd, termios.TIOCSTI, b'#')\n        print('typed-into-the-terminal')\n\
+         \x20   except OSError as e:\n        print('typing-refused', e.errno)\n",
+    )
+    .expect("the program is written");
+    let project = m.project.canonicalize().expect("project");
+    let sub = project.join("sub");
+    for (line, said) in [
+        (
+            "cd sub && /usr/bin/python3 ../cleanup.py",
+            "Permission denied",
+        ),
+        (
+            "cd sub && /usr/bin/python3 tty.py",
+            "controlling-terminal True\r\ndev-tty-opened\r\n\
+             typing-refused 1\r\ntyping-refused 1",
+        ),
+    ] {
+        let command = rewritten(&m.hook(daemon.socket(), line, &m.project));
+        assert!(command.contains("enable -f"), "{command}");
+        let out = m.shell_runs(
+            &["/usr/bin/python3", "-c", ON_A_TERMINAL],
+            r#"eval "$REWRITTEN"; echo "$? $(pwd -P) end""#,
+            &command,
+        );
+        let screen = String::from_utf8_lossy(&out.stdout);
+        assert!(screen.contains(said), "{line}: {out:?}");
+        assert!(!screen.contains("typed-into"), "{line}: {out:?}");
+        assert!(
+            screen
+                .trim_end()
+                .ends_with(&format!(" {} end", sub.display())),
+            "{line}: run in the agent's own shell, which stays where the line went: {out:?}"
+        );
+    }
     assert_eq!(m.notes(), DOCUMENT);
 }
 

@@ -1,12 +1,13 @@
 //! What a confined run may do to a terminal, and which terminal is its own. A seccomp filter
-//! refuses the two `ioctl`s that make a terminal type: `TIOCSTI` (push
-//! bytes into a terminal's input, for whatever reads it next, the person's shell among them) and
-//! `TIOCLINUX` (the console's selection paste). A confined run has no controlling terminal
-//! (`cli/child.rs`), which is all an ordinary user needs for the kernel to refuse both; root
-//! keeps `CAP_SYS_ADMIN`, which lets it push into any terminal it holds a descriptor of, such as
-//! the standard streams a door on a terminal passes on. Landlock cannot say it: its `ioctl`
-//! right is checked when a file is opened, never on a descriptor inherited from before the
-//! domain. As Flatpak and bubblewrap do.
+//! refuses the two `ioctl`s that make a terminal type: `TIOCSTI` (push bytes into a terminal's
+//! input, for whatever reads it next, the person's shell among them) and `TIOCLINUX` (the
+//! console's selection paste). A confined run has no controlling terminal (`cli/child.rs`; a
+//! shell confined in place that leads its session on the terminal of its own streams keeps that
+//! one, `controlling_is`), which is all an ordinary user needs for the kernel to refuse both on
+//! any other terminal; root keeps `CAP_SYS_ADMIN`, which lets it push into any terminal it holds
+//! a descriptor of, such as the standard streams a door on a terminal passes on. Landlock cannot
+//! say it: its `ioctl` right is checked when a file is opened, never on a descriptor inherited
+//! from before the domain. As Flatpak and bubblewrap do.
 //!
 //! The filter is the door's and every process it starts (seccomp filters are inherited and
 //! cannot be removed; `no_new_privs` is set already, for Landlock). Other architectures'
@@ -131,6 +132,27 @@ pub fn give_up_terminal() -> bool {
             done == 0
         }
     }
+}
+
+/// Whether this process's controlling terminal is `own`, the terminal on its standard streams
+/// (`own_terminal`): `TIOCGSID` answers only on the caller's controlling terminal (or a
+/// multiplexer's side, which `own` never is), with its session, which must be this one.
+/// A shell that leads its session on a terminal of its own (an agent that runs each call on a
+/// pseudo-terminal it made) may keep it: the run may write there anyway, and the seccomp filter
+/// refuses the typing the terminal would otherwise allow. False when there is none, or it is
+/// another (the person's, with the streams elsewhere).
+pub fn controlling_is(own: &Path) -> bool {
+    use nix::fcntl::{OFlag, open};
+    use nix::sys::stat::Mode;
+    use std::os::fd::AsRawFd;
+    let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
+    let Ok(terminal) = open(own, flags, Mode::empty()) else {
+        return false;
+    };
+    let mut session: libc::pid_t = 0;
+    // SAFETY: `terminal` is an open descriptor owned here; TIOCGSID writes one pid_t.
+    let asked = unsafe { libc::ioctl(terminal.as_raw_fd(), libc::TIOCGSID, &mut session) };
+    asked == 0 && nix::unistd::getsid(None).is_ok_and(|sid| sid.as_raw() == session)
 }
 
 /// The terminal on the standard streams, when there is one: the run may write to its own.

@@ -20,13 +20,15 @@
 //! `cd` stays, as the agent expects). After a line that failed it says what the kernel refused
 //! it, as the door does. The status is the line's.
 //!
-//! A shell that leads its session and holds a controlling terminal (an agent that runs its
-//! calls on a pseudo-terminal of their own) cannot give the terminal up without hanging up the
-//! session's foreground: there the builtin has the door (`--door`, `assent sh --grant`) run the
-//! line instead, and waits for it. So it does in a shell that confined itself before (a shell
-//! an agent keeps across calls): the line runs in both domains either way, and the door says
-//! what the kernel refused it with the second. Anything else that goes wrong is said on stderr and the line
-//! does not run.
+//! A shell that leads its session on a pseudo-terminal (an agent that runs its calls on a
+//! terminal of its own: Gemini CLI on node-pty) cannot give the terminal up without hanging up
+//! the session's foreground. Where that terminal is the one on its standard streams it keeps
+//! it: the run may write there anyway, and the seccomp filter refuses the typing a controlling
+//! terminal would allow. Where it is another (the streams elsewhere), the builtin has the door
+//! (`--door`, `assent sh --grant`) run the line instead, and waits for it. So it does in a shell
+//! that confined itself before (a shell an agent keeps across calls): the line runs in both
+//! domains either way, and the door says what the kernel refused it with the second. Anything
+//! else that goes wrong is said on stderr and the line does not run.
 //!
 //! The rest of that shell runs inside the domain too (Claude Code's `pwd -P` into its temporary
 //! file): what the door left unconfined. The line runs with the functions of the agent's own
@@ -137,13 +139,30 @@ fn controlling_terminal() -> bool {
     .is_ok()
 }
 
-/// Whether this shell can be confined in place: it did not confine itself before, and it does
-/// not both lead its session and hold a controlling terminal.
-fn can_confine_here() -> bool {
-    let confined_before = CONFINED.lock().map_or(true, |c| c.is_some());
+/// What the shell confined in place does with its controlling terminal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Terminal {
+    /// Gives it up (`TIOCNOTTY`), as a door's command has none.
+    GiveUp,
+    /// Keeps it: the shell leads its session on the terminal on its own standard streams.
+    Keep,
+}
+
+/// Whether this shell can be confined in place, and what it then does with its terminal; None
+/// when the door must run the line: it confined itself before, or it leads its session and
+/// holds a controlling terminal that is not the one on its streams (giving it up would hang up
+/// the session's foreground, keeping it would let the run reach another terminal).
+fn confine_here() -> Option<Terminal> {
+    if CONFINED.lock().map_or(true, |c| c.is_some()) {
+        return None;
+    }
     let leads = nix::unistd::getsid(None).ok() == Some(nix::unistd::getpid());
-    let cannot_give_up_terminal = leads && controlling_terminal();
-    !(confined_before || cannot_give_up_terminal)
+    if !leads || !controlling_terminal() {
+        return Some(Terminal::GiveUp);
+    }
+    terminal::own_terminal()
+        .is_some_and(|own| terminal::controlling_is(&own))
+        .then_some(Terminal::Keep)
 }
 
 /// Redeems the grant for the line here and confines this process (or has the door run it).
@@ -158,7 +177,7 @@ fn confine(call: Call) -> Next {
         say("not running: the line holds a NUL byte");
         return Next::Status(status::USAGE);
     };
-    if !can_confine_here() {
+    let Some(held_terminal) = confine_here() else {
         return Next::Status(match door {
             Some(door) => through_the_door(&door, socket, &token, &line),
             None => {
@@ -166,7 +185,7 @@ fn confine(call: Call) -> Next {
                 status::UNAVAILABLE
             }
         });
-    }
+    };
     let cwd = match assent_client::paths::working_dir(None) {
         Ok(cwd) => cwd,
         Err(why) => {
@@ -225,9 +244,10 @@ fn confine(call: Call) -> Next {
         }
         Err(error) => say(&format!("running unconfined: {error}")),
     }
-    // Without a controlling terminal, as a door's command runs (a shell that leads its session
-    // has none here: `can_confine_here`).
-    if !terminal::give_up_terminal() && controlling_terminal() {
+    // Without a controlling terminal, as a door's command runs, unless the shell leads its
+    // session on the terminal it writes to (`confine_here`).
+    if held_terminal == Terminal::GiveUp && !terminal::give_up_terminal() && controlling_terminal()
+    {
         say("not running: the shell could not give up its terminal");
         return Next::Status(status::UNAVAILABLE);
     }
