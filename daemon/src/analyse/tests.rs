@@ -516,6 +516,22 @@ fn commands_and_paths() {
     assert_eq!(wrapped.commands[1].argv, vec!["rm", "x"]);
 }
 
+/// A double-quoted word keeps every byte of its content: the grammar leaves a newline between
+/// two lines of content in no child node, and a script's second line once ran into its first
+/// (`bash -c "echo ok\nrm -rf ~"` read as `echo okrm -rf ~`).
+#[test]
+fn a_double_quoted_word_keeps_its_newlines() {
+    for (line, word) in [
+        ("echo \"a\nb\"", "a\nb"),
+        ("echo \"a\n\nb\n\"", "a\n\nb\n"),
+        ("echo \"\n\"", "\n"),
+        ("echo \"a\\\nb\"", "ab"),
+    ] {
+        let a = run(line);
+        assert_eq!(a.commands[0].argv[1], word, "{line:?}");
+    }
+}
+
 #[test]
 fn spans_point_into_the_original() {
     let line = "ls && rm -rf x";

@@ -256,7 +256,16 @@ fn tokens<'t>(node: Node<'t>, src: &str, out: &mut Vec<Tok<'t>>) {
         "ansi_c_string" => out.extend(ansi_c(strip(t, 2, 1)).chars().map(Tok::Quoted)),
         "string" | "translated_string" => {
             let mut cursor = node.walk();
+            // The grammar leaves some of a string's text in no child (a newline between two
+            // lines of content): what lies between children is content too.
+            let mut at = node.start_byte();
             for child in node.children(&mut cursor) {
+                if let Some(gap) = src.get(at..child.start_byte()).filter(|g| !g.is_empty()) {
+                    let mut s = String::new();
+                    dq_unescape(gap, &mut s);
+                    out.extend(s.chars().map(Tok::Quoted));
+                }
+                at = child.end_byte();
                 match kind(child) {
                     "\"" | "$\"" => {}
                     "string_content" => {
