@@ -49,6 +49,9 @@ pub enum Value {
     List(Vec<Value>),
     /// A function the program defines itself: its body is read where it is written.
     Closure,
+    /// What text evaluated as code gives (`eval('req' + 'uire')`, `Function('return x')`):
+    /// the text is read as a program of its own, but what its value is, is not followed.
+    Evaluated,
 }
 
 impl Value {
@@ -304,6 +307,7 @@ impl<'t> Eval<'t> {
                 Value::Func(Rc::from(ENV_GET))
             }
             Value::Environ => self.env_var(name),
+            Value::Evaluated => Value::Evaluated,
             // A method of an object the program made: named, so its verb can be read.
             Value::Unknown => Value::Func(Rc::from(format!("?.{name}"))),
             _ => Value::Unknown,
@@ -336,7 +340,79 @@ impl<'t> Eval<'t> {
                 .ok()
                 .and_then(|i| items.get(i).cloned())
                 .unwrap_or(Value::Unknown),
+            (Value::Evaluated, _) => Value::Evaluated,
+            // An item picked by what cannot be read: any of them, one item when all are one.
+            (Value::List(items), _) => match items.split_first() {
+                Some((first, rest)) if rest.iter().all(|i| i == first) => first.clone(),
+                _ => Value::Unknown,
+            },
             _ => Value::Unknown,
+        }
+    }
+
+    /// `obj[key]` where the program reads it: an item that acts, picked from a list by a key
+    /// only known when the program runs, is opaque (which one is called is not known).
+    pub fn pick(&mut self, obj: &Value, key: &Value) -> Value {
+        if let Value::List(items) = obj
+            && key.text().is_none()
+            && items.iter().any(|i| i != &items[0])
+            && let Some(item) = items.iter().find(|i| self.capable(i))
+        {
+            let what = self.named(item);
+            self.opaque(format!(
+                "{what} picked from a list by a key known when it runs"
+            ));
+        }
+        self.index(obj, key)
+    }
+
+    /// The items of a collection a loop binds one by one: the item when every item is the
+    /// same; else unknown, and an item that acts among them is opaque (the loop's body calls
+    /// each through the same name).
+    pub fn each_item(&mut self, items: &[Value]) -> Value {
+        match items.split_first() {
+            Some((first, rest)) if rest.iter().all(|i| i == first) => first.clone(),
+            _ => {
+                if let Some(item) = items.iter().find(|i| self.capable(i)) {
+                    let what = self.named(item);
+                    self.opaque(format!("{what} bound by a loop over mixed items"));
+                }
+                Value::Unknown
+            }
+        }
+    }
+
+    /// Whether calling `v`, or a function in it, can act: a function that acts, a module
+    /// whose functions can (`os`, `child_process`), or a list holding one.
+    fn capable(&self, v: &Value) -> bool {
+        match v {
+            Value::Func(name) | Value::Bound(name, _) => self.acts_when_called(name),
+            Value::Module(m) => self.in_capable(m),
+            Value::List(items) => items.iter().any(|i| self.capable(i)),
+            _ => false,
+        }
+    }
+
+    /// A name for `v` in a reason.
+    fn named(&self, v: &Value) -> String {
+        match v {
+            Value::Func(name) | Value::Bound(name, _) | Value::Module(name) => format!("`{name}`"),
+            Value::List(items) => items
+                .iter()
+                .find(|i| self.capable(i))
+                .map_or_else(|| "a function".to_owned(), |i| self.named(i)),
+            _ => "a function".to_owned(),
+        }
+    }
+
+    /// `v` kept where the reader does not follow it: a dictionary's value, an object's
+    /// attribute, what a function or lambda gives back, one side of a conditional. A function
+    /// (or module) that acts, kept there, is opaque: what is later called through that place is
+    /// not seen.
+    pub fn kept(&mut self, v: &Value, place: &str) {
+        if self.capable(v) {
+            let what = self.named(v);
+            self.opaque(format!("{what} kept in {place}, called from there unseen"));
         }
     }
 
@@ -415,6 +491,10 @@ impl<'t> Eval<'t> {
                 // A module called as a function (`require('x')()`): its default export.
                 let name = Rc::clone(m);
                 self.apply(&name, args)
+            }
+            Value::Evaluated => {
+                self.opaque("a function that text evaluated as code gives, called".to_owned());
+                Value::Unknown
             }
             _ => Value::Unknown,
         }
@@ -677,15 +757,18 @@ impl<'t> Eval<'t> {
                     Value::Unknown
                 }
             },
-            Api::Eval(n) => {
-                match arg(n) {
-                    Value::Str(code) if self.evals.len() < MAX_EVALS => self.evals.push(code),
-                    // `setTimeout(() => …)`: a function, read where it is written.
-                    Value::Closure => {}
-                    _ => self.opaque(format!("`{name}` of code only known when it runs")),
+            Api::Eval(n) => match arg(n) {
+                Value::Str(code) if self.evals.len() < MAX_EVALS => {
+                    self.evals.push(code);
+                    Value::Evaluated
                 }
-                Value::Unknown
-            }
+                // `setTimeout(() => …)`: a function, read where it is written.
+                Value::Closure => Value::Unknown,
+                _ => {
+                    self.opaque(format!("`{name}` of code only known when it runs"));
+                    Value::Unknown
+                }
+            },
             Api::GetAttr => match (arg(0), arg(1)) {
                 (obj, Value::Str(attr)) => self.attr(&obj, &attr),
                 (obj @ Value::Module(_), key) => self.index(&obj, &key),
@@ -850,6 +933,18 @@ pub fn each_child(ev: &mut Eval, node: Node, expr: Walk) -> Value {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         last = expr(ev, child);
+    }
+    last
+}
+
+/// Walks each named child of `node`, as [`each_child`], each child's value kept in `place`
+/// ([`Eval::kept`]): a dictionary's or object's entries, a return's value.
+pub fn each_kept(ev: &mut Eval, node: Node, expr: Walk, place: &str) -> Value {
+    let mut last = Value::Unknown;
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        last = expr(ev, child);
+        ev.kept(&last, place);
     }
     last
 }

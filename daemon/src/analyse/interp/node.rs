@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value, each_child, values};
+use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::python::unescape;
 
 pub static TABLES: Tables = Tables {
@@ -311,7 +311,7 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         "subscript_expression" => {
             let obj = field(node, "object").map_or(Value::Unknown, |o| expr(ev, o));
             let key = field(node, "index").map_or(Value::Unknown, |k| expr(ev, k));
-            ev.index(&obj, &key)
+            ev.pick(&obj, &key)
         }
         "call_expression" => {
             let function = field(node, "function");
@@ -389,9 +389,25 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         }
         "arrow_function" | "function_expression" | "function" | "generator_function" => {
             if let Some(body) = field(node, "body") {
-                expr(ev, body);
+                let value = expr(ev, body);
+                // `() => cp.execSync`: an arrow's expression is what it gives back.
+                if body.kind() != "statement_block" {
+                    ev.kept(&value, "what a function gives back");
+                }
             }
             Value::Closure
+        }
+        "object" | "pair" => {
+            each_kept(ev, node, expr, "an object");
+            Value::Unknown
+        }
+        "return_statement" | "yield_expression" => {
+            each_kept(ev, node, expr, "what a function gives back");
+            Value::Unknown
+        }
+        "ternary_expression" => {
+            each_kept(ev, node, expr, "one side of a condition");
+            Value::Unknown
         }
         "comment" | "true" | "false" | "null" | "undefined" | "regex" => Value::Unknown,
         _ => {
@@ -463,7 +479,9 @@ fn bind(ev: &mut Eval, node: Node, value: Value) {
             }
         }
         _ => {
+            // `o.f = …`, `a[i] = …`: what is assigned into is read for its calls.
             expr(ev, node);
+            ev.kept(&value, "an object or collection");
         }
     }
 }

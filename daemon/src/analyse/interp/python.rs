@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value, each_child, values};
+use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 
 pub static TABLES: Tables = Tables {
     apis: APIS,
@@ -390,7 +390,7 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
                     key = v;
                 }
             }
-            ev.index(&obj, &key)
+            ev.pick(&obj, &key)
         }
         "call" => call(ev, node),
         "binary_operator" => {
@@ -433,8 +433,12 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         }
         "for_statement" | "for_in_clause" => {
             let items = field(node, "right").map_or(Value::Unknown, |r| expr(ev, r));
+            let item = match &items {
+                Value::List(items) => ev.each_item(items),
+                other => item_of(other),
+            };
             if let Some(left) = field(node, "left") {
-                bind(ev, left, item_of(&items));
+                bind(ev, left, item);
             }
             let mut cursor = node.walk();
             for child in node.named_children(&mut cursor) {
@@ -451,6 +455,35 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
             }
             value
         }
+        "class_definition" => {
+            if let Some(name) = field(node, "name") {
+                ev.vars.insert(ev.text(name).to_owned(), Value::Closure);
+            }
+            // `class C: run = os.system`: what the body assigns is the class's attribute.
+            let mut cursor = node.walk();
+            for part in node.named_children(&mut cursor) {
+                if field(node, "body") != Some(part) {
+                    expr(ev, part);
+                    continue;
+                }
+                let mut statements = part.walk();
+                for statement in part.named_children(&mut statements) {
+                    let value = match statement.named_child(0) {
+                        Some(inner) if inner.kind() == "assignment" => {
+                            let value =
+                                field(inner, "right").map_or(Value::Unknown, |r| expr(ev, r));
+                            if let Some(left) = field(inner, "left") {
+                                bind(ev, left, value.clone());
+                            }
+                            value
+                        }
+                        _ => expr(ev, statement),
+                    };
+                    ev.kept(&value, "a class's attribute");
+                }
+            }
+            Value::Closure
+        }
         "function_definition" => {
             if let Some(name) = field(node, "name") {
                 ev.vars.insert(ev.text(name).to_owned(), Value::Closure);
@@ -462,9 +495,29 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         }
         "lambda" => {
             if let Some(body) = field(node, "body") {
-                expr(ev, body);
+                let value = expr(ev, body);
+                ev.kept(&value, "what a lambda gives back");
             }
             Value::Closure
+        }
+        "dictionary" | "set" | "pair" => {
+            each_kept(ev, node, expr, "a dictionary");
+            Value::Unknown
+        }
+        "return_statement" | "yield" => {
+            each_kept(ev, node, expr, "what a function gives back");
+            Value::Unknown
+        }
+        "conditional_expression" | "boolean_operator" => {
+            each_kept(ev, node, expr, "one side of a condition");
+            Value::Unknown
+        }
+        "default_parameter" | "typed_default_parameter" => {
+            if let Some(value) = field(node, "value") {
+                let value = expr(ev, value);
+                ev.kept(&value, "a parameter's default");
+            }
+            Value::Unknown
         }
         "list_comprehension"
         | "set_comprehension"
@@ -573,6 +626,7 @@ fn bind(ev: &mut Eval, node: Node, value: Value) {
         _ => {
             // `a.b = …`, `a[i] = …`: what is assigned into is read for its calls.
             expr(ev, node);
+            ev.kept(&value, "an object or collection");
         }
     }
 }

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
-use super::eval::{Eval, Tables, Value, each_child, values};
+use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::python::unescape;
 
 pub static TABLES: Tables = Tables {
@@ -272,7 +272,7 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
                     ev.call(&f, vec![key])
                 }
                 Value::Module(m) if &*m == "Dir" => ev.apply("Dir.[]", vec![key]),
-                obj => ev.index(&obj, &key),
+                obj => ev.pick(&obj, &key),
             }
         }
         "binary" => {
@@ -310,6 +310,20 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         "lambda" | "block" | "do_block" => {
             each_child(ev, node, expr);
             Value::Closure
+        }
+        "hash" | "pair" => {
+            each_kept(ev, node, expr, "a hash");
+            Value::Unknown
+        }
+        "return" | "next" | "break" | "conditional" => {
+            each_kept(ev, node, expr, "what a block or method gives back");
+            Value::Unknown
+        }
+        // A block's or method's last statement is what it gives back.
+        "block_body" | "body_statement" => {
+            let last = each_child(ev, node, expr);
+            ev.kept(&last, "what a block or method gives back");
+            Value::Unknown
         }
         "comment" | "true" | "false" | "nil" | "self" | "regex" => Value::Unknown,
         _ => {
@@ -380,6 +394,7 @@ fn method_of(ev: &Eval, this: &Value, name: &str) -> Value {
     match this {
         Value::Module(_) | Value::Obj(..) => ev.attr(this, name),
         Value::Environ if matches!(name, "fetch" | "[]") => ev.attr(this, "fetch"),
+        Value::Evaluated => Value::Evaluated,
         _ => Value::Unknown,
     }
 }
