@@ -552,7 +552,7 @@ fn scan(
             }
             (Write, _) => st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`"))),
             // `open F, "$ENV{HOME}/…"`: a place only known when it runs.
-            (Open, None) if args.is_none() => {
+            (Open, None) if args.is_none() && b.get(skip_blank(&b, end)) == Some(&'(') => {
                 let modes = strings_in(&b[end..after.max(end)]);
                 if modes.iter().any(|m| m.contains(['$', '@'])) || modes.is_empty() {
                     opaque(
@@ -577,9 +577,21 @@ fn scan(
             _ => opaque(&span, &format!("`{call}`"), st),
         }
         if does == Open {
-            for (append, file) in opened_for_writing(&strings_in(&b[end..after.max(end)])) {
+            // Perl's `open F, "<", PATH;` has no parentheses: its arguments end the statement.
+            let until = if b.get(skip_blank(&b, end)) == Some(&'(') {
+                after
+            } else {
+                b[end..]
+                    .iter()
+                    .position(|c| matches!(c, ';' | '\n'))
+                    .map_or(b.len(), |p| end + p)
+            };
+            for (append, file) in opened_for_writing(&strings_in(&b[end..until])) {
                 let to = if append { ">>" } else { ">" };
                 queue(format!(": {to} {}", quote(&file)), &span, &segment, at, st);
+            }
+            for file in opened_for_reading(&b[end..until]) {
+                queue(format!("cat -- {file}"), &span, &segment, at, st);
             }
         }
     }
@@ -613,6 +625,121 @@ fn opened_for_writing(strings: &[String]) -> Vec<(bool, String)> {
         }
     }
     out
+}
+
+/// The files an `open`'s arguments read, each as a shell word that means the same place:
+/// Perl's three-argument `open(F, "<", PATH)` (a mode of `<` or `+<`, layers after it too),
+/// the two-argument `open(F, "<PATH")` and `open(F, "PATH")`. A double-quoted string's
+/// `$ENV{NAME}` is the environment's `$NAME`; any other variable is a value only known when it
+/// runs. `~/` at the start is the home, as `glob("~/…")` makes it.
+fn opened_for_reading(b: &[char]) -> Vec<String> {
+    let mut strings = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], '\'' | '"') {
+            let (word, end) = perl_word(b, i);
+            strings.push(word);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    let mode = |t: &str| {
+        let rest = t.strip_prefix("+<").or_else(|| t.strip_prefix('<'));
+        rest.is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with(':'))
+    };
+    let mut out = Vec::new();
+    for (i, (text, word)) in strings.iter().enumerate() {
+        let t = text.trim_start();
+        if mode(t) {
+            if let Some((_, file)) = strings.get(i + 1) {
+                out.push(file.clone());
+            }
+        } else if let Some(rest) = t.strip_prefix('<')
+            && strings.len() == 1
+        {
+            out.extend(perl_path(rest.trim_start()));
+        } else if strings.len() == 1 && !t.starts_with(['>', '+', '|', '-']) && !t.ends_with('|') {
+            out.push(word.clone());
+        }
+    }
+    out
+}
+
+/// A Perl string literal opening at `i`, as its plain text and as a shell word for the same
+/// place ([`opened_for_reading`]), and the index after it.
+fn perl_word(b: &[char], i: usize) -> ((String, String), usize) {
+    let q = b[i];
+    let mut j = i + 1;
+    let mut text = String::new();
+    while j < b.len() && b[j] != q {
+        if b[j] == '\\' && j + 1 < b.len() {
+            text.push(b[j]);
+            j += 1;
+        }
+        text.push(b[j]);
+        j += 1;
+    }
+    // A single-quoted string is its text: nothing in it is a variable.
+    let word = match text.strip_prefix("~/") {
+        _ if q != '\'' => perl_path(&text).unwrap_or_default(),
+        Some(below) => format!("~/{}", quote(below)),
+        None => quote(&text),
+    };
+    ((text, word), (j + 1).min(b.len()))
+}
+
+/// A path as Perl writes it, as a shell word: `~/` the home, `$ENV{NAME}` the environment's
+/// variable, any other `$name` or `@name` a value only known when it runs; the rest quoted.
+fn perl_path(text: &str) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    if let Some(after) = rest.strip_prefix("~/") {
+        out.push_str("~/");
+        rest = after;
+    }
+    let mut quoted = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    quoted.push(n);
+                }
+            }
+            '$' | '@' => {
+                let mut name = String::new();
+                while let Some(&n) = chars.peek() {
+                    if n.is_ascii_alphanumeric() || n == '_' || n == '{' || n == '}' {
+                        name.push(n);
+                        chars.next();
+                        if n == '}' {
+                            break;
+                        }
+                    } else {
+                        break;
+                    }
+                }
+                if !quoted.is_empty() {
+                    out.push_str(&quote(&std::mem::take(&mut quoted)));
+                }
+                match name.strip_prefix("ENV{").and_then(|n| n.strip_suffix('}')) {
+                    Some(var) if var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                        out.push_str(&format!("\"${{{var}}}\""));
+                    }
+                    _ => out.push_str("\"$ASSENT_PERL_VALUE\""),
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    if !quoted.is_empty() || out.is_empty() {
+        out.push_str(&quote(&quoted));
+    }
+    Some(out)
 }
 
 fn opaque(span: &Range<usize>, detail: &str, st: &mut State) {

@@ -3,7 +3,10 @@
 //! sed: the `e` command and the `e` flag of `s///` run shell commands (opaque); `w FILE`
 //! and the `w` flag write FILE, `r FILE` and `R FILE` read it, judged by its place. awk: `system("…")`, `print | "cmd"` and
 //! `"cmd" | getline` run their literal string as a shell line (anything else opaque);
-//! `print > "file"` writes. Editing in place (`sed -i`) is the `general` rule's.
+//! `print > "file"` writes and `getline < "file"` reads; so do a `print`'s redirection and a
+//! `getline`'s input named by an expression that says where (`ENVIRON["HOME"] "/.bashrc"`, a
+//! name given such a value in the program or by `-v`). Editing in place (`sed -i`) is the
+//! `general` rule's.
 
 use std::ops::Range;
 
@@ -237,6 +240,13 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
     };
     let segment = join_path(path, "awk");
     let b: Vec<char> = program.chars().collect();
+    let mut vars = Vars::default();
+    // `-v f=$HOME/.ssh/id_rsa`: the value as the shell wrote it.
+    for assign in a.values(&["v", "assign"]) {
+        if let Some((name, value)) = assign.raw.split_once('=') {
+            vars.set(name, Some(value.to_owned()));
+        }
+    }
     let mut last_string: Option<(String, usize)> = None;
     let mut i = 0;
     while i < b.len() {
@@ -280,6 +290,13 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
         if c == '>' {
             let append = b.get(i + 1) == Some(&'>');
             let j = skip(&b, if append { i + 2 } else { i + 1 });
+            if b.get(j) != Some(&'"')
+                && in_print(&b, i)
+                && let Some(file) = vars.placed(&b, j)
+            {
+                let to = if append { ">>" } else { ">" };
+                queue(format!("cat {to} {file}"), &span, &segment, at, st);
+            }
             if b.get(j) == Some(&'"') {
                 match read_string(&b, j).0 {
                     Some(file) => {
@@ -306,9 +323,28 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
                 && let Some(file) = read_string(&b, j).0
             {
                 queue(format!("cat {}", quoted(&file)), &span, &segment, at, st);
+            } else if after_getline(&b, i)
+                && let Some(file) = vars.placed(&b, j)
+            {
+                queue(format!("cat {file}"), &span, &segment, at, st);
             }
             i += 1;
             continue;
+        }
+        // `h = ENVIRON["HOME"]`: a name given a value the reader can say.
+        if (c.is_ascii_alphabetic() || c == '_') && (i == 0 || !is_name(b[i - 1])) {
+            let end = b[i..]
+                .iter()
+                .position(|c| !is_name(*c))
+                .map_or(b.len(), |n| i + n);
+            let eq = skip(&b, end);
+            if b.get(eq) == Some(&'=') && b.get(eq + 1) != Some(&'=') {
+                let name: String = b[i..end].iter().collect();
+                let value = vars.placed(&b, skip(&b, eq + 1));
+                vars.set(&name, value);
+                i = eq + 1;
+                continue;
+            }
         }
         if b[i..].starts_with(&['s', 'y', 's', 't', 'e', 'm'])
             && (i == 0 || !b[i - 1].is_alphanumeric())
@@ -330,6 +366,141 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
         }
         i += 1;
     }
+}
+
+/// The names an awk program (or its `-v`) gave a value the reader can say, as shell words.
+#[derive(Default)]
+struct Vars(Vec<(String, Option<String>)>);
+
+impl Vars {
+    fn set(&mut self, name: &str, value: Option<String>) {
+        self.0.retain(|(n, _)| n != name);
+        if self.0.len() < 64 {
+            self.0.push((name.to_owned(), value));
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// The expression at `i` (a concatenation of strings, `ENVIRON["NAME"]`, names with a
+    /// value, in parentheses or not) as a shell word for the place it makes: `None` unless some
+    /// part of it says where (the environment, a name given a value, a path from `/` or `~`),
+    /// so that a file named by the data alone (`print > $1 ".txt"`) stays as it was. A part
+    /// not known is a value only known when it runs.
+    fn placed(&self, b: &[char], mut i: usize) -> Option<String> {
+        let mut word = String::new();
+        let mut says = false;
+        let mut depth = 0usize;
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                '(' => {
+                    depth += 1;
+                    i += 1;
+                }
+                ')' if depth > 0 => {
+                    depth -= 1;
+                    i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                ' ' | '\t' => i += 1,
+                '"' => {
+                    let (value, end) = read_string(b, i);
+                    let value = value?;
+                    if word.is_empty() && (value.starts_with('/') || value.starts_with('~')) {
+                        says = true;
+                    }
+                    word.push_str(&quoted(&value));
+                    i = end;
+                }
+                c if c.is_ascii_alphabetic() || c == '_' => {
+                    let end = b[i..]
+                        .iter()
+                        .position(|c| !is_name(*c))
+                        .map_or(b.len(), |n| i + n);
+                    let name: String = b[i..end].iter().collect();
+                    i = end;
+                    if name == "ENVIRON" && b.get(i) == Some(&'[') {
+                        let k = skip(b, i + 1);
+                        let (key, end) = (b.get(k) == Some(&'"')).then(|| read_string(b, k))?;
+                        let key = key
+                            .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
+                        i = skip(b, end) + 1;
+                        word.push_str(&format!("\"${{{key}}}\""));
+                        says = true;
+                    } else if let Some(value) = self.get(&name) {
+                        word.push_str(value);
+                        says = true;
+                    } else {
+                        word.push_str("\"$ASSENT_AWK_VALUE\"");
+                    }
+                }
+                '$' | '0'..='9' => {
+                    while i < b.len() && !matches!(b[i], ' ' | '\t' | '"' | ')' | ';' | '}' | '\n')
+                    {
+                        i += 1;
+                    }
+                    word.push_str("\"$ASSENT_AWK_VALUE\"");
+                }
+                _ => break,
+            }
+            if depth == 0
+                && !matches!(b.get(skip(b, i)), Some('"' | '('))
+                && !b.get(skip(b, i)).is_some_and(|c| c.is_ascii_alphabetic())
+            {
+                break;
+            }
+        }
+        (says && !word.is_empty()).then_some(word)
+    }
+}
+
+fn is_name(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether the `>` at `at` is a `print` or `printf` statement's redirection: the statement it
+/// is in starts with one, and it is in no parentheses (`print (a > b)` compares).
+fn in_print(b: &[char], at: usize) -> bool {
+    let mut depth = 0i32;
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        match b[i] {
+            ')' => depth += 1,
+            '(' => depth -= 1,
+            ';' | '{' | '}' | '\n' => break,
+            _ => continue,
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    let start = if matches!(b[i], ';' | '{' | '}' | '\n') {
+        i + 1
+    } else {
+        i
+    };
+    let statement: String = b[skip(b, start)..at].iter().collect();
+    depth == 0
+        && (statement.starts_with("print ")
+            || statement.starts_with("printf ")
+            || statement.starts_with("print("))
+}
+
+/// Whether the `<` at `at` follows `getline` or `getline VAR`.
+fn after_getline(b: &[char], at: usize) -> bool {
+    let before: String = b[..at].iter().collect();
+    let words: Vec<&str> = before.split_whitespace().rev().take(2).collect();
+    matches!(words.as_slice(), [w, ..] if w.ends_with("getline"))
+        || matches!(words.as_slice(), [_, w] if w.ends_with("getline"))
 }
 
 /// `text` as one shell word.
