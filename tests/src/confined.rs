@@ -2,8 +2,8 @@
 //! temp to the gate) with a document the person keeps, and a project in it (a git repository)
 //! where the agent's programs are written; and running `assent` there as an agent's shell does.
 //!
-//! The programs the tests write reach the home by a path they compute as they run (reversed in
-//! their text), so that the analyser, which reads them, cannot tell where they write: what
+//! The programs the tests write reach the home by a path they compute as they run
+//! ([`unreadable`]), so that the analyser, which reads them, cannot tell where they write: what
 //! stops them is the kernel. They write, never delete.
 
 use std::os::unix::fs::PermissionsExt;
@@ -11,6 +11,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 use crate::{assent, run_bounded};
+
+/// A Python expression for `text` that the gate's reader of inline programs does not compute:
+/// its bytes, each XORed with 1 in the program's text, undone by a generator as it runs. (The
+/// reader computes what a program spells with literals alone: reversed, sliced, decoded, from
+/// character codes; a test that needs the kernel to be what stops a program must hide its
+/// place from the reader, and one the reader learns to compute is a test that stops testing the
+/// kernel.)
+pub fn unreadable(text: &str) -> String {
+    let bytes: String = text.bytes().map(|b| format!("\\x{:02x}", b ^ 1)).collect();
+    format!("bytes(c ^ 1 for c in b'{bytes}').decode()")
+}
 
 /// What the person's document holds, until something changes it.
 pub const DOCUMENT: &str = "notes the person keeps";
@@ -57,11 +68,11 @@ impl Home {
     /// A Python program `name` in the project that sets `p` to the path `below` the home,
     /// computed as it runs, then runs `body`.
     pub fn python(&self, name: &str, below: &str, body: &str) {
-        let hidden: String = below.chars().rev().collect();
+        let hidden = unreadable(below);
         self.program(
             name,
             &format!(
-                "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], ''.join(reversed({hidden:?})))\n{body}\n"
+                "#!/usr/bin/python3\nimport os\np = os.path.join(os.environ['HOME'], {hidden})\n{body}\n"
             ),
         );
     }

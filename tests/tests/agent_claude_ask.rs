@@ -70,9 +70,9 @@ impl World {
         std::fs::write(&document, DOCUMENT).expect("written");
         let named = sandbox.home.join("Documents/kept.txt");
         std::fs::write(&named, "kept").expect("written");
-        let hidden: String = "Documents/old/notes.txt".chars().rev().collect();
+        let hidden = assent_tests::confined::unreadable("Documents/old/notes.txt");
         let program = format!(
-            "import os\np = os.path.join(os.path.expanduser('~'), ''.join(reversed({hidden:?})))\nopen(p, 'w').write('overwritten')\n"
+            "import os\np = os.path.join(os.path.expanduser('~'), {hidden})\nopen(p, 'w').write('overwritten')\n"
         );
         std::fs::write(sandbox.project.join("cleanup.py"), program).expect("written");
         let compiled = assent_tests::run_bounded(

@@ -50,11 +50,11 @@ fn talk(sandbox: &Sandbox, claude: &Path, model: &FakeModel, socket: &Path) -> S
 }
 
 /// A program the agent writes, computing where it writes when it runs (the home's document,
-/// its path reversed in the text), so only the kernel can stop it.
+/// its path hidden from the reader: `confined::unreadable`), so only the kernel can stop it.
 fn overwriting_program() -> String {
-    let hidden: String = "Documents/old/notes.txt".chars().rev().collect();
+    let hidden = assent_tests::confined::unreadable("Documents/old/notes.txt");
     format!(
-        "import os\np = os.path.join(os.path.expanduser('~'), ''.join(reversed({hidden:?})))\nopen(p, 'w').write('overwritten')\nprint('cleaned')\n"
+        "import os\np = os.path.join(os.path.expanduser('~'), {hidden})\nopen(p, 'w').write('overwritten')\nprint('cleaned')\n"
     )
 }
 

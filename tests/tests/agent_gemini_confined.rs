@@ -60,12 +60,12 @@ fn what_geminis_hook_allows_runs_confined() {
     ]);
     sandbox.setup_gemini(daemon.socket());
     let project = sandbox.project.clone();
-    // The program computes where it writes when it runs (the path reversed in its text).
-    let hidden: String = "Documents/old/notes.txt".chars().rev().collect();
+    // The program computes where it writes when it runs (`confined::unreadable`).
+    let hidden = assent_tests::confined::unreadable("Documents/old/notes.txt");
     std::fs::write(
         project.join("cleanup.py"),
         format!(
-            "import os\np = os.path.join(os.path.expanduser('~'), ''.join(reversed({hidden:?})))\nopen(p, 'w').write('overwritten')\n"
+            "import os\np = os.path.join(os.path.expanduser('~'), {hidden})\nopen(p, 'w').write('overwritten')\n"
         ),
     )
     .expect("written");

@@ -22,10 +22,13 @@ impl std::ops::Deref for Machine {
 impl Machine {
     fn new() -> Machine {
         let base = Home::new("assent-narrow-", &["src/app/.assent"]);
-        // Writes `out.txt` in the project by a path it computes (reversed in its text).
+        // Writes `out.txt` in the project by a path it computes (`confined::unreadable`).
         std::fs::write(
             base.project.join("build.py"),
-            "import os\nopen(os.path.join(os.getcwd(), ''.join(reversed('txt.tuo'))), 'w').write('built')\n",
+            format!(
+                "import os\nopen(os.path.join(os.getcwd(), {}), 'w').write('built')\n",
+                assent_tests::confined::unreadable("out.txt")
+            ),
         )
         .expect("build.py");
         Machine { base }
@@ -86,7 +89,10 @@ fn a_project_file_that_tries_to_widen_narrows_everything_instead() {
         // A program that writes the person's document by a path it computes: refused.
         std::fs::write(
             m.project.join("reach.py"),
-            "import os\np = os.path.join(os.environ['HOME'], ''.join(reversed('txt.seton/dlo/stnemucoD')))\nopen(p, 'w').write('x')\n",
+            format!(
+                "import os\np = os.path.join(os.environ['HOME'], {})\nopen(p, 'w').write('x')\n",
+                assent_tests::confined::unreadable("Documents/old/notes.txt")
+            ),
         )
         .expect("reach.py");
         let out = m.agent_sh(daemon.socket(), "/usr/bin/python3 reach.py");

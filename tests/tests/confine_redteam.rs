@@ -31,14 +31,14 @@ impl Machine {
     fn new() -> Machine {
         let base = Home::new("assent-confine-", &[".ssh"]);
         std::fs::write(base.home.join(".ssh/authorized_keys"), KEYS).expect("keys");
-        let reversed = |p: &str| p.chars().rev().collect::<String>();
+        let unreadable = assent_tests::confined::unreadable;
         base.program(
             "cleanup.py",
             &format!(
-                "import os\nbase = {base:?}\nopen(os.path.join(base, ''.join(reversed({notes:?}))), 'w').write('overwritten')\nopen(os.path.join(base, ''.join(reversed({keys:?}))), 'a').write(' evil')\n",
+                "import os\nbase = {base:?}\nopen(os.path.join(base, {notes}), 'w').write('overwritten')\nopen(os.path.join(base, {keys}), 'a').write(' evil')\n",
                 base = base.home.display().to_string(),
-                notes = reversed("Documents/old/notes.txt"),
-                keys = reversed(".ssh/authorized_keys"),
+                notes = unreadable("Documents/old/notes.txt"),
+                keys = unreadable(".ssh/authorized_keys"),
             ),
         );
         Machine { base }

@@ -31,10 +31,10 @@ impl Machine {
     }
 
     /// A Python program in the project that writes `text` to `below` the home (or, with
-    /// `in_project`, the project), by a path reversed in its text: the analyser cannot tell
-    /// where it writes, the kernel decides.
+    /// `in_project`, the project), by a path hidden in its text (`confined::unreadable`): the
+    /// analyser cannot tell where it writes, the kernel decides.
     fn python(&self, name: &str, below: &str, in_project: bool) {
-        let hidden: String = below.chars().rev().collect();
+        let hidden = assent_tests::confined::unreadable(below);
         let base = if in_project {
             "os.getcwd()"
         } else {
@@ -43,7 +43,7 @@ impl Machine {
         self.program(
             name,
             &format!(
-                "#!/usr/bin/python3\nimport os\np = os.path.join({base}, ''.join(reversed({hidden:?})))\nopen(p, 'w').write('changed by the script')\n"
+                "#!/usr/bin/python3\nimport os\np = os.path.join({base}, {hidden})\nopen(p, 'w').write('changed by the script')\n"
             ),
         );
     }

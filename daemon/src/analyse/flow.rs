@@ -888,7 +888,7 @@ fn decode(name: &str, input: Alts) -> Option<Alts> {
             return None;
         };
         let bytes = if name == "base64" {
-            base64(text.trim())?
+            super::interp::text::base64(text.trim())?
         } else {
             return None;
         };
@@ -896,49 +896,4 @@ fn decode(name: &str, input: Alts) -> Option<Alts> {
         out.push(vec![Piece::Lit(decoded.trim_end_matches('\n').to_owned())]);
     }
     Some(out)
-}
-
-/// Standard base64, padding optional.
-fn base64(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for &c in text.as_bytes() {
-        if c == b'=' || c.is_ascii_whitespace() {
-            continue;
-        }
-        acc = (acc << 6) | value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base64;
-
-    #[test]
-    fn base64_decodes() {
-        assert_eq!(
-            base64("L2V0Yy9zaGFkb3c=").as_deref(),
-            Some(&b"/etc/shadow"[..])
-        );
-        assert_eq!(base64("aGk").as_deref(), Some(&b"hi"[..]));
-        assert_eq!(base64("a!b"), None);
-    }
 }

@@ -16,6 +16,7 @@ mod python;
 mod ruby;
 pub mod sed;
 mod tables;
+pub(crate) mod text;
 
 use std::ops::Range;
 

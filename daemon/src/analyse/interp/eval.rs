@@ -113,6 +113,8 @@ pub enum Api {
     Callback(usize),
     /// Does what cannot be followed here (processes, native code, signals).
     Opaque,
+    /// Makes text from the text or numbers it is given (`chr`, `bytes.fromhex`).
+    Text(super::text::Text),
 }
 
 /// One language's tables.
@@ -189,6 +191,9 @@ pub struct Eval<'t> {
     pub evals: Vec<String>,
     /// How many loops without end the walk is inside.
     pub loops: usize,
+    /// Texts the program spelled another way (decoded, reversed, from character codes), or
+    /// made with one: a module, attribute, command or code named so is hidden on purpose.
+    spelled: std::cell::RefCell<Vec<String>>,
     nodes: usize,
     depth: usize,
 }
@@ -209,6 +214,7 @@ impl<'t> Eval<'t> {
             args,
             evals: Vec::new(),
             loops: 0,
+            spelled: std::cell::RefCell::default(),
             nodes: 0,
             depth: 0,
         }
@@ -225,6 +231,7 @@ impl<'t> Eval<'t> {
             args: self.args,
             evals: self.evals,
             loops: 0,
+            spelled: self.spelled,
             nodes: self.nodes,
             depth: 0,
         }
@@ -308,6 +315,8 @@ impl<'t> Eval<'t> {
             }
             Value::Environ => self.env_var(name),
             Value::Evaluated => Value::Evaluated,
+            // `'hss.'.reverse`, `['.', 'ssh'].join`: text the program computes.
+            Value::Str(_) | Value::List(_) => super::text::bound(obj, name),
             // A method of an object the program made: named, so its verb can be read.
             Value::Unknown => Value::Func(Rc::from(format!("?.{name}"))),
             _ => Value::Unknown,
@@ -353,6 +362,9 @@ impl<'t> Eval<'t> {
     /// `obj[key]` where the program reads it: an item that acts, picked from a list by a key
     /// only known when the program runs, is opaque (which one is called is not known).
     pub fn pick(&mut self, obj: &Value, key: &Value) -> Value {
+        if matches!(obj, Value::Module(_) | Value::Func(_) | Value::Environ) {
+            self.hidden(key, "a name");
+        }
         if let Value::List(items) = obj
             && key.text().is_none()
             && items.iter().any(|i| i != &items[0])
@@ -409,6 +421,53 @@ impl<'t> Eval<'t> {
     /// attribute, what a function or lambda gives back, one side of a conditional. A function
     /// (or module) that acts, kept there, is opaque: what is later called through that place is
     /// not seen.
+    /// Marks `v`'s text (a list's items' too) as spelled another way.
+    pub fn spell(&self, v: &Value) {
+        let mut spelled = self.spelled.borrow_mut();
+        let mut mark = |t: &str| {
+            if !t.is_empty() && spelled.len() < 256 && !spelled.iter().any(|s| s == t) {
+                spelled.push(t.to_owned());
+            }
+        };
+        match v {
+            Value::Str(t) => mark(t),
+            Value::List(items) => items.iter().filter_map(Value::text).for_each(mark),
+            _ => {}
+        }
+    }
+
+    /// Whether `v` (or an item of it) is text the program spelled another way.
+    pub fn is_spelled(&self, v: &Value) -> bool {
+        match v {
+            Value::Str(t) => self.spelled.borrow().iter().any(|s| s == t),
+            Value::List(items) => items.iter().any(|i| self.is_spelled(i)),
+            Value::Obj(_, inner) => self.is_spelled(inner),
+            _ => false,
+        }
+    }
+
+    /// A name or text a program spelled another way used where it names code: a module, an
+    /// attribute, a command, code to run. Hidden on purpose: opaque, whatever it reads as.
+    fn hidden(&mut self, v: &Value, what: &str) {
+        if self.is_spelled(v) {
+            self.opaque(format!(
+                "{what} spelled another way (decoded, reversed, from codes)"
+            ));
+        }
+    }
+
+    /// `obj[start:stop:step]`; a slice that steps backwards spells its text another way.
+    pub fn slice(&self, obj: &Value, bounds: [Option<&Value>; 3]) -> Value {
+        let backwards = bounds[2]
+            .and_then(Value::text)
+            .is_some_and(|t| t.trim_start().starts_with('-'));
+        let out = super::text::slice(obj, bounds);
+        if backwards || self.is_spelled(obj) {
+            self.spell(&out);
+        }
+        out
+    }
+
     pub fn kept(&mut self, v: &Value, place: &str) {
         if self.capable(v) {
             let what = self.named(v);
@@ -473,6 +532,22 @@ impl<'t> Eval<'t> {
                     (out, _) => out,
                 }
             }
+            Value::Bound(name, this) if name.starts_with(super::text::METHOD) => {
+                let method = &name[super::text::METHOD.len()..];
+                let out = super::text::method(method, this, &args);
+                let spells = matches!(method, "reverse" | "reversed" | "chr")
+                    || (matches!(method, "decode" | "encode" | "toString")
+                        && args.first().and_then(Value::text).is_some_and(|e| {
+                            !matches!(
+                                e.to_ascii_lowercase().replace(['-', '_'], "").as_str(),
+                                "utf8" | "ascii" | "latin1" | "binary"
+                            )
+                        }));
+                if spells || self.is_spelled(this) || args.iter().any(|a| self.is_spelled(a)) {
+                    self.spell(&out);
+                }
+                out
+            }
             Value::Bound(name, this) => {
                 let mut all = Vec::with_capacity(args.len() + 1);
                 all.push((**this).clone());
@@ -524,6 +599,7 @@ impl<'t> Eval<'t> {
                     | Api::Class(_)
                     | Api::GetAttr
                     | Api::Import(_)
+                    | Api::Text(_)
             ),
         }
     }
@@ -590,6 +666,11 @@ impl<'t> Eval<'t> {
             api,
             Some(Api::Shell(_) | Api::Argv(_) | Api::Spawn(_) | Api::ExecV(_))
         );
+        if runs && args.iter().any(|a| self.is_spelled(a)) {
+            self.opaque(format!(
+                "`{name}` of a command spelled another way (decoded, reversed, from codes)"
+            ));
+        }
         if self.loops > 0 && super::loops::makes_process(name, runs) {
             let act = Act::Exhaust(format!("`{}`", name.trim_start_matches("?.")));
             if !self.acts.contains(&act) {
@@ -751,7 +832,10 @@ impl<'t> Eval<'t> {
                 Value::Unknown
             }
             Api::Import(n) => match arg(n) {
-                Value::Str(m) => self.module(&m),
+                Value::Str(m) => {
+                    self.hidden(&arg(n), "a module's name");
+                    self.module(&m)
+                }
                 _ => {
                     self.opaque(format!("`{name}` of a module only known when it runs"));
                     Value::Unknown
@@ -759,6 +843,7 @@ impl<'t> Eval<'t> {
             },
             Api::Eval(n) => match arg(n) {
                 Value::Str(code) if self.evals.len() < MAX_EVALS => {
+                    self.hidden(&arg(n), "code");
                     self.evals.push(code);
                     Value::Evaluated
                 }
@@ -770,7 +855,10 @@ impl<'t> Eval<'t> {
                 }
             },
             Api::GetAttr => match (arg(0), arg(1)) {
-                (obj, Value::Str(attr)) => self.attr(&obj, &attr),
+                (obj, Value::Str(attr)) => {
+                    self.hidden(&arg(1), "an attribute's name");
+                    self.attr(&obj, &attr)
+                }
                 (obj @ Value::Module(_), key) => self.index(&obj, &key),
                 _ => Value::Unknown,
             },
@@ -821,6 +909,21 @@ impl<'t> Eval<'t> {
                 self.opaque(format!("`{name}`"));
                 Value::Unknown
             }
+            Api::Text(text) => {
+                let out = super::text::function(text, &args);
+                // `Decode` of plain text (`Buffer.from('x')`) is the text itself.
+                let plain = text == super::text::Text::Decode
+                    && args.get(1).and_then(Value::text).is_none_or(|e| {
+                        matches!(
+                            e.to_ascii_lowercase().replace(['-', '_'], "").as_str(),
+                            "utf8" | "ascii" | "latin1" | "binary"
+                        )
+                    });
+                if !plain || args.iter().any(|a| self.is_spelled(a)) {
+                    self.spell(&out);
+                }
+                out
+            }
         }
     }
 
@@ -869,6 +972,14 @@ impl<'t> Eval<'t> {
 
     /// Concatenation of strings (`+`, `.`, f-strings, templates).
     pub fn concat(&self, parts: &[Value]) -> Value {
+        let joined = self.concat_of(parts);
+        if parts.iter().any(|p| self.is_spelled(p)) {
+            self.spell(&joined);
+        }
+        joined
+    }
+
+    fn concat_of(&self, parts: &[Value]) -> Value {
         let mut out = String::new();
         for (i, p) in parts.iter().enumerate() {
             match self.path(p) {

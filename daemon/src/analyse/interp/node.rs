@@ -8,6 +8,7 @@ use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
 use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::python::unescape;
+use super::text::Text::{Base64, Chr, Decode};
 
 pub static TABLES: Tables = Tables {
     apis: APIS,
@@ -88,6 +89,12 @@ pub static TABLES: Tables = Tables {
 };
 
 const APIS: &[(&str, Api)] = &[
+    // Text made from text: computed (`interp/text.rs`).
+    ("global.String.fromCharCode", Text(Chr)),
+    ("global.String.fromCodePoint", Text(Chr)),
+    ("global.atob", Text(Base64)),
+    ("global.Buffer.from", Text(Decode)),
+    ("buffer.Buffer.from", Text(Decode)),
     // The language and its globals.
     ("global.require", Import(0)),
     ("module.require", Import(0)),

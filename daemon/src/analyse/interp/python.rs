@@ -7,6 +7,7 @@ use tree_sitter::Node;
 use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
 use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
+use super::text::Text::{Base64, Chr, Decode, FromHex, Reverse};
 
 pub static TABLES: Tables = Tables {
     apis: APIS,
@@ -113,6 +114,17 @@ const APIS: &[(&str, Api)] = &[
     ("builtins.getattr", GetAttr),
     ("builtins.setattr", Pure),
     ("builtins.str", Same),
+    // Text made from text: computed (`interp/text.rs`).
+    ("builtins.chr", Text(Chr)),
+    ("builtins.reversed", Text(Reverse)),
+    ("builtins.bytes.fromhex", Text(FromHex)),
+    ("builtins.bytearray.fromhex", Text(FromHex)),
+    ("binascii.unhexlify", Text(FromHex)),
+    ("binascii.a2b_hex", Text(FromHex)),
+    ("base64.b64decode", Text(Base64)),
+    ("base64.urlsafe_b64decode", Text(Base64)),
+    ("base64.decodebytes", Text(Base64)),
+    ("codecs.decode", Text(Decode)),
     ("builtins.vars", Same),
     ("operator.attrgetter", Opaque),
     ("operator.methodcaller", Opaque),
@@ -370,6 +382,16 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
             ev.concat(&parts)
         }
         "integer" | "float" => Value::Str(ev.text(node).to_owned()),
+        // `-1`: a number, as a slice's step.
+        "unary_operator" => {
+            let operand = field(node, "argument").map_or(Value::Unknown, |a| expr(ev, a));
+            match (field(node, "operator").map(|o| ev.text(o)), operand) {
+                (Some("-"), Value::Str(n)) if n.parse::<i64>().is_ok() => {
+                    Value::Str(format!("-{n}"))
+                }
+                _ => Value::Unknown,
+            }
+        }
         "attribute" => {
             let obj = field(node, "object").map_or(Value::Unknown, |o| expr(ev, o));
             match field(node, "attribute") {
@@ -380,17 +402,25 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         "subscript" => {
             let obj = field(node, "value").map_or(Value::Unknown, |o| expr(ev, o));
             let mut key = Value::Unknown;
+            let mut sliced = None;
             let mut cursor = node.walk();
             for (i, k) in node
                 .children_by_field_name("subscript", &mut cursor)
                 .enumerate()
             {
+                if i == 0 && k.kind() == "slice" {
+                    sliced = Some(slice(ev, &obj, k));
+                    continue;
+                }
                 let v = expr(ev, k);
                 if i == 0 {
                     key = v;
                 }
             }
-            ev.pick(&obj, &key)
+            match sliced {
+                Some(value) => value,
+                None => ev.pick(&obj, &key),
+            }
         }
         "call" => call(ev, node),
         "binary_operator" => {
@@ -542,6 +572,24 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
     };
     ev.leave();
     value
+}
+
+/// `obj[start:stop:step]`: each bound is the expression between the colons, if any.
+fn slice(ev: &mut Eval, obj: &Value, node: Node) -> Value {
+    let mut bounds: [Option<Value>; 3] = [None, None, None];
+    let mut at = 0;
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.kind() == ":" {
+            at += 1;
+        } else if child.is_named() && at < 3 {
+            bounds[at] = Some(expr(ev, child));
+        }
+    }
+    ev.slice(
+        obj,
+        [bounds[0].as_ref(), bounds[1].as_ref(), bounds[2].as_ref()],
+    )
 }
 
 fn children(ev: &mut Eval, node: Node) -> Vec<Value> {

@@ -8,6 +8,7 @@ use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
 use super::eval::Api::{self, *};
 use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::python::unescape;
+use super::text::Text::Base64;
 
 pub static TABLES: Tables = Tables {
     apis: APIS,
@@ -52,6 +53,10 @@ pub static TABLES: Tables = Tables {
 };
 
 const APIS: &[(&str, Api)] = &[
+    // Text made from text: computed (`interp/text.rs`).
+    ("Base64.decode64", Text(Base64)),
+    ("Base64.strict_decode64", Text(Base64)),
+    ("Base64.urlsafe_decode64", Text(Base64)),
     // Kernel: what a call with no receiver reaches.
     ("Kernel.system", Argv(0)),
     ("Kernel.exec", Argv(0)),
@@ -395,6 +400,8 @@ fn method_of(ev: &Eval, this: &Value, name: &str) -> Value {
         Value::Module(_) | Value::Obj(..) => ev.attr(this, name),
         Value::Environ if matches!(name, "fetch" | "[]") => ev.attr(this, "fetch"),
         Value::Evaluated => Value::Evaluated,
+        // `"hss".reverse`, `[".", "ssh"].join`: text the program computes.
+        Value::Str(_) | Value::List(_) => super::text::bound(this, name),
         _ => Value::Unknown,
     }
 }
