@@ -292,7 +292,7 @@ fn only_name<'w>(args: &'w [Word]) -> Option<&'w str> {
         }
     }
     match names.as_slice() {
-        [one] if !one.is_empty() && !one.contains('/') => Some(one),
+        [one] if !one.is_empty() && !one.contains('/') && *one != "*" => Some(one),
         _ => None,
     }
 }
@@ -335,12 +335,13 @@ fn pattern_pieces(pattern: &str) -> Vec<Piece> {
     out
 }
 
-/// `dir` followed by what a listing adds below it.
-fn below(alts: Alts) -> Alts {
+/// `dir` followed by what a listing adds below it (`Piece::Below` for names it lists,
+/// `Piece::Found` for every path a walk finds).
+fn below(alts: Alts, listed: Piece) -> Alts {
     alts.into_iter()
         .map(|mut alt| {
             alt.push(Piece::Lit("/".to_owned()));
-            alt.push(Piece::Below);
+            alt.push(listed.clone());
             alt
         })
         .collect()
@@ -685,7 +686,7 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             if shallow {
                 return Some(starts);
             }
-            let mut found = below(starts);
+            let mut found = below(starts, Piece::Found);
             // `find . -name '*.o'`: each name printed matches the pattern.
             if let Some(pattern) = only_name(args) {
                 for alt in &mut found {
@@ -707,7 +708,7 @@ fn words_output(words: &[Word], env: &Env, input: Option<Alts>) -> Option<Alts> 
             }
             let mut alts = vec![vec![Piece::Name]];
             if let Some(listed) = alts_of(&operands) {
-                alts.extend(below(listed));
+                alts.extend(below(listed, Piece::Below));
             }
             Some(alts)
         }

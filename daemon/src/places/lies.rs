@@ -149,7 +149,7 @@ fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool
                     maybe = true;
                 }
             }
-            Comp::Opaque | Comp::Beneath | Comp::Below => {}
+            Comp::Opaque | Comp::Beneath | Comp::Below | Comp::Found => {}
         }
     }
     maybe.then_some(false)
@@ -158,6 +158,6 @@ fn build_output(comps: &[Comp], project: &[Comp], build: &[Glob]) -> Option<bool
 fn as_rcomp(c: &Comp) -> RComp {
     match c {
         Comp::Name(g) => RComp::Name(g.clone()),
-        Comp::Opaque | Comp::Beneath | Comp::Below => RComp::AnyDirs,
+        Comp::Opaque | Comp::Beneath | Comp::Below | Comp::Found => RComp::AnyDirs,
     }
 }

@@ -117,6 +117,11 @@ fn is_name(comp: &Comp, name: &str) -> bool {
 /// (`rm -r`, `chmod -R`, `tar c`), so a directory holding secrets or protected files counts
 /// as them.
 pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
+    // Every path a walk found below a known directory, no name narrowing it (`find ~ -type f
+    // -exec cat {} +`): that directory's whole tree, as `grep -r x ~` reads it.
+    if let Some(dir) = path.found_tree() {
+        return classify(&dir, true, w);
+    }
     let v = compiled();
     let mut placed = Placed::default();
     let home = w.home.as_deref();
@@ -324,7 +329,7 @@ fn key_text(path: &Path) -> Option<String> {
                 text.push('/');
                 text.push_str(&g.as_literal()?);
             }
-            Comp::Opaque | Comp::Below | Comp::Beneath => text.push('/'),
+            Comp::Opaque | Comp::Below | Comp::Found | Comp::Beneath => text.push('/'),
         }
     }
     Some(text)

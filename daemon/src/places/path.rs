@@ -22,9 +22,13 @@ pub enum Piece {
     Name,
     /// The requester's home, when the context does not say where it is (`~` then).
     Home,
-    /// Names a listing finds below a directory (`find DIR`'s matches): unknown components
-    /// that stay below it.
+    /// Names a listing finds below a directory, or a program computes below it: unknown
+    /// components that stay below it.
     Below,
+    /// Every path a walk of a directory finds (`find DIR`'s matches): unknown components that
+    /// stay below it, at any depth, hidden ones included. Matched as [`Piece::Below`]; with
+    /// nothing after it and the directory known, the directory's whole tree.
+    Found,
     /// Text only known at run time that holds secret data (`$GITHUB_TOKEN`, what `env`
     /// prints). As a path it is [`Piece::Opaque`]; what sends it is told apart by the kind.
     Secret(Secret),
@@ -76,6 +80,8 @@ pub enum Comp {
     /// Any number of components a listing found: like `Opaque`, but never leaving the
     /// directory above them.
     Below,
+    /// What a walk of the directory above finds (`Piece::Found`): as `Below`.
+    Found,
 }
 
 /// A path pattern.
@@ -146,11 +152,12 @@ impl Path {
                         builder.push(part, glob);
                     }
                 }
-                Piece::Opaque | Piece::Secret(_) => builder.opaque(false),
-                Piece::Below => builder.opaque(true),
+                Piece::Opaque | Piece::Secret(_) => builder.opaque(Comp::Opaque),
+                Piece::Below => builder.opaque(Comp::Below),
+                Piece::Found => builder.opaque(Comp::Found),
                 // The home, anywhere but at the start, is some absolute path.
                 Piece::Home if std::ptr::eq(piece, &pieces[0]) => {}
-                Piece::Home => builder.opaque(false),
+                Piece::Home => builder.opaque(Comp::Opaque),
                 Piece::Name => {
                     builder.name_unknown();
                 }
@@ -180,8 +187,7 @@ impl Path {
                 })),
             },
             Some(Built::Glob(g)) => self.comps.push(Comp::Name(g)),
-            Some(Built::Opaque(tail, below)) => {
-                let comp = if below { Comp::Below } else { Comp::Opaque };
+            Some(Built::Opaque(tail, comp)) => {
                 if self.comps.last() != Some(&comp)
                     && !(self.anchor == Anchor::Unknown && self.comps.is_empty())
                 {
@@ -218,7 +224,7 @@ impl Path {
                 self.comps.pop();
             }
             // The parent of something unknown is unknown; `/..` is `/`.
-            Some(Comp::Opaque | Comp::Beneath | Comp::Below) => {}
+            Some(Comp::Opaque | Comp::Beneath | Comp::Below | Comp::Found) => {}
             None => match self.anchor {
                 Anchor::Root => {}
                 Anchor::Home | Anchor::Unknown => self.anchor = Anchor::Unknown,
@@ -340,7 +346,7 @@ impl Path {
             match c {
                 Comp::Name(g) => out.push_str(&g.text()),
                 Comp::Opaque => out.push('*'),
-                Comp::Beneath | Comp::Below => out.push_str("**"),
+                Comp::Beneath | Comp::Below | Comp::Found => out.push_str("**"),
             }
         }
         if out.is_empty() {
@@ -351,6 +357,19 @@ impl Path {
 
     /// The directory whose every entry a trailing wildcard-only component names (`~/*`,
     /// `/usr/[a-z]*`): deleting those is deleting what the directory holds.
+    /// The directory whose tree this path stands for, when it is what a walk found below a
+    /// known directory with nothing after it (`find DIR`'s matches, unnamed): `DIR`.
+    pub fn found_tree(&self) -> Option<Path> {
+        let (last, dir) = self.comps.split_last()?;
+        let known = dir
+            .iter()
+            .all(|c| matches!(c, Comp::Name(g) if g.is_literal()));
+        (matches!(last, Comp::Found) && known && self.anchor != Anchor::Unknown).then(|| Path {
+            anchor: self.anchor,
+            comps: dir.to_vec(),
+        })
+    }
+
     pub fn everything_in(&self) -> Option<Path> {
         match self.comps.last() {
             Some(Comp::Name(g)) if g.is_everything() => {
@@ -368,9 +387,9 @@ enum Built {
     /// Text of one component; `true` when it holds glob syntax.
     Part(String, bool),
     Glob(Glob),
-    /// Unknown components, the last ending in this pattern when known; `true` when a
-    /// listing found them (they stay below).
-    Opaque(Option<Glob>, bool),
+    /// Unknown components, the last ending in this pattern when known, as this component
+    /// (`Opaque`, or `Below`/`Found` when a listing found them: they stay below).
+    Opaque(Option<Glob>, Comp),
 }
 
 /// Collects the pieces of one component.
@@ -383,8 +402,8 @@ struct CompBuilder {
     /// The component starts with unknown text that may hold `/`: what follows is the end of
     /// the last of some unknown components.
     opaque_lead: bool,
-    /// That unknown text is what a listing found.
-    below: bool,
+    /// What that unknown text is (`Comp::Opaque` unless a listing found it).
+    lead: Option<Comp>,
     started: bool,
 }
 
@@ -415,13 +434,13 @@ impl CompBuilder {
 
     /// Unknown text that may hold `/`. At the start of a component it may stand for whole
     /// components; after a literal start (`/etc/sha$x`) it is read as the rest of that name.
-    fn opaque(&mut self, below: bool) {
+    fn opaque(&mut self, lead: Comp) {
         if self.started {
             self.name_unknown();
         } else {
             self.started = true;
             self.opaque_lead = true;
-            self.below = below;
+            self.lead = Some(lead);
         }
     }
 
@@ -437,7 +456,7 @@ impl CompBuilder {
                     t
                 })
                 .filter(|t| !t.is_wildcard_only());
-            return Some(Built::Opaque(tail, done.below));
+            return Some(Built::Opaque(tail, done.lead.unwrap_or(Comp::Opaque)));
         }
         if !done.started {
             // An empty component: `a//b`, or the root's.
@@ -478,6 +497,7 @@ mod tests {
                 },
                 Comp::Opaque => out.push_str("<opaque>"),
                 Comp::Below => out.push_str("<below>"),
+                Comp::Found => out.push_str("<found>"),
                 Comp::Beneath => out.push_str("**"),
             }
         }

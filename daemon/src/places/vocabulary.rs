@@ -1382,7 +1382,7 @@ fn meets_as(path: &[Comp], rule: &[RComp], pin_last: bool) -> bool {
             }
         }
         match path.get(i) {
-            Some(Comp::Opaque | Comp::Below) => {
+            Some(Comp::Opaque | Comp::Below | Comp::Found) => {
                 stack.push((i + 1, j));
                 // Unknown text may be any name a wildcard stands for, never a literal one
                 // (`$d/credentials` is not taken for `~/.aws/credentials`).

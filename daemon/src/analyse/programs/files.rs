@@ -337,7 +337,8 @@ pub fn found<'s>(args: &[Word<'s>]) -> Found<'s> {
         .iter()
         .any(|w| matches!(w.literal(), Some("-o" | "-or" | ",")));
     let name = match names.as_slice() {
-        [one] if !or => one.literal().map(str::to_owned),
+        // `-name '*'` narrows nothing.
+        [one] if !or => one.literal().filter(|n| *n != "*").map(str::to_owned),
         _ => None,
     };
     let shallow = rest
@@ -349,7 +350,7 @@ pub fn found<'s>(args: &[Word<'s>]) -> Found<'s> {
             let mut f = alt.clone();
             if !shallow {
                 f.push(Piece::Lit("/".to_owned()));
-                f.push(Piece::Below);
+                f.push(Piece::Found);
                 if let Some(n) = &name {
                     f.push(Piece::Lit("/".to_owned()));
                     f.push(Piece::Glob(n.clone()));
