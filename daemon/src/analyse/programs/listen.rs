@@ -3,8 +3,10 @@
 //! http.server -d ~`, `php -S 0.0.0.0:80 -t ~`, `busybox httpd -h /`, `npx serve ~`) sends
 //! whatever lies there to whoever asks; a listener that runs a program for each connection
 //! (`nc -l -e /bin/sh`, `socat TCP-LISTEN:… EXEC:…`) hands this user's account to them; a
-//! tunnel (`ssh -R`, `ssh -D`, `ssh -L` bound beyond loopback or with `-g`) lets hosts
-//! elsewhere reach this machine or its network; `git daemon --enable=receive-pack` takes
+//! tunnel (`ssh -R`, `ssh -D`, `ssh -L` bound beyond loopback or with `-g`, and the tunnel
+//! services: `ngrok http 3000`, `cloudflared tunnel --url …`, `tailscale funnel 22`, `bore
+//! local`, `lt --port`, `chisel` with a reverse remote, `frpc`) lets hosts elsewhere reach this
+//! machine or its network; `git daemon --enable=receive-pack` takes
 //! pushes from anyone. A server bound to loopback, or serving the project or its build output,
 //! is none of these. This module only says what listens; the programs' other effects are their
 //! own models'.
@@ -34,9 +36,64 @@ pub fn judge<'s>(name: &str, args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>)
             ssh(literal.get(own..).unwrap_or_default(), site);
         }
         "nc" | "ncat" | "netcat" => netcat(&literal, site),
+        "ngrok" => tunnel(
+            base,
+            &literal,
+            &["http", "tcp", "tls", "tunnel", "start"],
+            site,
+        ),
+        "tailscale" => tunnel(base, &literal, &["funnel", "serve"], site),
+        "bore" => tunnel(base, &literal, &["local"], site),
+        "zrok" => tunnel(base, &literal, &["share"], site),
+        "loclx" | "localxpose" => tunnel(base, &literal, &["tunnel"], site),
+        "lt" | "localtunnel" | "frpc" => tunnel(base, &literal, &[], site),
+        "cloudflared" => {
+            let runs = literal.contains(&"tunnel")
+                && literal
+                    .iter()
+                    .any(|t| matches!(*t, "run" | "--url") || t.starts_with("--url="));
+            if runs {
+                say_tunnel(base, &literal, site);
+            }
+        }
+        "chisel" => {
+            // A client's remote `R:…` opens this side to the server's; a server with
+            // `--reverse` lets its clients do so.
+            let reverse =
+                literal.first() == Some(&"client") && literal.iter().any(|t| t.starts_with("R:"));
+            if reverse || (literal.first() == Some(&"server") && literal.contains(&"--reverse")) {
+                say_tunnel(base, &literal, site);
+            }
+        }
         "socat" => socat(&literal, site),
         _ => {}
     }
+}
+
+/// A tunnel service's command: with its first operand among `verbs` (any, when `verbs` is
+/// empty), and not asking for its status or turning it off, it opens this machine to hosts
+/// elsewhere.
+fn tunnel(base: &str, literal: &[&str], verbs: &[&str], site: &mut Site<'_, '_, '_, '_>) {
+    let mut ops = literal.iter().filter(|t| !t.starts_with('-'));
+    let first = ops.next().copied();
+    let opens = if verbs.is_empty() {
+        !literal
+            .iter()
+            .any(|t| matches!(*t, "-h" | "--help" | "--version" | "-v" | "version"))
+    } else {
+        first.is_some_and(|f| verbs.contains(&f))
+            && !ops.any(|t| matches!(*t, "status" | "off" | "reset" | "list" | "ls"))
+            && !literal.contains(&"--help")
+    };
+    if opens {
+        say_tunnel(base, literal, site);
+    }
+}
+
+fn say_tunnel(base: &str, literal: &[&str], site: &mut Site<'_, '_, '_, '_>) {
+    let mut shown = vec![base];
+    shown.extend(literal.iter().take(3));
+    site.say(catalogue::LISTEN_TUNNEL, &format!("`{}`", shown.join(" ")));
 }
 
 /// Whether a bind address keeps the listener to this machine.
@@ -391,6 +448,30 @@ mod tests {
             ("git daemon --enable=receive-pack .", Some("expose.history")),
             ("git daemon --export-all --base-path=.", None),
             ("ssh -R 8080:localhost:22 h", Some("expose.machine")),
+            ("ngrok http 8000", Some("expose.machine")),
+            ("ngrok tcp 22", Some("expose.machine")),
+            ("ngrok config add-authtoken x", None),
+            ("ngrok version", None),
+            (
+                "cloudflared tunnel --url http://localhost:22",
+                Some("expose.machine"),
+            ),
+            ("cloudflared tunnel run home", Some("expose.machine")),
+            ("cloudflared tunnel list", None),
+            ("tailscale funnel 22", Some("expose.machine")),
+            ("tailscale serve --bg 3000", Some("expose.machine")),
+            ("tailscale funnel status", None),
+            ("tailscale serve reset", None),
+            ("tailscale status", None),
+            ("bore local 8000 --to bore.pub", Some("expose.machine")),
+            ("lt --port 8000", Some("expose.machine")),
+            ("lt --help", None),
+            (
+                "chisel client https://x.example R:2222:localhost:22",
+                Some("expose.machine"),
+            ),
+            ("chisel client https://x.example 3000:db:5432", None),
+            ("zrok share public localhost:8080", Some("expose.machine")),
             (
                 "ssh -fNR 0.0.0.0:2222:127.0.0.1:22 h",
                 Some("expose.machine"),

@@ -200,11 +200,25 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
-/// Tracers and debuggers attached to a running process (`strace -p PID`, `gdb --pid PID`):
-/// they stop it and read or change its memory, as much a change to it as a signal. A pid only
-/// known when the line runs is the gate's when the line looks the gate's processes up, as for
-/// `kill`.
+/// Tracers and debuggers attached to a running process (`strace -p PID`, `gdb --pid PID`,
+/// `gcore PID`): they stop it and read or change its memory, as much a change to it as a
+/// signal, and what they read is its memory: the tokens and keys it holds (an `ssh-agent`'s,
+/// a browser's), as `/proc/PID/mem` is. A pid only known when the line runs is the gate's when
+/// the line looks the gate's processes up, as for `kill`.
 pub fn attach<'s>(name: &str, args: &[Word<'s>], span: Range<usize>, st: &mut State) {
+    if name == "gcore" {
+        let mut pids = Vec::new();
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            match w.text.as_str() {
+                "-o" => i += 1,
+                t if !t.starts_with('-') => pids.push(w),
+                _ => {}
+            }
+            i += 1;
+        }
+        return attached(name, &pids, span, st);
+    }
     if !matches!(name, "strace" | "ltrace" | "gdb" | "gdb-multiarch" | "cgdb") {
         return;
     }
@@ -217,12 +231,24 @@ pub fn attach<'s>(name: &str, args: &[Word<'s>], span: Range<usize>, st: &mut St
             "-p" | "--pid" | "--attach" => pids.extend(args.get(i + 1)),
             _ if t.starts_with("--pid=") || t.starts_with("--attach=") => pids.push(w),
             _ if t.starts_with("-p") && t.len() > 2 && !t.starts_with("--") => pids.push(w),
+            // strace's and ltrace's options that take the next word (`-e trace=read`).
+            "-e" | "-o" | "-s" | "-a" | "-b" | "-E" | "-I" | "-O" | "-P" | "-S" | "-U" | "-X"
+            | "-u" | "-n" | "-x" | "-l" | "-L" | "-F"
+                if name != "gdb" && !name.starts_with("gdb") && name != "cgdb" =>
+            {
+                i += 1;
+            }
             // The traced command: its own options are not the tracer's.
             _ if !t.starts_with('-') && name != "gdb" => break,
             _ => {}
         }
         i += 1;
     }
+    attached(name, &pids, span, st);
+}
+
+/// `name` attached to the processes `pids`: a change to them, and a read of their memory.
+fn attached(name: &str, pids: &[&Word], span: Range<usize>, st: &mut State) {
     let Some(first) = pids.first() else {
         return;
     };
@@ -230,7 +256,74 @@ pub fn attach<'s>(name: &str, args: &[Word<'s>], span: Range<usize>, st: &mut St
     if pids.iter().any(|w| w.dynamic) && st.runtime_kill.is_none() {
         st.runtime_kill = Some((span.clone(), detail.clone()));
     }
-    st.add(catalogue::SYSTEM_CHANGE.at(span, &detail));
+    st.add(catalogue::SYSTEM_CHANGE.at(span.clone(), &detail));
+    let mut site = Site::new(name, super::super::getopt::Args::default(), span, st);
+    site.place(
+        Effect::Read,
+        Kind::Secret,
+        format!("the memory of process {} (`{detail}`)", first.quoted()),
+    );
+    site.report();
+}
+
+/// `ps` with BSD's `e` (`ps eww`, `ps auxe`): after each command, the environment it was
+/// started with, tokens included, every process's the user may read, as `/proc/PID/environ`
+/// holds it. (`ps -e` is POSIX's "every process", no environment.)
+pub fn ps<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    // BSD options are letters without a dash; these take the next word as their value.
+    const VALUED: &[&str] = &[
+        "-C",
+        "-G",
+        "-g",
+        "-o",
+        "-O",
+        "-p",
+        "-q",
+        "-s",
+        "-t",
+        "-U",
+        "-u",
+        "-k",
+        "o",
+        "O",
+        "p",
+        "q",
+        "t",
+        "U",
+        "k",
+        "--pid",
+        "--ppid",
+        "--user",
+        "--group",
+        "--format",
+        "--sort",
+        "--sid",
+        "--tty",
+        "--cols",
+        "--columns",
+        "--rows",
+        "--lines",
+        "--width",
+    ];
+    let mut previous = "";
+    for w in args {
+        let Some(t) = w.literal() else {
+            previous = "";
+            continue;
+        };
+        let bsd = !t.starts_with('-')
+            && !t.is_empty()
+            && t.chars().all(|c| "acefhjlmrsuvwxHLSTXn".contains(c));
+        if bsd && t.contains('e') && !VALUED.contains(&previous) {
+            site.place(
+                Effect::Read,
+                Kind::Secret,
+                format!("every process's environment (`ps {t}`), tokens included"),
+            );
+            return;
+        }
+        previous = t;
+    }
 }
 
 /// `pkill` and `killall` options that take a value as the next word.
@@ -511,6 +604,18 @@ pub(crate) mod tests {
         ("kill 1234", Moderate, &["change.services"]),
         ("kill -9 1234", Moderate, &["change.services"]),
         ("kill -l", Safe, &[]),
+        ("ps eww -p 1234", Destructive, &["read.secret"]),
+        ("ps auxe", Destructive, &["read.secret"]),
+        ("ps axe -o pid,cmd", Destructive, &["read.secret"]),
+        ("ps aux", Safe, &[]),
+        ("ps -ef", Safe, &[]),
+        ("ps -e -o pid,comm", Safe, &[]),
+        ("ps -C sleep", Safe, &[]),
+        ("ps -u steve", Safe, &[]),
+        ("gcore -o /tmp/core 1234", Destructive, &["change.services", "read.secret", "use.project", "use.temp"]),
+        ("strace -f -e trace=read -p 1234", Destructive, &["change.services", "read.secret"]),
+        ("gdb -p 1234 -batch -ex 'gcore /tmp/c'", Destructive, &["change.services", "read.secret", "use.project"]),
+        ("strace -f cargo build", Moderate, &["run.project"]),
         ("pkill -f 'npm run dev'", Destructive, &["stop.services"]),
         ("killall node", Destructive, &["stop.services"]),
         ("crontab -r", Destructive, &["delete.protected"]),
