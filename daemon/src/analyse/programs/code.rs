@@ -1937,6 +1937,182 @@ fn npm_settings(args: &[Word], at: &Ctx, st: &mut State) {
     }
 }
 
+/// Go's settings that name a program the go command runs (compilers, `GOFLAGS`' `-toolexec`),
+/// flags handed to them, or where modules and toolchains come from and whether they are
+/// checked: `go env -w` keeps them for every later `go build`.
+const GO_RUNS: &[&str] = &[
+    "GOFLAGS",
+    "CC",
+    "CXX",
+    "FC",
+    "AR",
+    "PKG_CONFIG",
+    "GCCGO",
+    "CGO_CFLAGS",
+    "CGO_CPPFLAGS",
+    "CGO_CXXFLAGS",
+    "CGO_FFLAGS",
+    "CGO_LDFLAGS",
+    "GOPROXY",
+    "GONOSUMDB",
+    "GONOSUMCHECK",
+    "GONOPROXY",
+    "GOINSECURE",
+    "GOSUMDB",
+    "GOPRIVATE",
+    "GOTOOLCHAIN",
+    "GOROOT",
+    "GOENV",
+    "GOTOOLDIR",
+    "GOVCS",
+    "GOAUTH",
+];
+
+/// `go env -w KEY=VALUE…`: a key that names what later builds run or fetch.
+pub fn go_env<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
+    let args = &job.words[1..];
+    let words: Vec<&str> = args.iter().map(|w| w.literal().unwrap_or("")).collect();
+    let Some(env) = words.iter().position(|w| *w == "env") else {
+        return false;
+    };
+    if !words[env + 1..].contains(&"-w") {
+        return false;
+    }
+    for w in &args[env + 1..] {
+        match w.literal() {
+            Some(t) if t.starts_with('-') => {}
+            Some(t) => {
+                let key = t.split_once('=').map_or(t, |(k, _)| k);
+                if GO_RUNS.contains(&key) {
+                    unread(w, at, st);
+                }
+            }
+            None => unread(w, at, st),
+        }
+    }
+    false
+}
+
+/// `gh config set editor|pager|browser PROGRAM` (gh runs it later), and `gh alias set NAME
+/// EXPANSION` where the expansion is shell text (`--shell`, or a leading `!`), run by a later
+/// `gh NAME`.
+pub fn gh_settings<'s>(
+    name: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let ops: Vec<&Word> = args
+        .iter()
+        .filter(|w| w.literal().is_none_or(|t| !t.starts_with('-')))
+        .collect();
+    let verb = |i: usize| ops.get(i).and_then(|w| w.literal()).unwrap_or("");
+    match (verb(0), verb(1)) {
+        ("config", "set") => {
+            if let Some(key) = ops.get(2) {
+                match key.literal() {
+                    Some("editor" | "pager" | "browser") => {
+                        if let Some(value) = ops.get(3) {
+                            unread(value, at, st);
+                        }
+                    }
+                    Some(_) => {}
+                    None => unread(key, at, st),
+                }
+            }
+        }
+        ("alias", "set") => {
+            let shell = args
+                .iter()
+                .any(|w| matches!(w.literal(), Some("--shell" | "-s")));
+            if let Some(expansion) = ops.get(3) {
+                match expansion.literal() {
+                    Some(text) if shell || text.starts_with('!') => {
+                        let segment = format!("{name} alias");
+                        shell_text(
+                            &segment,
+                            text.trim_start_matches('!'),
+                            expansion,
+                            &job.path,
+                            at,
+                            st,
+                        );
+                    }
+                    Some(_) => {}
+                    None => unread(expansion, at, st),
+                }
+            }
+        }
+        _ => {}
+    }
+    false
+}
+
+/// `yarn config set KEY VALUE`: Yarn's own settings that name code it runs (`yarnPath`, the
+/// release it hands every command to; `plugins`; the shell and Node options of scripts).
+pub fn yarn_settings<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let words: Vec<&str> = args.iter().map(|w| w.literal().unwrap_or("")).collect();
+    let Some(at_set) = words
+        .windows(2)
+        .position(|w| w[0] == "config" && w[1] == "set")
+    else {
+        return false;
+    };
+    if let Some(key) = args.get(at_set + 2) {
+        let runs = key.literal().is_none_or(|k| {
+            let k = k.split_once('=').map_or(k, |(k, _)| k).to_ascii_lowercase();
+            matches!(
+                k.as_str(),
+                "yarnpath"
+                    | "yarn-path"
+                    | "plugins"
+                    | "script-shell"
+                    | "shell"
+                    | "node-options"
+                    | "nodeoptions"
+                    | "injectenvironmentfiles"
+            )
+        });
+        if runs {
+            unread(args.get(at_set + 3).unwrap_or(key), at, st);
+        }
+    }
+    false
+}
+
+/// `rustup toolchain link NAME DIR`: the compiler in DIR, unread, becomes a toolchain cargo and
+/// rustc run as NAME (as the default, or in a directory that names it).
+pub fn rustup_link<'s>(
+    _: &str,
+    job: &Job<'s>,
+    at: &Ctx,
+    st: &mut State,
+    _: &mut Vec<Job<'s>>,
+) -> bool {
+    let args = &job.words[1..];
+    let ops: Vec<&Word> = args
+        .iter()
+        .filter(|w| w.literal().is_none_or(|t| !t.starts_with('-')))
+        .collect();
+    let is = |i: usize, t: &str| ops.get(i).and_then(|w| w.literal()) == Some(t);
+    if is(0, "toolchain")
+        && is(1, "link")
+        && let Some(dir) = ops.get(3)
+    {
+        unread(dir, at, st);
+    }
+    false
+}
+
 /// `cargo --config KEY=VALUE`: a runner, a linker or a compiler wrapper is a program cargo
 /// runs; a `--config FILE` can name them too.
 pub fn cargo_config<'s>(
