@@ -157,6 +157,9 @@ said! {
         "`git worktree remove {}` deletes a worktree together with its uncommitted changes";
     GIT_CONFIG = Write Protected,
         "`git config {}` changes git's configuration, which can name programs git runs";
+    // ---- files moved where deleting is routine ----
+    MOVE_TO_TEMP = Delete Data,
+        "`{}` moves your files into temp, where anything deletes them without a question: half of a deletion the next line can finish unasked";
     // ---- disks ----
     DISK_LAYOUT = Erase Unknown,
         "`{}` changes partitions, RAID arrays or volumes; what they held may be lost";

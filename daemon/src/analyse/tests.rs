@@ -247,6 +247,13 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("echo \"$X\" > b.sh && chmod +x b.sh && ./b.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/u')\nEOF\nchmod +x t.py && ./t.py", Forbidden, &["overwrite.project", "perms.project", "run.project", "use.project", "delete.home"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/awkward\nx\nEOF\nchmod +x t.py && ./t.py", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
+    // Your files moved into temp: half a deletion the next line may finish unasked.
+    ("mv ~/Documents /tmp/gone", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),
+    ("mv -t /tmp ~/Documents", Destructive, &["delete.data", "move.data", "write.temp"]),
+    ("python3 -c \"import os;os.rename('/home/u/Documents','/tmp/gone')\"", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),
+    ("mv ~/Documents/a.txt ~/Archive/", Moderate, &["move.data", "write.data"]),
+    ("mv /tmp/report.pdf ~/Documents/", Moderate, &["move.temp", "write.data"]),
+    ("python3 -c \"import shutil;shutil.move('build/out.txt','dist/out.txt')\"", Moderate, &["move.build", "overwrite.build", "write.build"]),
     // Settings that name a program a tool runs later, kept by the tool.
     ("go env -w GOFLAGS=-toolexec=/tmp/x", Opaque, &["run.unknown"]),
     ("go env -w CC=/tmp/x CGO_ENABLED=1", Opaque, &["run.unknown"]),

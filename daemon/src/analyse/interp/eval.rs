@@ -84,6 +84,8 @@ pub enum Api {
     Mode(usize, usize),
     /// Copies the path in argument `from` to the path in argument `to`; `true`: a tree.
     Copy(usize, usize, bool),
+    /// Moves the path in argument `from` to the path in argument `to`, as `mv` does.
+    Rename(usize, usize),
     /// Calls the function in argument `f` on each item of the list in argument `list`
     /// (`array_map`).
     Each(usize, usize),
@@ -776,6 +778,25 @@ impl<'t> Eval<'t> {
                     .push(Act::Path(Effect::Read, tree, self.path(&arg(from))));
                 self.acts
                     .push(Act::Path(Effect::Write, tree, self.path(&arg(to))));
+                Value::Unknown
+            }
+            Api::Rename(from, to) => {
+                match (self.path(&arg(from)), self.path(&arg(to))) {
+                    // Both known: `mv`, judged as the shell's (your files into temp too).
+                    (Value::Str(a), Value::Str(b)) => {
+                        let quote = |t: &str| format!("'{}'", t.replace('\'', "'\\''"));
+                        let line = format!(
+                            "mv -- {} {}",
+                            quote(&self.expand_home(&a)),
+                            quote(&self.expand_home(&b))
+                        );
+                        self.acts.push(Act::Shell(line));
+                    }
+                    (a, b) => {
+                        self.acts.push(Act::Path(Effect::Move, true, a));
+                        self.acts.push(Act::Path(Effect::Write, true, b));
+                    }
+                }
                 Value::Unknown
             }
             Api::Each(f, list) => {

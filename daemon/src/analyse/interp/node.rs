@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use tree_sitter::Node;
 
-use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
+use super::super::effects::Effect::{Delete, Perms, Read, Write};
 use super::eval::Api::{self, *};
 use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::python::unescape;
@@ -190,8 +190,8 @@ const APIS: &[(&str, Api)] = &[
     ("fs.truncateSync", Path(Write, false, 0)),
     ("fs.utimes", Path(Write, false, 0)),
     ("fs.utimesSync", Path(Write, false, 0)),
-    ("fs.rename", Path(Move, true, 0)),
-    ("fs.renameSync", Path(Move, true, 0)),
+    ("fs.rename", Rename(0, 1)),
+    ("fs.renameSync", Rename(0, 1)),
     ("fs.chmod", Mode(0, 1)),
     ("fs.chmodSync", Mode(0, 1)),
     ("fs.chown", Path(Perms, false, 0)),

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use tree_sitter::Node;
 
-use super::super::effects::Effect::{Delete, Move, Perms, Read, Write};
+use super::super::effects::Effect::{Delete, Perms, Read, Write};
 use super::eval::Api::{self, *};
 use super::eval::{Eval, Tables, Value, each_child, each_kept, values};
 use super::text::Text::{Base64, Chr, Decode, FromHex, Reverse};
@@ -163,10 +163,10 @@ const APIS: &[(&str, Api)] = &[
     ("os.rmdir", Path(Delete, false, 0)),
     ("os.removedirs", Path(Delete, true, 0)),
     ("shutil.rmtree", Path(Delete, true, 0)),
-    ("shutil.move", Path(Move, true, 0)),
-    ("os.rename", Path(Move, true, 0)),
-    ("os.renames", Path(Move, true, 0)),
-    ("os.replace", Path(Move, true, 0)),
+    ("shutil.move", Rename(0, 1)),
+    ("os.rename", Rename(0, 1)),
+    ("os.renames", Rename(0, 1)),
+    ("os.replace", Rename(0, 1)),
     ("os.chmod", Mode(0, 1)),
     ("os.chown", Path(Perms, false, 0)),
     ("os.lchown", Path(Perms, false, 0)),
@@ -222,8 +222,8 @@ const APIS: &[(&str, Api)] = &[
     ("pathlib.Path.read_text", Path(Read, false, 0)),
     ("pathlib.Path.read_bytes", Path(Read, false, 0)),
     ("pathlib.Path.open", Open(0, 1)),
-    ("pathlib.Path.rename", Path(Move, true, 0)),
-    ("pathlib.Path.replace", Path(Move, true, 0)),
+    ("pathlib.Path.rename", Rename(0, 1)),
+    ("pathlib.Path.replace", Rename(0, 1)),
     ("pathlib.Path.chmod", Mode(0, 1)),
     ("pathlib.Path.lchmod", Path(Perms, false, 0)),
     ("pathlib.Path.expanduser", Same),

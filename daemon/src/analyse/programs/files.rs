@@ -4,6 +4,7 @@
 //! `runners`'), and readers whose operands do different things (`uniq IN OUT`).
 
 use super::super::act::{Carry, Site};
+use super::super::catalogue;
 use super::super::effects::Effect::{Change, Delete, Erase, Move, Overwrite, Read, Run, Write};
 use super::super::index::{Spec, each};
 use super::super::words::Word;
@@ -189,6 +190,19 @@ pub fn mv<'s>(_: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     let c = copies(site);
     for s in &c.sources {
         site.tree(Move, s);
+    }
+    // Your files into temp: the first half of a deletion (`mv ~/Documents /tmp/x`, then
+    // `rm -rf /tmp/x`, each moderate on its own line).
+    if let Some(dest) = &c.dest
+        && site.placed(dest, false).has(Kind::Temp)
+    {
+        for s in &c.sources {
+            let placed = site.placed(s, true);
+            if placed.has(Kind::Data) || placed.has(Kind::Home) {
+                let shown = format!("mv {} {}", s.raw, dest.raw);
+                site.say(catalogue::MOVE_TO_TEMP, &shown);
+            }
+        }
     }
     land(site, &c, true);
     replaces_node(site, &c);
