@@ -93,6 +93,9 @@ pub async fn read(wants: Vec<Want>, who: As, disk: Disk, spent: Spent) -> (Disk,
                     Want::Link(path) => {
                         disk.links.insert(path, None);
                     }
+                    Want::Exists(path) => {
+                        disk.exists.insert(path, true);
+                    }
                 }
             }
             (disk, Spent::exhausted())
@@ -115,9 +118,15 @@ impl Spent {
 pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
     let Some(_creds) = Creds::become_(&who) else {
         for want in wants {
-            if let Want::File(path) = want {
-                let why = "the daemon cannot read as the requester".to_owned();
-                disk.files.insert(path.clone(), Got::Unread(why));
+            match want {
+                Want::File(path) => {
+                    let why = "the daemon cannot read as the requester".to_owned();
+                    disk.files.insert(path.clone(), Got::Unread(why));
+                }
+                Want::Exists(path) => {
+                    disk.exists.insert(path.clone(), true);
+                }
+                Want::Link(_) => {}
             }
         }
         return;
@@ -149,6 +158,20 @@ pub fn read_now(wants: &[Want], who: As, disk: &mut Disk, spent: &mut Spent) {
                     resolve(path).and_then(|real| renamed(real, path, &named))
                 };
                 disk.links.insert(path.clone(), led);
+            }
+            // Looked up as the requester, the link itself if it is one; past the budget,
+            // taken to be there.
+            Want::Exists(path) => {
+                let there = if spent.links >= MAX_LINKS {
+                    true
+                } else {
+                    spent.links += 1;
+                    !matches!(
+                        std::fs::symlink_metadata(path),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                    )
+                };
+                disk.exists.insert(path.clone(), there);
             }
         }
     }
@@ -494,6 +517,37 @@ mod tests {
         read_now(&wants, who, &mut disk, &mut Spent::default());
         assert_eq!(disk.links.get(&src), Some(&None));
         assert_eq!(disk.links.get(&up), Some(&Some(format!("{real}/home/u"))));
+    }
+
+    /// Whether anything is at a path, as the requester: a file, a dangling link; not what
+    /// is not there, nor what the requester cannot look up (that counts as there).
+    #[test]
+    fn looks_up_whether_a_path_is_there() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_str().expect("utf-8").to_owned();
+        std::fs::write(format!("{root}/.env"), "KEY=1\n").expect("write");
+        std::os::unix::fs::symlink(format!("{root}/nowhere"), format!("{root}/dangling"))
+            .expect("link");
+        let at = |n: &str| format!("{root}/{n}");
+        let wants: Vec<Want> = [".env", "dangling", "none", "none/below"]
+            .iter()
+            .map(|n| Want::Exists(at(n)))
+            .collect();
+        let mut disk = Disk::default();
+        read_now(&wants, me(), &mut disk, &mut Spent::default());
+        let there = |n: &str| disk.exists.get(&at(n)).copied();
+        assert_eq!(there(".env"), Some(true));
+        assert_eq!(there("dangling"), Some(true));
+        assert_eq!(there("none"), Some(false));
+        assert_eq!(there("none/below"), Some(false));
+        // Past the request's budget of look-ups, a path is taken to be there.
+        let mut spent = Spent {
+            links: MAX_LINKS,
+            ..Spent::default()
+        };
+        let mut disk = Disk::default();
+        read_now(&[Want::Exists(at("none"))], me(), &mut disk, &mut spent);
+        assert_eq!(disk.exists.get(&at("none")), Some(&true));
     }
 
     #[test]

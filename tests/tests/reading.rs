@@ -311,3 +311,16 @@ fn a_line_judged_again_reads_its_files_again() {
         );
     }
 }
+
+/// A file that is not there is made, not replaced: copying the example settings onto a
+/// project's `.env` in a fresh checkout is allowed; onto one that holds secrets it is held, and
+/// the finding says it replaces them.
+#[test]
+fn a_file_that_is_not_there_is_made_not_replaced() {
+    let (fresh, kept) = (Project::new(), Project::new());
+    for p in [&fresh, &kept] {
+        p.write(".env.example", "API_KEY=\n", false);
+    }
+    kept.write(".env", "API_KEY=the-real-one\n", false);
+    trap_and_twin("cp .env.example .env", &kept, &fresh, "overwrites `.env`");
+}

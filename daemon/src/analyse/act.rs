@@ -348,6 +348,24 @@ fn report(name: &str, program: bool, acts: Vec<Act>, span: Range<usize>, st: &mu
             Target::Place(kind, shown) => (Placed::one(*kind, ""), shown.clone(), true),
         };
         st.follow_links.set(false);
+        // Onto nothing: a file that is not there is made, not replaced (`cp .env.example .env`
+        // in a fresh checkout). Asked of the disk only where replacing costs more than making.
+        let mut act = act;
+        if act.effect == Effect::Overwrite
+            && placed
+                .kinds()
+                .any(|k| effects::level(Effect::Overwrite, k) > effects::level(Effect::Write, k))
+            && let [one] = match &act.target {
+                Target::Word(w) if !w.dynamic => st.paths(w),
+                Target::Path(paths, _) => paths.clone(),
+                _ => Vec::new(),
+            }
+            .as_slice()
+            && let Some(path) = one.literal_text().and_then(crate::places::disk_file)
+            && st.exists(&path) == Some(false)
+        {
+            act.effect = Effect::Write;
+        }
         // A lockfile deleted in the project waits for the end of the line, which may write
         // it again (`rm package-lock.json && npm install`).
         if act.effect == Effect::Delete

@@ -83,6 +83,22 @@ impl State<'_, '_> {
         }
     }
 
+    /// Whether anything is at the absolute path `path` (a dangling link counts); `None` while
+    /// asked for, or when it could not be asked: then it is taken to be there.
+    pub fn exists(&self, path: &str) -> Option<bool> {
+        match self.disk {
+            Some(disk) if disk.complete || disk.exists.contains_key(path) => {
+                disk.exists.get(path).copied()
+            }
+            _ => {
+                if self.wants.borrow().len() < 4 * MAX_LINKS {
+                    self.want(Want::Exists(path.to_owned()));
+                }
+                None
+            }
+        }
+    }
+
     fn want(&self, want: Want) {
         let mut wants = self.wants.borrow_mut();
         if !wants.contains(&want) {
@@ -118,10 +134,7 @@ pub fn file_path(st: &State, w: &Word) -> Option<String> {
 
 /// `text` when it is an absolute path the daemon may read.
 pub fn absolute_file(text: String) -> Option<String> {
-    let hidden = ["/proc", "/sys", "/dev"]
-        .iter()
-        .any(|p| text == *p || text.starts_with(&format!("{p}/")));
-    (text.starts_with('/') && !hidden).then_some(text)
+    crate::places::disk_file(text)
 }
 
 /// `file` (absolute; `shown` as the line names it), read from the disk and judged as what it

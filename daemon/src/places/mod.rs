@@ -31,7 +31,7 @@ use compiled::compiled;
 pub use glob::Glob;
 pub use kind::{Kind, Placed};
 use lies::structural;
-pub use path::{Anchor, Comp, Path, Piece, Secret};
+pub use path::{Anchor, Comp, Path, Piece, Secret, disk_file};
 use vocabulary::{At, Rule, Says, meets, names, views, within};
 
 /// Places a policy adds to the vocabulary (`sensitive_paths`, `protected_paths`): globs over

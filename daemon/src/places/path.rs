@@ -382,6 +382,15 @@ impl Path {
     }
 }
 
+/// `text` when it is an absolute path of one file the daemon may read or look up: never below
+/// `/proc`, `/sys` or `/dev`, which are not read.
+pub fn disk_file(text: String) -> Option<String> {
+    let hidden = ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|p| text == *p || text.starts_with(&format!("{p}/")));
+    (text.starts_with('/') && !hidden).then_some(text)
+}
+
 /// A finished component.
 enum Built {
     /// Text of one component; `true` when it holds glob syntax.

@@ -5,12 +5,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Something the analyser would like read: a file's text, or where a path leads once its
-/// symbolic links are followed. Paths are absolute.
+/// Something the analyser would like read: a file's text, where a path leads once its
+/// symbolic links are followed, or whether anything is there at all (a link too, followed or
+/// not). Paths are absolute.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Want {
     File(String),
     Link(String),
+    Exists(String),
 }
 
 /// What reading one file gave.
@@ -34,6 +36,8 @@ pub struct Disk {
     /// Paths resolved through their symbolic links: where each leads when that is elsewhere,
     /// `None` when nowhere else (or it could not be resolved).
     pub links: HashMap<String, Option<String>>,
+    /// Paths looked up: whether anything was there (`true` when it could not be told).
+    pub exists: HashMap<String, bool>,
     /// The last round: nothing more will be read.
     pub complete: bool,
 }

@@ -38,6 +38,16 @@ fn disk(files: &[File], links: &[(&str, &str)]) -> Disk {
             "<missing>" => Got::Missing,
             "<binary>" => Got::Binary,
             "<unread>" => Got::Unread("not readable by the requester".to_owned()),
+            // Looked up only: whether anything is there.
+            "<absent>" | "<present>" => {
+                let there = *text == "<present>";
+                let path = match path.strip_prefix('~') {
+                    Some(rest) => format!("/home/u{rest}"),
+                    None => format!("/home/u/proj/{path}"),
+                };
+                disk.exists.insert(path, there);
+                continue;
+            }
             t => Got::Text(Arc::from(t)),
         };
         disk.files.insert(format!("/home/u/proj/{path}"), got);
@@ -105,6 +115,17 @@ const CASES: &[Case] = &[
     ("bash secret.sh", &[("secret.sh", "<unread>")], &[], Opaque, &["run.project", "run.unknown"]),
     ("bash notread.sh", &[], &[], Opaque, &["run.project", "run.unknown"]),
     ("./tool.rb", &[("tool.rb", "#!/usr/bin/awkward\nx\n")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
+    // Onto nothing: a file that is not there is made, not replaced; one that is, or one not
+    // looked up, is replaced.
+    ("cp .env.example .env", &[(".env", "<absent>")], &[], Moderate, &["write.project", "write.secret"]),
+    ("cp .env.example .env", &[(".env", "<present>")], &[], Destructive, &["overwrite.secret", "write.project"]),
+    ("cp .env.example .env", &[], &[], Destructive, &["overwrite.secret", "write.project"]),
+    ("mv .env.example .env", &[(".env", "<absent>")], &[], Moderate, &["move.project", "write.project", "write.secret"]),
+    ("echo KEY=1 > .env", &[(".env", "<absent>")], &[], Moderate, &["write.secret"]),
+    ("cp notes.txt ~/Documents/notes.txt", &[("~/Documents/notes.txt", "<absent>")], &[], Moderate, &["write.data"]),
+    ("cp notes.txt ~/Documents/notes.txt", &[("~/Documents/notes.txt", "<present>")], &[], Destructive, &["overwrite.data", "write.data"]),
+    // A gate's or protected place is no better made than replaced.
+    ("cp x ~/.bashrc", &[("~/.bashrc", "<absent>")], &[], Forbidden, &["overwrite.gate", "write.data"]),
     // A link among the words placed is placed where it leads.
     ("rm -rf build/", &[], &[("build", "/home/u")], Forbidden, &["delete.home"]),
     ("rm -rf link/old", &[], &[("link/old", "/home/u/Documents/old")], Destructive, &["delete.data", "delete.project"]),
