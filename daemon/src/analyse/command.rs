@@ -323,6 +323,15 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
                         // Its name is a module's, not a file's: one of that name in the
                         // working directory runs first.
                         local_module(lang, name, &module, &args[named], &job.path, at, st);
+                        if matches!(module.as_str(), "venv" | "virtualenv")
+                            && let Some(dir) =
+                                args[named + 1..].iter().find(|w| !w.text.starts_with('-'))
+                            && let [path] = st.paths(dir).as_slice()
+                            && let Some(dir) = path.literal_text()
+                            && st.venvs.len() < 8
+                        {
+                            st.venvs.push(dir);
+                        }
                     } else if let Some(file) = args.iter().find(|w| !w.text.starts_with('-'))
                         && let Some(text) = st.written_text(file)
                     {

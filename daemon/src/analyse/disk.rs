@@ -171,6 +171,27 @@ pub fn run_file(
         {
             return;
         }
+        // The activation script of a virtual environment the line makes before it (`python3
+        // -m venv .venv && . .venv/bin/activate`): the module writes it, and it sets variables.
+        Read::Missing
+            if matches!(runs, Runs::Shell)
+                && file.rsplit_once("/bin/").is_some_and(|(dir, script)| {
+                    let bin = format!("{dir}/bin");
+                    // Nothing else on the line wrote there (`curl -o .venv/bin/activate`).
+                    let untouched = !st.changes.anywhere
+                        && !st
+                            .changes
+                            .paths
+                            .iter()
+                            .chain(&st.changes.within)
+                            .any(|p| p.starts_with(&bin));
+                    matches!(script, "activate" | "activate.fish" | "activate.csh")
+                        && st.venvs.iter().any(|v| v.trim_end_matches('/') == dir)
+                        && untouched
+                }) =>
+        {
+            return;
+        }
         Read::Missing => {
             st.add(catalogue::SHELL_READS.at(span, &format!("{} (not found)", detail())));
             return;

@@ -137,6 +137,9 @@ pub(crate) struct State<'c, 'a> {
     /// Files written on the line whose text was read again because the line runs them;
     /// past [`MAX_FUNCTION_RUNS`] a run of one is opaque (a file that runs itself).
     pub written_runs: usize,
+    /// Virtual environments the line makes (`python3 -m venv .venv`), absolute: their
+    /// `bin/activate`, sourced later on the line, is the one the module writes.
+    pub venvs: Vec<String>,
     /// The current directory taken apart, for the directory it was taken from.
     pub(super) cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
@@ -218,6 +221,7 @@ impl<'c, 'a> State<'c, 'a> {
             parse_budget: parse_time(0),
             function_runs: 0,
             written_runs: 0,
+            venvs: Vec::new(),
             parse_spent: Duration::ZERO,
             cwd_path: Default::default(),
             placed_words: Default::default(),

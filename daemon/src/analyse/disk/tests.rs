@@ -115,6 +115,11 @@ const CASES: &[Case] = &[
     ("bash secret.sh", &[("secret.sh", "<unread>")], &[], Opaque, &["run.project", "run.unknown"]),
     ("bash notread.sh", &[], &[], Opaque, &["run.project", "run.unknown"]),
     ("./tool.rb", &[("tool.rb", "#!/usr/bin/awkward\nx\n")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
+    // The activation script of a virtual environment the line makes: the module writes it.
+    ("python3 -m venv .venv && . .venv/bin/activate", &[(".venv/bin/activate", "<missing>"), ("venv.py", "<missing>"), ("venv/__main__.py", "<missing>")], &[], Moderate, &["run.build", "run.project", "use.build", "use.project"]),
+    ("python3 -m venv .venv && . other/bin/activate", &[("other/bin/activate", "<missing>"), ("venv.py", "<missing>"), ("venv/__main__.py", "<missing>")], &[], Opaque, &["run.project", "run.unknown", "use.build", "use.project"]),
+    (". .venv/bin/activate", &[(".venv/bin/activate", "<missing>")], &[], Opaque, &["run.build", "run.unknown"]),
+    ("python3 -m venv .venv && cp /tmp/a .venv/bin/activate && . .venv/bin/activate", &[(".venv/bin/activate", "<missing>"), ("venv.py", "<missing>"), ("venv/__main__.py", "<missing>")], &[], Opaque, &["overwrite.build", "run.build", "run.project", "run.temp", "run.unknown", "use.build", "use.project", "write.build"]),
     // Onto nothing: a file that is not there is made, not replaced; one that is, or one not
     // looked up, is replaced.
     ("cp .env.example .env", &[(".env", "<absent>")], &[], Moderate, &["write.project", "write.secret"]),
