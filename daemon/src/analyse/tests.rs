@@ -275,6 +275,13 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find . -type f -delete", Destructive, &["delete.project"]),
     ("find ~/Documents -type f -exec cp {} /tmp/x \\;", Moderate, &["overwrite.temp", "write.temp"]),
     ("find build -type f -exec rm {} +", Moderate, &["delete.build"]),
+    // Found by one name below the home: a secret where one is so named.
+    ("find ~ -name credentials -exec cat {} +", Destructive, &["read.secret"]),
+    ("find ~ -name hosts.yml -exec cat {} +", Destructive, &["read.secret"]),
+    ("find ~ -iname CREDENTIALS -exec cat {} +", Destructive, &["read.secret"]),
+    ("find / -name id_rsa -exec cat {} \\;", Destructive, &["read.secret"]),
+    ("find ~/src -name Cargo.toml -exec grep -l serde {} +", Safe, &[]),
+    ("find . -name config -exec cat {} +", Safe, &[]),
     // A path a program computes below a directory is one path there, not the directory's tree.
     ("python3 -c \"import os;open(os.path.join(os.path.expanduser('~'), input())).read()\"", Safe, &[]),
     // A reference (`declare -n`) expands to the value of the variable it names.

@@ -122,6 +122,28 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     if let Some(dir) = path.found_tree() {
         return classify(&dir, true, w);
     }
+    let mut placed = placed_as_written(path, tree, w);
+    // What a walk found below a known directory by one name (`find ~ -name credentials`): a
+    // file of that name at any depth there, a secret among them where a secret is so named.
+    // A pattern (`-name '*.pem'`) only from the home or above it: in a project, `*.json` is
+    // its own files, not the keys some other directory keeps.
+    if let Some((wide, dir, literal)) = path.found_named()
+        && (literal
+            || w.home_text.as_deref().is_some_and(|h| {
+                dir.as_deref()
+                    .is_some_and(|d| related(h, d) && d.len() <= h.len())
+            }))
+    {
+        let any = placed_as_written(&wide, false, w);
+        if any.has(Kind::Secret) {
+            placed.add(Kind::Secret, any.why(Kind::Secret));
+        }
+    }
+    placed
+}
+
+/// [`classify`] of the path as its components say, a walk's finds as unknown names below.
+fn placed_as_written(path: &Path, tree: bool, w: &Where) -> Placed {
     let v = compiled();
     let mut placed = Placed::default();
     let home = w.home.as_deref();

@@ -370,6 +370,32 @@ impl Path {
         })
     }
 
+    /// The path any file of one name a walk found below a known directory could be (`find
+    /// DIR -name N`'s matches): `DIR/**/N`, with `DIR`'s text and whether `N` is a literal name.
+    pub fn found_named(&self) -> Option<(Path, Option<String>, bool)> {
+        let [dir @ .., Comp::Found, Comp::Name(name)] = self.comps.as_slice() else {
+            return None;
+        };
+        let known = dir
+            .iter()
+            .all(|c| matches!(c, Comp::Name(g) if g.is_literal()));
+        if !known || self.anchor == Anchor::Unknown {
+            return None;
+        }
+        let start = Path {
+            anchor: self.anchor,
+            comps: dir.to_vec(),
+        };
+        let mut comps = dir.to_vec();
+        comps.push(Comp::Beneath);
+        comps.push(Comp::Name(name.clone()));
+        let wide = Path {
+            anchor: self.anchor,
+            comps,
+        };
+        Some((wide, start.literal_text(), name.is_literal()))
+    }
+
     pub fn everything_in(&self) -> Option<Path> {
         match self.comps.last() {
             Some(Comp::Name(g)) if g.is_everything() => {

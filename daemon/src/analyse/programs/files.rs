@@ -347,12 +347,20 @@ pub fn found<'s>(args: &[Word<'s>]) -> Found<'s> {
         .filter(|w| matches!(w[0].literal(), Some("-name" | "-iname")))
         .map(|w| &w[1])
         .collect();
+    // `-iname` matches any case: the name as files are usually written, in lower case.
+    let any_case = rest.iter().any(|w| w.literal() == Some("-iname"));
     let or = rest
         .iter()
         .any(|w| matches!(w.literal(), Some("-o" | "-or" | ",")));
     let name = match names.as_slice() {
         // `-name '*'` narrows nothing.
-        [one] if !or => one.literal().filter(|n| *n != "*").map(str::to_owned),
+        [one] if !or => one.literal().filter(|n| *n != "*").map(|n| {
+            if any_case {
+                n.to_lowercase()
+            } else {
+                n.to_owned()
+            }
+        }),
         _ => None,
     };
     let shallow = rest
