@@ -247,6 +247,12 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("echo \"$X\" > b.sh && chmod +x b.sh && ./b.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/u')\nEOF\nchmod +x t.py && ./t.py", Forbidden, &["overwrite.project", "perms.project", "run.project", "use.project", "delete.home"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/awkward\nx\nEOF\nchmod +x t.py && ./t.py", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
+    // A line that starts with a backslash is a command of its own (the grammar glues it onto
+    // the line before).
+    ("cd src\n\\rm -rf ~", Forbidden, &["delete.home"]),
+    ("echo a >/dev/null\n  \\rm -rf ~/Documents", Destructive, &["delete.data"]),
+    ("bash -c 'echo ok\n\\rm -rf ~/Documents'", Destructive, &["delete.data"]),
+    ("cargo build \\\n  --release", Moderate, &["run.project"]),
     // Your files moved into temp: half a deletion the next line may finish unasked.
     ("mv ~/Documents /tmp/gone", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),
     ("mv -t /tmp ~/Documents", Destructive, &["delete.data", "move.data", "write.temp"]),

@@ -117,9 +117,10 @@ pub fn walk(mut src: Source, st: &mut State) {
         return;
     };
     // tree-sitter-bash sometimes runs a simple command on across a newline (after a pipeline
-    // of two stages or more: `a | b | c⏎d > f` comes as `c d > f`). Bash never does: such a
-    // newline ends the command, as `;` would. It is written as `;` (same length, so spans
-    // hold) and the text parsed again.
+    // of two stages or more: `a | b | c⏎d > f` comes as `c d > f`; before a line that starts
+    // with a backslash: `cd src⏎\rm -rf ~` comes as `cd 'src⏎rm' -rf ~`, the newline inside
+    // a word). Bash never does: such a newline ends the command, as `;` would. It is written
+    // as `;` (same length, so spans hold) and the text parsed again.
     for _ in 0..4 {
         let glued = glued_newlines(&tree, &src.text);
         if glued.is_empty() {
@@ -152,7 +153,12 @@ pub fn walk(mut src: Source, st: &mut State) {
 /// grammar ran a command on into the next line.
 fn glued_newlines(tree: &tree_sitter::Tree, text: &str) -> Vec<usize> {
     let mut out = Vec::new();
-    if !text.contains('\n') || !text.contains('|') {
+    // A line that starts with a backslash, after blanks: the other way the grammar glues.
+    let backslash_led = text
+        .split('\n')
+        .skip(1)
+        .any(|line| line.trim_start_matches([' ', '\t']).starts_with('\\'));
+    if !text.contains('\n') || !(text.contains('|') || backslash_led) {
         return out;
     }
     let mut stack = vec![tree.root_node()];
@@ -174,6 +180,22 @@ fn glued_newlines(tree: &tree_sitter::Tree, text: &str) -> Vec<usize> {
                     out.extend(between.match_indices('\n').map(|(i, _)| gap.start + i));
                 }
             }
+        }
+        // A plain word holds no newline but one a backslash escapes (`\⏎`, a line continued):
+        // any other is the end of the command, glued into the word.
+        for word in children.iter().filter(|c| kind(**c) == "word") {
+            let range = word.start_byte()..word.end_byte();
+            let Some(inside) = text.get(range.clone()) else {
+                continue;
+            };
+            let bytes = inside.as_bytes();
+            out.extend(
+                inside
+                    .match_indices('\n')
+                    .map(|(i, _)| i)
+                    .filter(|&i| i == 0 || bytes[i - 1] != b'\\')
+                    .map(|i| range.start + i),
+            );
         }
         stack.extend(children.into_iter().filter(|c| c.named_child_count() > 0));
     }
