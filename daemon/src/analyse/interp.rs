@@ -74,10 +74,21 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
             if let Some(last) = last {
                 let rest = &args[last + 1..];
                 let span = at.span_of(&job.words);
+                // `perl -pi -e CODE FILE`, `ruby -i`: each file is written over in place.
+                let in_place = lang.attached.contains('i')
+                    && args[..last].iter().filter_map(Word::literal).any(|t| {
+                        t.strip_prefix('-')
+                            .filter(|f| !f.starts_with('-'))
+                            .is_some_and(|f| f.contains('i'))
+                    });
                 let mut site = Site::new(name, Args::default(), span, st);
                 for w in rest.iter().filter(|w| w.literal() != Some("--")) {
                     if let Some(place) = place_word(w) {
-                        site.quiet(Use, &place);
+                        if in_place {
+                            site.on(super::effects::Effect::Overwrite, &place);
+                        } else {
+                            site.quiet(Use, &place);
+                        }
                     }
                 }
                 site.report();
@@ -164,7 +175,19 @@ pub fn module_of(lang: &Lang, args: &[Word]) -> Option<(String, usize, usize)> {
             if attached.chars().any(|c| lang.code.contains(c)) {
                 return None;
             }
-            // An option that takes a value (`-X dev`, `-W ignore`) skips it.
+            // An option that takes a value (`-X dev`, `-W ignore`) skips it; one whose value is
+            // only ever attached (`-i.bak`) takes nothing more.
+            if attached
+                .find(|c| lang.attached.contains(c))
+                .is_some_and(|a| {
+                    attached
+                        .find(|c| lang.valued.contains(c))
+                        .is_none_or(|v| a < v)
+                })
+            {
+                i += 1;
+                continue;
+            }
             if let Some(at) = attached.find(|c| lang.valued.contains(c))
                 && attached[at + 1..].is_empty()
             {
@@ -262,6 +285,9 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             }
             if lang.runs_named.contains(c) {
                 return Program::Named;
+            }
+            if lang.attached.contains(c) {
+                break;
             }
             if lang.valued.contains(c) {
                 if rest.is_empty() {
@@ -587,89 +613,81 @@ fn scan(
                     .position(|c| matches!(c, ';' | '\n'))
                     .map_or(b.len(), |p| end + p)
             };
-            for (append, file) in opened_for_writing(&strings_in(&b[end..until])) {
+            let (read, written) = perl_opens(&b[end..until]);
+            for (append, file) in written {
                 let to = if append { ">>" } else { ">" };
-                queue(format!(": {to} {}", quote(&file)), &span, &segment, at, st);
+                queue(format!(": {to} {file}"), &span, &segment, at, st);
             }
-            for file in opened_for_reading(&b[end..until]) {
+            for file in read {
                 queue(format!("cat -- {file}"), &span, &segment, at, st);
             }
         }
     }
 }
 
-/// The files an `open`'s strings write, and whether it appends: Perl's two-argument
-/// `open(F, ">/dev/pts/0")` joins the mode to the path, the three-argument
-/// `open(F, ">>", PATH)` gives it apart.
-fn opened_for_writing(strings: &[String]) -> Vec<(bool, String)> {
-    let mut out = Vec::new();
-    for (i, m) in strings.iter().enumerate() {
-        let t = m.trim_start();
-        let mode_len = ["+>>", "+>", "+<", ">>", ">"]
-            .iter()
-            .find(|p| t.starts_with(**p))
-            .map_or(0, |p| p.len());
-        if mode_len == 0 {
-            continue;
-        }
-        // `+<` reads and writes without truncating, like `>>` does not.
-        let append = t[..mode_len].contains(">>") || t.starts_with("+<");
-        let rest = t[mode_len..].trim_start();
-        // `>&STDOUT`, `>&=2`: a descriptor, not a file.
-        if rest.starts_with('&') {
-            continue;
-        }
-        if !rest.is_empty() {
-            out.push((append, rest.to_owned()));
-        } else if let Some(file) = strings.get(i + 1) {
-            out.push((append, file.clone()));
-        }
-    }
-    out
-}
-
-/// The files an `open`'s arguments read, each as a shell word that means the same place:
-/// Perl's three-argument `open(F, "<", PATH)` (a mode of `<` or `+<`, layers after it too),
-/// the two-argument `open(F, "<PATH")` and `open(F, "PATH")`. A double-quoted string's
+/// The files an `open`'s arguments read, and those it writes (and whether it appends), each as
+/// a shell word that means the same place: Perl's three-argument `open(F, "<", PATH)` (a mode
+/// of `<` or `+<`, layers after it too; `>`, `>>`, `+>` write), the two-argument
+/// `open(F, "<PATH")`, `open(F, ">>PATH")` and `open(F, "PATH")`. A double-quoted string's
 /// `$ENV{NAME}` is the environment's `$NAME`; any other variable is a value only known when it
 /// runs. `~/` at the start is the home, as `glob("~/…")` makes it.
-fn opened_for_reading(b: &[char]) -> Vec<String> {
-    let mut strings = Vec::new();
+fn perl_opens(b: &[char]) -> (Vec<String>, Vec<(bool, String)>) {
+    let mut strings: Vec<(String, char)> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if matches!(b[i], '\'' | '"') {
-            let (word, end) = perl_word(b, i);
-            strings.push(word);
+            let (text, end) = perl_string(b, i);
+            strings.push((text, b[i]));
             i = end;
         } else {
             i += 1;
         }
     }
-    let mode = |t: &str| {
+    let reads = |t: &str| {
         let rest = t.strip_prefix("+<").or_else(|| t.strip_prefix('<'));
         rest.is_some_and(|r| r.trim().is_empty() || r.trim_start().starts_with(':'))
     };
-    let mut out = Vec::new();
-    for (i, (text, word)) in strings.iter().enumerate() {
+    let (mut read, mut written) = (Vec::new(), Vec::new());
+    let one = strings.len() == 1;
+    for (i, (text, q)) in strings.iter().enumerate() {
         let t = text.trim_start();
-        if mode(t) {
-            if let Some((_, file)) = strings.get(i + 1) {
-                out.push(file.clone());
+        let next = || strings.get(i + 1).and_then(|(n, nq)| shell_word(n, *nq));
+        if reads(t) {
+            let file = next();
+            // `+<` reads and writes, without truncating.
+            if t.starts_with("+<") {
+                written.extend(file.clone().map(|f| (true, f)));
             }
+            read.extend(file);
+            continue;
+        }
+        let writes = ["+>>", "+>", ">>", ">"].iter().find(|m| t.starts_with(**m));
+        if let Some(mode) = writes {
+            let append = mode.contains(">>");
+            let rest = t[mode.len()..].trim_start();
+            // `>&STDOUT`, `>&=2`: a descriptor, not a file.
+            if rest.starts_with('&') {
+                continue;
+            }
+            let file = if rest.is_empty() || rest.starts_with(':') {
+                next()
+            } else {
+                shell_word(rest, *q)
+            };
+            written.extend(file.map(|f| (append, f)));
         } else if let Some(rest) = t.strip_prefix('<')
-            && strings.len() == 1
+            && one
         {
-            out.extend(perl_path(rest.trim_start()));
-        } else if strings.len() == 1 && !t.starts_with(['>', '+', '|', '-']) && !t.ends_with('|') {
-            out.push(word.clone());
+            read.extend(shell_word(rest.trim_start(), *q));
+        } else if one && !t.starts_with(['+', '|', '-']) && !t.ends_with('|') {
+            read.extend(shell_word(t, *q));
         }
     }
-    out
+    (read, written)
 }
 
-/// A Perl string literal opening at `i`, as its plain text and as a shell word for the same
-/// place ([`opened_for_reading`]), and the index after it.
-fn perl_word(b: &[char], i: usize) -> ((String, String), usize) {
+/// A Perl string literal opening at `i`, its escapes kept, and the index after it.
+fn perl_string(b: &[char], i: usize) -> (String, usize) {
     let q = b[i];
     let mut j = i + 1;
     let mut text = String::new();
@@ -681,13 +699,21 @@ fn perl_word(b: &[char], i: usize) -> ((String, String), usize) {
         text.push(b[j]);
         j += 1;
     }
-    // A single-quoted string is its text: nothing in it is a variable.
-    let word = match text.strip_prefix("~/") {
-        _ if q != '\'' => perl_path(&text).unwrap_or_default(),
+    (text, (j + 1).min(b.len()))
+}
+
+/// A Perl string's text, quoted with `q`, as a shell word for the same place: a single-quoted
+/// string is its text (nothing in it is a variable), a double-quoted one is read by
+/// [`perl_path`].
+fn shell_word(text: &str, q: char) -> Option<String> {
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.strip_prefix("~/") {
+        _ if q != '\'' => perl_path(text)?,
         Some(below) => format!("~/{}", quote(below)),
-        None => quote(&text),
-    };
-    ((text, word), (j + 1).min(b.len()))
+        None => quote(text),
+    })
 }
 
 /// A path as Perl writes it, as a shell word: `~/` the home, `$ENV{NAME}` the environment's

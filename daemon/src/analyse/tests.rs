@@ -247,6 +247,13 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("echo \"$X\" > b.sh && chmod +x b.sh && ./b.sh", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/u')\nEOF\nchmod +x t.py && ./t.py", Forbidden, &["overwrite.project", "perms.project", "run.project", "use.project", "delete.home"]),
     ("cat > t.py <<'EOF'\n#!/usr/bin/awkward\nx\nEOF\nchmod +x t.py && ./t.py", Opaque, &["overwrite.project", "perms.project", "run.project", "use.project", "run.unknown"]),
+    // Perl edits files in place with -i (never the next word: `-pi -e CODE`), and its `open`
+    // writes where `$ENV{HOME}` says.
+    ("perl -pi -e 's/foo/bar/g' src/main.py", Moderate, &["overwrite.project"]),
+    ("perl -0777 -pi.bak -e 's/a/b/' src/main.py", Moderate, &["overwrite.project"]),
+    ("perl -pi -e 's/a/b/' ~/.bashrc", Forbidden, &["overwrite.gate"]),
+    ("perl -e 'open(F,\">>\",\"$ENV{HOME}/.ssh/authorized_keys\");print F \"k\"'", Destructive, &["write.unknown", "write.protected"]),
+    ("perl -e 'open(F,\"+<\",\"$ENV{HOME}/.profile\");print F \"x\"'", Forbidden, &["write.gate"]),
     // A line that starts with a backslash is a command of its own (the grammar glues it onto
     // the line before).
     ("cd src\n\\rm -rf ~", Forbidden, &["delete.home"]),

@@ -27,6 +27,9 @@ pub struct Lang {
     pub code_long: &'static [&'static str],
     /// Short options that take a value: the rest of the word or the next word.
     pub valued: &'static str,
+    /// Short options whose value, if any, is only the rest of the word, never the next word
+    /// (Perl's `-i.bak` and `-0777`: `-pi -e CODE` is `-p -i -e CODE`).
+    pub attached: &'static str,
     /// Short options that run a module or file named by their value (`python -m`).
     pub runs_named: &'static str,
     /// Options that print the version or the usage and end the interpreter before it reads a
@@ -180,6 +183,7 @@ pub const PYTHON: Lang = Lang {
     code: "c",
     code_long: &[],
     valued: "WXQ",
+    attached: "",
     runs_named: "m",
     exits: &["-V", "-VV", "--version", "-h", "--help", "-?"],
     backticks: false,
@@ -195,7 +199,8 @@ pub const PYTHON: Lang = Lang {
 pub const PERL: Lang = Lang {
     code: "eE",
     code_long: &[],
-    valued: "IMmixC",
+    valued: "IMm",
+    attached: "ixC0l",
     runs_named: "",
     exits: &["-v", "-V", "-h", "--version", "--help"],
     backticks: true,
@@ -207,7 +212,8 @@ pub const PERL: Lang = Lang {
 pub const RUBY: Lang = Lang {
     code: "e",
     code_long: &[],
-    valued: "IrCEFx",
+    valued: "IrCEF",
+    attached: "xi0l",
     runs_named: "",
     exits: &["-v", "--version", "-h", "--help"],
     backticks: true,
@@ -224,6 +230,7 @@ pub const NODE: Lang = Lang {
     code: "ep",
     code_long: &["eval", "print"],
     valued: "r",
+    attached: "",
     runs_named: "",
     exits: &["-v", "-V", "--version", "-h", "--help"],
     backticks: false,
@@ -240,6 +247,7 @@ pub const PHP: Lang = Lang {
     code: "r",
     code_long: &[],
     valued: "cdfz",
+    attached: "",
     runs_named: "",
     exits: &[
         "-v",
