@@ -536,6 +536,8 @@ impl<'t> Eval<'t> {
             }
             Value::Bound(name, this) if name.starts_with(super::text::METHOD) => {
                 let method = &name[super::text::METHOD.len()..];
+                // `[os.system].pop()`: a method of a list that holds a function that acts.
+                self.kept(this, "a list whose method gives it back");
                 let out = super::text::method(method, this, &args);
                 let spells = matches!(method, "reverse" | "reversed" | "chr")
                     || (matches!(method, "decode" | "encode" | "toString")
@@ -583,6 +585,12 @@ impl<'t> Eval<'t> {
             && self.acts_when_called(name)
         {
             self.opaque(format!("`{name}` handed to code that calls it"));
+        } else if matches!(v, Value::List(_)) && self.capable(v) {
+            // `next(iter([os.system]))`, `min([os.system], key=id)`: what comes out is one.
+            let what = self.named(v);
+            self.opaque(format!(
+                "{what} in a list handed to code that may give it back"
+            ));
         }
     }
 

@@ -98,7 +98,8 @@ const APIS: &[(&str, Api)] = &[
     // The language and its globals.
     ("global.require", Import(0)),
     ("module.require", Import(0)),
-    ("module.createRequire", Pure),
+    // A require of its own, for any module: what it loads is not followed.
+    ("module.createRequire", Opaque),
     ("global.import", Import(0)),
     ("global.eval", Eval(0)),
     ("global.Function", Eval(0)),

@@ -107,6 +107,15 @@ pub static TABLES: Tables = Tables {
 const APIS: &[(&str, Api)] = &[
     // The language itself.
     ("builtins.open", Open(0, 1)),
+    // Code in a string, run by the standard library's timers and debuggers.
+    ("timeit.timeit", Eval(0)),
+    ("timeit.repeat", Eval(0)),
+    ("timeit.Timer", Eval(0)),
+    ("pdb.run", Eval(0)),
+    ("pdb.runeval", Eval(0)),
+    ("cProfile.run", Eval(0)),
+    ("profile.run", Eval(0)),
+    ("trace.Trace.run", Eval(0)),
     ("builtins.eval", Eval(0)),
     ("builtins.exec", Eval(0)),
     ("builtins.compile", Eval(0)),
@@ -518,12 +527,19 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
             if let Some(name) = field(node, "name") {
                 ev.vars.insert(ev.text(name).to_owned(), Value::Closure);
             }
+            // Default values are computed where the function is written.
+            if let Some(parameters) = field(node, "parameters") {
+                expr(ev, parameters);
+            }
             if let Some(body) = field(node, "body") {
                 expr(ev, body);
             }
             Value::Closure
         }
         "lambda" => {
+            if let Some(parameters) = field(node, "parameters") {
+                expr(ev, parameters);
+            }
             if let Some(body) = field(node, "body") {
                 let value = expr(ev, body);
                 ev.kept(&value, "what a lambda gives back");
@@ -560,7 +576,8 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
                 expr(ev, *part);
             }
             for part in parts.iter().filter(|p| !p.kind().ends_with("_clause")) {
-                expr(ev, *part);
+                let value = expr(ev, *part);
+                ev.kept(&value, "what a comprehension gives");
             }
             Value::Unknown
         }
