@@ -1956,10 +1956,8 @@ const GO_RUNS: &[&str] = &[
     "GOPROXY",
     "GONOSUMDB",
     "GONOSUMCHECK",
-    "GONOPROXY",
     "GOINSECURE",
     "GOSUMDB",
-    "GOPRIVATE",
     "GOTOOLCHAIN",
     "GOROOT",
     "GOENV",
@@ -1967,6 +1965,23 @@ const GO_RUNS: &[&str] = &[
     "GOVCS",
     "GOAUTH",
 ];
+
+/// Go's own values of those settings: nothing new. (`GOPRIVATE` and `GONOPROXY` only name where
+/// one's own modules live, fetched from their origin as always, and are not among them.)
+fn go_default(key: &str, value: &str) -> bool {
+    matches!(
+        (key, value),
+        (
+            "GOPROXY",
+            "https://proxy.golang.org,direct" | "https://proxy.golang.org" | "direct"
+        ) | ("GOSUMDB", "sum.golang.org")
+            | ("GOTOOLCHAIN", "auto" | "local")
+            | (
+                "GOFLAGS",
+                "" | "-mod=mod" | "-mod=readonly" | "-mod=vendor" | "-buildvcs=false"
+            )
+    )
+}
 
 /// `go env -w KEY=VALUE…`: a key that names what later builds run or fetch.
 pub fn go_env<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<Job<'s>>) -> bool {
@@ -1982,11 +1997,16 @@ pub fn go_env<'s>(_: &str, job: &Job<'s>, at: &Ctx, st: &mut State, _: &mut Vec<
         match w.literal() {
             Some(t) if t.starts_with('-') => {}
             Some(t) => {
-                let key = t.split_once('=').map_or(t, |(k, _)| k);
-                if GO_RUNS.contains(&key) {
+                let (key, value) = t.split_once('=').unwrap_or((t, ""));
+                if GO_RUNS.contains(&key) && !go_default(key, value) {
                     unread(w, at, st);
                 }
             }
+            // `GOPRIVATE=github.com/org/*`: a pattern in the value, under a key written out.
+            None if w.raw.split_once('=').is_some_and(|(key, _)| {
+                key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !GO_RUNS.contains(&key)
+            }) => {}
             None => unread(w, at, st),
         }
     }
@@ -2013,9 +2033,16 @@ pub fn gh_settings<'s>(
         ("config", "set") => {
             if let Some(key) = ops.get(2) {
                 match key.literal() {
+                    // The program gh starts, judged as the command line it is.
                     Some("editor" | "pager" | "browser") => {
                         if let Some(value) = ops.get(3) {
-                            unread(value, at, st);
+                            let segment = format!("{name} config");
+                            match value.literal() {
+                                Some(text) => {
+                                    shell_text(&segment, text, value, &job.path, at, st);
+                                }
+                                None => unread(value, at, st),
+                            }
                         }
                     }
                     Some(_) => {}
