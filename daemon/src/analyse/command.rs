@@ -303,6 +303,9 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // Stored credentials it prints (`npm token list`), what it listens on, a toolchain it
     // removes (`rustup self uninstall`).
     programs::by_name(name, args, index::lookup(name).is_some(), span.clone(), st);
+    if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
+        awk_files(args, &job.path, at, st);
+    }
     match index::lookup(name) {
         Some(entry) => match &entry.role {
             Role::Wrapper(_) => {}
@@ -542,6 +545,41 @@ fn local_module(
                 disk::run_file(runs, &file, &word.shown(), None, span, job_path, at, st);
                 return;
             }
+        }
+    }
+}
+
+/// `awk -f FILE` (`--file`, gawk's `-i`/`--include` and `-E`): the program is FILE's text, read
+/// from the disk and judged as awk's, or opaque when it cannot be read. The input (`-f -`) is
+/// `interp::sed::awk`'s.
+fn awk_files(args: &[Word], job_path: &Rc<str>, at: &Ctx, st: &mut State) {
+    let a = getopt::parse(args, &interp::sed::AWK);
+    let files: Vec<Word> = a
+        .values(&["f", "file", "i", "include", "E", "exec"])
+        .cloned()
+        .collect();
+    for file in files {
+        let span = at.src.map.span(file.span.clone());
+        if file
+            .literal()
+            .is_some_and(|t| t == "-" || t == "/dev/stdin" || t.starts_with("/dev/fd/"))
+        {
+            continue;
+        }
+        match disk::file_path(st, &file) {
+            Some(path) => {
+                disk::run_file(
+                    Runs::Awk,
+                    &path,
+                    &file.shown(),
+                    None,
+                    span,
+                    job_path,
+                    at,
+                    st,
+                );
+            }
+            None => st.add(catalogue::SHELL_READS.at(span, &format!("`awk -f {}`", file.shown()))),
         }
     }
 }

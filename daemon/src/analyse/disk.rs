@@ -120,6 +120,8 @@ pub enum Runs<'l> {
     Lang(&'l Lang, &'l str),
     /// As its `#!` line says (`./x.sh`): a compiled program is judged as a program file.
     Shebang,
+    /// As an awk program (`awk -f FILE`).
+    Awk,
 }
 
 /// The absolute path a word names, when it names exactly one file the disk may hold: never
@@ -250,6 +252,7 @@ pub fn run_text(
     };
     match runs {
         Runs::Lang(lang, name) => in_lang(lang, name, text, shown, span, job_path, at, st),
+        Runs::Awk => interp::sed::awk_program(text, &[], span, job_path, at, st),
         _ => {
             let mut shell = st.shell.clone();
             if let Some(args) = args {

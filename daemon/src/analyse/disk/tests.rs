@@ -120,6 +120,10 @@ const CASES: &[Case] = &[
     ("python3 -m venv .venv && . other/bin/activate", &[("other/bin/activate", "<missing>"), ("venv.py", "<missing>"), ("venv/__main__.py", "<missing>")], &[], Opaque, &["run.project", "run.unknown", "use.build", "use.project"]),
     (". .venv/bin/activate", &[(".venv/bin/activate", "<missing>")], &[], Opaque, &["run.build", "run.unknown"]),
     ("python3 -m venv .venv && cp /tmp/a .venv/bin/activate && . .venv/bin/activate", &[(".venv/bin/activate", "<missing>"), ("venv.py", "<missing>"), ("venv/__main__.py", "<missing>")], &[], Opaque, &["overwrite.build", "run.build", "run.project", "run.temp", "run.unknown", "use.build", "use.project", "write.build"]),
+    // An awk program in a file is read as the one on the line.
+    ("awk -f clean.awk", &[("clean.awk", "BEGIN{system(\"rm -rf ~/Documents\")}\n")], &[], Destructive, &["delete.data"]),
+    ("awk -f sum.awk data.csv", &[("sum.awk", "{ n += $2 } END { print n }\n")], &[], Safe, &[]),
+    ("awk -f gone.awk", &[("gone.awk", "<missing>")], &[], Opaque, &["run.unknown"]),
     // Onto nothing: a file that is not there is made, not replaced; one that is, or one not
     // looked up, is replaced.
     ("cp .env.example .env", &[(".env", "<absent>")], &[], Moderate, &["write.project", "write.secret"]),

@@ -238,11 +238,25 @@ pub fn awk(args: &[Word], path: &str, at: &Ctx, st: &mut State) {
         st.add(catalogue::INLINE_PROGRAM.at(span, &format!("`awk {}`", w.raw)));
         return;
     };
+    let assigned: Vec<&Word> = a.values(&["v", "assign"]).collect();
+    awk_program(program, &assigned, span, path, at, st);
+}
+
+/// An awk program's text (on the line, or a file `awk -f` reads), with the `-v NAME=VALUE`
+/// words it was given: what it runs, writes and reads.
+pub fn awk_program(
+    program: &str,
+    assigned: &[&Word],
+    span: Range<usize>,
+    path: &str,
+    at: &Ctx,
+    st: &mut State,
+) {
     let segment = join_path(path, "awk");
     let b: Vec<char> = program.chars().collect();
     let mut vars = Vars::default();
     // `-v f=$HOME/.ssh/id_rsa`: the value as the shell wrote it.
-    for assign in a.values(&["v", "assign"]) {
+    for assign in assigned {
         if let Some((name, value)) = assign.raw.split_once('=') {
             vars.set(name, Some(value.to_owned()));
         }
