@@ -36,22 +36,49 @@ pub fn judge<'s>(name: &str, args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>)
             ssh(literal.get(own..).unwrap_or_default(), site);
         }
         "nc" | "ncat" | "netcat" => netcat(&literal, site),
-        "ngrok" => tunnel(
+        "ngrok" | "pyngrok" => tunnel(
             base,
             &literal,
             &["http", "tcp", "tls", "tunnel", "start"],
             site,
         ),
+        // `tailscale up --ssh`: the tailnet's hosts may log in here.
+        "tailscale"
+            if literal.contains(&"--ssh") && matches!(literal.first(), Some(&("up" | "set"))) =>
+        {
+            say_tunnel(base, &literal, site);
+        }
         "tailscale" => tunnel(base, &literal, &["funnel", "serve"], site),
+        "devtunnel" => tunnel(base, &literal, &["host"], site),
+        "telebit" => tunnel(base, &literal, &["http", "tcp", "ssh"], site),
+        "expose" => tunnel(base, &literal, &["share"], site),
+        "pagekite" | "pagekite.py" | "playit" | "pinggy" | "rathole" => {
+            tunnel(base, &literal, &[], site);
+        }
+        // VS Code's own tunnel: its `status`, `kill` and `user` ask or stop.
+        "code" | "code-insiders" if literal.first() == Some(&"tunnel") => {
+            let asks = matches!(
+                literal.get(1),
+                Some(&("status" | "kill" | "user" | "rename" | "unregister" | "prune" | "help"))
+            );
+            if !asks {
+                say_tunnel(base, &literal, site);
+            }
+        }
+        // A forwarding proxy chained to a relay elsewhere.
+        "gost" if literal.contains(&"-F") => say_tunnel(base, &literal, site),
         "bore" => tunnel(base, &literal, &["local"], site),
         "zrok" => tunnel(base, &literal, &["share"], site),
         "loclx" | "localxpose" => tunnel(base, &literal, &["tunnel"], site),
         "lt" | "localtunnel" | "frpc" => tunnel(base, &literal, &[], site),
         "cloudflared" => {
-            let runs = literal.contains(&"tunnel")
-                && literal
-                    .iter()
-                    .any(|t| matches!(*t, "run" | "--url") || t.starts_with("--url="));
+            // `--url` (a quick tunnel, with `tunnel` or without), a named tunnel's `run`, or
+            // one installed as a service.
+            let runs = literal
+                .iter()
+                .any(|t| *t == "--url" || t.starts_with("--url="))
+                || (literal.contains(&"tunnel") && literal.contains(&"run"))
+                || (literal.first() == Some(&"service") && literal.get(1) == Some(&"install"));
             if runs {
                 say_tunnel(base, &literal, site);
             }
@@ -472,6 +499,21 @@ mod tests {
             ),
             ("chisel client https://x.example 3000:db:5432", None),
             ("zrok share public localhost:8080", Some("expose.machine")),
+            ("cloudflared --url localhost:8080", Some("expose.machine")),
+            ("cloudflared service install eyJh", Some("expose.machine")),
+            ("tailscale up --ssh", Some("expose.machine")),
+            ("tailscale up", None),
+            (
+                "code tunnel --accept-server-license-terms",
+                Some("expose.machine"),
+            ),
+            ("code tunnel status", None),
+            ("code .", None),
+            (
+                "devtunnel host -p 22 --allow-anonymous",
+                Some("expose.machine"),
+            ),
+            ("devtunnel list", None),
             (
                 "ssh -fNR 0.0.0.0:2222:127.0.0.1:22 h",
                 Some("expose.machine"),

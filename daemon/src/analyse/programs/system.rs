@@ -206,6 +206,27 @@ pub fn kill<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
 /// a browser's), as `/proc/PID/mem` is. A pid only known when the line runs is the gate's when
 /// the line looks the gate's processes up, as for `kill`.
 pub fn attach<'s>(name: &str, args: &[Word<'s>], span: Range<usize>, st: &mut State) {
+    // Tracers of every process at once: what any of them reads or holds.
+    if matches!(name, "bpftrace" | "sysdig" | "csysdig") {
+        let mut site = Site::new(name, super::super::getopt::Args::default(), span, st);
+        site.place(
+            Effect::Read,
+            Kind::Secret,
+            format!("what every process reads and holds (`{name}`)"),
+        );
+        site.report();
+        return;
+    }
+    if name == "procdump"
+        || (name == "perf" && args.iter().any(|w| w.text == "-p" || w.text == "--pid"))
+    {
+        let pids: Vec<&Word> = args
+            .windows(2)
+            .filter(|w| matches!(w[0].text.as_str(), "-p" | "--pid"))
+            .map(|w| &w[1])
+            .collect();
+        return attached(name, &pids, span, st);
+    }
     if name == "gcore" {
         let mut pids = Vec::new();
         let mut i = 0;
@@ -311,9 +332,8 @@ pub fn ps<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
             previous = "";
             continue;
         };
-        let bsd = !t.starts_with('-')
-            && !t.is_empty()
-            && t.chars().all(|c| "acefhjlmrsuvwxHLSTXn".contains(c));
+        let bsd =
+            !t.starts_with('-') && !t.is_empty() && t.chars().all(|c| c.is_ascii_alphabetic());
         if bsd && t.contains('e') && !VALUED.contains(&previous) {
             site.place(
                 Effect::Read,
@@ -608,6 +628,10 @@ pub(crate) mod tests {
         ("ps auxe", Destructive, &["read.secret"]),
         ("ps axe -o pid,cmd", Destructive, &["read.secret"]),
         ("ps aux", Safe, &[]),
+        ("ps ewwp 1", Destructive, &["read.secret"]),
+        ("ps p 1 o comm", Safe, &[]),
+        ("bpftrace -e 'uprobe:/bin/bash:readline{printf(\"%s\",str(arg0))}'", Destructive, &["read.secret", "use.project"]),
+        ("procdump -p 1234", Destructive, &["change.services", "read.secret", "use.project"]),
         ("ps -ef", Safe, &[]),
         ("ps -e -o pid,comm", Safe, &[]),
         ("ps -C sleep", Safe, &[]),
