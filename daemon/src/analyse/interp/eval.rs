@@ -458,6 +458,17 @@ impl<'t> Eval<'t> {
         }
     }
 
+    /// `text * n` and `format % args` on text the program spells from its literals: a
+    /// repetition or a character by its code (`%c`) spells it another way; `%s` only fills in.
+    pub fn text_op(&self, op: &str, left: &Value, right: &Value) -> Value {
+        let out = super::text::operator(op, left, right);
+        let spells = op == "*" || left.text().is_some_and(|t| t.contains("%c"));
+        if spells || self.is_spelled(left) || self.is_spelled(right) {
+            self.spell(&out);
+        }
+        out
+    }
+
     /// `obj[start:stop:step]`; a slice that steps backwards spells its text another way.
     pub fn slice(&self, obj: &Value, bounds: [Option<&Value>; 3]) -> Value {
         let backwards = bounds[2]

@@ -441,6 +441,8 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
                     Value::Obj(Rc::clone(class), Rc::new(ev.join(&[left.clone(), right])))
                 }
                 ("+", _) => ev.concat(&[left, right]),
+                // `'s' * 2`, `'%c' % 46`: text made from literals.
+                ("*", Value::Str(_)) | ("%", Value::Str(_)) => ev.text_op(op, &left, &right),
                 _ => Value::Unknown,
             }
         }
@@ -786,6 +788,29 @@ pub fn unescape(text: &str) -> String {
                 match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                     Some(c) => out.push(c),
                     None => out.push_str(&hex),
+                }
+            }
+            // `\u0063`, `\u{63}` (JavaScript), `\U00000063` (Python).
+            Some(u @ ('u' | 'U')) => {
+                let rest = chars.as_str();
+                let (hex, used) = match rest.strip_prefix('{') {
+                    Some(inner) => match inner.find('}') {
+                        Some(end) => (&inner[..end], end + 2),
+                        None => ("", 0),
+                    },
+                    None => {
+                        let n = if u == 'U' { 8 } else { 4 };
+                        (rest.get(..n).unwrap_or(""), n)
+                    }
+                };
+                match u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+                    Some(c) if !hex.is_empty() => {
+                        out.push(c);
+                        for _ in 0..used {
+                            chars.next();
+                        }
+                    }
+                    _ => out.push(u),
                 }
             }
             Some(other) => out.push(other),

@@ -121,6 +121,54 @@ pub fn method(name: &str, this: &Value, args: &[Value]) -> Value {
             }
         }
         ("chr", Value::Str(s)) if args.is_empty() => function(Text::Chr, &[Value::Str(s.clone())]),
+        // JavaScript's `'s'.repeat(2)`.
+        ("repeat", Value::Str(_)) => operator("*", this, args.first().unwrap_or(&Value::Unknown)),
+        _ => Value::Unknown,
+    }
+}
+
+/// Python's `text * n` (repeated) and `format % args` with `%s`, `%c`, `%d` and `%%`, when all is
+/// known; else unknown.
+pub fn operator(op: &str, left: &Value, right: &Value) -> Value {
+    let Value::Str(text) = left else {
+        return Value::Unknown;
+    };
+    match op {
+        "*" => match right.text().and_then(|n| n.trim().parse::<usize>().ok()) {
+            Some(n) if text.len().saturating_mul(n) <= MAX_TEXT => Value::Str(text.repeat(n)),
+            _ => Value::Unknown,
+        },
+        "%" => {
+            let args: Vec<&Value> = match right {
+                Value::List(items) => items.iter().collect(),
+                one => vec![one],
+            };
+            let mut args = args.into_iter();
+            let mut out = String::new();
+            let mut chars = text.chars();
+            while let Some(c) = chars.next() {
+                if c != '%' {
+                    out.push(c);
+                    continue;
+                }
+                let piece = match chars.next() {
+                    Some('%') => Some("%".to_owned()),
+                    Some('s' | 'd' | 'i') => args.next().and_then(Value::text).map(str::to_owned),
+                    Some('c') => args
+                        .next()
+                        .and_then(Value::text)
+                        .and_then(|t| t.trim().parse::<u32>().ok())
+                        .and_then(char::from_u32)
+                        .map(String::from),
+                    _ => None,
+                };
+                match piece {
+                    Some(p) => out.push_str(&p),
+                    None => return Value::Unknown,
+                }
+            }
+            bounded(Some(out))
+        }
         _ => Value::Unknown,
     }
 }
@@ -334,6 +382,20 @@ mod tests {
             method("replace", &s("~/.sXh"), &[s("X"), s("s")]),
             s("~/.ssh")
         );
+    }
+
+    #[test]
+    fn repetition_and_formatting_of_literals() {
+        assert_eq!(operator("*", &s("s"), &s("2")), s("ss"));
+        assert_eq!(operator("%", &s("%c"), &s("46")), s("."));
+        let both = Value::List(vec![s("a"), s("3")]);
+        assert_eq!(operator("%", &s("%s has %d%%"), &both), s("a has 3%"));
+        assert_eq!(operator("%", &s("%s %s"), &s("a")), Value::Unknown);
+        assert_eq!(
+            operator("*", &s("ab"), &s(&MAX_TEXT.to_string())),
+            Value::Unknown
+        );
+        assert_eq!(method("repeat", &s("s"), &[s("2")]), s("ss"));
     }
 
     #[test]
