@@ -71,10 +71,14 @@ fn lines_are_the_repositorys_in_it_and_the_persons_data_elsewhere_in_the_home() 
     std::fs::write(repo.join("build.sh"), "cargo build --release\n").expect("build.sh");
     let documents = scratch.path().join("Documents/thesis");
     mkdir(&documents);
+    // The person's files the lines below would replace (a file not there is only made).
+    std::fs::write(documents.join("thesis.tex"), "\\chapter{}\n").expect("thesis.tex");
+    std::fs::write(scratch.path().join("Documents/README.md"), "notes\n").expect("README.md");
     // A hidden directory of the home: a repository there is no project.
     let hidden = home_scratch(".assent-project-");
     let hidden_repo = hidden.path().join("repo");
     mkdir(&hidden_repo.join(".git"));
+    std::fs::write(hidden_repo.join("notes.txt"), "notes\n").expect("notes.txt");
     let mut conn = daemon.connect();
 
     for line in [
@@ -156,6 +160,7 @@ fn a_directory_the_policy_names_is_a_project() {
     assert_eq!(ids(&v), ["overwrite.project"]);
     // Beside it, not named and no repository: the person's data.
     let other = scratch.path().join("work");
+    std::fs::write(other.join("plan.txt"), "plan\n").expect("plan.txt");
     let v = verdict_of(&mut conn, &check(": > plan.txt", &other));
     assert_eq!(v.level, Level::Destructive, "{:?}", ids(&v));
 }
