@@ -932,7 +932,7 @@ fn config<'s>(args: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>, _: &Git<'s>) {
         // any other may name a program git runs (`core.pager`, `alias.x=!…`).
         let key = o.positional.first().and_then(|w| w.literal()).unwrap_or("");
         let value = o.positional.get(1).and_then(|w| w.literal());
-        if (safe_config_key(key) || reading_alias(key, value))
+        if (safe_config_key(key) || reading_alias(key, value) || known_program(key, value))
             && !o.short.contains('e')
             && !o.has_long("edit")
         {
@@ -997,6 +997,86 @@ fn reading_alias(key: &str, value: Option<&str>) -> bool {
         && SUBCOMMANDS
             .iter()
             .any(|(name, sub)| *name == first && matches!(sub, Sub::Read))
+}
+
+/// A command-valued key set to what a person sets it to every day: an editor or pager of the
+/// usual ones with options only (`core.editor vim`, `core.pager "less -FRX"`, `core.editor
+/// "code --wait"`), a built-in diff or merge tool by name, or hooks kept in the project
+/// (`core.hooksPath .githooks`: read like the project's hooks when git runs them).
+fn known_program(key: &str, value: Option<&str>) -> bool {
+    const PROGRAMS: &[&str] = &[
+        "vi",
+        "vim",
+        "nvim",
+        "gvim",
+        "nano",
+        "emacs",
+        "emacsclient",
+        "micro",
+        "hx",
+        "helix",
+        "kak",
+        "code",
+        "codium",
+        "subl",
+        "mate",
+        "gedit",
+        "kate",
+        "less",
+        "more",
+        "most",
+        "cat",
+        "bat",
+        "delta",
+        "diff-so-fancy",
+        "diff-highlight",
+        "riff",
+    ];
+    const TOOLS: &[&str] = &[
+        "vimdiff",
+        "nvimdiff",
+        "gvimdiff",
+        "meld",
+        "kdiff3",
+        "opendiff",
+        "bc",
+        "bc3",
+        "tkdiff",
+        "xxdiff",
+        "emerge",
+        "diffuse",
+        "p4merge",
+        "araxis",
+        "tortoisemerge",
+        "vscode",
+    ];
+    let Some(value) = value else {
+        return false;
+    };
+    let key = key.to_ascii_lowercase();
+    let mut words = value.split_whitespace();
+    let first = words.next().unwrap_or("");
+    match key.as_str() {
+        "core.editor" | "core.pager" | "sequence.editor" => {
+            PROGRAMS.contains(&first)
+                && words.all(|w| {
+                    w.starts_with('-')
+                        && w.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-=".contains(c))
+                })
+        }
+        _ if key.starts_with("pager.") => PROGRAMS.contains(&first) && words.next().is_none(),
+        "diff.tool" | "merge.tool" | "diff.guitool" | "merge.guitool" => TOOLS.contains(&value),
+        "core.hookspath" => {
+            !value.is_empty()
+                && !value.starts_with(['/', '~', '$'])
+                && !value.split('/').any(|part| part == "..")
+                && value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
+        }
+        _ => false,
+    }
 }
 
 fn safe_config_key(key: &str) -> bool {
