@@ -195,9 +195,16 @@ pub fn parse<'a, 's>(words: &'a [Word<'s>], grammar: &Grammar) -> Args<'a, 's> {
             };
             // `--rawfile NAME FILE` takes the two words after it; `--rawfile=NAME FILE`, one.
             let wants_two = named.iter().any(|(_, takes)| *takes == Takes::Two);
+            // A line cut short (`--rawfile NAME` and nothing after): no value, and the one word
+            // is read as whatever it is (a `--` ends the options), as if the option were last.
             let second = if wants_two && !wants_next {
-                i += if inline.is_some() { 1 } else { 2 };
-                words.get(i - 1).cloned()
+                let needed = if inline.is_some() { 1 } else { 2 };
+                if i + needed <= words.len() {
+                    i += needed;
+                    words.get(i - 1).cloned()
+                } else {
+                    None
+                }
             } else {
                 None
             };
@@ -346,6 +353,23 @@ mod tests {
             shown(&a)
         );
         assert!(!a.has(&["follow-tags"]));
+    }
+
+    /// `jq --rawfile NAME FILE` with the file left off: no value, and the word after the option
+    /// is read as itself (a `--` ends the options; a property test's case).
+    #[test]
+    fn an_option_of_two_words_cut_short_takes_the_one() {
+        const JQ: Grammar = Grammar {
+            short: "f:L:",
+            long: &["rawfile==", "args"],
+            style: Style::Gnu,
+        };
+        let w = words("--r --");
+        let a = parse(&w, &JQ);
+        assert_eq!(shown(&a), "rawfile");
+        assert_eq!(a.after_dashdash, Some(0));
+        let w = words("--rawfile name file x");
+        assert_eq!(shown(&parse(&w, &JQ)), "rawfile=file [x]");
     }
 
     #[test]
