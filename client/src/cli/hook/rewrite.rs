@@ -86,6 +86,40 @@ pub(super) fn answer(
                 .into(),
         );
     };
+    // The builtin loads into bash only: Gemini CLI runs its calls with bash; Claude Code (the
+    // agent that follows the directory) with the shell it picks.
+    let builtin = builtin_library(&assent).filter(|_| !follow_dir || claude_runs_bash());
+    let call = Call {
+        line,
+        grant,
+        socket,
+        follow_dir,
+    };
+    answer_with(reason, input, &call, &assent, builtin.as_deref())
+}
+
+/// An allowed call's line, its grant, and the daemon that gave it.
+struct Call<'a> {
+    line: &'a str,
+    grant: &'a str,
+    socket: &'a Path,
+    follow_dir: bool,
+}
+
+/// [`answer`] with this program's path `assent` and the bash builtin to load, if any.
+fn answer_with(
+    reason: String,
+    input: &Value,
+    call: &Call<'_>,
+    assent: &str,
+    builtin: Option<&str>,
+) -> Answer {
+    let Call {
+        line,
+        grant,
+        socket,
+        follow_dir,
+    } = *call;
     // The agent may hand its tools an environment of its own (Gemini CLI filters it): the door
     // is told the daemon that gave the grant, by a path that does not depend on the directory
     // the agent runs the call in (a relative one would reach whatever listens there).
@@ -108,16 +142,7 @@ pub(super) fn answer(
     fields.insert(
         "command".into(),
         Value::String(grant::rewrite(
-            &assent,
-            socket,
-            grant,
-            line,
-            follow_dir,
-            // The builtin loads into bash only: Gemini CLI runs its calls with bash; Claude
-            // Code (the agent that follows the directory) with the shell it picks.
-            builtin_library(&assent)
-                .filter(|_| !follow_dir || claude_runs_bash())
-                .as_deref(),
+            assent, socket, grant, line, follow_dir, builtin,
         )),
     );
     Answer::Rewrite {
@@ -171,16 +196,15 @@ mod tests {
     #[test]
     fn the_command_is_rewritten_and_the_rest_kept() {
         let input = json!({"command": "cd sub && make", "description": "build", "timeout": 5});
+        let call = Call {
+            line: "cd sub && make",
+            grant: "pg_1",
+            socket: Path::new("/run/s"),
+            follow_dir: true,
+        };
         let Answer::Rewrite {
             input: out, reason, ..
-        } = answer(
-            "ok".into(),
-            &input,
-            "cd sub && make",
-            "pg_1",
-            Path::new("/run/s"),
-            true,
-        )
+        } = answer_with("ok".into(), &input, &call, "/usr/bin/assent", None)
         else {
             panic!("a rewrite");
         };
@@ -191,6 +215,22 @@ mod tests {
         assert!(
             command
                 .contains(" --socket '/run/s' sh --grant 'pg_1' --dir-fd 3 -c 'cd sub && make' ")
+        );
+        // With the bash builtin beside the client, the agent's shell loads it and confines
+        // itself; the door is named for what the builtin cannot do itself.
+        let Answer::Rewrite { input: out, .. } = answer_with(
+            "ok".into(),
+            &input,
+            &call,
+            "/usr/bin/assent",
+            Some("/usr/lib/assent/libassent_bash.so"),
+        ) else {
+            panic!("a rewrite");
+        };
+        assert_eq!(
+            out["command"],
+            "enable -f '/usr/lib/assent/libassent_bash.so' assent_confine && assent_confine \
+             --socket '/run/s' --grant 'pg_1' --door '/usr/bin/assent' -c 'cd sub && make'"
         );
     }
 
@@ -250,9 +290,10 @@ mod tests {
             panic!("a rewrite");
         };
         assert!(ask, "put to the agent's prompt");
+        // The door's form or the builtin's, as this test binary finds the builtin beside it.
         let command = out["command"].as_str().expect("a command");
         assert!(
-            command.contains("sh --grant 'pg_2' -c 'rm -rf src'"),
+            command.contains(" --grant 'pg_2' ") && command.ends_with(" -c 'rm -rf src'"),
             "{command}"
         );
     }
