@@ -18,24 +18,58 @@
 
 mod cli;
 
+/// Linked against musl (the shipped client), dlmalloc instead of musl's allocator, which
+/// unmaps freed memory at once (client/Cargo.toml says what that cost).
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
 /// The process's entry, called by the C library (the test harness has its own).
 #[cfg(not(test))]
 #[allow(unsafe_code)] // `no_mangle` is what makes this the program's `main`.
 #[unsafe(no_mangle)]
-extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
-) -> std::ffi::c_int {
+extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     use std::io::Write as _;
     standard_descriptors();
-    let code = run();
+    // SAFETY: the C library calls `main` with `argc` pointers to NUL-terminated strings at
+    // `argv`, which live as long as the process.
+    let args = unsafe { arguments(argc, argv) };
+    let code = run(args);
     let _ = std::io::stdout().flush();
     std::ffi::c_int::from(code)
 }
 
+/// The program's arguments as `main` was given them. The standard library's own
+/// `std::env::args_os` is only filled where it runs its start-up or the C library hands the
+/// arguments to initialisers (glibc does, musl does not): read here, they are the same with both.
+///
+/// # Safety
+///
+/// `argv` holds `argc` pointers to NUL-terminated strings that outlive the call.
+#[cfg(not(test))]
+#[allow(unsafe_code)]
+unsafe fn arguments(
+    argc: std::ffi::c_int,
+    argv: *const *const std::ffi::c_char,
+) -> Vec<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let count = usize::try_from(argc).unwrap_or(0);
+    (0..count)
+        .filter_map(|i| {
+            // SAFETY: `i < argc`, and each of the first `argc` entries is a valid C string.
+            let arg = unsafe { *argv.add(i) };
+            (!arg.is_null()).then(|| {
+                // SAFETY: as above.
+                let bytes = unsafe { std::ffi::CStr::from_ptr(arg) }.to_bytes();
+                std::ffi::OsStr::from_bytes(bytes).to_owned()
+            })
+        })
+        .collect()
+}
+
 #[cfg_attr(test, allow(dead_code))]
-fn run() -> u8 {
-    let mut args = std::env::args_os();
+fn run(argv: Vec<std::ffi::OsString>) -> u8 {
+    let mut args = argv.into_iter();
     let argv0 = args.next().unwrap_or_default();
     // Invoked as `assent-sh` (a symlink), it is a shell: `assent-sh -c STRING`.
     let name = std::path::Path::new(&argv0)
@@ -45,7 +79,7 @@ fn run() -> u8 {
     if name == "assent-sh" {
         cli::shell::as_shell(args.collect())
     } else {
-        cli::main()
+        cli::main(args.collect())
     }
 }
 

@@ -220,8 +220,8 @@ impl From<OriginArg> for Origin {
 }
 
 /// Parse flags and run the subcommand; returns the exit code.
-pub fn main() -> u8 {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+/// `argv`: the arguments after the program's name.
+pub fn main(argv: Vec<std::ffi::OsString>) -> u8 {
     if let Some((socket, args)) = fast::parse_check(&argv) {
         return check::check(socket, args);
     }
@@ -233,7 +233,7 @@ pub fn main() -> u8 {
     if let Some((socket, args)) = fast::split_grant(&argv) {
         return shell::sh(socket, args);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(std::iter::once("assent".into()).chain(argv)) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
