@@ -30,7 +30,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 # built it (STATIC=FILE names another; OLD=DIR must hold the same kind: a dynamically linked
 # client starts about 0.2 ms slower, and `old build, confined - unconfined` takes this build's
 # unconfined run from that build's confined one).
-static=${STATIC:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: //p')/release/assent}
+static=${STATIC:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: \(.*\)-gnu$/\1-musl/p')/release/assent}
 [ -x "$static" ] || static=$bin/assent
 mkdir -p "$work/a" "$work/b" "$work/new"
 cp "$bin/assentd" "$work/new/"

@@ -6,7 +6,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${CARGO_TARGET_DIR:-$repo/target}/release
-client=${CLIENT:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: //p')/release/assent}
+client=${CLIENT:-${CARGO_TARGET_DIR:-$repo/target}/$(rustc -vV | sed -n 's/^host: \(.*\)-gnu$/\1-musl/p')/release/assent}
 [ -x "$client" ] || client=$bin/assent
 n=${1:-1000}; line=${LINE:-true}
 work=$(mktemp -d "$HOME/assent-daemon-cpu.XXXXXX")

@@ -13,7 +13,7 @@ rounds=${1:-500}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 old=$(realpath "${OLD:?OLD=DIR, an earlier build holding assentd}")
 new=$(realpath "${NEW:-$repo/target/release}")
-client=$(realpath "${CLIENT:-$repo/target/$(rustc -vV | sed -n 's/^host: //p')/release/assent}")
+client=$(realpath "${CLIENT:-$repo/target/$(rustc -vV | sed -n 's/^host: \(.*\)-gnu$/\1-musl/p')/release/assent}")
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 proj=$work/proj

@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-2000}
 bin=$(realpath "${BIN:-target/release}")
-static=$(realpath "${STATIC:-target/$(rustc -vV | sed -n 's/^host: //p')/release/assent}")
+static=$(realpath "${STATIC:-target/$(rustc -vV | sed -n 's/^host: \(.*\)-gnu$/\1-musl/p')/release/assent}")
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # Each client runs from a copy made here, as an installed one is (dpkg writes a copy): a binary
@@ -99,7 +99,7 @@ if [[ -n ${ALT-} ]]; then
   alt=$work/assent-alt
   mkdir -p "$work/alt" && ln -s "$alt" "$work/alt/assent-sh"
   all+=(check-alt hook-claude-alt hook-codex-alt hook-gemini-alt sh-open-alt sh-confined-alt
-    granted-claude-alt granted-gemini-alt)
+    granted-claude-alt granted-gemini-alt as-claude-door-alt as-gemini-door-alt)
 fi
 read -r -a names <<<"${VARIANTS:-${all[*]}}"
 run() { # NAME: one run of that variant
@@ -134,15 +134,17 @@ prepare() { # NAME: untimed work a variant needs before its run (a fresh grant: 
   case $1 in
     as-claude) as_claude "$simple" >"$work/$1" ;;
     as-gemini) as_gemini "$simple" >"$work/$1" ;;
-    as-claude-granted | as-claude-door | as-gemini-granted | as-gemini-door)
-      local base=${1#as-}
-      base=${base%-*}
+    as-*-granted* | as-*-door*)
+      # as-AGENT-granted, as-AGENT-door, and either with -alt (ALT's client ran the hook).
+      local rest=${1#as-}
+      local base=${rest%%-*}
       local agent=granted-$base
-      [[ $1 == *-door ]] && agent+=-door
+      [[ $rest == *-door* ]] && agent+=-door
+      [[ $rest == *-alt ]] && agent+=-alt
       prepare "$agent"
       "as_$base" "$(<"$work/$agent")" >"$work/$1"
       ;;
-    granted-claude | granted-gemini | granted-claude-alt | granted-gemini-alt | granted-*-door)
+    granted-*)
       local agent=${1#granted-} client=$static builtin=
       [[ $agent == *-alt ]] && agent=${agent%-alt} client=$alt
       # -door: the hook's rewrite without the bash builtin, the door alone.
