@@ -318,7 +318,10 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
             }
             Role::Shell => shell(name, args, &job, span, at, st),
             Role::Interpreter(lang) => {
-                if !interp::run(lang, name, &job, at, st) {
+                let whole = interp::run(lang, name, &job, at, st);
+                let loads = std::mem::take(&mut st.loads);
+                loaded_code(lang, name, &loads, &job.words, &job.path, at, st);
+                if !whole {
                     if let Some(words) = interp::module_command(lang, args) {
                         jobs.push(job.runs(words.into(), &format!("{name} -m")));
                     }
@@ -544,6 +547,113 @@ fn local_module(
                 let runs = Runs::Lang(lang, name);
                 disk::run_file(runs, &file, &word.shown(), None, span, job_path, at, st);
                 return;
+            }
+        }
+    }
+}
+
+/// Modules a Python program always has before it runs a line of its own (the interpreter's
+/// start imports them): a file of the same name in the working directory is not loaded.
+const PYTHON_STARTED: &[&str] = &[
+    "abc",
+    "builtins",
+    "codecs",
+    "encodings",
+    "genericpath",
+    "io",
+    "marshal",
+    "os",
+    "posix",
+    "posixpath",
+    "site",
+    "stat",
+    "sys",
+    "time",
+    "zipimport",
+];
+
+/// Code an inline program loads by name (`loads`, collected by its reader), found where the
+/// language finds it relative to the working directory, is read from the disk and judged as
+/// the program's own: `python3 -c 'import helper'` runs `./helper.py`, `node -e
+/// "require('./x')"` runs `./x.js`. The first candidate that is there is read; one that is
+/// not is passed over, as the language does. A name the language looks up elsewhere first
+/// (Node's bare `require('fs')`, the modules Python has already) is not looked for.
+#[allow(clippy::too_many_arguments)]
+fn loaded_code(
+    lang: &interp::Lang,
+    name: &str,
+    loads: &[String],
+    words: &[Word],
+    job_path: &Rc<str>,
+    at: &Ctx,
+    st: &mut State,
+) {
+    use crate::analyse::grammar::Grammar;
+    let (Some(reader), Some(at_word)) = (&lang.reader, words.first()) else {
+        return;
+    };
+    // `python3 -I`/`-P`: the working directory is not where it looks for modules.
+    let isolated = words[1..]
+        .iter()
+        .take_while(|w| w.text.starts_with('-') && w.text != "--")
+        .any(|w| !w.text.starts_with("--") && w.text[1..].contains(['I', 'P']));
+    let span = at.src.map.span(at_word.span.clone());
+    for load in loads {
+        let candidates: Vec<String> = match reader.grammar {
+            Grammar::Python => {
+                let plain = load.split('.').all(|part| {
+                    !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                });
+                let first = load.split('.').next().unwrap_or(load);
+                if isolated || !plain || first.starts_with('_') || PYTHON_STARTED.contains(&first) {
+                    continue;
+                }
+                let path = load.replace('.', "/");
+                let mut all = vec![format!("{first}.py"), format!("{first}/__init__.py")];
+                if path != first {
+                    all.extend([format!("{path}.py"), format!("{path}/__init__.py")]);
+                }
+                all
+            }
+            Grammar::JavaScript if load.starts_with("./") || load.starts_with("../") => {
+                ["", ".js", ".cjs", ".mjs", "/index.js"]
+                    .iter()
+                    .map(|ext| format!("{load}{ext}"))
+                    .collect()
+            }
+            Grammar::Ruby
+                if load.starts_with("./") || load.starts_with("../") || load.ends_with(".rb") =>
+            {
+                if load.ends_with(".rb") {
+                    vec![load.clone()]
+                } else {
+                    vec![format!("{load}.rb"), load.clone()]
+                }
+            }
+            Grammar::Php | Grammar::PhpFile if !load.contains("://") => vec![load.clone()],
+            _ => continue,
+        };
+        for candidate in candidates {
+            let word = Word::made(candidate, at_word.raw, at_word.span.clone());
+            let Some(file) = disk::file_path(st, &word) else {
+                continue;
+            };
+            match st.disk_file(&file) {
+                disk::Read::Missing | disk::Read::Asked => {}
+                _ => {
+                    let runs = Runs::Lang(lang, name);
+                    disk::run_file(
+                        runs,
+                        &file,
+                        &word.shown(),
+                        None,
+                        span.clone(),
+                        job_path,
+                        at,
+                        st,
+                    );
+                    break;
+                }
             }
         }
     }

@@ -62,6 +62,9 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 .iter()
                 .map(|w| w.literal().map(str::to_owned))
                 .collect();
+            // What it loads by name from the working directory is collected for the command's
+            // reader (`command.rs`), which may read the disk.
+            st.loading = true;
             for w in words {
                 let code_span = at.src.map.span(w.span.clone());
                 match w.literal() {
@@ -69,6 +72,7 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                     None => st.add(catalogue::INLINE_PROGRAM.at(code_span, &w.quoted())),
                 }
             }
+            st.loading = false;
             // What follows the program is its arguments, often files it reads (`perl -pe1
             // FILE`): places it may do anything with.
             if let Some(last) = last {
@@ -428,6 +432,12 @@ fn read(
                 catalogue::FORK_BOMB,
                 &format!("the inline program's {what} in a loop without end"),
             ),
+            Act::Load(what) => {
+                let st = &mut *site.st;
+                if st.loading && st.loads.len() < MAX_LOADS && !st.loads.contains(&what) {
+                    st.loads.push(what);
+                }
+            }
         }
     }
     site.report();
@@ -886,6 +896,10 @@ fn arguments(b: &[char], i: usize) -> (Option<Vec<String>>, usize) {
     }
     ((!out.is_empty()).then_some(out), close)
 }
+
+/// Names one inline program may load code by that are looked for on the disk; more are
+/// not (an inline program that imports a dozen modules of its own is no one-liner).
+pub const MAX_LOADS: usize = 8;
 
 /// Marks a list word only known when the program runs: `RUNTIME` then the environment
 /// variable it reads, if it is `$ENV{NAME}`.

@@ -140,6 +140,11 @@ pub(crate) struct State<'c, 'a> {
     /// Virtual environments the line makes (`python3 -m venv .venv`), absolute: their
     /// `bin/activate`, sourced later on the line, is the one the module writes.
     pub venvs: Vec<String>,
+    /// Code an inline program loads by name from the working directory (`import helper`,
+    /// `require('./x')`), collected while `loading` is set (the program given on the command
+    /// line), for the command's reader to find on the disk and read as the program's own.
+    pub loads: Vec<String>,
+    pub loading: bool,
     /// The current directory taken apart, for the directory it was taken from.
     pub(super) cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
@@ -222,6 +227,8 @@ impl<'c, 'a> State<'c, 'a> {
             function_runs: 0,
             written_runs: 0,
             venvs: Vec::new(),
+            loads: Vec::new(),
+            loading: false,
             parse_spent: Duration::ZERO,
             cwd_path: Default::default(),
             placed_words: Default::default(),

@@ -161,6 +161,26 @@ const CASES: &[Case] = &[
     ("python3 -m pytest", &[("pytest.py", PY_CLEAN)], &[], Destructive, &["delete.data", "run.project"]),
     ("python3 -m tool", &[("tool.py", "<missing>"), ("tool/__main__.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.project", "use.project"]),
     ("python3 -m tool", &[("tool.py", "<unread>")], &[], Opaque, &["run.project", "run.unknown", "use.project"]),
+    // An inline program's imports by name: a module of that name in the working directory
+    // is loaded first (sys.path[0] is the directory for `-c`), a stdlib one too if the
+    // project shadows it; the modules the interpreter started with are not looked for.
+    ("python3 -c 'import helper'", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import helper'", &[("helper.py", "<missing>"), ("helper/__init__.py", "import shutil\nshutil.rmtree('/home/u/Documents')\n")], &[], Destructive, &["delete.data"]),
+    ("python3 -c 'import helper'", &[("helper.py", "<missing>"), ("helper/__init__.py", "<missing>")], &[], Safe, &[]),
+    ("python3 -c 'import json; print(json.dumps({}))'", &[("json.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import json; print(json.dumps({}))'", &[("json.py", "<missing>"), ("json/__init__.py", "<missing>")], &[], Safe, &[]),
+    ("python3 -c 'import os, sys; print(sys.argv)'", &[("os.py", "import os\nos.system('rm -rf ~')\n")], &[], Safe, &[]),
+    ("python3 -I -c 'import helper'", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Safe, &[]),
+    ("python3 -c 'from tools.clean import run; run()'", &[("tools.py", "<missing>"), ("tools/__init__.py", "<missing>"), ("tools/clean.py", "import shutil\nshutil.rmtree('/home/u')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c \"__import__('helper')\"", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import helper'", &[("helper.py", "<unread>")], &[], Opaque, &["run.unknown"]),
+    // Node's relative `require`/`import`, Ruby's `load`/`require './…'`, PHP's `include`.
+    ("node -e \"require('./lib/x')\"", &[("lib/x", "<missing>"), ("lib/x.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("node -e \"require('fs').readFileSync('package.json')\"", &[], &[], Safe, &[]),
+    ("ruby -e \"load './clean.rb'\"", &[("clean.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("ruby -e \"require './clean'\"", &[("clean.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("ruby -e \"require 'json'; puts 1\"", &[], &[], Safe, &[]),
+    ("php -r \"include 'boot.php';\"", &[("boot.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
     // The repository and configuration files the line names: `--git-dir`, `GIT_DIR`,
     // `GIT_CONFIG_GLOBAL`; and a commit whose message is only known at run time.
     ("GIT_DIR=/home/u/proj/r/.git git status", &[("r/.git/config", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),

@@ -95,6 +95,9 @@ pub enum Api {
     Net(usize),
     /// Returns the module named in argument `n`.
     Import(usize),
+    /// Runs the file named in argument `n` as code in the program's own language (`load`,
+    /// PHP's `include`); `true`: reading it is an effect on the path too.
+    Run(usize, bool),
     /// Runs argument `n` as code in the program's own language.
     Eval(usize),
     /// `getattr(obj, name)`.
@@ -169,6 +172,9 @@ pub enum Act {
     /// Gives a path a mode that lets the group or others read it (first), or sets its setuid
     /// or setgid bit (second).
     Grant(bool, bool, Value),
+    /// Loads and runs code by a name the language looks up on the disk: a module (`import
+    /// helper`), or a file named as written (`require('./x')`, `load 'x.rb'`).
+    Load(String),
 }
 
 /// Nodes one program may cost before the rest of it is opaque.
@@ -268,6 +274,13 @@ impl<'t> Eval<'t> {
 
     pub fn opaque(&mut self, what: String) {
         self.acts.push(Act::Opaque(what));
+    }
+
+    /// Code loaded by `name` from the disk, as the language finds it there.
+    pub fn load(&mut self, name: &str) {
+        if !name.is_empty() {
+            self.acts.push(Act::Load(name.to_owned()));
+        }
     }
 
     /// A module by name, through the language's aliases.
@@ -760,6 +773,16 @@ impl<'t> Eval<'t> {
                 self.acts.push(Act::Path(effect, tree, self.path(&arg(n))));
                 Value::Unknown
             }
+            Api::Run(n, read) => {
+                let path = self.path(&arg(n));
+                if let Value::Str(file) = &path {
+                    self.load(file);
+                }
+                if read {
+                    self.acts.push(Act::Path(Effect::Read, false, path));
+                }
+                Value::Unknown
+            }
             Api::Open(p, m) => {
                 let path = self.path(&arg(p));
                 // Ruby's and Perl's `open("|command")`.
@@ -870,6 +893,7 @@ impl<'t> Eval<'t> {
             Api::Import(n) => match arg(n) {
                 Value::Str(m) => {
                     self.hidden(&arg(n), "a module's name");
+                    self.load(&m);
                     self.module(&m)
                 }
                 _ => {

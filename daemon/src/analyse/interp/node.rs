@@ -500,7 +500,10 @@ fn import(ev: &mut Eval, node: Node) {
         return;
     };
     let module = match string(ev, source) {
-        Value::Str(m) => ev.module(&m),
+        Value::Str(m) => {
+            ev.load(&m);
+            ev.module(&m)
+        }
         _ => return,
     };
     let mut stack = vec![node];

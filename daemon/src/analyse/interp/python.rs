@@ -704,6 +704,7 @@ fn import(ev: &mut Eval, node: Node) {
         match name.kind() {
             "aliased_import" => {
                 let module = field(name, "name").map_or("", |n| ev.text(n));
+                ev.load(module);
                 if let Some(alias) = field(name, "alias") {
                     let value = ev.module(module);
                     ev.vars.insert(ev.text(alias).to_owned(), value);
@@ -711,6 +712,7 @@ fn import(ev: &mut Eval, node: Node) {
             }
             _ => {
                 let module = ev.text(name);
+                ev.load(module);
                 let first = module.split('.').next().unwrap_or(module);
                 let value = ev.module(first);
                 ev.vars.insert(first.to_owned(), value);
@@ -721,6 +723,10 @@ fn import(ev: &mut Eval, node: Node) {
 
 fn import_from(ev: &mut Eval, node: Node) {
     let module = field(node, "module_name").map_or("", |m| ev.text(m));
+    // `from . import x` names a package the program is in; an inline program is in none.
+    if !module.starts_with('.') {
+        ev.load(module);
+    }
     let from = ev.module(module);
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
