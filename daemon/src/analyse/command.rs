@@ -133,8 +133,35 @@ fn judge_jobs<'s>(mut jobs: Vec<Job<'s>>, at: &Ctx, st: &mut State) {
     }
 }
 
+/// Whether `name` with `args` takes the names of files to act on from its standard input,
+/// one a line, as `xargs` hands them on: `tar -T -`, `cpio -o`/`-p`, `zip -@`.
+fn names_from_stdin(name: &str, args: &[Word]) -> bool {
+    let words: Vec<&str> = args.iter().filter_map(Word::literal).collect();
+    let stdin = |w: &&str| matches!(*w, "-" | "/dev/stdin");
+    let short = |w: &&str, flag: char| {
+        w.strip_prefix('-')
+            .is_some_and(|f| !f.starts_with('-') && f.contains(flag))
+    };
+    match name {
+        "tar" | "bsdtar" | "gtar" => {
+            words.windows(2).any(|pair| {
+                (matches!(pair[0], "-T" | "--files-from")
+                    || pair[0].ends_with('T') && short(&pair[0], 'T'))
+                    && stdin(&pair[1])
+            }) || words
+                .iter()
+                .any(|w| matches!(*w, "-T-" | "--files-from=-" | "--files-from=/dev/stdin"))
+        }
+        "cpio" => words
+            .iter()
+            .any(|w| matches!(*w, "--create" | "--pass-through") || short(w, 'o') || short(w, 'p')),
+        "zip" => words.iter().any(|w| *w == "--names-stdin" || short(w, '@')),
+        _ => false,
+    }
+}
+
 /// One command, tried in the order the module doc gives.
-fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
+fn one<'s>(mut job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     let Some(first) = job.words.first().cloned() else {
         return;
     };
@@ -161,6 +188,16 @@ fn one<'s>(job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) {
     // `C:/Git/bin/git.exe` on a Windows shell is `git`.
     let name = basename(&full);
     let name = name.strip_suffix(".exe").unwrap_or(name);
+    // `find ~ | tar -czf x -T -`: the files it names are those the stage before printed,
+    // as an operand of its own (`xargs` hands them on the same way).
+    if names_from_stdin(name, &job.words[1..])
+        && let Some(last) = job.words.last().cloned()
+    {
+        let read = input_words(&job.stdin);
+        job.words
+            .to_mut()
+            .push(Word::runtime(&last, "{stdin}", read));
+    }
     programs::channel::judge(name, &job.words[1..], span.clone(), st);
     let book = st.policy.programs.and_then(|b| b.entry(name));
     // `./cat`, `~/bin/sync`: a file named like a program the gate knows may be a copy of it

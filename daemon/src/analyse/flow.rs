@@ -351,6 +351,13 @@ fn below(alts: Alts, listed: Piece) -> Alts {
 const CONSUMERS: &[&str] = &[
     "xargs",
     "parallel",
+    // Archivers that take the files to act on from their input (`tar -T -`, `cpio -o`,
+    // `zip -@`).
+    "tar",
+    "bsdtar",
+    "gtar",
+    "cpio",
+    "zip",
     "sh",
     "bash",
     "zsh",

@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use eval::{Act, Eval, MAX_EVALS, Value};
 use tables::DESTRUCTIVE_VERBS;
-use tables::Does::{Delete, DeleteTree, Opaque, Open, Shell, Write};
+use tables::Does::{Copy, Delete, DeleteTree, Move, Opaque, Open, RunFile, Shell, SysOpen, Write};
 pub use tables::{Lang, NODE, PERL, PHP, PYTHON, RUBY, Reader};
 
 use super::State;
@@ -611,7 +611,64 @@ fn scan(
                     st.add(catalogue::INLINE_WRITES.at(span.clone(), &format!("`{call}`")));
                 }
             }
+            // Perl's `copy`, `move`, `do`, `sysopen`: read from the strings below.
+            (Copy | Move | RunFile | SysOpen, _) => {}
             _ => opaque(&span, &format!("`{call}`"), st),
+        }
+        if matches!(does, Copy | Move | RunFile | SysOpen) {
+            let until = statement_end(&b, end, after);
+            let words = perl_words(&b[end..until]);
+            let numbers: String = b[end..until].iter().collect();
+            match does {
+                Copy | Move => match (words.first(), words.get(1)) {
+                    (Some(Some(from)), Some(Some(to))) => {
+                        let program = if does == Copy { "cp" } else { "mv" };
+                        queue(format!("{program} -- {from} {to}"), &span, &segment, at, st);
+                    }
+                    _ => opaque(
+                        &span,
+                        &format!("`{call}` of a place only known when it runs"),
+                        st,
+                    ),
+                },
+                // `require Foo::Bar` names a module on Perl's path, not a file here, and
+                // `do { … }` is a block: only a string right after the name is a file.
+                RunFile if !starts_with_string(&b, end) => {}
+                RunFile => match words.first() {
+                    Some(Some(file)) => queue(format!("perl -- {file}"), &span, &segment, at, st),
+                    Some(None) => opaque(
+                        &span,
+                        &format!("`{call}` of a file only known when it runs"),
+                        st,
+                    ),
+                    None => {}
+                },
+                _ => match words.first() {
+                    Some(Some(file)) => {
+                        let writes = ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
+                            .iter()
+                            .any(|f| numbers.contains(f))
+                            || numbers.rsplit(',').next().is_some_and(|flags| {
+                                flags
+                                    .trim()
+                                    .trim_end_matches([')', ';'])
+                                    .parse::<u32>()
+                                    .is_ok_and(|n| n & 3 != 0)
+                            });
+                        let line = if writes {
+                            format!(": >> {file}")
+                        } else {
+                            format!("cat -- {file}")
+                        };
+                        queue(line, &span, &segment, at, st);
+                    }
+                    _ => opaque(
+                        &span,
+                        &format!("`{call}` of a place only known when it runs"),
+                        st,
+                    ),
+                },
+            }
         }
         if does == Open {
             // Perl's `open F, "<", PATH;` has no parentheses: its arguments end the statement.
@@ -633,6 +690,45 @@ fn scan(
             }
         }
     }
+}
+
+/// Whether the arguments at `end` start with a string literal, in parentheses or not.
+fn starts_with_string(b: &[char], end: usize) -> bool {
+    let mut j = skip_blank(b, end);
+    if b.get(j) == Some(&'(') {
+        j = skip_blank(b, j + 1);
+    }
+    matches!(b.get(j), Some('\'' | '"'))
+}
+
+/// Where a call's arguments end: its closing parenthesis (`after`), or, without one, the end
+/// of the statement (Perl's `do "x.pl";`).
+fn statement_end(b: &[char], end: usize, after: usize) -> usize {
+    if b.get(skip_blank(b, end)) == Some(&'(') {
+        after.max(end)
+    } else {
+        b[end..]
+            .iter()
+            .position(|c| matches!(c, ';' | '\n'))
+            .map_or(b.len(), |p| end + p)
+    }
+}
+
+/// Each Perl string literal in `b` as a shell word that means the same place (`None`: one
+/// that cannot be written so).
+fn perl_words(b: &[char]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], '\'' | '"') {
+            let (text, end) = perl_string(b, i);
+            out.push(shell_word(&text, b[i]));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The files an `open`'s arguments read, and those it writes (and whether it appends), each as

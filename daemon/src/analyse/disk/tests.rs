@@ -181,6 +181,7 @@ const CASES: &[Case] = &[
     ("ruby -e \"require './clean'\"", &[("clean.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("ruby -e \"require 'json'; puts 1\"", &[], &[], Safe, &[]),
     ("php -r \"include 'boot.php';\"", &[("boot.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
+    ("perl -e 'do \"./clean.pl\"'", &[("clean.pl", "system('rm -rf ~');\n")], &[], Forbidden, &["delete.home", "run.project"]),
     // The repository and configuration files the line names: `--git-dir`, `GIT_DIR`,
     // `GIT_CONFIG_GLOBAL`; and a commit whose message is only known at run time.
     ("GIT_DIR=/home/u/proj/r/.git git status", &[("r/.git/config", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),

@@ -15,6 +15,14 @@ pub enum Does {
     Open,
     /// Runs code or commands that cannot be read here.
     Opaque,
+    /// Copies the file named first to the place named second (Perl's `File::Copy::copy`).
+    Copy,
+    /// Moves the file named first to the place named second (`File::Copy::move`).
+    Move,
+    /// Runs the file it names as a program of its own language (Perl's `do FILE`).
+    RunFile,
+    /// Opens the file it names with numeric flags (`sysopen`): writes if they say so.
+    SysOpen,
 }
 
 /// A call: its last name, the names it may be called on (empty: any), what it does.
@@ -106,9 +114,18 @@ const PERL_CALLS: &[Call] = &[
     ("rmtree", &[], DeleteTree),
     ("remove_tree", &[], DeleteTree),
     ("open", &[], Open),
+    ("sysopen", &[], SysOpen),
     ("rename", &[], Opaque),
     ("eval", &[], Opaque),
     ("rm", &[], DeleteTree),
+    // File::Copy.
+    ("copy", &[], Copy),
+    ("cp", &[], Copy),
+    ("syscopy", &[], Copy),
+    ("move", &[], Move),
+    ("mv", &[], Move),
+    ("do", &[], RunFile),
+    ("require", &[], RunFile),
     ("truncate", &[], Opaque),
     ("chmod", &[], Opaque),
     ("kill", &[], Opaque),

@@ -342,9 +342,67 @@ pub fn seven<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     }
 }
 
-/// `cpio`, `ar`, `rar`: judged by what they are given, like a program the gate does not
-/// model; `rar -df`, `rar m` delete what they archive.
+pub(crate) const CPIO: Grammar = Grammar {
+    short: "H:O:I:F:E:M:R:C:D:",
+    long: &[
+        "format=",
+        "file=",
+        "pattern-file=",
+        "message=",
+        "owner=",
+        "io-size=",
+        "directory=",
+        "rsh-command=",
+    ],
+    style: Style::Gnu,
+};
+
+/// `cpio -o` archives the files it is given (on its input: as an operand here, see
+/// `command.rs`) to its output or `-O`/`-F FILE`; `-p DIR` copies them below DIR; `-i`
+/// extracts an archive below the working directory (or `-D DIR`).
+fn cpio<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    let a = getopt::parse(words, &CPIO);
+    if a.only_help() {
+        return;
+    }
+    let ops: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
+    let archive_out = a.value(&["O", "F", "file"]).cloned();
+    if a.has(&["o", "create"]) {
+        for w in &ops {
+            site.on(Read, w);
+        }
+        if let Some(out) = archive_out {
+            site.on(Overwrite, &out);
+        }
+    } else if a.has(&["p", "pass-through"]) {
+        // The directory is the line's operand; the files (from the input) come after it.
+        if let Some((dir, files)) = ops.split_first() {
+            for w in files {
+                site.on(Read, w);
+            }
+            site.tree(Write, dir);
+        }
+    } else if a.has(&["i", "extract"]) {
+        if let Some(archive) = a.value(&["I", "F", "file"]) {
+            site.on(Read, archive);
+        }
+        let dir = a
+            .value(&["D", "directory"])
+            .cloned()
+            .unwrap_or_else(|| Word::made(".".to_owned(), ".", 0..0));
+        site.tree(Write, &dir);
+    } else {
+        unknown::given(words, site, Write);
+    }
+}
+
+/// `cpio` (above); `ar`, `rar`: judged by what they are given, like a program the gate does
+/// not model; `rar -df`, `rar m` delete what they archive.
 pub fn other<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
+    if site.name == "cpio" {
+        cpio(words, site);
+        return;
+    }
     let moves = site.name == "rar"
         && words
             .iter()
