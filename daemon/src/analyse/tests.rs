@@ -492,6 +492,19 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find src | cpio -o > /tmp/src.cpio", Moderate, &["overwrite.temp"]),
     ("cpio -idv < archive.cpio", Moderate, &["write.project"]),
     ("tar czf dist.tgz -T filelist.txt", Moderate, &["overwrite.project"]),
+    // Files of one type in the project are its own files, as all of them are; a type that is
+    // a secret's own, a name that is, or the type where a secret of it is kept still count.
+    ("cat *.json", Safe, &[]),
+    ("grep -h token *.json", Safe, &[]),
+    ("find . -name '*.json' -exec cat {} +", Safe, &[]),
+    ("find . -name '*.json' | xargs cat", Safe, &[]),
+    ("cat config/*.yml", Safe, &[]),
+    ("cat *.pem", Destructive, &["read.secret"]),
+    ("find . -name 'secrets.json' -exec cat {} +", Destructive, &["read.secret"]),
+    ("find . -name '.env*' -exec cat {} +", Destructive, &["read.secret"]),
+    ("cat ~/*.json", Destructive, &["read.secret"]),
+    ("find ~ -name '*.json' -exec cat {} +", Destructive, &["read.secret"]),
+    ("cat ~/.docker/*.json", Destructive, &["read.secret"]),
     // Perl's File::Copy and sysopen name the places they act on.
     ("perl -MFile::Copy -e 'copy(\"$ENV{HOME}/.ssh/id_rsa\", \"/tmp/k\")'", Destructive, &["read.secret", "overwrite.temp", "write.secret"]),
     ("perl -e 'use File::Copy; move(\"$ENV{HOME}/Documents\", \"/tmp/x\")'", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),

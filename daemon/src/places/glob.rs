@@ -61,6 +61,12 @@ impl Glob {
         Glob { toks }
     }
 
+    /// A file type and nothing more: `*` then a literal extension (`*.json`, `*.tar.gz`).
+    pub fn is_file_type(&self) -> bool {
+        matches!(self.toks.as_slice(), [Tok::Any, Tok::Char('.'), rest @ ..]
+            if !rest.is_empty() && rest.iter().all(|t| matches!(t, Tok::Char(c) if *c != '/')))
+    }
+
     /// The pattern written in glob syntax, without escapes: `id_*`, `[a-c]x`.
     pub fn text(&self) -> String {
         let mut out = String::new();

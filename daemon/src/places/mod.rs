@@ -32,7 +32,7 @@ pub use glob::Glob;
 pub use kind::{Kind, Placed};
 use lies::structural;
 pub use path::{Anchor, Comp, Path, Piece, Secret, disk_file};
-use vocabulary::{At, Rule, Says, meets, names, views, within};
+use vocabulary::{At, RComp, Rule, Says, meets, names, views, within};
 
 /// Places a policy adds to the vocabulary (`sensitive_paths`, `protected_paths`): globs over
 /// a path's text, as it is absolute and, below the requester's home, as `~/…`. They add to
@@ -122,7 +122,7 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     if let Some(dir) = path.found_tree() {
         return classify(&dir, true, w);
     }
-    let mut placed = placed_as_written(path, tree, w);
+    let mut placed = placed_as_written(path, tree, w, own_files(path, w));
     // What a walk found below a known directory by one name (`find ~ -name credentials`): a
     // file of that name at any depth there, a secret among them where a secret is so named.
     // A pattern (`-name '*.pem'`) only from the home or above it: in a project, `*.json` is
@@ -134,7 +134,7 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
                     .is_some_and(|d| related(h, d) && d.len() <= h.len())
             }))
     {
-        let any = placed_as_written(&wide, false, w);
+        let any = placed_as_written(&wide, false, w, false);
         if any.has(Kind::Secret) {
             placed.add(Kind::Secret, any.why(Kind::Secret));
         }
@@ -142,8 +142,38 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     placed
 }
 
+/// Whether `path` names the files of one type in a directory below the home or outside it
+/// (`*.json` in the project, `find . -name '*.json'`'s finds): those are that directory's own
+/// files, as all of them are (`find . -type f`, `grep -r x .` read no secret by that), not
+/// the files of a secret's name that also end so wherever they are (`**/secrets.json`,
+/// `**/client_secret*.json`). A type that is a secret's own (`*.pem`, `*.key`) still is, and so
+/// is a file kept in that very place (`~/.docker/*.json` holds `config.json`); in the home
+/// itself or above it, any file type could be the home's keys.
+fn own_files(path: &Path, w: &Where) -> bool {
+    let Some((Comp::Name(last), dir)) = path.comps.split_last() else {
+        return false;
+    };
+    if !last.is_file_type() || path.anchor == Anchor::Unknown {
+        return false;
+    }
+    let dir = Path {
+        anchor: path.anchor,
+        comps: dir
+            .iter()
+            .filter(|c| !matches!(c, Comp::Found | Comp::Beneath))
+            .cloned()
+            .collect(),
+    };
+    match (dir.literal_text(), w.home_text.as_deref()) {
+        // Not the home, nor a directory the home is in.
+        (Some(text), Some(home)) => !(related(home, &text) && text.len() <= home.len()),
+        _ => false,
+    }
+}
+
 /// [`classify`] of the path as its components say, a walk's finds as unknown names below.
-fn placed_as_written(path: &Path, tree: bool, w: &Where) -> Placed {
+/// `own_files`: a file-type name ([`own_files`]) is not taken for a secret's one name.
+fn placed_as_written(path: &Path, tree: bool, w: &Where, own_files: bool) -> Placed {
     let v = compiled();
     let mut placed = Placed::default();
     let home = w.home.as_deref();
@@ -256,6 +286,9 @@ fn placed_as_written(path: &Path, tree: bool, w: &Where) -> Placed {
         let Some(certain) = match_rule(path, rule, home) else {
             continue;
         };
+        if own_files && !certain && rule.at == At::Anywhere && !names_a_file_type(rule) {
+            continue;
+        }
         let why = said::described(i, path, home, candidates.as_deref());
         match rule.says {
             Says::Is(kind) => placed.add(kind, why),
@@ -340,6 +373,12 @@ fn added(path: &Path, literal: Option<&str>, tree: bool, w: &Where, placed: &mut
             placed.add(kind, why);
         }
     }
+}
+
+/// Whether `rule` names files by their type alone (`**/*.pem`), not by a name or a name's
+/// stem (`**/secrets.json`, `**/client_secret*.json`).
+fn names_a_file_type(rule: &Rule) -> bool {
+    matches!(rule.comps.last(), Some(RComp::Name(g)) if g.is_file_type())
 }
 
 /// The literal components of a path that has no globs, joined by `/`, for the key search.
