@@ -96,8 +96,15 @@ const READ_ONLY_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "root", "prefix", "bin", "config",
         ],
     ),
-    ("pnpm", &["ls", "list", "outdated", "why", "root"]),
-    ("yarn", &["list", "info", "why", "outdated"]),
+    // `config` sets a value; the ones that name code to run are read by code.rs.
+    (
+        "pnpm",
+        &[
+            "ls", "list", "outdated", "why", "root", "view", "info", "search", "help", "bin",
+            "config",
+        ],
+    ),
+    ("yarn", &["list", "info", "why", "outdated", "config"]),
     (
         "pip",
         &[
