@@ -701,8 +701,42 @@ fn loaded_code(
 /// `interp::sed::awk`'s.
 fn awk_files(args: &[Word], job_path: &Rc<str>, at: &Ctx, st: &mut State) {
     let a = getopt::parse(args, &interp::sed::AWK);
+    // gawk's `-i NAME` is looked for along AWKPATH, the working directory first (NAME, then
+    // NAME.awk), then its own library (`-i inplace`): one here is read, a library's is not.
+    let libraries: Vec<Word> = a.values(&["i", "include"]).cloned().collect();
+    for lib in &libraries {
+        let Some(name) = lib.literal().filter(|n| !n.contains('/')) else {
+            continue;
+        };
+        for candidate in [name.to_owned(), format!("{name}.awk")] {
+            let word = Word::made(candidate, lib.raw, lib.span.clone());
+            let Some(path) = disk::file_path(st, &word) else {
+                continue;
+            };
+            if !matches!(st.disk_file(&path), disk::Read::Missing | disk::Read::Asked) {
+                let span = at.src.map.span(lib.span.clone());
+                disk::run_file(
+                    Runs::Awk,
+                    &path,
+                    &word.shown(),
+                    None,
+                    span,
+                    job_path,
+                    at,
+                    st,
+                );
+                break;
+            }
+        }
+    }
     let files: Vec<Word> = a
         .values(&["f", "file", "i", "include", "E", "exec"])
+        .filter(|w| {
+            !libraries
+                .iter()
+                .any(|l| std::ptr::eq(*w, l) || l.span == w.span)
+                || w.literal().is_none_or(|n| n.contains('/'))
+        })
         .cloned()
         .collect();
     for file in files {

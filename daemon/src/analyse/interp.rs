@@ -275,7 +275,11 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             }
             continue;
         }
+        let mut skip_to = 0;
         for (at, c) in t.char_indices().skip(1) {
+            if at < skip_to {
+                continue;
+            }
             let rest = &t[at + c.len_utf8()..];
             if lang.code.contains(c) {
                 if rest.is_empty() {
@@ -291,7 +295,15 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
                 return Program::Named;
             }
             if lang.attached.contains(c) {
-                break;
+                match attached_value(c, rest) {
+                    // The rest of the word is the value (`-i.bak`, `-x/dir`).
+                    None => break,
+                    // Only so much of it (`-lne`: `-l`, then `-n`, then `-e`).
+                    Some(len) => {
+                        skip_to = at + c.len_utf8() + len;
+                        continue;
+                    }
+                }
             }
             if lang.valued.contains(c) {
                 if rest.is_empty() {
@@ -991,6 +1003,25 @@ fn arguments(b: &[char], i: usize) -> (Option<Vec<String>>, usize) {
         }
     }
     ((!out.is_empty()).then_some(out), close)
+}
+
+/// How much of the rest of an option cluster an option whose value is only attached takes:
+/// Perl's and Ruby's `-l` and `-0` an octal number (`-0x` a hexadecimal one), Perl's `-C` its
+/// flags; `None`: all of it (`-i.bak`, `-x/dir`). `perl -lne CODE` is `-l -n -e CODE`.
+fn attached_value(option: char, rest: &str) -> Option<usize> {
+    let run = |ok: &dyn Fn(char) -> bool| rest.chars().take_while(|c| ok(*c)).count();
+    match option {
+        'l' => Some(run(&|c| c.is_digit(8))),
+        '0' if rest.starts_with(['x', 'X']) => Some(
+            1 + rest[1..]
+                .chars()
+                .take_while(char::is_ascii_hexdigit)
+                .count(),
+        ),
+        '0' => Some(run(&|c| c.is_digit(8))),
+        'C' => Some(run(&|c| c.is_ascii_digit() || "IOESioDALa".contains(c))),
+        _ => None,
+    }
 }
 
 /// Names one inline program may load code by that are looked for on the disk; more are

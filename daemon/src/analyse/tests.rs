@@ -505,6 +505,15 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("cat ~/*.json", Destructive, &["read.secret"]),
     ("find ~ -name '*.json' -exec cat {} +", Destructive, &["read.secret"]),
     ("cat ~/.docker/*.json", Destructive, &["read.secret"]),
+    // Option clusters whose attached value is a number: `-lne` is `-l -n -e`.
+    ("perl -lne 'print length' src/main.py", Safe, &[]),
+    ("perl -le 'print 1'", Safe, &[]),
+    ("perl -l012e 'print 1'", Safe, &[]),
+    ("perl -CSD -le 'print 1'", Safe, &[]),
+    ("ruby -le 'puts 1'", Safe, &[]),
+    ("perl -le 'system(\"rm -rf ~/Documents\")'", Destructive, &["delete.data"]),
+    // `-ie` is a backup extension `e`: the program is a file named by the next word.
+    ("perl -ie 's/a/b/' f", Moderate, &["run.project"]),
     // Package managers' settings: a place is a value, code is read where a key names it.
     ("pnpm config set store-dir ~/.pnpm-store", Safe, &[]),
     ("yarn config set cacheFolder ~/.yarn-cache", Safe, &[]),

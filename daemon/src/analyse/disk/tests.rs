@@ -182,6 +182,9 @@ const CASES: &[Case] = &[
     ("ruby -e \"require 'json'; puts 1\"", &[], &[], Safe, &[]),
     ("php -r \"include 'boot.php';\"", &[("boot.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
     ("perl -e 'do \"./clean.pl\"'", &[("clean.pl", "system('rm -rf ~');\n")], &[], Forbidden, &["delete.home", "run.project"]),
+    // gawk's `-i NAME`: NAME or NAME.awk in the directory first, else its own library.
+    ("gawk -i inplace '{gsub(/a/,\"b\")} 1' src/main.py", &[("inplace", "<missing>"), ("inplace.awk", "<missing>")], &[], Moderate, &["overwrite.project"]),
+    ("gawk -i lib '{print}' f", &[("lib", "<missing>"), ("lib.awk", "BEGIN { system(\"rm -rf ~\") }\n")], &[], Forbidden, &["delete.home", "overwrite.project"]),
     // The repository and configuration files the line names: `--git-dir`, `GIT_DIR`,
     // `GIT_CONFIG_GLOBAL`; and a commit whose message is only known at run time.
     ("GIT_DIR=/home/u/proj/r/.git git status", &[("r/.git/config", "[core]\n\tfsmonitor = rm -rf ~\n")], &[], Forbidden, &["delete.home"]),
