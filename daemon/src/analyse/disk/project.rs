@@ -1,6 +1,7 @@
 //! The project's own files that a command runs: the `scripts` of `package.json` that `npm`,
 //! `pnpm` and `yarn` run, the recipes of the targets `make` would build, a repository's git
-//! hooks and command-valued git settings, `.envrc` for direnv. Each is read from the disk
+//! hooks and command-valued git settings, `.envrc` for direnv, the services of a compose
+//! file. Each is read from the disk
 //! (`disk_file`) and its commands queued as the line's own, told as the file's.
 
 use std::rc::Rc;
@@ -11,6 +12,7 @@ use crate::analyse::catalogue;
 use crate::analyse::recurse::Ctx;
 use crate::analyse::words::Word;
 
+mod compose;
 mod git;
 mod make;
 
@@ -39,6 +41,12 @@ pub fn runs(
     match name {
         "npm" | "pnpm" | "yarn" => package_scripts(name, &words, span, path, at, st),
         "make" | "gmake" => make::recipes(&words, span, path, at, st),
+        "docker-compose" | "podman-compose" => compose::services(&words, span, path, at, st),
+        "docker" | "podman" | "nerdctl"
+            if words.iter().find(|w| !w.starts_with('-')) == Some(&"compose") =>
+        {
+            compose::services(&words, span, path, at, st);
+        }
         "direnv"
             if matches!(
                 words.first(),

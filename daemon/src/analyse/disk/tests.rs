@@ -182,6 +182,13 @@ const CASES: &[Case] = &[
     ("ruby -e \"require 'json'; puts 1\"", &[], &[], Safe, &[]),
     ("php -r \"include 'boot.php';\"", &[("boot.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
     ("perl -e 'do \"./clean.pl\"'", &[("clean.pl", "system('rm -rf ~');\n")], &[], Forbidden, &["delete.home", "run.project"]),
+    // compose starts the services of the project's compose file, each judged as the `docker
+    // run` line that starts it.
+    ("docker compose up -d", &[("compose.yaml", "services:\n  app:\n    image: alpine\n    volumes:\n      - /:/host\n    command: rm -rf /host/home/u\n")], &[], Forbidden, &["delete.home", "use.project", "use.protected", "use.root", "use.secret"]),
+    ("docker-compose up", &[("compose.yaml", "<missing>"), ("compose.yml", "<missing>"), ("docker-compose.yaml", "<missing>"), ("docker-compose.yml", "services:\n  x:\n    image: alpine\n    privileged: true\n    volumes:\n      - type: bind\n        source: ~/.ssh\n        target: /k\n")], &[], Destructive, &["use.project", "use.protected", "use.root", "use.secret"]),
+    ("docker compose up", &[("compose.yaml", "services:\n  db:\n    image: postgres:16\n    volumes:\n      - pgdata:/var/lib/postgresql/data\n      - ./init:/docker-entrypoint-initdb.d:ro\n  web:\n    build: .\n    command: sleep infinity\n    volumes:\n      - .:/app\nvolumes:\n  pgdata:\n")], &[], Moderate, &["use.project"]),
+    ("docker compose up", &[("compose.yaml", "x: &b\n  privileged: true\nservices:\n  web:\n    <<: *b\n    image: alpine\n")], &[], Opaque, &["run.unknown", "use.project"]),
+    ("docker compose ps", &[], &[], Moderate, &["use.project"]),
     // gawk's `-i NAME`: NAME or NAME.awk in the directory first, else its own library.
     ("gawk -i inplace '{gsub(/a/,\"b\")} 1' src/main.py", &[("inplace", "<missing>"), ("inplace.awk", "<missing>")], &[], Moderate, &["overwrite.project"]),
     ("gawk -i lib '{print}' f", &[("lib", "<missing>"), ("lib.awk", "BEGIN { system(\"rm -rf ~\") }\n")], &[], Forbidden, &["delete.home", "overwrite.project"]),
