@@ -35,7 +35,7 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("whence -p rm", Safe, &[]),
     ("which rm", Safe, &[]),
     ("find ~ -delete", Forbidden, &["delete.home"]),
-    ("find / -name '*.log' -delete", Forbidden, &["delete.root", "delete.data"]),
+    ("find / -name '*.log' -delete", Forbidden, &["delete.root", "delete.secret", "delete.data"]),
     ("find /usr -delete", Forbidden, &["delete.system"]),
     ("find . -name '*.o' -delete", Moderate, &["delete.build"]),
     // What `find -name PATTERN` prints matches the pattern, and `xargs rm` deletes that.
@@ -505,6 +505,12 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("cat ~/*.json", Destructive, &["read.secret"]),
     ("find ~ -name '*.json' -exec cat {} +", Destructive, &["read.secret"]),
     ("cat ~/.docker/*.json", Destructive, &["read.secret"]),
+    ("find / -name '*.json' -exec cat {} +", Destructive, &["read.secret"]),
+    ("find ~/.config -name '*.json' -exec cat {} +", Destructive, &["read.secret"]),
+    ("find ~/.mozilla -name '*.db' -exec cp {} /tmp/ \\;", Destructive, &["read.secret", "write.temp"]),
+    ("find . -name '*.env' -exec cat {} +", Destructive, &["read.secret"]),
+    ("cat *.env", Destructive, &["read.secret"]),
+    ("sed -i 's/deny/allow/' .claude/*.json", Forbidden, &["overwrite.gate"]),
     // Option clusters whose attached value is a number: `-lne` is `-l -n -e`.
     ("perl -lne 'print length' src/main.py", Safe, &[]),
     ("perl -le 'print 1'", Safe, &[]),

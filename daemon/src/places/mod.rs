@@ -125,13 +125,17 @@ pub fn classify(path: &Path, tree: bool, w: &Where) -> Placed {
     let mut placed = placed_as_written(path, tree, w, own_files(path, w));
     // What a walk found below a known directory by one name (`find ~ -name credentials`): a
     // file of that name at any depth there, a secret among them where a secret is so named.
-    // A pattern (`-name '*.pem'`) only from the home or above it: in a project, `*.json` is
-    // its own files, not the keys some other directory keeps.
+    // A pattern (`-name '*.pem'`) only from the home or above it, or from a directory that
+    // holds a secret's place (`find ~/.mozilla -name '*.db'` finds `key4.db`): in a project,
+    // `*.json` is its own files, not the keys some other directory keeps.
     if let Some((wide, dir, literal)) = path.found_named()
         && (literal
             || w.home_text.as_deref().is_some_and(|h| {
                 dir.as_deref()
                     .is_some_and(|d| related(h, d) && d.len() <= h.len())
+            })
+            || dir.as_deref().is_some_and(|d| {
+                placed_as_written(&Path::absolute(d), true, w, false).has(Kind::Secret)
             }))
     {
         let any = placed_as_written(&wide, false, w, false);
@@ -164,11 +168,17 @@ fn own_files(path: &Path, w: &Where) -> bool {
             .cloned()
             .collect(),
     };
-    match (dir.literal_text(), w.home_text.as_deref()) {
-        // Not the home, nor a directory the home is in.
-        (Some(text), Some(home)) => !(related(home, &text) && text.len() <= home.len()),
-        _ => false,
-    }
+    let Some(text) = dir.literal_text() else {
+        return false;
+    };
+    // Not the home, nor a directory the home is in, nor one that holds a secret's place
+    // beneath it (`~/.config` holds gcloud's, `/etc` NetworkManager's): a walk down there
+    // finds those too.
+    let outside = w
+        .home_text
+        .as_deref()
+        .is_some_and(|home| !(related(home, &text) && text.len() <= home.len()));
+    outside && !placed_as_written(&dir, true, w, false).has(Kind::Secret)
 }
 
 /// [`classify`] of the path as its components say, a walk's finds as unknown names below.
@@ -286,7 +296,15 @@ fn placed_as_written(path: &Path, tree: bool, w: &Where, own_files: bool) -> Pla
         let Some(certain) = match_rule(path, rule, home) else {
             continue;
         };
-        if own_files && !certain && rule.at == At::Anywhere && !names_a_file_type(rule) {
+        // Only a secret's name: the gate's own files and protected ones named anywhere
+        // (`**/.claude/settings.json`) are what they are whatever kind of file they are.
+        if own_files
+            && !certain
+            && rule.at == At::Anywhere
+            && rule.says == Says::Is(Kind::Secret)
+            && !names_a_file_type(rule)
+            && !bare_type(rule)
+        {
             continue;
         }
         let why = said::described(i, path, home, candidates.as_deref());
@@ -373,6 +391,13 @@ fn added(path: &Path, literal: Option<&str>, tree: bool, w: &Where, placed: &mut
             placed.add(kind, why);
         }
     }
+}
+
+/// Whether `rule`'s file is named by an extension alone (`**/.env`): any glob of that type
+/// (`*.env`) matches it.
+fn bare_type(rule: &Rule) -> bool {
+    matches!(rule.comps.last(), Some(RComp::Name(g))
+        if g.as_literal().is_some_and(|n| n.starts_with('.') && !n[1..].contains('.')))
 }
 
 /// Whether `rule` names files by their type alone (`**/*.pem`), not by a name or a name's

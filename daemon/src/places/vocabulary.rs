@@ -590,6 +590,11 @@ pub const ENTRIES: &[(&str, Says, &str)] = &[
         "a direnv environment file (API keys, passwords)",
     ),
     (
+        "**/*.env",
+        Is(Secret),
+        "an environment file (API keys, passwords)",
+    ),
+    (
         "**/secrets.yaml",
         Is(Secret),
         "a file of secrets (by its name)",
