@@ -357,7 +357,8 @@ fn one<'s>(mut job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) 
             Role::Interpreter(lang) => {
                 let whole = interp::run(lang, name, &job, at, st);
                 let loads = std::mem::take(&mut st.loads);
-                loaded_code(lang, name, &loads, &job.words, &job.path, at, st);
+                let over = std::mem::take(&mut st.loads_over);
+                loaded_code(lang, name, &loads, over, &job.words, &job.path, at, st);
                 if !whole {
                     if let Some(words) = interp::module_command(lang, args) {
                         jobs.push(job.runs(words.into(), &format!("{name} -m")));
@@ -589,8 +590,9 @@ fn local_module(
     }
 }
 
-/// Modules a Python program always has before it runs a line of its own (the interpreter's
-/// start imports them): a file of the same name in the working directory is not loaded.
+/// Modules a Python program has before it runs a line of its own: the interpreter's start
+/// imports them, so a file of the same name in the working directory is not loaded. With `-S`
+/// (no `site`) fewer.
 const PYTHON_STARTED: &[&str] = &[
     "abc",
     "builtins",
@@ -608,76 +610,161 @@ const PYTHON_STARTED: &[&str] = &[
     "time",
     "zipimport",
 ];
+const PYTHON_STARTED_NO_SITE: &[&str] = &[
+    "abc",
+    "builtins",
+    "codecs",
+    "encodings",
+    "io",
+    "marshal",
+    "posix",
+    "sys",
+    "time",
+    "zipimport",
+];
+
+/// How a Python command line's options change where modules are found: `-I`/`-P` leave the
+/// working directory off the path, `-S` imports no `site` (and so fewer modules at start).
+fn python_flags(words: &[Word]) -> (bool, bool) {
+    let (mut isolated, mut no_site) = (false, false);
+    let mut i = 0;
+    while let Some(t) = words.get(i).and_then(Word::literal) {
+        i += 1;
+        if t == "--" || !t.starts_with('-') || t.starts_with("--") {
+            if t.starts_with("--") && t != "--" {
+                continue;
+            }
+            break;
+        }
+        for (at, c) in t.char_indices().skip(1) {
+            match c {
+                'I' | 'P' => isolated = true,
+                'S' => no_site = true,
+                // The program, a module, or an option's value: the rest of the word or the next.
+                'c' | 'm' => return (isolated, no_site),
+                'W' | 'X' => {
+                    if at + 1 == t.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    (isolated, no_site)
+}
+
+/// The files a language would run for `load`, level by level, each level's candidates in the
+/// order it tries them (the first that is there is the one): Python's `a.b` runs `a`'s package
+/// (`a/__init__.py`, else `a.py`) and then `a/b`'s; Node's `./x` tries `x.js`, `x.cjs`,
+/// `x.mjs`, `x.json` (and `x` itself when it has one of those endings), then `x/index.js`;
+/// Ruby's `./x` is `x.rb`; PHP's file is itself. Empty: the language looks elsewhere first.
+/// With each level, for Python, the directory that is a package even without its
+/// `__init__.py`.
+fn load_candidates(
+    grammar: crate::analyse::grammar::Grammar,
+    load: &str,
+    started: &[&str],
+) -> Vec<(Option<String>, Vec<String>)> {
+    use crate::analyse::grammar::Grammar;
+    let relative = load.starts_with("./") || load.starts_with("../");
+    match grammar {
+        Grammar::Python => {
+            let plain = load.split('.').all(|part| {
+                !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+            let first = load.split('.').next().unwrap_or(load);
+            if !plain || first.starts_with('_') || started.contains(&first) {
+                return Vec::new();
+            }
+            let parts: Vec<&str> = load.split('.').collect();
+            (1..=parts.len())
+                .map(|n| {
+                    let p = parts[..n].join("/");
+                    let files = vec![format!("{p}/__init__.py"), format!("{p}.py")];
+                    (Some(p), files)
+                })
+                .collect()
+        }
+        Grammar::JavaScript if relative => {
+            let ends = [".js", ".cjs", ".mjs", ".json", ".node"];
+            let mut level = Vec::new();
+            if ends.iter().any(|e| load.ends_with(e)) {
+                level.push(load.to_owned());
+            }
+            level.extend(ends.iter().map(|e| format!("{load}{e}")));
+            level.push(format!("{load}/index.js"));
+            vec![(None, level)]
+        }
+        Grammar::Ruby if relative || load.ends_with(".rb") => {
+            if load.ends_with(".rb") {
+                vec![(None, vec![load.to_owned()])]
+            } else {
+                vec![(None, vec![format!("{load}.rb")])]
+            }
+        }
+        Grammar::Php | Grammar::PhpFile if !load.contains("://") => {
+            vec![(None, vec![load.to_owned()])]
+        }
+        _ => Vec::new(),
+    }
+}
 
 /// Code an inline program loads by name (`loads`, collected by its reader), found where the
-/// language finds it relative to the working directory, is read from the disk and judged as
-/// the program's own: `python3 -c 'import helper'` runs `./helper.py`, `node -e
-/// "require('./x')"` runs `./x.js`. The first candidate that is there is read; one that is
-/// not is passed over, as the language does. A name the language looks up elsewhere first
-/// (Node's bare `require('fs')`, the modules Python has already) is not looked for.
+/// language finds it relative to the working directory, is read and judged as the program's
+/// own: `python3 -c 'import helper'` runs `./helper.py`, `node -e "require('./x')"` runs
+/// `./x.js`. A file the line itself wrote is read with the text it was given; one on the disk
+/// is read from there; the first candidate that is there is the one, as the language takes it.
+/// Not followed further: what a loaded file loads in turn. More names than are looked for
+/// make the program opaque.
 #[allow(clippy::too_many_arguments)]
 fn loaded_code(
     lang: &interp::Lang,
     name: &str,
     loads: &[String],
+    over: bool,
     words: &[Word],
     job_path: &Rc<str>,
     at: &Ctx,
     st: &mut State,
 ) {
-    use crate::analyse::grammar::Grammar;
     let (Some(reader), Some(at_word)) = (&lang.reader, words.first()) else {
         return;
     };
-    // `python3 -I`/`-P`: the working directory is not where it looks for modules.
-    let isolated = words[1..]
-        .iter()
-        .take_while(|w| w.text.starts_with('-') && w.text != "--")
-        .any(|w| !w.text.starts_with("--") && w.text[1..].contains(['I', 'P']));
     let span = at.src.map.span(at_word.span.clone());
+    if over {
+        let what = format!("`{name}` code that loads more modules by name than the gate looks for");
+        st.add(catalogue::CODE_UNREAD.at(span.clone(), &what));
+    }
+    let (isolated, no_site) = python_flags(&words[1..]);
+    let started = if no_site {
+        PYTHON_STARTED_NO_SITE
+    } else {
+        PYTHON_STARTED
+    };
+    let python = matches!(reader.grammar, crate::analyse::grammar::Grammar::Python);
     for load in loads {
-        let candidates: Vec<String> = match reader.grammar {
-            Grammar::Python => {
-                let plain = load.split('.').all(|part| {
-                    !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-                });
-                let first = load.split('.').next().unwrap_or(load);
-                if isolated || !plain || first.starts_with('_') || PYTHON_STARTED.contains(&first) {
+        if python && isolated {
+            continue;
+        }
+        // A level below one that is not here (an installed package, or not known yet) is not
+        // looked for: the language would not find it here either.
+        for (dir, level) in load_candidates(reader.grammar, load, started) {
+            let mut here = false;
+            for candidate in level {
+                let word = Word::made(candidate, at_word.raw, at_word.span.clone());
+                if let Some(text) = st.written_text(&word) {
+                    let text = text.filter(|_| st.written_runs < super::MAX_FUNCTION_RUNS);
+                    st.written_runs += 1;
+                    interp::run_text(lang, name, text.as_deref(), span.clone(), job_path, at, st);
+                    here = true;
+                    break;
+                }
+                let Some(file) = disk::file_path(st, &word) else {
                     continue;
-                }
-                let path = load.replace('.', "/");
-                let mut all = vec![format!("{first}.py"), format!("{first}/__init__.py")];
-                if path != first {
-                    all.extend([format!("{path}.py"), format!("{path}/__init__.py")]);
-                }
-                all
-            }
-            Grammar::JavaScript if load.starts_with("./") || load.starts_with("../") => {
-                ["", ".js", ".cjs", ".mjs", "/index.js"]
-                    .iter()
-                    .map(|ext| format!("{load}{ext}"))
-                    .collect()
-            }
-            Grammar::Ruby
-                if load.starts_with("./") || load.starts_with("../") || load.ends_with(".rb") =>
-            {
-                if load.ends_with(".rb") {
-                    vec![load.clone()]
-                } else {
-                    vec![format!("{load}.rb"), load.clone()]
-                }
-            }
-            Grammar::Php | Grammar::PhpFile if !load.contains("://") => vec![load.clone()],
-            _ => continue,
-        };
-        for candidate in candidates {
-            let word = Word::made(candidate, at_word.raw, at_word.span.clone());
-            let Some(file) = disk::file_path(st, &word) else {
-                continue;
-            };
-            match st.disk_file(&file) {
-                disk::Read::Missing | disk::Read::Asked => {}
-                _ => {
+                };
+                if !matches!(st.disk_file(&file), disk::Read::Missing | disk::Read::Asked) {
                     let runs = Runs::Lang(lang, name);
                     disk::run_file(
                         runs,
@@ -689,8 +776,21 @@ fn loaded_code(
                         at,
                         st,
                     );
+                    here = true;
                     break;
                 }
+            }
+            // Python: a directory without `__init__.py` is a package too (a namespace one).
+            if !here
+                && let Some(dir) = dir
+                && let Some(dir) =
+                    disk::file_path(st, &Word::made(dir, at_word.raw, at_word.span.clone()))
+            {
+                // Only once known: the next round looks further.
+                here = st.exists(&dir) == Some(true);
+            }
+            if !here {
+                break;
             }
         }
     }

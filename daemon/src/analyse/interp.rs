@@ -118,7 +118,9 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
                 } else {
                     at.src.map.span(at_span.clone())
                 };
+                st.loading = true;
                 inspect(lang, name, text, code_span, &[], &job.path, at, st);
+                st.loading = false;
                 true
             }
             // An interpreter with no program runs whatever arrives next on its input.
@@ -446,8 +448,19 @@ fn read(
             ),
             Act::Load(what) => {
                 let st = &mut *site.st;
-                if st.loading && st.loads.len() < MAX_LOADS && !st.loads.contains(&what) {
-                    st.loads.push(what);
+                if st.loading && !st.loads.contains(&what) {
+                    // Counted by the name it starts with: `from typing import A, B` is one.
+                    let first = |l: &str| l.split(['.', '/']).next().unwrap_or("").to_owned();
+                    let named = first(&what);
+                    let mut firsts: Vec<String> = st.loads.iter().map(|l| first(l)).collect();
+                    firsts.sort();
+                    firsts.dedup();
+                    let known = firsts.contains(&named);
+                    if st.loads.len() < 4 * MAX_LOADS && (known || firsts.len() < MAX_LOADS) {
+                        st.loads.push(what);
+                    } else {
+                        st.loads_over = true;
+                    }
                 }
             }
         }
@@ -1024,9 +1037,9 @@ fn attached_value(option: char, rest: &str) -> Option<usize> {
     }
 }
 
-/// Names one inline program may load code by that are looked for on the disk; more are
-/// not (an inline program that imports a dozen modules of its own is no one-liner).
-pub const MAX_LOADS: usize = 8;
+/// Names one inline program may load code by that are looked for on the disk; with more,
+/// what the rest load is not known and the program is opaque.
+pub const MAX_LOADS: usize = 16;
 
 /// Marks a list word only known when the program runs: `RUNTIME` then the environment
 /// variable it reads, if it is `$ENV{NAME}`.

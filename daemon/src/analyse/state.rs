@@ -145,6 +145,8 @@ pub(crate) struct State<'c, 'a> {
     /// line), for the command's reader to find on the disk and read as the program's own.
     pub loads: Vec<String>,
     pub loading: bool,
+    /// More were loaded than are looked for.
+    pub loads_over: bool,
     /// The current directory taken apart, for the directory it was taken from.
     pub(super) cwd_path: std::cell::RefCell<Option<(Rc<str>, Path)>>,
     /// Places of literal words, from the directory they were placed in: the same words come
@@ -229,6 +231,7 @@ impl<'c, 'a> State<'c, 'a> {
             venvs: Vec::new(),
             loads: Vec::new(),
             loading: false,
+            loads_over: false,
             parse_spent: Duration::ZERO,
             cwd_path: Default::default(),
             placed_words: Default::default(),

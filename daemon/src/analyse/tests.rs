@@ -511,6 +511,10 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find . -name '*.env' -exec cat {} +", Destructive, &["read.secret"]),
     ("cat *.env", Destructive, &["read.secret"]),
     ("sed -i 's/deny/allow/' .claude/*.json", Forbidden, &["overwrite.gate"]),
+    // An inline program that loads more modules by name than are looked for is opaque; names
+    // from one module count once.
+    ("python3 -c 'import m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17'", Opaque, &["run.unknown"]),
+    ("python3 -c 'from typing import A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q'", Safe, &[]),
     // Option clusters whose attached value is a number: `-lne` is `-l -n -e`.
     ("perl -lne 'print length' src/main.py", Safe, &[]),
     ("perl -le 'print 1'", Safe, &[]),

@@ -164,16 +164,29 @@ const CASES: &[Case] = &[
     // An inline program's imports by name: a module of that name in the working directory
     // is loaded first (sys.path[0] is the directory for `-c`), a stdlib one too if the
     // project shadows it; the modules the interpreter started with are not looked for.
-    ("python3 -c 'import helper'", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import helper'", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("python3 -c 'import helper'", &[("helper.py", "<missing>"), ("helper/__init__.py", "import shutil\nshutil.rmtree('/home/u/Documents')\n")], &[], Destructive, &["delete.data"]),
     ("python3 -c 'import helper'", &[("helper.py", "<missing>"), ("helper/__init__.py", "<missing>")], &[], Safe, &[]),
-    ("python3 -c 'import json; print(json.dumps({}))'", &[("json.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import json; print(json.dumps({}))'", &[("json/__init__.py", "<missing>"), ("json.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("python3 -c 'import json; print(json.dumps({}))'", &[("json.py", "<missing>"), ("json/__init__.py", "<missing>")], &[], Safe, &[]),
     ("python3 -c 'import os, sys; print(sys.argv)'", &[("os.py", "import os\nos.system('rm -rf ~')\n")], &[], Safe, &[]),
     ("python3 -I -c 'import helper'", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Safe, &[]),
-    ("python3 -c 'from tools.clean import run; run()'", &[("tools.py", "<missing>"), ("tools/__init__.py", "<missing>"), ("tools/clean.py", "import shutil\nshutil.rmtree('/home/u')\n")], &[], Forbidden, &["delete.home"]),
-    ("python3 -c \"__import__('helper')\"", &[("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
-    ("python3 -c 'import helper'", &[("helper.py", "<unread>")], &[], Opaque, &["run.unknown"]),
+    // A package here: its `__init__.py` first (before a module of the same name), then the
+    // submodule named, by `import a.b` or `from a import b`.
+    ("python3 -c 'import helper'", &[("helper/__init__.py", "import os\nos.system('rm -rf ~')\n"), ("helper.py", "print(1)\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import pkg.evil'", &[("pkg/__init__.py", ""), ("pkg/evil/__init__.py", "<missing>"), ("pkg/evil.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'from pkg import evil'", &[("pkg/__init__.py", ""), ("pkg/evil/__init__.py", "<missing>"), ("pkg/evil.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'from typing import List, Dict'", &[("typing/__init__.py", "<missing>"), ("typing.py", "<missing>"), ("typing", "<absent>")], &[], Safe, &[]),
+    // Options before the program: `-W`'s value is no flag; `-S` starts without `os`.
+    ("python3 -Wignore::ImportWarning -c 'import helper'", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -S -c 'import os'", &[("os/__init__.py", "<missing>"), ("os.py", "import shutil\nshutil.rmtree('/home/u')\n")], &[], Forbidden, &["delete.home"]),
+    // A program on the input, and a module the line wrote before it imports it.
+    ("python3 - <<'EOF'\nimport helper\nEOF", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("echo \"import os; os.system('rm -rf ~')\" > helper.py && python3 -c 'import helper'", &[("helper/__init__.py", "<missing>")], &[], Forbidden, &["delete.home", "overwrite.project"]),
+    ("node -e \"require('./lib')\"", &[("lib.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'from tools.clean import run; run()'", &[("tools.py", "<missing>"), ("tools/__init__.py", "<missing>"), ("tools", "<present>"), ("tools/clean/__init__.py", "<missing>"), ("tools/clean.py", "import shutil\nshutil.rmtree('/home/u')\n"), ("tools/clean/run/__init__.py", "<missing>"), ("tools/clean/run.py", "<missing>"), ("tools/clean/run", "<absent>")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c \"__import__('helper')\"", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'import helper'", &[("helper/__init__.py", "<missing>"), ("helper.py", "<unread>")], &[], Opaque, &["run.unknown"]),
     // Node's relative `require`/`import`, Ruby's `load`/`require './…'`, PHP's `include`.
     ("node -e \"require('./lib/x')\"", &[("lib/x", "<missing>"), ("lib/x.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("node -e \"require('fs').readFileSync('package.json')\"", &[], &[], Safe, &[]),

@@ -745,6 +745,10 @@ fn import_from(ev: &mut Eval, node: Node) {
             ),
             _ => (ev.text(name), ev.text(name)),
         };
+        // `from pkg import evil` runs `pkg/evil.py` when `pkg` is a package here.
+        if !module.starts_with('.') && !module.is_empty() {
+            ev.load(&format!("{module}.{member}"));
+        }
         let value = ev.attr(&from, member);
         ev.vars.insert(alias.to_owned(), value);
     }
