@@ -642,69 +642,54 @@ fn scan(
         }
         if matches!(does, Copy | Move | RunFile | SysOpen) {
             let until = statement_end(&b, end, after);
-            let words = perl_words(&b[end..until]);
-            let numbers: String = b[end..until].iter().collect();
+            // Each argument as a shell word, when it is one string literal (`None`: a value
+            // only known when it runs, a concatenation, a variable).
+            let args = perl_args(&b[end..until]);
+            let word = |n: usize| args.get(n).cloned().flatten();
+            let unknown = |what: &str, st: &mut State| {
+                opaque(
+                    &span,
+                    &format!("`{call}` of {what} only known when it runs"),
+                    st,
+                );
+            };
             match does {
-                Copy | Move => match (words.first(), words.get(1)) {
-                    (Some(Some(from)), Some(Some(to))) => {
+                Copy | Move => match (word(0), word(1)) {
+                    (Some(from), Some(to)) => {
                         let program = if does == Copy { "cp" } else { "mv" };
                         queue(format!("{program} -- {from} {to}"), &span, &segment, at, st);
                     }
-                    _ => opaque(
-                        &span,
-                        &format!("`{call}` of a place only known when it runs"),
-                        st,
-                    ),
+                    _ => unknown("a place", st),
                 },
                 // `require Foo::Bar` names a module on Perl's path, not a file here, and
-                // `do { … }` is a block: only a string right after the name is a file.
-                RunFile if !starts_with_string(&b, end) => {}
-                RunFile => match words.first() {
-                    Some(Some(file)) => queue(format!("perl -- {file}"), &span, &segment, at, st),
-                    Some(None) => opaque(
-                        &span,
-                        &format!("`{call}` of a file only known when it runs"),
-                        st,
-                    ),
-                    None => {}
+                // `do { … }` is a block: a string or a variable right after the name is a file.
+                RunFile if !starts_with_value(&b, end) => {}
+                RunFile => match word(0) {
+                    Some(file) => queue(format!("perl -- {file}"), &span, &segment, at, st),
+                    None => unknown("a file", st),
                 },
-                _ => match words.first() {
-                    Some(Some(file)) => {
-                        let writes = ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
-                            .iter()
-                            .any(|f| numbers.contains(f))
-                            || numbers.rsplit(',').next().is_some_and(|flags| {
-                                flags
-                                    .trim()
-                                    .trim_end_matches([')', ';'])
-                                    .parse::<u32>()
-                                    .is_ok_and(|n| n & 3 != 0)
-                            });
-                        let line = if writes {
-                            format!(": >> {file}")
-                        } else {
-                            format!("cat -- {file}")
-                        };
-                        queue(line, &span, &segment, at, st);
-                    }
-                    _ => opaque(
-                        &span,
-                        &format!("`{call}` of a place only known when it runs"),
-                        st,
-                    ),
+                _ => match (
+                    word(1),
+                    args.get(2).and_then(|_| flags_text(&b[end..until])),
+                ) {
+                    (Some(file), Some(flags)) => match sysopen_writes(&flags) {
+                        Some(writes) => {
+                            let line = if writes {
+                                format!(": >> {file}")
+                            } else {
+                                format!("cat -- {file}")
+                            };
+                            queue(line, &span, &segment, at, st);
+                        }
+                        None => unknown("a mode", st),
+                    },
+                    _ => unknown("a place", st),
                 },
             }
         }
         if does == Open {
             // Perl's `open F, "<", PATH;` has no parentheses: its arguments end the statement.
-            let until = if b.get(skip_blank(&b, end)) == Some(&'(') {
-                after
-            } else {
-                b[end..]
-                    .iter()
-                    .position(|c| matches!(c, ';' | '\n'))
-                    .map_or(b.len(), |p| end + p)
-            };
+            let until = statement_end(&b, end, after);
             let (read, written) = perl_opens(&b[end..until]);
             for (append, file) in written {
                 let to = if append { ">>" } else { ">" };
@@ -717,13 +702,97 @@ fn scan(
     }
 }
 
-/// Whether the arguments at `end` start with a string literal, in parentheses or not.
-fn starts_with_string(b: &[char], end: usize) -> bool {
+/// Whether the arguments at `end` start with a string literal or a variable, in parentheses
+/// or not.
+fn starts_with_value(b: &[char], end: usize) -> bool {
     let mut j = skip_blank(b, end);
     if b.get(j) == Some(&'(') {
         j = skip_blank(b, j + 1);
     }
-    matches!(b.get(j), Some('\'' | '"'))
+    matches!(b.get(j), Some('\'' | '"' | '$'))
+}
+
+/// A call's arguments (the text after its name, in parentheses or not), split at commas
+/// outside strings and brackets: each one string literal as a shell word, else `None`.
+fn perl_args(b: &[char]) -> Vec<Option<String>> {
+    let mut i = skip_blank(b, 0);
+    let mut stop = b.len();
+    if b.get(i) == Some(&'(') {
+        stop = matching(b, i).saturating_sub(1).min(b.len());
+        i += 1;
+    }
+    let mut args = Vec::new();
+    let mut start = i;
+    let mut depth = 0usize;
+    while i <= stop {
+        let c = b.get(i).copied();
+        match c {
+            Some('\'' | '"') => {
+                i = perl_string(b, i).1;
+                continue;
+            }
+            Some('(' | '[' | '{') => depth += 1,
+            Some(')' | ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if i == stop || (c == Some(',') && depth == 0) {
+            let part: Vec<char> = b[start..i.min(b.len())].to_vec();
+            args.push(lone_string(&part));
+            start = i + 1;
+        }
+        i += 1;
+    }
+    args
+}
+
+/// The text as one Perl string literal and nothing else, as a shell word.
+fn lone_string(part: &[char]) -> Option<String> {
+    let from = skip_blank(part, 0);
+    if !matches!(part.get(from), Some('\'' | '"')) {
+        return None;
+    }
+    let (text, end) = perl_string(part, from);
+    part[end.min(part.len())..]
+        .iter()
+        .all(|c| c.is_whitespace())
+        .then(|| shell_word(&text, part[from]))
+        .flatten()
+}
+
+/// The third argument of a `sysopen` (its flags), as written.
+fn flags_text(b: &[char]) -> Option<String> {
+    let text: String = b.iter().collect();
+    let inner = text.trim().trim_start_matches('(');
+    let flags = inner.splitn(3, ',').nth(2)?;
+    let flags = flags.split(',').next().unwrap_or(flags);
+    Some(flags.trim().trim_end_matches([')', ';']).trim().to_owned())
+}
+
+/// Whether `sysopen` flags open for writing: constants or numbers joined by `|` or `+`;
+/// `None` when they are not known (a variable, a call).
+fn sysopen_writes(flags: &str) -> Option<bool> {
+    let mut writes = false;
+    for part in flags.split(['|', '+']) {
+        let part = part.trim();
+        let value = match part {
+            "O_RDONLY" => 0,
+            "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND" | "O_EXCL" => 1,
+            "O_NONBLOCK" | "O_NOFOLLOW" | "O_CLOEXEC" | "O_BINARY" | "O_TEXT" | "O_NOCTTY" => 0,
+            _ => {
+                let (digits, radix) =
+                    match part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+                        Some(hex) => (hex, 16),
+                        None if part.len() > 1 && part.starts_with('0') => (&part[1..], 8),
+                        None => (part, 10),
+                    };
+                let n = u32::from_str_radix(digits, radix).ok()?;
+                // O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND.
+                n & (1 | 2 | 0o100 | 0o1000 | 0o2000)
+            }
+        };
+        writes |= value != 0;
+    }
+    Some(writes)
 }
 
 /// Where a call's arguments end: its closing parenthesis (`after`), or, without one, the end
@@ -732,29 +801,17 @@ fn statement_end(b: &[char], end: usize, after: usize) -> usize {
     if b.get(skip_blank(b, end)) == Some(&'(') {
         after.max(end)
     } else {
-        b[end..]
+        // Bounded: a line of many calls without an end would be read again for each.
+        let limit = b.len().min(end + MAX_STATEMENT);
+        b[end..limit]
             .iter()
             .position(|c| matches!(c, ';' | '\n'))
-            .map_or(b.len(), |p| end + p)
+            .map_or(limit, |p| end + p)
     }
 }
 
-/// Each Perl string literal in `b` as a shell word that means the same place (`None`: one
-/// that cannot be written so).
-fn perl_words(b: &[char]) -> Vec<Option<String>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if matches!(b[i], '\'' | '"') {
-            let (text, end) = perl_string(b, i);
-            out.push(shell_word(&text, b[i]));
-            i = end;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
+/// The longest a call's arguments without parentheses are read for.
+const MAX_STATEMENT: usize = 4096;
 
 /// The files an `open`'s arguments read, and those it writes (and whether it appends), each as
 /// a shell word that means the same place: Perl's three-argument `open(F, "<", PATH)` (a mode

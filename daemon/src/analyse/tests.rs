@@ -535,6 +535,11 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("perl -e 'do { print \"hello\\n\" } until 1'", Safe, &[]),
     ("perl -e 'require strict; print \"ok\\n\"'", Safe, &[]),
     ("perl -MFile::Copy -e 'copy($a, $b)'", Opaque, &["run.unknown"]),
+    ("perl -MFile::Copy -e 'copy($ENV{HOME}.\"/.aws/credentials\", \"/tmp/k\")'", Opaque, &["run.unknown"]),
+    ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", 1|1024)'", Forbidden, &["write.gate"]),
+    ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", 0x401)'", Forbidden, &["write.gate"]),
+    ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", $m)'", Opaque, &["run.unknown"]),
+    ("perl -e '$f=\"./clean.pl\"; do $f'", Opaque, &["run.unknown"]),
     // Grammar quirks and Windows names.
     ("git >/dev/null reset --hard", Destructive, &["delete.changes"]),
     ("C:/Git/bin/git.exe reset --hard", Destructive, &["delete.changes"]),
