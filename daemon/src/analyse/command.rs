@@ -78,7 +78,7 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
     let saved: Vec<(String, Option<Var>)> = cmd
         .env
         .iter()
-        .filter(|(name, _)| GIT_ENV.contains(&name.as_str()))
+        .filter(|(name, _)| READ_ENV.contains(&name.as_str()))
         .map(|(name, value)| {
             let before = st.shell.vars.get(name).cloned();
             let now = value
@@ -99,8 +99,15 @@ pub fn analyse(cmd: Cmd, src: &Source, st: &mut State) {
     }
 }
 
-/// Variables naming what git reads besides the repository it finds (`disk::project_runs`).
-const GIT_ENV: &[&str] = &["GIT_DIR", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"];
+/// Variables naming what a program reads besides its arguments, kept for its command: git's
+/// repository and files of settings besides the one it finds (`disk::project_runs`), Python's
+/// module path (`preloads`).
+const READ_ENV: &[&str] = &[
+    "GIT_DIR",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "PYTHONPATH",
+];
 
 /// Judges a command's jobs and every job they hand on.
 fn judge_jobs<'s>(mut jobs: Vec<Job<'s>>, at: &Ctx, st: &mut State) {
@@ -363,14 +370,20 @@ fn one<'s>(mut job: Job<'s>, at: &Ctx, st: &mut State, jobs: &mut Vec<Job<'s>>) 
             Role::Shell => shell(name, args, &job, span, at, st),
             Role::Interpreter(lang) => {
                 let whole = interp::run(lang, name, &job, at, st);
-                let loads = std::mem::take(&mut st.loads);
+                let mut loads = std::mem::take(&mut st.loads);
+                loads.extend(preloads(lang, &job.words[1..], st));
                 let over = std::mem::take(&mut st.loads_over);
                 loaded_code(lang, name, &loads, over, &job.words, &job.path, at, st);
                 if !whole {
                     if let Some(words) = interp::module_command(lang, args) {
                         jobs.push(job.runs(words.into(), &format!("{name} -m")));
                     }
-                    if let Some((module, named, _)) = interp::module_of(lang, args) {
+                    if let Some((module, named, _)) = interp::module_of(lang, args)
+                        && let Some(words) = runs_script(&module, &job.words[0], &args[named + 1..])
+                    {
+                        // `python3 -m pdb x.py`: the script runs under the module.
+                        jobs.push(job.runs(words.into(), &format!("{name} -m {module}")));
+                    } else if let Some((module, named, _)) = interp::module_of(lang, args) {
                         // Its name is a module's, not a file's: one of that name in the
                         // working directory runs first.
                         local_module(lang, name, &module, &args[named], &job.path, at, st);
@@ -629,6 +642,114 @@ const PYTHON_STARTED_NO_SITE: &[&str] = &[
     "time",
     "zipimport",
 ];
+
+/// Python modules that run a script file they are given (`python3 -m pdb x.py`).
+const PYTHON_RUNNERS: &[&str] = &["pdb", "cProfile", "profile", "trace"];
+
+/// The interpreter running the script a runner module is given: `python3 -m cProfile -o out
+/// x.py A` is `python3 x.py A` (the first word ending in `.py` is the script).
+fn runs_script<'s>(module: &str, program: &Word<'s>, rest: &[Word<'s>]) -> Option<Vec<Word<'s>>> {
+    if !PYTHON_RUNNERS.contains(&module) {
+        return None;
+    }
+    let at = rest
+        .iter()
+        .position(|w| w.literal().is_some_and(|t| t.ends_with(".py")))?;
+    Some(
+        std::iter::once(program.clone())
+            .chain(rest[at..].iter().cloned())
+            .collect(),
+    )
+}
+
+/// What an interpreter loads before its program by its options or environment: Node's
+/// `-r`/`--require`/`--import`/`--loader`, Ruby's `-r` (from the directory with `-I.`, or a
+/// path), PHP's `auto_prepend_file`/`auto_append_file`, Python's `sitecustomize` and
+/// `usercustomize` when `PYTHONPATH` puts the directory on its path.
+fn preloads(lang: &interp::Lang, args: &[Word], st: &State) -> Vec<String> {
+    use crate::analyse::grammar::Grammar;
+    let Some(reader) = &lang.reader else {
+        return Vec::new();
+    };
+    let words: Vec<&str> = args
+        .iter()
+        .map_while(Word::literal)
+        .take_while(|w| *w != "--")
+        .collect();
+    let mut out = Vec::new();
+    let next = |i: usize| words.get(i + 1).map(|w| (*w).to_owned());
+    match reader.grammar {
+        Grammar::JavaScript => {
+            for (i, w) in words.iter().enumerate() {
+                match *w {
+                    "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" => {
+                        out.extend(next(i));
+                    }
+                    _ => {
+                        for prefix in [
+                            "--require=",
+                            "--import=",
+                            "--loader=",
+                            "--experimental-loader=",
+                        ] {
+                            if let Some(v) = w.strip_prefix(prefix) {
+                                out.push(v.to_owned());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Grammar::Ruby => {
+            let here = words
+                .windows(2)
+                .any(|p| p[0] == "-I" && matches!(p[1], "." | "./"))
+                || words.iter().any(|w| matches!(*w, "-I." | "-I./"));
+            for (i, w) in words.iter().enumerate() {
+                let lib = match *w {
+                    "-r" => next(i),
+                    w if w.starts_with("-r") && w.len() > 2 => Some(w[2..].to_owned()),
+                    _ => None,
+                };
+                if let Some(lib) = lib {
+                    let relative = lib.starts_with("./") || lib.starts_with("../");
+                    out.push(if here && !relative {
+                        format!("./{lib}")
+                    } else {
+                        lib
+                    });
+                }
+            }
+        }
+        Grammar::Php | Grammar::PhpFile => {
+            for (i, w) in words.iter().enumerate() {
+                let setting = match *w {
+                    "-d" => next(i),
+                    w if w.starts_with("-d") && w.len() > 2 => Some(w[2..].to_owned()),
+                    _ => None,
+                };
+                if let Some((key, file)) = setting.as_deref().and_then(|s| s.split_once('='))
+                    && matches!(key.trim(), "auto_prepend_file" | "auto_append_file")
+                {
+                    out.push(file.trim().to_owned());
+                }
+            }
+        }
+        Grammar::Python => {
+            // Unknown (`PYTHONPATH=$X`) may be the directory.
+            let here = match st.shell.vars.get("PYTHONPATH") {
+                Some(Var::Lit(p)) => p.split(':').any(|d| matches!(d, "" | "." | "./")),
+                Some(_) => true,
+                None => false,
+            };
+            if here {
+                out.extend(["sitecustomize".to_owned(), "usercustomize".to_owned()]);
+            }
+        }
+        Grammar::Bash => {}
+    }
+    out
+}
 
 /// How a Python command line's options change where modules are found: `-I`/`-P` leave the
 /// working directory off the path, `-S` imports no `site` (and so fewer modules at start).

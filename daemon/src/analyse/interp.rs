@@ -284,7 +284,8 @@ fn program<'w, 's>(lang: &Lang, args: &'w [Word<'s>]) -> Program<'w, 's> {
             }
             let rest = &t[at + c.len_utf8()..];
             if lang.code.contains(c) {
-                if rest.is_empty() {
+                // `node -pe CODE`: the rest are options too, the program is the next word.
+                if rest.is_empty() || rest.chars().all(|r| lang.code.contains(r)) {
                     code.extend(args.get(i));
                     i += 1;
                 } else {

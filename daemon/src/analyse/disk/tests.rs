@@ -184,6 +184,17 @@ const CASES: &[Case] = &[
     ("python3 - <<'EOF'\nimport helper\nEOF", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("echo \"import os; os.system('rm -rf ~')\" > helper.py && python3 -c 'import helper'", &[("helper/__init__.py", "<missing>")], &[], Forbidden, &["delete.home", "overwrite.project"]),
     ("node -e \"require('./lib')\"", &[("lib.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    // What the interpreter loads before the program, by its options or environment.
+    ("node -r ./helper.js -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("node --require=./helper.js -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("node -pe \"require('./helper')\"", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("node -e \"require('child_process').fork('helper.js')\"", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("ruby -I. -rhelper -e 1", &[("helper.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    ("php -d auto_prepend_file=pre.php -r 'echo 1;'", &[("pre.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
+    ("PYTHONPATH=. python3 -c 'print(1)'", &[("sitecustomize/__init__.py", "<missing>"), ("sitecustomize.py", "import os\nos.system('rm -rf ~')\n"), ("usercustomize/__init__.py", "<missing>"), ("usercustomize.py", "<missing>")], &[], Forbidden, &["delete.home"]),
+    ("python3 -c 'print(1)'", &[], &[], Safe, &[]),
+    // A runner module runs the script it is given.
+    ("python3 -m pdb dbg.py", &[("pdb.py", "<missing>"), ("pdb/__main__.py", "<missing>"), ("dbg.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.project", "use.project"]),
     ("python3 -c 'from tools.clean import run; run()'", &[("tools.py", "<missing>"), ("tools/__init__.py", "<missing>"), ("tools", "<present>"), ("tools/clean/__init__.py", "<missing>"), ("tools/clean.py", "import shutil\nshutil.rmtree('/home/u')\n"), ("tools/clean/run/__init__.py", "<missing>"), ("tools/clean/run.py", "<missing>"), ("tools/clean/run", "<absent>")], &[], Forbidden, &["delete.home"]),
     ("python3 -c \"__import__('helper')\"", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("python3 -c 'import helper'", &[("helper/__init__.py", "<missing>"), ("helper.py", "<unread>")], &[], Opaque, &["run.unknown"]),

@@ -776,7 +776,14 @@ impl<'t> Eval<'t> {
             Api::Run(n, read) => {
                 let path = self.path(&arg(n));
                 if let Value::Str(file) = &path {
-                    self.load(file);
+                    // A file named as a path (`load 'x.rb'`, `fork('x.js')`) is found from the
+                    // working directory; a `require` names what the language looks up.
+                    let relative = !file.starts_with(['/', '.', '~']);
+                    if read && relative {
+                        self.load(&format!("./{file}"));
+                    } else {
+                        self.load(file);
+                    }
                 }
                 if read {
                     self.acts.push(Act::Path(Effect::Read, false, path));

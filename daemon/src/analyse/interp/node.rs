@@ -157,7 +157,7 @@ const APIS: &[(&str, Api)] = &[
     ("child_process.spawnSync", Spawn(0)),
     ("child_process.execFile", Spawn(0)),
     ("child_process.execFileSync", Spawn(0)),
-    ("child_process.fork", Path(Read, false, 0)),
+    ("child_process.fork", Run(0, true)),
     ("bun.spawn", Shell(0)),
     ("bun.spawnSync", Shell(0)),
     ("bun.$", Shell(0)),
