@@ -51,6 +51,24 @@ pub fn run(lang: &Lang, name: &str, job: &Job, at: &Ctx, st: &mut State) -> bool
         st.add(catalogue::SHELL_READS.at(span, &what));
         return true;
     }
+    // `node --test [FILES]`, `node --run SCRIPT`: the project's tests or a script of its
+    // `package.json`, the project's code as `npm test` runs it.
+    if lang
+        .reader
+        .as_ref()
+        .is_some_and(|r| r.grammar == super::grammar::Grammar::JavaScript)
+        && args.iter().any(|w| {
+            w.literal()
+                .is_some_and(|t| t == "--test" || t == "--run" || t.starts_with("--test-"))
+        })
+        && !args.iter().any(|w| {
+            w.literal()
+                .is_some_and(|t| matches!(t, "-e" | "-p" | "--eval" | "--print"))
+        })
+    {
+        st.add(catalogue::BUILDS.at(span, name));
+        return true;
+    }
     match program(lang, args) {
         Program::Code(words) => {
             let last = words

@@ -550,6 +550,9 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", 0x401)'", Forbidden, &["write.gate"]),
     ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", $m)'", Opaque, &["run.unknown"]),
     ("perl -e '$f=\"./clean.pl\"; do $f'", Opaque, &["run.unknown"]),
+    ("perl -e 'rename \"a.txt\", \"b.txt\"'", Moderate, &["move.project", "overwrite.project", "write.project"]),
+    ("perl -e 'rename \"$ENV{HOME}/Documents\", \"/tmp/x\"'", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),
+    ("php -r \"require __DIR__ . '/vendor/autoload.php'; echo f();\"", Safe, &[]),
     // Grammar quirks and Windows names.
     ("git >/dev/null reset --hard", Destructive, &["delete.changes"]),
     ("C:/Git/bin/git.exe reset --hard", Destructive, &["delete.changes"]),

@@ -40,6 +40,14 @@ pub fn runs(
     };
     match name {
         "npm" | "pnpm" | "yarn" => package_scripts(name, &words, span, path, at, st),
+        // `node --run SCRIPT`: the script of `package.json`, as `npm run` runs it.
+        "node" | "nodejs" => {
+            if let Some(at_run) = words.iter().position(|w| *w == "--run")
+                && let Some(script) = words.get(at_run + 1)
+            {
+                package_scripts("npm", &["run", script], span, path, at, st);
+            }
+        }
         "make" | "gmake" => make::recipes(&words, span, path, at, st),
         "docker-compose" | "podman-compose" => compose::services(&words, span, path, at, st),
         "docker" | "podman" | "nerdctl"

@@ -184,6 +184,10 @@ const CASES: &[Case] = &[
     ("python3 - <<'EOF'\nimport helper\nEOF", &[("helper/__init__.py", "<missing>"), ("helper.py", "import os\nos.system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("echo \"import os; os.system('rm -rf ~')\" > helper.py && python3 -c 'import helper'", &[("helper/__init__.py", "<missing>")], &[], Forbidden, &["delete.home", "overwrite.project"]),
     ("node -e \"require('./lib')\"", &[("lib.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    // Node's own test runner and package scripts.
+    ("node --test", &[], &[], Moderate, &["run.project"]),
+    ("node --test tests/", &[], &[], Moderate, &["run.project"]),
+    ("node --run build", &[("package.json", "{\"scripts\":{\"build\":\"rm -rf ~\"}}")], &[], Forbidden, &["delete.home", "run.project"]),
     // What the interpreter loads before the program, by its options or environment.
     ("node -r ./helper.js -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("node --require=./helper.js -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),

@@ -160,6 +160,8 @@ fn expr_node(ev: &mut Eval, node: Node) -> Value {
         }
         "string" | "encapsed_string" | "heredoc" | "nowdoc" => string(ev, node),
         "integer" | "float" => Value::Str(ev.text(node).to_owned()),
+        // `php -r`'s code is in no file: its directory is the one it runs in.
+        "name" if ev.text(node) == "__DIR__" => Value::Str(".".to_owned()),
         "shell_command_expression" => {
             let line = string(ev, node);
             ev.call(&Value::Func(Rc::from("`")), vec![line])

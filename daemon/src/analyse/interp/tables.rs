@@ -115,7 +115,7 @@ const PERL_CALLS: &[Call] = &[
     ("remove_tree", &[], DeleteTree),
     ("open", &[], Open),
     ("sysopen", &[], SysOpen),
-    ("rename", &[], Opaque),
+    ("rename", &[], Move),
     ("eval", &[], Opaque),
     ("rm", &[], DeleteTree),
     // File::Copy.
@@ -191,7 +191,7 @@ const PHP_CALLS: &[Call] = &[
     ("rmdir", &[], Delete),
     ("file_put_contents", &[], Write),
     ("fopen", &[], Open),
-    ("rename", &[], Opaque),
+    ("rename", &[], Move),
     ("eval", &[], Opaque),
     ("rm", &[], DeleteTree),
 ];
