@@ -144,20 +144,46 @@ fn judge_jobs<'s>(mut jobs: Vec<Job<'s>>, at: &Ctx, st: &mut State) {
 /// one a line, as `xargs` hands them on: `tar -T -`, `cpio -o`/`-p`, `zip -@`.
 fn names_from_stdin(name: &str, args: &[Word]) -> bool {
     let words: Vec<&str> = args.iter().filter_map(Word::literal).collect();
-    let stdin = |w: &&str| matches!(*w, "-" | "/dev/stdin");
+    let stdin = |w: &str| matches!(w, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0");
     let short = |w: &&str, flag: char| {
         w.strip_prefix('-')
             .is_some_and(|f| !f.starts_with('-') && f.contains(flag))
     };
+    // `--files-from=-` and the abbreviations GNU's getopt takes for it (`--files=-`).
+    let long_value = |w: &str, long: &str, shortest: usize| {
+        w.split_once('=').is_some_and(|(name, value)| {
+            name.len() >= shortest && long.starts_with(name) && stdin(value)
+        })
+    };
+    let long_word =
+        |w: &str, long: &str, shortest: usize| w.len() >= shortest && long.starts_with(w);
     match name {
         "tar" | "bsdtar" | "gtar" => {
-            words.windows(2).any(|pair| {
-                (matches!(pair[0], "-T" | "--files-from")
+            let dashed = words.windows(2).any(|pair| {
+                (pair[0] == "-T"
+                    || long_word(pair[0], "--files-from", 7)
                     || pair[0].ends_with('T') && short(&pair[0], 'T'))
-                    && stdin(&pair[1])
-            }) || words
-                .iter()
-                .any(|w| matches!(*w, "-T-" | "--files-from=-" | "--files-from=/dev/stdin"))
+                    && stdin(pair[1])
+            }) || words.iter().any(|w| {
+                w.strip_prefix("-T").is_some_and(stdin) || long_value(w, "--files-from", 7)
+            });
+            // `tar czfT - -`: an old-style cluster takes its values from the words after it,
+            // in the order of its letters that take one.
+            let old_style = words
+                .first()
+                .filter(|w| !w.starts_with('-'))
+                .is_some_and(|cluster| {
+                    let valued: Vec<char> = cluster
+                        .chars()
+                        .filter(|c| "fTCXbgFHIKLNV".contains(*c))
+                        .collect();
+                    valued
+                        .iter()
+                        .position(|c| *c == 'T')
+                        .and_then(|k| words.get(1 + k))
+                        .is_some_and(|w| stdin(w))
+                });
+            dashed || old_style
         }
         "cpio" => words
             .iter()
@@ -170,6 +196,21 @@ fn names_from_stdin(name: &str, args: &[Word]) -> bool {
                     && !w.starts_with("-x")
                     && !w.starts_with("-i"))
         }),
+        // `xz --files`: the files to compress (each replaced by its `.xz`) on the input.
+        "xz" | "unxz" | "lzma" | "unlzma" | "xzcat" => words.iter().any(|w| {
+            matches!(*w, "--files" | "--files0")
+                || long_value(w, "--files0", 8)
+                || long_value(w, "--files", 7)
+        }),
+        "zstd" | "unzstd" => {
+            words
+                .windows(2)
+                .any(|p| p[0] == "--filelist" && stdin(p[1]))
+                || words.iter().any(|w| long_value(w, "--filelist", 10))
+        }
+        // `pax -w` and `afio -o` archive the names on their input.
+        "pax" => words.iter().any(|w| short(w, 'w')),
+        "afio" => words.iter().any(|w| short(w, 'o')),
         _ => false,
     }
 }

@@ -96,7 +96,12 @@ pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
     if a.only_help() {
         return;
     }
-    let archive: Vec<Word> = a.values(&["f", "file"]).cloned().collect();
+    // `-f -` is the standard output or input, no file.
+    let archive: Vec<Word> = a
+        .values(&["f", "file"])
+        .filter(|w| w.literal() != Some("-"))
+        .cloned()
+        .collect();
     let dirs: Vec<Word> = a.values(&["C", "directory"]).cloned().collect();
     let lists: Vec<Word> = a
         .values(&["T", "files-from", "X", "exclude-from"])
@@ -128,7 +133,7 @@ pub fn tar<'s>(words: &[Word<'s>], site: &mut Site<'_, 's, '_, '_>) {
         .collect();
     let compress: Vec<Word> = a.values(&["I", "use-compress-program"]).cloned().collect();
     let operands: Vec<Word> = a.operands.iter().map(|w| (*w).clone()).collect();
-    for l in &lists {
+    for l in lists.iter().filter(|l| l.literal() != Some("-")) {
         site.on(Read, l);
     }
     if creates {
