@@ -94,7 +94,9 @@ pub(super) fn spawn(start: &Start) -> std::io::Result<Pid> {
         error: AtomicI32::new(0),
     };
     // Reserved, not zeroed: the child touches a page or two of it, and zeroing all of it was
-    // sixteen page faults of every confined run.
+    // sixteen page faults of every confined run. There is no guard page below it: the child
+    // makes a handful of system calls, far from 64 KiB deep, and never allocates (so the
+    // allocator's lock, which a forked child could find held, is never taken there either).
     let mut stack: Vec<u8> = Vec::with_capacity(STACK);
     // The stack grows down: the child starts at its end, aligned as the ABI asks.
     let top = {
