@@ -635,20 +635,26 @@ fn local_module(
         return;
     }
     let path = module.replace('.', "/");
-    for candidate in [format!("{path}.py"), format!("{path}/__main__.py")] {
-        let word = Word::made(candidate, named.raw, named.span.clone());
-        let Some(file) = disk::file_path(st, &word) else {
-            continue;
-        };
-        match st.disk_file(&file) {
-            disk::Read::Missing | disk::Read::Asked => {}
-            _ => {
-                let runs = Runs::Lang(lang, name);
-                disk::run_file(runs, &file, &word.shown(), None, span, job_path, at, st);
-                return;
-            }
-        }
+    let candidates = [format!("{path}.py"), format!("{path}/__main__.py")];
+    if let Some((file, word)) = first_on_disk(st, &candidates, named) {
+        let runs = Runs::Lang(lang, name);
+        disk::run_file(runs, &file, &word.shown(), None, span, job_path, at, st);
     }
+}
+
+/// The first of `candidates` (paths as words written where `at` is) that the disk holds, as
+/// its absolute path and its word: one that is missing, or not known yet, is passed over.
+fn first_on_disk<'s>(
+    st: &State,
+    candidates: &[String],
+    at: &Word<'s>,
+) -> Option<(String, Word<'s>)> {
+    candidates.iter().find_map(|candidate| {
+        let word = Word::made(candidate.clone(), at.raw, at.span.clone());
+        let file = disk::file_path(st, &word)?;
+        (!matches!(st.disk_file(&file), disk::Read::Missing | disk::Read::Asked))
+            .then_some((file, word))
+    })
 }
 
 /// Modules a Python program has before it runs a line of its own: the interpreter's start
@@ -977,25 +983,19 @@ fn awk_files(args: &[Word], job_path: &Rc<str>, at: &Ctx, st: &mut State) {
         let Some(name) = lib.literal().filter(|n| !n.contains('/')) else {
             continue;
         };
-        for candidate in [name.to_owned(), format!("{name}.awk")] {
-            let word = Word::made(candidate, lib.raw, lib.span.clone());
-            let Some(path) = disk::file_path(st, &word) else {
-                continue;
-            };
-            if !matches!(st.disk_file(&path), disk::Read::Missing | disk::Read::Asked) {
-                let span = at.src.map.span(lib.span.clone());
-                disk::run_file(
-                    Runs::Awk,
-                    &path,
-                    &word.shown(),
-                    None,
-                    span,
-                    job_path,
-                    at,
-                    st,
-                );
-                break;
-            }
+        let candidates = [name.to_owned(), format!("{name}.awk")];
+        if let Some((path, word)) = first_on_disk(st, &candidates, lib) {
+            let span = at.src.map.span(lib.span.clone());
+            disk::run_file(
+                Runs::Awk,
+                &path,
+                &word.shown(),
+                None,
+                span,
+                job_path,
+                at,
+                st,
+            );
         }
     }
     let files: Vec<Word> = a
