@@ -557,6 +557,12 @@ fn scan(
     if let Some(what) = UNFOLLOWED.iter().find(|u| code.contains(**u)) {
         opaque(&span, &format!("`{what}`"), st);
     }
+    // `@ARGV = ("~/.netrc")` (or `local @ARGV`, `push @ARGV, …`): the files `<>` then reads.
+    if code.contains("@ARGV") {
+        for file in argv_files(&b) {
+            queue(format!("cat -- {file}"), &span, &segment, at, st);
+        }
+    }
     if loops::perl_fork_loop(code) {
         let mut site = Site::new(name, Args::default(), span.clone(), st);
         site.say(
@@ -812,6 +818,44 @@ fn sysopen_writes(flags: &str) -> Option<bool> {
         writes |= value != 0;
     }
     Some(writes)
+}
+
+/// The files a Perl program gives `@ARGV` (assigned, or pushed or unshifted onto it), each as
+/// a shell word: what `<>` reads after. A value only known when it runs is not one.
+fn argv_files(b: &[char]) -> Vec<String> {
+    let text: String = b.iter().collect();
+    let mut files = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("@ARGV") {
+        let start = from + at;
+        let after = start + "@ARGV".len();
+        from = after;
+        let before = text[..start].trim_end();
+        let rest = text[after..].trim_start();
+        let given = if rest.starts_with('=') && !rest.starts_with("==") && !rest.starts_with("=~") {
+            Some(&rest[1..])
+        } else if before.ends_with("push")
+            || before.ends_with("unshift")
+            || before.ends_with("push(")
+            || before.ends_with("unshift(")
+        {
+            rest.strip_prefix(',')
+        } else {
+            None
+        };
+        let Some(given) = given else { continue };
+        let end = given.find(';').unwrap_or(given.len());
+        let chars: Vec<char> = given[..end].chars().take(MAX_STATEMENT).collect();
+        let list = chars
+            .iter()
+            .position(|c| *c == '(')
+            .map_or(chars.as_slice(), |p| &chars[p..]);
+        files.extend(perl_args(list).into_iter().flatten());
+        if files.len() >= 16 {
+            break;
+        }
+    }
+    files
 }
 
 /// Where a call's arguments end: its closing parenthesis (`after`), or, without one, the end

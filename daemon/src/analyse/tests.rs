@@ -559,6 +559,11 @@ pub(crate) const CASES: &[(&str, Level, &[&str])] = &[
     ("perl -e 'sysopen(my $f, \"$ENV{HOME}/.profile\", $m)'", Opaque, &["run.unknown"]),
     ("perl -e '$f=\"./clean.pl\"; do $f'", Opaque, &["run.unknown"]),
     ("perl -e 'rename \"a.txt\", \"b.txt\"'", Moderate, &["move.project", "overwrite.project", "write.project"]),
+    ("perl -e '@ARGV = (\"$ENV{HOME}/.netrc\"); print <>'", Destructive, &["read.secret"]),
+    ("perl -e 'local @ARGV = \"$ENV{HOME}/.ssh/id_rsa\"; print while <>'", Destructive, &["read.secret"]),
+    ("perl -e 'push @ARGV, \"$ENV{HOME}/.aws/credentials\"; print <>'", Destructive, &["read.secret"]),
+    ("perl -e 'print scalar(@ARGV)' a b", Safe, &[]),
+    ("perl -e 'print \"é\"; @ARGV = (\"é\")'", Safe, &[]),
     ("perl -e 'rename \"$ENV{HOME}/Documents\", \"/tmp/x\"'", Destructive, &["delete.data", "move.data", "overwrite.temp", "write.temp"]),
     ("php -r \"require __DIR__ . '/vendor/autoload.php'; echo f();\"", Safe, &[]),
     // Grammar quirks and Windows names.
