@@ -3,7 +3,8 @@
 # (BENCHMARKS.md, "A chain that reads"): each build's `assentd --user` on its own socket, the
 # lines and the builds interleaved in blocks of 100 calls, N calls per line and build; CLIENT
 # is the client for both. The lines: `ls -la`, the agent chain, the chain without its
-# `git status` (nothing to read), and `git status --short` alone. NAMES="simple chain" picks.
+# `git status` (nothing to read), `git status --short` alone, and an inline Python program
+# that imports modules (looked for in the directory). NAMES="simple chain" picks.
 #   daemon/benches/daemon-cpu.sh OLD_ASSENTD NEW_ASSENTD CLIENT [N]
 set -euo pipefail
 old=$1 new=$2 client=$3 n=${4:-2000}
@@ -27,7 +28,8 @@ proj=$work/proj
 cd "$proj"
 declare -A lines=([simple]='ls -la'
   [chain]="cd $proj && cargo build --release 2>&1 | tail -20 && git status --short"
-  [noread]="cd $proj && cargo build --release 2>&1 | tail -20" [gitonly]="git status --short")
+  [noread]="cd $proj && cargo build --release 2>&1 | tail -20" [gitonly]="git status --short"
+  [pyimport]="python3 -c 'import json, sys; print(json.dumps(sys.argv))'")
 read -r -a names <<<"${NAMES:-simple chain noread gitonly}"
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 declare -A total=()

@@ -306,6 +306,25 @@ fn a_first_analysis_asks_for_what_it_would_read() {
     // Never /proc, /sys or a device.
     let a = shell("bash /proc/self/fd/0; bash /dev/stdin; . /sys/x", &CTX);
     assert!(a.wants.is_empty(), "{:?}", a.wants);
+    // An inline program's modules by name, each where the language looks first; the
+    // interpreter's own start-up modules are not looked for.
+    let a = shell("python3 -c 'import os, helper'", &CTX);
+    for want in [
+        Want::File("/home/u/proj/helper/__init__.py".to_owned()),
+        Want::File("/home/u/proj/helper.py".to_owned()),
+    ] {
+        assert!(a.wants.contains(&want), "{want:?} in {:?}", a.wants);
+    }
+    assert!(
+        !a.wants.iter().any(|w| format!("{w:?}").contains("/os")),
+        "{:?}",
+        a.wants
+    );
+    assert!(
+        shell("python3 -I -c 'import helper'", &CTX)
+            .wants
+            .is_empty()
+    );
 }
 
 #[test]
