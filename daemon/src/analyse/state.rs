@@ -125,6 +125,9 @@ pub(crate) struct State<'c, 'a> {
     pub(super) where_: Where<'c>,
     /// Places of paths already placed on this line: a long line names the same paths often.
     pub(super) placed: std::cell::RefCell<std::collections::HashMap<(Path, bool), Placed>>,
+    /// Whether `~/TAIL` is a secret, for the tails of paths read (`placing.rs`
+    /// `secret_below_a_link`): the same few tails come back for every path below a directory.
+    pub(super) secret_tails: std::cell::RefCell<std::collections::HashMap<String, bool>>,
     /// Findings added, by level.
     pub(super) added: [usize; 5],
     /// How long the parser may work on this line, and how long it has.
@@ -224,6 +227,7 @@ impl<'c, 'a> State<'c, 'a> {
             stage_exact: None,
             where_: Where::at(Some(ctx.cwd), ctx.home, ctx.project).with_added(added),
             placed: Default::default(),
+            secret_tails: Default::default(),
             added: [0; 5],
             parse_budget: parse_time(0),
             function_runs: 0,

@@ -207,16 +207,64 @@ impl State<'_, '_> {
     pub(crate) fn classify_host(&self, path: &Path, tree: bool) -> Placed {
         let mut placed = self.classify_named(path, tree);
         // A path is where its symbolic links lead too: `rm -rf build/` where `build` is a
-        // link to the home deletes the home.
-        if self.follow_links.get()
-            && let Some(text) = path.literal_text()
-        {
+        // link to the home deletes the home. A read too, where the path's end names a home's
+        // secret (`cat r/.aws/credentials`, `r` a link to the home made in an earlier call).
+        let follow = self.follow_links.get() || self.secret_below_a_link(path, &placed);
+        if follow && let Some(text) = path.literal_text() {
             let kinds: Vec<Kind> = placed.kinds().collect();
             if let Some(target) = self.link_target(&text, &kinds) {
                 placed.union(&self.classify_named(&Path::absolute(&target), tree));
             }
         }
         placed
+    }
+
+    /// Whether `path` (in the project, build output or temp, where a link could be) ends in
+    /// what a home's secret place is called below the home (`x/.aws/credentials`,
+    /// `x/y/.ssh/id_rsa`): where a directory on the way is a link to a home, it reads that
+    /// secret. Only such paths are looked up through links when they are only read: every read
+    /// of the project's files would cost a round on the disk.
+    fn secret_below_a_link(&self, path: &Path, placed: &Placed) -> bool {
+        if placed.has(Kind::Secret)
+            || !placed
+                .kinds()
+                .any(|k| matches!(k, Kind::Project | Kind::Build | Kind::Temp))
+        {
+            return false;
+        }
+        let Some(home) = self.ctx.home.filter(|h| h.starts_with('/')) else {
+            return false;
+        };
+        // The last few components only, each a literal name: a cost that does not grow with
+        // the path.
+        let n = path.comps.len();
+        let Some(last) = path.comps[n.saturating_sub(4)..]
+            .iter()
+            .map(|c| match c {
+                places::Comp::Name(g) => g.as_literal(),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+        else {
+            return false;
+        };
+        // A tail with at least one directory before it, on the path, that could be a link.
+        (0..last.len())
+            .filter(|&k| n - last.len() + k >= 1)
+            .any(|k| {
+                let tail = last[k..].join("/");
+                if let Some(&secret) = self.secret_tails.borrow().get(&tail) {
+                    return secret;
+                }
+                let secret =
+                    places::classify_text(&format!("~/{tail}"), false, &self.where_, Some(home))
+                        .has(Kind::Secret);
+                let mut tails = self.secret_tails.borrow_mut();
+                if tails.len() < 1024 {
+                    tails.insert(tail, secret);
+                }
+                secret
+            })
     }
 
     /// [`places::classify`] of the path as named, remembered for the line.
