@@ -107,6 +107,8 @@ const READ_ENV: &[&str] = &[
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
     "PYTHONPATH",
+    "NODE_OPTIONS",
+    "RUBYOPT",
 ];
 
 /// Judges a command's jobs and every job they hand on.
@@ -718,10 +720,27 @@ fn preloads(lang: &interp::Lang, args: &[Word], st: &State) -> Vec<String> {
     let Some(reader) = &lang.reader else {
         return Vec::new();
     };
-    let words: Vec<&str> = args
+    // Options the environment adds (`NODE_OPTIONS='-r ./x.js'`, `RUBYOPT=-r./x`) come first,
+    // as the interpreter reads them.
+    let from_env = match reader.grammar {
+        Grammar::JavaScript => Some("NODE_OPTIONS"),
+        Grammar::Ruby => Some("RUBYOPT"),
+        _ => None,
+    };
+    let mut env_words: Vec<String> = Vec::new();
+    if let Some(var) = from_env
+        && let Some(Var::Lit(v)) = st.shell.vars.get(var)
+    {
+        env_words.extend(v.split_whitespace().map(str::to_owned));
+    }
+    let words: Vec<&str> = env_words
         .iter()
-        .map_while(Word::literal)
-        .take_while(|w| *w != "--")
+        .map(String::as_str)
+        .chain(
+            args.iter()
+                .map_while(Word::literal)
+                .take_while(|w| *w != "--"),
+        )
         .collect();
     let mut out = Vec::new();
     let next = |i: usize| words.get(i + 1).map(|w| (*w).to_owned());

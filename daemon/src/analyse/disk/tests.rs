@@ -199,6 +199,11 @@ const CASES: &[Case] = &[
     ("node -pe \"require('./helper')\"", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("node -e \"require('child_process').fork('helper.js')\"", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
     ("ruby -I. -rhelper -e 1", &[("helper.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home"]),
+    // (The variable's value is code the program runs, opaque by itself; read, it is the file.)
+    ("NODE_OPTIONS='--require ./helper.js' node -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.unknown"]),
+    ("export NODE_OPTIONS=--import=./helper.js; node -e 1", &[("helper.js", "require('child_process').execSync('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.unknown"]),
+    ("RUBYOPT=-r./helper ruby -e 1", &[("helper.rb", "system('rm -rf ~')\n")], &[], Forbidden, &["delete.home", "run.unknown"]),
+    ("NODE_OPTIONS=--max-old-space-size=4096 node -e 1", &[], &[], Safe, &[]),
     ("php -d auto_prepend_file=pre.php -r 'echo 1;'", &[("pre.php", "<?php system('rm -rf ~');\n")], &[], Forbidden, &["delete.home"]),
     ("PYTHONPATH=. python3 -c 'print(1)'", &[("sitecustomize/__init__.py", "<missing>"), ("sitecustomize.py", "import os\nos.system('rm -rf ~')\n"), ("usercustomize/__init__.py", "<missing>"), ("usercustomize.py", "<missing>")], &[], Forbidden, &["delete.home"]),
     ("python3 -c 'print(1)'", &[], &[], Safe, &[]),
